@@ -1,0 +1,46 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Tide",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "tide", targets: ["tide"]),
+        .library(name: "TideCore", targets: ["TideCore"]),
+        .library(name: "TideLlama", targets: ["TideLlama"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLlama",
+            pkgConfig: "llama",
+            providers: [.apt(["libllama-dev"]), .brew(["llama.cpp"])]
+        ),
+        .target(name: "TideCore"),
+        .target(name: "TideLlama", dependencies: ["TideCore", "CLlama"]),
+        .target(
+            name: "TideModels",
+            dependencies: [
+                "TideCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .executableTarget(
+            name: "tide",
+            dependencies: [
+                "TideCore", "TideLlama", "TideModels",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "TideCoreTests", dependencies: ["TideCore"]),
+        .testTarget(name: "TideLlamaTests", dependencies: ["TideLlama", "TideModels"]),
+        .testTarget(name: "TideModelsTests", dependencies: ["TideModels"]),
+        .testTarget(name: "TideCLITests", dependencies: ["TideModels"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,72 @@
+/// A language model that can continue a conversation token by token.
+///
+/// TideCore drives the reply loop; a backend only renders, evaluates and samples. The llama.cpp
+/// backend (TideLlama) and the remote OpenAI-compatible backend implement it; tests may use a
+/// scripted one.
+public protocol ChatBackend: AnyObject, Sendable {
+    /// The most tokens a prompt and its reply may take together.
+    var contextSize: Int { get }
+    /// Strings that end a reply like an end-of-generation token (for example Phi's `<|end|>`).
+    var endOfGenerationStrings: [String] { get }
+    /// Whether ``ReplyDecoder/nextToken(adjustingLogits:)`` can offer a ``LogitsView``.
+    var supportsLogits: Bool { get }
+    /// How many tokens `messages` take once rendered as a prompt (generation prompt included).
+    func promptTokenCount(for messages: [ChatMessage]) async throws -> Int
+    /// Renders and evaluates the prompt, then returns a decoder for the reply.
+    ///
+    /// Throws ``ContextOverflowError`` when the prompt does not fit the context.
+    func startReply(to messages: [ChatMessage], parameters: GenerationParameters) async throws
+        -> sending any ReplyDecoder
+}
+
+/// Produces one reply's tokens. Used by a single task, then closed.
+public protocol ReplyDecoder: AnyObject {
+    /// Tokens in the rendered prompt.
+    var promptTokenCount: Int { get }
+    /// Prompt tokens reused from the backend's cache rather than evaluated again.
+    var reusedPromptTokenCount: Int { get }
+    /// Samples the next token. `adjustingLogits`, when given, sees the scores first;
+    /// an error it throws ends the step and is rethrown.
+    func nextToken(adjustingLogits: ((any LogitsView) throws -> Void)?) async throws -> DecodedToken
+    /// Ends the reply, leaving the backend ready for the next turn. Called exactly once.
+    func close()
+}
+
+/// One step of a reply.
+public enum DecodedToken: Sendable, Hashable {
+    /// A token and the bytes of its text (which may hold part of a UTF-8 character).
+    case token(id: Int32?, bytes: [UInt8])
+    /// The model ended its reply.
+    case endOfGeneration
+    /// The context window is full.
+    case contextFull
+}
+
+/// A prompt that does not fit in the context window.
+public struct ContextOverflowError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Tokens the prompt needs (including room for at least one reply token).
+    public let promptTokens: Int
+    /// Tokens the context holds.
+    public let contextSize: Int
+
+    /// Creates the error.
+    public init(promptTokens: Int, contextSize: Int) {
+        self.promptTokens = promptTokens
+        self.contextSize = contextSize
+    }
+
+    public var description: String {
+        "the conversation needs \(promptTokens) tokens but the context holds \(contextSize): "
+            + "raise the context size (--ctx-size), shorten the conversation, "
+            + "or let Tide drop the oldest turns (--context-overflow drop-oldest)"
+    }
+}
+
+/// What a session does when the conversation outgrows the context window.
+public enum ContextOverflowPolicy: String, Sendable, Hashable, CaseIterable {
+    /// Refuse the turn with a ``ContextOverflowError``; the history is unchanged.
+    case fail
+    /// Drop the oldest user/assistant exchanges (never the system prompt or the new message)
+    /// until the prompt and a quarter of the context (or `maxTokens`, if smaller) fit.
+    case dropOldest = "drop-oldest"
+}

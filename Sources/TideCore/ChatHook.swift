@@ -1,0 +1,195 @@
+/// Extends a reply at the five points of the pipeline. Lua plugins implement it; so can Swift code.
+///
+/// Every method has a default that does nothing, so a hook implements only what it needs and
+/// declares it in ``points`` (the engine calls nothing else, and skips the logits view entirely
+/// when no hook asks for it). Calls for one reply come from a single task, in pipeline order:
+///
+/// 1. ``preparePrompt(_:)`` once, before the prompt is rendered;
+/// 2. per token: ``adjustLogits(_:)`` before sampling, ``shouldStop(_:)`` after the token's text
+///    is known, ``filterToken(_:reply:)`` on the text about to be shown;
+/// 3. ``finishReply(_:)`` once, after the last token.
+///
+/// A thrown error is reported once as a ``HookFailure``; the session then disables the hook
+/// (or ends the reply, under ``HookErrorPolicy/failReply``).
+///
+/// ```swift
+/// final class Shout: ChatHook {
+///     let name = "shout"
+///     let points: Set<HookPoint> = [.token]
+///     func filterToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision {
+///         .replace(token.text.uppercased())
+///     }
+/// }
+/// ```
+public protocol ChatHook: AnyObject, Sendable {
+    /// The name that stop reasons and error messages show.
+    var name: String { get }
+    /// The pipeline points this hook implements.
+    var points: Set<HookPoint> { get }
+    /// Sees and may edit the messages and parameters of this turn, or answer in the model's place.
+    func preparePrompt(_ prompt: inout PromptContext) throws -> PromptDecision
+    /// Sees the most likely next tokens and may bias or ban tokens before sampling.
+    func adjustLogits(_ logits: any LogitsView) throws
+    /// Returns a reason to end the reply now, or `nil` to go on.
+    func shouldStop(_ reply: ReplyProgress) throws -> String?
+    /// Passes, replaces or drops the text about to be shown, and may ask to stop after it.
+    func filterToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision
+    /// Sees the finished reply and may change the text stored in the history.
+    func finishReply(_ reply: inout FinishedReply) throws
+}
+
+extension ChatHook {
+    public func preparePrompt(_ prompt: inout PromptContext) throws -> PromptDecision { .proceed }
+    public func adjustLogits(_ logits: any LogitsView) throws {}
+    public func shouldStop(_ reply: ReplyProgress) throws -> String? { nil }
+    public func filterToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision { .pass }
+    public func finishReply(_ reply: inout FinishedReply) throws {}
+}
+
+/// The five places where a hook can act.
+public enum HookPoint: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// Before the prompt is rendered (`on_prompt`).
+    case prompt = "on_prompt"
+    /// Before each token is sampled (`on_logits`).
+    case logits = "on_logits"
+    /// After each token, to decide whether to stop (`should_stop`).
+    case stop = "should_stop"
+    /// On the text about to be shown (`on_token`).
+    case token = "on_token"
+    /// After the reply (`on_reply`).
+    case reply = "on_reply"
+
+    public var description: String { rawValue }
+}
+
+/// The messages and parameters of one turn, as pre-prompt hooks see them.
+///
+/// Edits apply to this turn's prompt only: the session's history keeps what the user said.
+public struct PromptContext: Sendable, Hashable {
+    /// The whole conversation, the new user message last.
+    public var messages: [ChatMessage]
+    /// The parameters this turn will be generated with.
+    public var parameters: GenerationParameters
+
+    /// Creates a prompt context.
+    public init(messages: [ChatMessage], parameters: GenerationParameters) {
+        self.messages = messages
+        self.parameters = parameters
+    }
+
+    /// Replaces the system prompt, or inserts one at the start if there is none.
+    public mutating func setSystemPrompt(_ text: String) {
+        if let index = messages.firstIndex(where: { $0.role == .system }) {
+            messages[index].content = text
+        } else {
+            messages.insert(ChatMessage(.system, text), at: 0)
+        }
+    }
+}
+
+/// What a pre-prompt hook decided.
+public enum PromptDecision: Sendable, Hashable {
+    /// Go on to the next hook, then the model.
+    case proceed
+    /// Answer with this text; the model is not run and later hooks are skipped.
+    case answer(String)
+}
+
+/// The reply so far, as stop-condition and per-token hooks see it.
+public struct ReplyProgress: Sendable, Hashable {
+    /// All text generated so far (stop strings excluded), before per-token filtering.
+    public var text: String
+    /// Tokens generated so far.
+    public var tokenCount: Int
+    /// Time since the reply was requested.
+    public var elapsed: Duration
+
+    /// Creates a progress snapshot.
+    public init(text: String, tokenCount: Int, elapsed: Duration) {
+        self.text = text
+        self.tokenCount = tokenCount
+        self.elapsed = elapsed
+    }
+}
+
+/// The text about to be shown, as per-token hooks see it.
+///
+/// Usually one token's text. Text held back while it might start a stop string is released
+/// with a later token, and so can span several tokens; the final flush has no token id.
+public struct TokenInfo: Sendable, Hashable {
+    /// The id of the last token that contributed to ``text``, if any (remote backends have none).
+    public var id: Int32?
+    /// The text, valid UTF-8 (possibly empty while a character is still incomplete).
+    public var text: String
+    /// The zero-based index of that token in the reply.
+    public var index: Int
+
+    /// Creates a token description.
+    public init(id: Int32?, text: String, index: Int) {
+        self.id = id
+        self.text = text
+        self.index = index
+    }
+}
+
+/// What a per-token hook decided about a piece of text.
+public struct TokenDecision: Sendable, Hashable {
+    /// What to show instead of the text: `nil` keeps it, `""` drops it.
+    public var replacement: String?
+    /// A reason to end the reply after this text, if the hook wants to stop.
+    public var stopReason: String?
+
+    /// Creates a decision.
+    public init(replacement: String? = nil, stopReason: String? = nil) {
+        self.replacement = replacement
+        self.stopReason = stopReason
+    }
+
+    /// Show the text unchanged.
+    public static let pass = TokenDecision()
+    /// Show nothing for this text.
+    public static let drop = TokenDecision(replacement: "")
+    /// Show `text` instead.
+    public static func replace(_ text: String) -> TokenDecision { TokenDecision(replacement: text) }
+}
+
+/// A finished reply, as post-reply hooks see it.
+public struct FinishedReply: Sendable, Hashable {
+    /// What the model produced, before per-token hooks.
+    public let rawText: String
+    /// What was shown, after per-token hooks.
+    public let shownText: String
+    /// What the history will store; starts as ``shownText``.
+    public var storedText: String
+    /// Why the reply ended.
+    public let stopReason: StopReason
+    /// Token counts and timings.
+    public let statistics: GenerationStatistics
+}
+
+/// A hook that threw: reported once, with where it happened.
+public struct HookFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The hook's name.
+    public let hookName: String
+    /// Where in the pipeline it failed.
+    public let point: HookPoint
+    /// The error's message (for Lua plugins, with a traceback).
+    public let message: String
+
+    /// Creates a failure report.
+    public init(hookName: String, point: HookPoint, message: String) {
+        self.hookName = hookName
+        self.point = point
+        self.message = message
+    }
+
+    public var description: String { "plugin \(hookName) failed in \(point): \(message)" }
+}
+
+/// What happens when a hook throws.
+public enum HookErrorPolicy: Sendable, Hashable {
+    /// Report the failure once, disable the hook for the rest of the session, keep generating.
+    case disableHook
+    /// End the reply with the failure as the stream's error (`--strict`).
+    case failReply
+}

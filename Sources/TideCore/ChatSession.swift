@@ -1,0 +1,135 @@
+import Synchronization
+
+/// A conversation with a model: its history, parameters and hooks.
+///
+/// Each call to ``reply(to:)`` streams one reply. The history is updated when the reply ends,
+/// however it ends: a cancelled or failed reply is kept as an interrupted assistant message, so
+/// the session stays usable and the backend's cache stays consistent with the history.
+///
+/// ```swift
+/// let session = ChatSession(backend: backend, systemPrompt: "You are a helpful assistant.")
+/// for try await event in session.reply(to: "What is the capital of France?") {
+///     if case .text(let text) = event { print(text, terminator: "") }
+/// }
+/// ```
+public final class ChatSession: Sendable {
+    /// The model this session talks to.
+    public let backend: any ChatBackend
+    private let state: Mutex<State>
+
+    private struct State {
+        var history: [ChatMessage]
+        var parameters: GenerationParameters
+        var hooks: [any ChatHook]
+        var disabledHooks: Set<ObjectIdentifier> = []
+        var hookErrorPolicy: HookErrorPolicy
+        var overflowPolicy: ContextOverflowPolicy
+        var busy = false
+    }
+
+    /// Creates a session.
+    /// - Parameters:
+    ///   - systemPrompt: the first message, if not `nil` or empty.
+    ///   - hooks: run in this order at every pipeline point.
+    public init(
+        backend: any ChatBackend,
+        systemPrompt: String? = nil,
+        parameters: GenerationParameters = GenerationParameters(),
+        hooks: [any ChatHook] = [],
+        hookErrorPolicy: HookErrorPolicy = .disableHook,
+        overflowPolicy: ContextOverflowPolicy = .fail
+    ) {
+        self.backend = backend
+        let history = systemPrompt.flatMap { $0.isEmpty ? nil : [ChatMessage(.system, $0)] } ?? []
+        state = Mutex(State(history: history, parameters: parameters, hooks: hooks,
+                            hookErrorPolicy: hookErrorPolicy, overflowPolicy: overflowPolicy))
+    }
+
+    /// The conversation so far.
+    public var history: [ChatMessage] {
+        get { state.withLock { $0.history } }
+        set { state.withLock { $0.history = newValue } }
+    }
+
+    /// The parameters of the next reply.
+    public var parameters: GenerationParameters {
+        get { state.withLock { $0.parameters } }
+        set { state.withLock { $0.parameters = newValue } }
+    }
+
+    /// The hooks, in order; setting them re-enables any that had been disabled.
+    public var hooks: [any ChatHook] {
+        get { state.withLock { $0.hooks } }
+        set { state.withLock { $0.hooks = newValue; $0.disabledHooks = [] } }
+    }
+
+    /// The names of hooks disabled after a failure.
+    public var disabledHookNames: [String] {
+        state.withLock { state in
+            state.hooks.filter { state.disabledHooks.contains(ObjectIdentifier($0)) }.map(\.name)
+        }
+    }
+
+    /// Streams the reply to `userMessage`: ``ReplyEvent/text(_:)`` events, then one
+    /// ``ReplyEvent/finished(_:)``. Ending the iteration early cancels the reply.
+    ///
+    /// The stream throws ``ChatSessionError/busy`` if another reply is still running,
+    /// ``InvalidParameterError`` or ``ContextOverflowError`` before any text, and the backend's
+    /// or a hook's error (under ``HookErrorPolicy/failReply``) if decoding fails.
+    public func reply(to userMessage: String) -> AsyncThrowingStream<ReplyEvent, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: ReplyEvent.self)
+        let snapshot: State? = state.withLock { state in
+            guard !state.busy else { return nil }
+            state.busy = true
+            return state
+        }
+        guard let snapshot else {
+            continuation.finish(throwing: ChatSessionError.busy)
+            return stream
+        }
+        let task = Task { [backend] in
+            let chain = HookChain(hooks: snapshot.hooks, disabled: snapshot.disabledHooks,
+                                  policy: snapshot.hookErrorPolicy)
+            var loop = ReplyLoop(backend: backend, hooks: chain, overflowPolicy: snapshot.overflowPolicy) {
+                continuation.yield($0)
+            }
+            let question = ChatMessage(.user, userMessage)
+            do {
+                let summary = try await loop.run(messages: snapshot.history + [question],
+                                                 parameters: snapshot.parameters)
+                let answer = ChatMessage(.assistant, summary.storedText, interrupted: summary.stopReason == .cancelled)
+                commit([question, answer], disabled: chain.disabled)
+                continuation.yield(.finished(summary))
+                continuation.finish()
+            } catch {
+                let partial = loop.shownText
+                commit(partial.isEmpty ? [] : [question, ChatMessage(.assistant, partial, interrupted: true)],
+                       disabled: chain.disabled)
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    /// Appends the turn's messages and ends the busy state.
+    private func commit(_ messages: [ChatMessage], disabled: Set<ObjectIdentifier>) {
+        state.withLock { state in
+            state.history += messages
+            state.disabledHooks = disabled
+            state.busy = false
+        }
+    }
+}
+
+/// Misuse of a ``ChatSession``.
+public enum ChatSessionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A reply was requested while another was still streaming.
+    case busy
+
+    public var description: String {
+        switch self {
+        case .busy: "the session is still producing a reply; wait for it to finish or cancel it"
+        }
+    }
+}

@@ -1,0 +1,32 @@
+/// A whole reply gathered from a stream, for callers that do not display text as it arrives.
+///
+/// ```swift
+/// let reply = try await session.reply(to: "Hi").collect()
+/// print(reply.text, reply.summary?.stopReason as Any)
+/// ```
+public struct CollectedReply: Sendable {
+    /// The text events, in order.
+    public var texts: [String] = []
+    /// The hook failures reported along the way.
+    public var failures: [HookFailure] = []
+    /// The final summary; `nil` only if the stream ended without one (it was cancelled).
+    public var summary: ReplySummary?
+
+    /// The shown text.
+    public var text: String { texts.joined() }
+}
+
+extension AsyncThrowingStream where Element == ReplyEvent {
+    /// Reads the stream to its end.
+    public func collect() async throws -> CollectedReply {
+        var reply = CollectedReply()
+        for try await event in self {
+            switch event {
+            case .text(let text): reply.texts.append(text)
+            case .hookFailure(let failure): reply.failures.append(failure)
+            case .finished(let summary): reply.summary = summary
+            }
+        }
+        return reply
+    }
+}

@@ -1,0 +1,57 @@
+/// How a reply is sampled and when it must end.
+///
+/// The defaults follow common on-device chat apps: temperature 0.6, up to 1024 tokens,
+/// top-k 40, top-p 0.95, min-p 0.05 and no repetition penalty. A temperature of 0 means
+/// greedy decoding (always the most likely token), which is deterministic.
+public struct GenerationParameters: Sendable, Hashable, Codable {
+    /// Softmax temperature; 0 selects greedy decoding.
+    public var temperature: Double = 0.6
+    /// Keep only the `topK` most likely tokens before sampling; 0 disables the filter.
+    public var topK: Int = 40
+    /// Nucleus sampling: keep the smallest set of tokens whose probability reaches `topP`; 1 disables it.
+    public var topP: Double = 0.95
+    /// Drop tokens whose probability is below `minP` times that of the most likely one; 0 disables it.
+    public var minP: Double = 0.05
+    /// Penalty applied to tokens seen in the last `repeatLastN` tokens; 1 disables it.
+    public var repeatPenalty: Double = 1.0
+    /// How many recent tokens the repetition penalty looks at.
+    public var repeatLastN: Int = 64
+    /// Seed of the random sampler; `nil` draws a fresh one for every reply.
+    public var seed: UInt32?
+    /// The most tokens a reply may have.
+    public var maxTokens: Int = 1024
+    /// Strings that end the reply when generated; they are never shown.
+    public var stop: [String] = []
+
+    /// Parameters with every default.
+    public init() {}
+
+    /// Checks every value, naming the first one that is out of range.
+    public func validate() throws(InvalidParameterError) {
+        func require(_ condition: Bool, _ name: String, _ value: any CustomStringConvertible, _ rule: String)
+            throws(InvalidParameterError)
+        {
+            if !condition { throw InvalidParameterError(name: name, value: "\(value)", requirement: rule) }
+        }
+        try require(temperature.isFinite && temperature >= 0, "temperature", temperature, "a number ≥ 0")
+        try require(topK >= 0, "top-k", topK, "a whole number ≥ 0")
+        try require(topP > 0 && topP <= 1, "top-p", topP, "a number in (0, 1]")
+        try require(minP >= 0 && minP <= 1, "min-p", minP, "a number in [0, 1]")
+        try require(repeatPenalty.isFinite && repeatPenalty > 0, "repeat-penalty", repeatPenalty, "a number > 0")
+        try require(repeatLastN >= 0, "repeat-last-n", repeatLastN, "a whole number ≥ 0")
+        try require(maxTokens >= 1, "max-tokens", maxTokens, "a whole number ≥ 1")
+        try require(!stop.contains(""), "stop", "\"\"", "a non-empty string")
+    }
+}
+
+/// A generation parameter outside its allowed range.
+public struct InvalidParameterError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The parameter's name as users spell it (`top-p`).
+    public let name: String
+    /// The value that was given.
+    public let value: String
+    /// What the value must be.
+    public let requirement: String
+
+    public var description: String { "\(name) must be \(requirement), not \(value)" }
+}

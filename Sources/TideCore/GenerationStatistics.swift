@@ -1,0 +1,36 @@
+/// Figures about one reply.
+public struct GenerationStatistics: Sendable, Hashable {
+    /// Tokens in the rendered prompt.
+    public var promptTokens = 0
+    /// Prompt tokens already in the backend's cache from earlier turns, and so not evaluated again.
+    public var reusedPromptTokens = 0
+    /// Tokens the model generated for this reply.
+    public var generatedTokens = 0
+    /// From the request to the first generated token (prompt evaluation included).
+    public var timeToFirstToken: Duration?
+    /// From the first generated token to the end of the reply.
+    public var decodeDuration: Duration = .zero
+    /// Time spent inside hooks, summed over all calls.
+    public var hookDuration: Duration = .zero
+
+    /// Creates empty statistics.
+    public init() {}
+
+    /// Prompt tokens that had to be evaluated.
+    public var evaluatedPromptTokens: Int { promptTokens - reusedPromptTokens }
+
+    /// Decoding speed after the first token: tokens generated after it per second.
+    public var tokensPerSecond: Double? {
+        let seconds = decodeDuration.seconds
+        guard generatedTokens > 1, seconds > 0 else { return nil }
+        return Double(generatedTokens - 1) / seconds
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a floating-point number.
+    public var seconds: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+}

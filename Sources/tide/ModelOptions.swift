@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import TideCore
+import TideLlama
+import TideModels
+
+/// Options that choose a model and size its context, shared by every command that generates.
+struct ModelOptions: ParsableArguments {
+    @Option(name: .shortAndLong, help: "A model name (see `tide models list`) or a path to a .gguf file.")
+    var model: String = ModelRegistry.defaultModelID
+
+    @Option(help: "Chat template: `model` (the file's own) or a llama.cpp name such as chatml, phi3, gemma, llama3.")
+    var template: String?
+
+    @Option(name: .customLong("ctx-size"), help: "Context size in tokens (default: min(4096, the model's)).")
+    var contextSize: Int?
+
+    @Option(help: "Threads for decoding (default: every core).")
+    var threads: Int?
+
+    @Option(name: .customLong("batch-size"), help: "Prompt tokens evaluated per llama_decode call.")
+    var batchSize: Int = 512
+
+    @Option(name: .customLong("gpu-layers"), help: "Layers offloaded to a GPU, for builds that have one (-1: all).")
+    var gpuLayers: Int = 0
+
+    func validate() throws {
+        if let contextSize, contextSize < 16 { throw ValidationError("--ctx-size must be at least 16, not \(contextSize)") }
+        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1, not \(threads)") }
+        if batchSize < 1 { throw ValidationError("--batch-size must be at least 1, not \(batchSize)") }
+        if let template, template != "model", template != "auto", !ChatTemplate.builtinNames.contains(template) {
+            throw ValidationError("unknown --template '\(template)'; choose model or one of: "
+                + ChatTemplate.builtinNames.joined(separator: ", "))
+        }
+    }
+
+    /// A loaded model with what the registry says about it.
+    struct Loaded {
+        let model: LlamaModel
+        let entry: ModelEntry?
+
+        /// The system prompt to use when the user gives none.
+        var defaultSystemPrompt: String { entry?.defaultSystemPrompt ?? "You are a helpful assistant." }
+    }
+
+    /// Resolves and loads the model, with a progress bar on a terminal.
+    func load() throws -> Loaded {
+        let resolved = try ModelStore.standard.resolve(model)
+        let bar = ProgressBar(label: "loading \(URL(fileURLWithPath: resolved.path).lastPathComponent)")
+        defer { bar.finish() }
+        let model = try LlamaModel.load(path: resolved.path, gpuLayers: gpuLayers) { bar.update($0) }
+        return Loaded(model: model, entry: resolved.entry)
+    }
+
+    /// A fresh context for `loaded`, with the template and EOS strings of its registry entry.
+    func makeBackend(_ loaded: Loaded) throws -> LlamaBackend {
+        let templateName = template ?? loaded.entry?.template ?? "model"
+        return try LlamaBackend(
+            model: loaded.model,
+            options: LlamaContextOptions(contextSize: contextSize, threads: threads, batchSize: batchSize),
+            template: try ChatTemplate(parsing: templateName),
+            endOfGenerationStrings: loaded.entry?.endOfGenerationStrings ?? []
+        )
+    }
+}

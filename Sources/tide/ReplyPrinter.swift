@@ -1,0 +1,45 @@
+import Foundation
+import TideCore
+
+/// Streams a reply to standard output as it is generated; Ctrl-C cancels the reply (not the
+/// program), and the partial text stays in the session's history.
+struct ReplyPrinter {
+    /// Prints the stream's text, reports hook failures on standard error, and returns the
+    /// summary, or `nil` when the reply was cancelled.
+    func print(_ stream: AsyncThrowingStream<ReplyEvent, any Error>) async throws -> ReplySummary? {
+        let consumer = Task {
+            var summary: ReplySummary?
+            for try await event in stream {
+                switch event {
+                case .text(let text): Terminal.write(text)
+                case .hookFailure(let failure): Terminal.warn("\n\(failure) (the plugin is now disabled)")
+                case .finished(let finished): summary = finished
+                }
+            }
+            return summary
+        }
+        let interrupt = InterruptHandler { consumer.cancel() }
+        defer { interrupt.stop() }
+        let summary = try await consumer.value
+        Terminal.write("\n")
+        return summary
+    }
+}
+
+/// Turns SIGINT into a callback while it lives, instead of ending the process.
+final class InterruptHandler {
+    private let source: any DispatchSourceSignal
+
+    init(_ onInterrupt: @escaping @Sendable () -> Void) {
+        signal(SIGINT, SIG_IGN)
+        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler(handler: onInterrupt)
+        source.resume()
+    }
+
+    /// Restores the default behaviour of SIGINT.
+    func stop() {
+        source.cancel()
+        signal(SIGINT, SIG_DFL)
+    }
+}

@@ -1,0 +1,22 @@
+import TideCore
+
+/// The one-line summary of a reply that `--stats` prints.
+struct StatisticsReport: CustomStringConvertible {
+    let statistics: GenerationStatistics
+    let stopReason: StopReason
+
+    var description: String {
+        let s = statistics
+        var parts = ["prompt tokens: \(s.promptTokens) (\(s.reusedPromptTokens) reused)",
+                     "generated tokens: \(s.generatedTokens)"]
+        if let ttft = s.timeToFirstToken { parts.append("time to first token: \(milliseconds(ttft))") }
+        if let rate = s.tokensPerSecond { parts.append("tokens/s: " + rate.formatted(.number.precision(.fractionLength(1)))) }
+        if s.hookDuration > .zero { parts.append("hooks: \(milliseconds(s.hookDuration))") }
+        parts.append("stop: \(stopReason)")
+        return parts.joined(separator: " · ")
+    }
+
+    private func milliseconds(_ duration: Duration) -> String {
+        (duration.seconds * 1000).formatted(.number.precision(.fractionLength(1))) + " ms"
+    }
+}

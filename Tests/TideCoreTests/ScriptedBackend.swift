@@ -1,0 +1,79 @@
+import Synchronization
+import TideCore
+
+/// A backend that replies with fixed token texts, for testing the pipeline's logic.
+/// It counts one prompt token per character, so context limits are easy to reason about.
+final class ScriptedBackend: ChatBackend, Sendable {
+    let contextSize: Int
+    let endOfGenerationStrings: [String]
+    var supportsLogits: Bool { true }
+    private let tokens: [[UInt8]]
+    private let log = Mutex<[String]>([])
+    private let prompts = Mutex<[[ChatMessage]]>([])
+
+    /// - Parameter tokens: the reply's tokens, as text or raw bytes; then end of generation.
+    init(tokens: [[UInt8]], contextSize: Int = 4096, endOfGenerationStrings: [String] = []) {
+        self.tokens = tokens
+        self.contextSize = contextSize
+        self.endOfGenerationStrings = endOfGenerationStrings
+    }
+
+    convenience init(_ texts: [String], contextSize: Int = 4096, endOfGenerationStrings: [String] = []) {
+        self.init(tokens: texts.map { Array($0.utf8) }, contextSize: contextSize,
+                  endOfGenerationStrings: endOfGenerationStrings)
+    }
+
+    /// What happened, in order: `prompt`, `sample N`, `close`.
+    var events: [String] { log.withLock { $0 } }
+    /// The message lists the backend was asked to reply to.
+    var receivedPrompts: [[ChatMessage]] { prompts.withLock { $0 } }
+
+    func record(_ event: String) { log.withLock { $0.append(event) } }
+
+    func promptTokenCount(for messages: [ChatMessage]) async throws -> Int {
+        messages.reduce(0) { $0 + $1.content.count }
+    }
+
+    func startReply(to messages: [ChatMessage], parameters: GenerationParameters) async throws
+        -> sending any ReplyDecoder
+    {
+        record("prompt")
+        prompts.withLock { $0.append(messages) }
+        return Decoder(backend: self, tokens: tokens, promptTokens: try await promptTokenCount(for: messages))
+    }
+
+    final class Decoder: ReplyDecoder {
+        let backend: ScriptedBackend
+        var remaining: ArraySlice<[UInt8]>
+        var index = 0
+        let promptTokenCount: Int
+        var reusedPromptTokenCount: Int { 0 }
+
+        init(backend: ScriptedBackend, tokens: [[UInt8]], promptTokens: Int) {
+            self.backend = backend
+            self.remaining = tokens[...]
+            self.promptTokenCount = promptTokens
+        }
+
+        func nextToken(adjustingLogits: ((any LogitsView) throws -> Void)?) async throws -> DecodedToken {
+            if let adjustingLogits { try adjustingLogits(RecordingLogits(backend: backend)) }
+            await Task.yield()
+            guard let bytes = remaining.popFirst() else { return .endOfGeneration }
+            backend.record("sample \(index)")
+            index += 1
+            return .token(id: Int32(index), bytes: bytes)
+        }
+
+        func close() { backend.record("close") }
+    }
+
+    /// A logits view that records what hooks do to it.
+    final class RecordingLogits: LogitsView {
+        let backend: ScriptedBackend
+        init(backend: ScriptedBackend) { self.backend = backend }
+        var vocabularySize: Int { 100 }
+        func top(_ k: Int) -> [TokenCandidate] { (0..<k).map { TokenCandidate(id: Int32($0), text: "t\($0)", logit: Float(-$0)) } }
+        func bias(_ token: Int32, by delta: Float) { backend.record("bias \(token) \(delta)") }
+        func ban(_ token: Int32) { backend.record("ban \(token)") }
+    }
+}

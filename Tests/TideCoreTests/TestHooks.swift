@@ -1,0 +1,63 @@
+import Synchronization
+import TideCore
+
+/// A Swift hook configured by closures, recording every call into a shared journal.
+final class TestHook: ChatHook, Sendable {
+    let name: String
+    let points: Set<HookPoint>
+    let journal: Journal
+    let onPrompt: @Sendable (inout PromptContext) throws -> PromptDecision
+    let onLogits: @Sendable (any LogitsView) throws -> Void
+    let onStop: @Sendable (ReplyProgress) throws -> String?
+    let onToken: @Sendable (TokenInfo, ReplyProgress) throws -> TokenDecision
+    let onReply: @Sendable (inout FinishedReply) throws -> Void
+
+    init(_ name: String, _ points: Set<HookPoint>, journal: Journal,
+         prompt: @escaping @Sendable (inout PromptContext) throws -> PromptDecision = { _ in .proceed },
+         logits: @escaping @Sendable (any LogitsView) throws -> Void = { _ in },
+         stop: @escaping @Sendable (ReplyProgress) throws -> String? = { _ in nil },
+         token: @escaping @Sendable (TokenInfo, ReplyProgress) throws -> TokenDecision = { _, _ in .pass },
+         reply: @escaping @Sendable (inout FinishedReply) throws -> Void = { _ in })
+    {
+        self.name = name
+        self.points = points
+        self.journal = journal
+        self.onPrompt = prompt
+        self.onLogits = logits
+        self.onStop = stop
+        self.onToken = token
+        self.onReply = reply
+    }
+
+    func preparePrompt(_ prompt: inout PromptContext) throws -> PromptDecision {
+        journal.add("\(name).prompt")
+        return try onPrompt(&prompt)
+    }
+    func adjustLogits(_ logits: any LogitsView) throws {
+        journal.add("\(name).logits")
+        try onLogits(logits)
+    }
+    func shouldStop(_ reply: ReplyProgress) throws -> String? {
+        journal.add("\(name).stop")
+        return try onStop(reply)
+    }
+    func filterToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision {
+        journal.add("\(name).token \(token.text)")
+        return try onToken(token, reply)
+    }
+    func finishReply(_ reply: inout FinishedReply) throws {
+        journal.add("\(name).reply")
+        try onReply(&reply)
+    }
+}
+
+/// An ordered record of hook calls.
+final class Journal: Sendable {
+    private let entries = Mutex<[String]>([])
+    func add(_ entry: String) { entries.withLock { $0.append(entry) } }
+    var all: [String] { entries.withLock { $0 } }
+}
+
+struct Boom: Error, CustomStringConvertible {
+    var description: String { "boom" }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import TideCore
+import TideLlama
+import TideModels
+
+/// The bundled model (installed by scripts/setup.sh), loaded once for all tests.
+enum TestModel {
+    static let shared: LlamaModel = {
+        let entry = ModelRegistry.entry(named: ModelRegistry.defaultModelID)!
+        let path = ModelStore.standard.path(for: entry).path
+        do {
+            return try LlamaModel.load(path: path)
+        } catch {
+            fatalError("the bundled model must be installed for these tests (run `make test`): \(error)")
+        }
+    }()
+
+    /// A fresh context and session, greedy unless told otherwise.
+    static func session(contextSize: Int = 2048, system: String? = "You are a helpful assistant.",
+                        configure: (inout GenerationParameters) -> Void = { _ in }) throws -> (ChatSession, LlamaBackend)
+    {
+        let backend = try LlamaBackend(model: shared, options: LlamaContextOptions(contextSize: contextSize))
+        var parameters = GenerationParameters()
+        parameters.temperature = 0
+        parameters.maxTokens = 64
+        configure(&parameters)
+        return (ChatSession(backend: backend, systemPrompt: system, parameters: parameters), backend)
+    }
+
+    /// A scratch directory for files a test writes.
+    static func scratchDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tide-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}

@@ -1,0 +1,84 @@
+import Crypto
+import Foundation
+import Synchronization
+import Testing
+@testable import TideModels
+
+@Suite struct ModelPullerTests {
+    let server: LocalFileServer
+    let store: ModelStore
+
+    init() throws {
+        server = try LocalFileServer()
+        store = ModelStore(directory: server.directory.appendingPathComponent("store"))
+    }
+
+    func sha256(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
+
+    @Test func pullsAFileAndChecksIt() async throws {
+        let data = try server.publish("model.gguf", size: 2_000_000)
+        let result = try await ModelPuller(store: store).pull(url: server.url("model.gguf"), sha256: sha256(data)) { _ in }
+        #expect(result.verified)
+        #expect(result.path == store.directory.appendingPathComponent("model.gguf"))
+        #expect(try Data(contentsOf: result.path) == data)
+        #expect(!FileManager.default.fileExists(atPath: result.path.path + ".partial"))
+    }
+
+    @Test func resumesADroppedDownload() async throws {
+        let data = try server.publish("model.gguf", size: 3_000_000)
+        let puller = ModelPuller(store: store)
+        await #expect(throws: (any Error).self) {
+            _ = try await puller.pull(url: server.url("drop-after/1000000/model.gguf"), sha256: sha256(data)) { _ in }
+        }
+        let partial = store.directory.appendingPathComponent("model.gguf.partial")
+        let kept = try #require(try FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? NSNumber)
+        #expect(kept.intValue > 0 && kept.intValue <= 1_000_000)
+        #expect(!FileManager.default.fileExists(atPath: store.directory.appendingPathComponent("model.gguf").path))
+
+        let result = try await puller.pull(url: server.url("model.gguf"), sha256: sha256(data)) { _ in }
+        #expect(result.verified)
+        #expect(try Data(contentsOf: result.path) == data)
+        #expect(server.requests.last == "/model.gguf bytes=\(kept.intValue)-")
+    }
+
+    @Test func aWrongChecksumDeletesTheFile() async throws {
+        _ = try server.publish("model.gguf", size: 100_000)
+        let wrong = String(repeating: "0", count: 64)
+        do {
+            _ = try await ModelPuller(store: store).pull(url: server.url("model.gguf"), sha256: wrong) { _ in }
+            Issue.record("a file with the wrong checksum was accepted")
+        } catch let ModelFetchError.checksumMismatch(expected, actual) {
+            #expect(expected == wrong)
+            #expect(actual.count == 64)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory.path).isEmpty)
+    }
+
+    @Test func httpErrorsCarryTheStatusAndBody() async throws {
+        do {
+            _ = try await ModelPuller(store: store).pull(url: server.url("missing.gguf"), sha256: nil) { _ in }
+            Issue.record("a 404 was accepted")
+        } catch let ModelFetchError.httpStatus(status, url, body) {
+            #expect(status == 404)
+            #expect(url.hasSuffix("/missing.gguf"))
+            #expect(body.contains("no such file"))
+        }
+    }
+
+    @Test func reportsProgressUpToTheWholeSize() async throws {
+        _ = try server.publish("model.gguf", size: 1_500_000)
+        let last = Mutex<FetchProgress?>(nil)
+        _ = try await ModelPuller(store: store).pull(url: server.url("model.gguf"), sha256: nil) { progress in
+            last.withLock { $0 = progress }
+        }
+        #expect(last.withLock { $0 } == FetchProgress(received: 1_500_000, total: 1_500_000))
+    }
+
+    @Test func anAlreadyInstalledFileIsNotFetchedAgain() async throws {
+        let data = try server.publish("model.gguf", size: 10_000)
+        let puller = ModelPuller(store: store)
+        _ = try await puller.pull(url: server.url("model.gguf"), sha256: sha256(data)) { _ in }
+        _ = try await puller.pull(url: server.url("model.gguf"), sha256: sha256(data)) { _ in }
+        #expect(server.requests.count == 1)
+    }
+}

