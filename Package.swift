@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "Tide",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "tide", targets: ["tide"]),
         .library(name: "TideCore", targets: ["TideCore"]),
@@ -30,16 +30,17 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        .target(name: "TideBench", dependencies: ["TideCore", "TideLlama", "CLlama"]),
         .executableTarget(
             name: "tide",
             dependencies: [
-                "TideCore", "TideLlama", "TideModels",
+                "TideCore", "TideLlama", "TideModels", "TideBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "TideCoreTests", dependencies: ["TideCore"]),
         .testTarget(name: "TideLlamaTests", dependencies: ["TideLlama", "TideModels"]),
-        .testTarget(name: "TideModelsTests", dependencies: ["TideModels"]),
+        .testTarget(name: "TideModelsTests", dependencies: ["TideModels"], exclude: ["Fixtures"]),
         .testTarget(name: "TideCLITests", dependencies: ["TideModels"]),
     ],
     swiftLanguageModes: [.v6]

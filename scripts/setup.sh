@@ -14,6 +14,13 @@ SMOLLM2_FILE="SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_SHA256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 APT_PACKAGES=(liblua5.4-dev libedit-dev pkg-config build-essential cmake ninja-build git unzip python3-venv)
 
+# Only the core library is needed: no tools, examples, tests, server, curl or multimodal.
+# ggml's own thread pool instead of OpenMP: Swift tasks move between threads, and OpenMP keeps a
+# spinning team per calling thread, which starves a 2-core machine.
+LLAMA_CMAKE_ARGS="-DGGML_NATIVE=ON -DGGML_OPENMP=OFF -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF \
+-DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAVA_BUILD=OFF \
+-DCMAKE_BUILD_TYPE=Release"
+
 PREFIX="${TIDE_PREFIX:-/usr/local}"
 CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/tide"
 MODEL_DIR="$CACHE_DIR/models"
@@ -33,12 +40,13 @@ install_apt_packages() {
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 }
 
-# The build is tied to the llama-cpp-python version and to the CPU it was built
-# for (GGML_NATIVE), so a copy built elsewhere is never reused by mistake.
+# The build is tied to the llama-cpp-python version, its options and the CPU it was built
+# for (GGML_NATIVE), so a copy built otherwise or elsewhere is never reused by mistake.
 llama_build_id() {
-    local cpu
+    local cpu options
     cpu=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | sha256sum | cut -c1-16 || echo unknown)
-    echo "llama-cpp-python $LLAMA_CPP_PYTHON_VERSION cpu $cpu"
+    options=$(echo "$LLAMA_CMAKE_ARGS" | sha256sum | cut -c1-16)
+    echo "llama-cpp-python $LLAMA_CPP_PYTHON_VERSION options $options cpu $cpu"
 }
 
 install_llama() {
@@ -52,11 +60,8 @@ install_llama() {
     local work
     work=$(mktemp -d)
     trap 'rm -rf "$work"' RETURN
-    # Only the core library is needed: no tools, examples, tests, server, curl or multimodal.
-    CMAKE_ARGS="-DGGML_NATIVE=ON -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
--DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAVA_BUILD=OFF -DCMAKE_BUILD_TYPE=Release" \
-    CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
-        python3 -m pip wheel --quiet --no-deps --no-binary llama-cpp-python \
+    CMAKE_ARGS="$LLAMA_CMAKE_ARGS" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
+        python3 -m pip wheel --quiet --no-cache-dir --no-deps --no-binary llama-cpp-python \
         --wheel-dir "$work/wheel" "llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION"
     mkdir -p "$work/unpacked"
     unzip -q "$work"/wheel/llama_cpp_python-*.whl -d "$work/unpacked"

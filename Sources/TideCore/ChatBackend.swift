@@ -10,6 +10,9 @@ public protocol ChatBackend: AnyObject, Sendable {
     var endOfGenerationStrings: [String] { get }
     /// Whether ``ReplyDecoder/nextToken(adjustingLogits:)`` can offer a ``LogitsView``.
     var supportsLogits: Bool { get }
+    /// Where replies should run, for backends whose decoding blocks a thread; `nil` for the
+    /// default (the cooperative pool).
+    var taskExecutor: (any TaskExecutor)? { get }
     /// How many tokens `messages` take once rendered as a prompt (generation prompt included).
     func promptTokenCount(for messages: [ChatMessage]) async throws -> Int
     /// Renders and evaluates the prompt, then returns a decoder for the reply.
@@ -17,6 +20,10 @@ public protocol ChatBackend: AnyObject, Sendable {
     /// Throws ``ContextOverflowError`` when the prompt does not fit the context.
     func startReply(to messages: [ChatMessage], parameters: GenerationParameters) async throws
         -> sending any ReplyDecoder
+}
+
+extension ChatBackend {
+    public var taskExecutor: (any TaskExecutor)? { nil }
 }
 
 /// Produces one reply's tokens. Used by a single task, then closed.

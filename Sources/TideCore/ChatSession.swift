@@ -25,6 +25,7 @@ public final class ChatSession: Sendable {
         var hookErrorPolicy: HookErrorPolicy
         var overflowPolicy: ContextOverflowPolicy
         var busy = false
+        var running: Task<Void, Never>?
     }
 
     /// Creates a session.
@@ -87,7 +88,7 @@ public final class ChatSession: Sendable {
             continuation.finish(throwing: ChatSessionError.busy)
             return stream
         }
-        let task = Task { [backend] in
+        let task = Task(executorPreference: backend.taskExecutor) { [self, backend] in
             let chain = HookChain(hooks: snapshot.hooks, disabled: snapshot.disabledHooks,
                                   policy: snapshot.hookErrorPolicy)
             var loop = ReplyLoop(backend: backend, hooks: chain, overflowPolicy: snapshot.overflowPolicy) {
@@ -108,8 +109,15 @@ public final class ChatSession: Sendable {
                 continuation.finish(throwing: error)
             }
         }
+        state.withLock { if $0.busy { $0.running = task } }
         continuation.onTermination = { _ in task.cancel() }
         return stream
+    }
+
+    /// Stops the reply being generated, if any. Unlike abandoning the stream, the stream still
+    /// delivers its final event, with ``StopReason/cancelled`` and the statistics so far.
+    public func cancelReply() {
+        state.withLock { $0.running }?.cancel()
     }
 
     /// Appends the turn's messages and ends the busy state.
@@ -118,6 +126,7 @@ public final class ChatSession: Sendable {
             state.history += messages
             state.disabledHooks = disabled
             state.busy = false
+            state.running = nil
         }
     }
 }

@@ -6,17 +6,21 @@ import TideCore
 ///
 /// By default the GGUF's own template is used (`tokenizer.chat_template`). llama.cpp recognises
 /// the common templates from their text; a name (`chatml`, `phi3`, `gemma`, `llama3`, …) picks
-/// one explicitly, for models whose file has no template or an unusual one.
+/// one explicitly, for models whose file has no template or an unusual one. `raw` is for base
+/// (completion) models: the messages' texts, separated by blank lines, and nothing else.
 public enum ChatTemplate: Sendable, Hashable, CustomStringConvertible {
     /// The template stored in the model file (chatml when the file has none).
     case model
     /// One of llama.cpp's built-in templates, by name.
     case named(String)
+    /// Plain text for base models: the model continues the last message.
+    case raw
 
-    /// Creates a template from a user's spelling: `model`/`auto` or a built-in name.
+    /// Creates a template from a user's spelling: `model`/`auto`, `raw`, or a built-in name.
     public init(parsing text: String) throws(LlamaError) {
         switch text {
         case "model", "auto": self = .model
+        case "raw": self = .raw
         case _ where Self.builtinNames.contains(text): self = .named(text)
         default: throw .unsupportedTemplate(text)
         }
@@ -26,8 +30,12 @@ public enum ChatTemplate: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .model: "model"
         case .named(let name): name
+        case .raw: "raw"
         }
     }
+
+    /// Every name ``init(parsing:)`` accepts.
+    public static var acceptedNames: [String] { ["model", "raw"] + builtinNames }
 
     /// The names of llama.cpp's built-in templates.
     public static let builtinNames: [String] = {

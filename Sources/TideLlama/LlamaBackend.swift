@@ -22,8 +22,15 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     public let contextSize: Int
     public var supportsLogits: Bool { true }
 
-    let context: OpaquePointer
+    /// The llama.cpp context, for benchmarks that drive llama.cpp directly on the same state.
+    @_spi(Benchmarks) public let context: OpaquePointer
     private let batch: TokenBatch
+    private let decodeThread = ThreadExecutor(name: "tide-decode")
+
+    /// Replies run on a thread of their own: decoding blocks for milliseconds per token, which
+    /// would starve Swift's small cooperative pool, and llama.cpp's thread pool works best
+    /// when it is always called from the same thread.
+    public var taskExecutor: (any TaskExecutor)? { decodeThread }
     private let cache = Mutex(CacheState())
 
     private struct CacheState {
@@ -58,7 +65,10 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
         self.batch = TokenBatch(capacity: Int(parameters.n_batch))
     }
 
-    deinit { llama_free(context) }
+    deinit {
+        decodeThread.shutdown()
+        llama_free(context)
+    }
 
     /// The prompt's tokens: the rendered chat, tokenized with control tokens recognised.
     public func promptTokens(for messages: [ChatMessage]) throws(LlamaError) -> [Int32] {
@@ -93,7 +103,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
             return reuseCommonPrefix(of: prompt, state: &state)
         }
         do {
-            try evaluate(prompt[reused...])
+            try await evaluate(prompt[reused...])
         } catch {
             cache.withLock { $0.busy = false }
             throw error
@@ -124,7 +134,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
 
     /// Evaluates tokens after those in the cache, in batches; logits are kept for the last one.
     /// On failure the cache is trimmed back to what it held before.
-    func evaluate(_ tokens: ArraySlice<Int32>) throws(LlamaError) {
+    func evaluate(_ tokens: ArraySlice<Int32>) async throws(LlamaError) {
         let start = cache.withLock { $0.tokens.count }
         var position = start
         var remaining = tokens[...]

@@ -29,7 +29,7 @@ public enum LlamaError: Error, Sendable, Hashable, CustomStringConvertible {
                 + "; try a smaller --ctx-size"
         case .unsupportedTemplate(let template):
             "the chat template \(template.prefix(60).debugDescription) is not one llama.cpp can render; "
-                + "choose one with --template (\(ChatTemplate.builtinNames.joined(separator: ", ")))"
+                + "choose one with --template (\(ChatTemplate.acceptedNames.joined(separator: ", ")))"
         case .tokenizationFailed(let characters):
             "could not tokenize a text of \(characters) characters"
         case .decodeFailed(let code):

@@ -10,7 +10,8 @@ import TideCore
 /// ```
 public final class LlamaModel: @unchecked Sendable {
     // llama.cpp's model and vocabulary are read-only after loading and safe to share.
-    let pointer: OpaquePointer
+    /// The llama.cpp model, for benchmarks that call the C API directly.
+    @_spi(Benchmarks) public let pointer: OpaquePointer
     let vocab: OpaquePointer
     /// The file the model was loaded from.
     public let path: String
@@ -97,6 +98,13 @@ public final class LlamaModel: @unchecked Sendable {
     /// Whether a token ends generation (EOS, EOT and the like).
     public func isEndOfGeneration(_ token: Int32) -> Bool { llama_vocab_is_eog(vocab, token) }
 
+    /// Bytes the KV cache takes for `contextSize` tokens (f16 keys and values in every layer).
+    public func kvCacheBytes(contextSize: Int) -> Int64 {
+        let heads = max(1, Int64(llama_model_n_head(pointer)))
+        let keyValueWidth = Int64(llama_model_n_embd(pointer)) / heads * Int64(llama_model_n_head_kv(pointer))
+        return Int64(contextSize) * Int64(llama_model_n_layer(pointer)) * keyValueWidth * 2 * 2
+    }
+
     /// Whether `token` is a valid id in this vocabulary.
     public func isValidToken(_ token: Int32) -> Bool { token >= 0 && Int(token) < facts.vocabularySize }
 
@@ -105,6 +113,7 @@ public final class LlamaModel: @unchecked Sendable {
         switch template {
         case .named(let name): try ChatTemplate.render(messages, with: name)
         case .model: try ChatTemplate.render(messages, with: facts.chatTemplate ?? "chatml")
+        case .raw: messages.map(\.content).filter { !$0.isEmpty }.joined(separator: "\n\n")
         }
     }
 

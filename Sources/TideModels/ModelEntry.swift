@@ -14,11 +14,11 @@ public struct ModelEntry: Sendable, Hashable {
     public var sha256: String?
     /// The file's size in bytes, when known.
     public var sizeBytes: Int64?
-    /// The chat template: `model` (the file's own) or a llama.cpp template name.
+    /// The chat template: `model` (the file's own), `raw` (base models) or a llama.cpp template name.
     public var template: String
     /// Strings that end a reply like an end-of-generation token.
     public var endOfGenerationStrings: [String]
-    /// The system prompt used when the user gives none.
+    /// The system prompt used when the user gives none (empty: none).
     public var defaultSystemPrompt: String
     /// The context length the model supports.
     public var contextLength: Int

@@ -29,9 +29,9 @@ public enum ModelRegistry {
             fileName: "gemma-3-270m-q4_k_m.gguf",
             sha256: "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
             sizeBytes: 253_113_024,
-            template: "gemma",
-            endOfGenerationStrings: ["<end_of_turn>"],
-            defaultSystemPrompt: "You are a helpful assistant.",
+            template: "raw",
+            endOfGenerationStrings: [],
+            defaultSystemPrompt: "",
             contextLength: 32768
         ),
         ModelEntry(

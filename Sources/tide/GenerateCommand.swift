@@ -44,11 +44,11 @@ struct GenerateCommand: AsyncParsableCommand {
             parameters: parameters,
             overflowPolicy: overflow
         )
-        let summary = try await ReplyPrinter().print(session.reply(to: text))
+        let summary = try await ReplyPrinter(session: session).reply(to: text)
         if stats, let summary {
             Terminal.warn(StatisticsReport(statistics: summary.statistics, stopReason: summary.stopReason).description)
         }
-        if summary == nil { throw ExitCode(130) }
+        if summary?.stopReason == .cancelled { throw ExitCode(130) }
     }
 }
 

@@ -9,7 +9,7 @@ struct ModelOptions: ParsableArguments {
     @Option(name: .shortAndLong, help: "A model name (see `tide models list`) or a path to a .gguf file.")
     var model: String = ModelRegistry.defaultModelID
 
-    @Option(help: "Chat template: `model` (the file's own) or a llama.cpp name such as chatml, phi3, gemma, llama3.")
+    @Option(help: "Chat template: `model` (the file's own), `raw` (plain text, for base models) or a llama.cpp name such as chatml, phi3, gemma, llama3.")
     var template: String?
 
     @Option(name: .customLong("ctx-size"), help: "Context size in tokens (default: min(4096, the model's)).")
@@ -28,9 +28,9 @@ struct ModelOptions: ParsableArguments {
         if let contextSize, contextSize < 16 { throw ValidationError("--ctx-size must be at least 16, not \(contextSize)") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1, not \(threads)") }
         if batchSize < 1 { throw ValidationError("--batch-size must be at least 1, not \(batchSize)") }
-        if let template, template != "model", template != "auto", !ChatTemplate.builtinNames.contains(template) {
-            throw ValidationError("unknown --template '\(template)'; choose model or one of: "
-                + ChatTemplate.builtinNames.joined(separator: ", "))
+        if let template, (try? ChatTemplate(parsing: template)) == nil {
+            throw ValidationError("unknown --template '\(template)'; choose one of: "
+                + ChatTemplate.acceptedNames.joined(separator: ", "))
         }
     }
 
@@ -39,7 +39,7 @@ struct ModelOptions: ParsableArguments {
         let model: LlamaModel
         let entry: ModelEntry?
 
-        /// The system prompt to use when the user gives none.
+        /// The system prompt to use when the user gives none (base models have none).
         var defaultSystemPrompt: String { entry?.defaultSystemPrompt ?? "You are a helpful assistant." }
     }
 

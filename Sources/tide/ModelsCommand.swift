@@ -45,7 +45,7 @@ struct ModelsCommand: AsyncParsableCommand {
                 if !entry.endOfGenerationStrings.isEmpty {
                     print("extra EOS:         \(entry.endOfGenerationStrings.joined(separator: " "))")
                 }
-                print("system prompt:     \(entry.defaultSystemPrompt)")
+                print("system prompt:     " + (entry.defaultSystemPrompt.isEmpty ? "(none)" : entry.defaultSystemPrompt))
             }
             let facts = try LlamaModel.load(path: resolved.path).facts
             print("file:              \(resolved.path)")

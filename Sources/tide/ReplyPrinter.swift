@@ -4,9 +4,12 @@ import TideCore
 /// Streams a reply to standard output as it is generated; Ctrl-C cancels the reply (not the
 /// program), and the partial text stays in the session's history.
 struct ReplyPrinter {
-    /// Prints the stream's text, reports hook failures on standard error, and returns the
-    /// summary, or `nil` when the reply was cancelled.
-    func print(_ stream: AsyncThrowingStream<ReplyEvent, any Error>) async throws -> ReplySummary? {
+    let session: ChatSession
+
+    /// Asks for the reply to `message`, prints its text as it comes, reports hook failures on
+    /// standard error, and returns the summary (stop reason ``StopReason/cancelled`` after Ctrl-C).
+    func reply(to message: String) async throws -> ReplySummary? {
+        let stream = session.reply(to: message)
         let consumer = Task {
             var summary: ReplySummary?
             for try await event in stream {
@@ -18,7 +21,7 @@ struct ReplyPrinter {
             }
             return summary
         }
-        let interrupt = InterruptHandler { consumer.cancel() }
+        let interrupt = InterruptHandler { [session] in session.cancelReply() }
         defer { interrupt.stop() }
         let summary = try await consumer.value
         Terminal.write("\n")

@@ -9,6 +9,6 @@ struct Tide: AsyncParsableCommand {
         commandName: "tide",
         abstract: "A hookable chat engine for local language models.",
         version: version,
-        subcommands: [GenerateCommand.self, ModelsCommand.self]
+        subcommands: [GenerateCommand.self, ModelsCommand.self, BenchCommand.self]
     )
 }

@@ -1,59 +1,89 @@
 import Foundation
 import Testing
 
-@Suite struct GenerateCommandTests {
-    @Test func answersAQuestionWithTheBundledModel() throws {
-        let result = try TideProcess.run(["generate", "--temperature", "0", "--stats", "What is the capital of France?"])
-        #expect(result.status == 0)
-        #expect(result.stdout.contains("Paris"))
-        #expect(result.stderr.contains("prompt tokens:"))
-        #expect(result.stderr.contains("tokens/s:"))
-        #expect(result.stderr.contains("stop: eos"))
-    }
+extension CommandLineTests {
+    @Suite struct GenerateCommandTests {
+        @Test func answersAQuestionWithTheBundledModel() throws {
+            let result = try TideProcess.run(["generate", "--temperature", "0", "--stats", "What is the capital of France?"])
+            #expect(result.status == 0)
+            #expect(result.stdout.contains("Paris"))
+            #expect(result.stderr.contains("prompt tokens:"))
+            #expect(result.stderr.contains("tokens/s:"))
+            #expect(result.stderr.contains("stop: eos"))
+        }
 
-    @Test func readsThePromptFromStandardInput() throws {
-        let result = try TideProcess.run(["generate", "--temperature", "0", "--max-tokens", "3", "--stats", "-"],
-                                         stdin: "What is the capital of France?")
-        #expect(result.status == 0)
-        #expect(result.stderr.contains("generated tokens: 3"))
-        #expect(result.stderr.contains("stop: max-tokens"))
-    }
+        @Test func readsThePromptFromStandardInput() throws {
+            let result = try TideProcess.run(["generate", "--temperature", "0", "--max-tokens", "3", "--stats", "-"],
+                                             stdin: "What is the capital of France?")
+            #expect(result.status == 0)
+            #expect(result.stderr.contains("generated tokens: 3"))
+            #expect(result.stderr.contains("stop: max-tokens"))
+        }
 
-    @Test func stopStringsFromTheCommandLine() throws {
-        let result = try TideProcess.run(["generate", "--temperature", "0", "--stop", "Paris", "--stats",
-                                          "What is the capital of France?"])
-        #expect(result.status == 0)
-        #expect(!result.stdout.contains("Paris"))
-        #expect(result.stderr.contains("stop: stop-string: \"Paris\""))
-    }
+        @Test func stopStringsFromTheCommandLine() throws {
+            let result = try TideProcess.run(["generate", "--temperature", "0", "--stop", "Paris", "--stats",
+                                              "What is the capital of France?"])
+            #expect(result.status == 0)
+            #expect(!result.stdout.contains("Paris"))
+            #expect(result.stderr.contains("stop: stop-string: \"Paris\""))
+        }
 
-    @Test(arguments: [
-        (["--temperature=-1"], "--temperature must be a number ≥ 0, not -1.0"),
-        (["--top-p", "1.5"], "--top-p must be a number in (0, 1], not 1.5"),
-        (["--max-tokens", "0"], "--max-tokens must be a whole number ≥ 1, not 0"),
-        (["--ctx-size", "2"], "--ctx-size must be at least 16, not 2"),
-        (["--template", "klingon"], "unknown --template 'klingon'"),
-        (["--model", "llama-9000"], "unknown model 'llama-9000'"),
-        (["--model", "/nonexistent/x.gguf"], "no model file at /nonexistent/x.gguf"),
-        (["--model", "gemma-3-270m", "--model", "/etc/hostname"], "is not a usable GGUF model"),
-    ])
-    func badInputGetsAClearMessageAndAFailingStatus(arguments: [String], message: String) throws {
-        let result = try TideProcess.run(["generate"] + arguments + ["hello"])
-        #expect(result.status != 0)
-        #expect(result.stderr.contains(message), "stderr was: \(result.stderr)")
-        #expect(result.stdout.isEmpty)
-    }
+        @Test(arguments: [
+            (["--temperature=-1"], "--temperature must be a number ≥ 0, not -1.0"),
+            (["--top-p", "1.5"], "--top-p must be a number in (0, 1], not 1.5"),
+            (["--max-tokens", "0"], "--max-tokens must be a whole number ≥ 1, not 0"),
+            (["--ctx-size", "2"], "--ctx-size must be at least 16, not 2"),
+            (["--template", "klingon"], "unknown --template 'klingon'"),
+            (["--model", "llama-9000"], "unknown model 'llama-9000'"),
+            (["--model", "/nonexistent/x.gguf"], "no model file at /nonexistent/x.gguf"),
+            (["--model", "gemma-3-270m", "--model", "/etc/hostname"], "is not a usable GGUF model"),
+        ])
+        func badInputGetsAClearMessageAndAFailingStatus(arguments: [String], message: String) throws {
+            let result = try TideProcess.run(["generate"] + arguments + ["hello"])
+            #expect(result.status != 0)
+            #expect(result.stderr.contains(message), "stderr was: \(result.stderr)")
+            #expect(result.stdout.isEmpty)
+        }
 
-    @Test func anEmptyPromptIsRefused() throws {
-        let result = try TideProcess.run(["generate", "-"], stdin: "  \n")
-        #expect(result.status != 0)
-        #expect(result.stderr.contains("the prompt is empty"))
-    }
+        @Test func anEmptyPromptIsRefused() throws {
+            let result = try TideProcess.run(["generate", "-"], stdin: "  \n")
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("the prompt is empty"))
+        }
 
-    @Test func aPromptLongerThanTheContextNamesTheSizes() throws {
-        let long = Array(repeating: "The quick brown fox jumps over the lazy dog.", count: 60).joined(separator: " ")
-        let result = try TideProcess.run(["generate", "--ctx-size", "256", long])
-        #expect(result.status != 0)
-        #expect(result.stderr.contains("but the context holds 256"))
+        @Test func aPromptLongerThanTheContextNamesTheSizes() throws {
+            let long = Array(repeating: "The quick brown fox jumps over the lazy dog.", count: 60).joined(separator: " ")
+            let result = try TideProcess.run(["generate", "--ctx-size", "256", long])
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("but the context holds 256"))
+        }
+    }
+}
+
+extension CommandLineTests {
+    @Suite struct InterruptTests {
+        @Test func ctrlCStopsTheReplyAndReportsIt() throws {
+            let process = Process()
+            process.executableURL = TideProcess.executable
+            process.arguments = ["generate", "--temperature", "0", "--max-tokens", "2000", "--stats",
+                                 "Write a long story about a lighthouse keeper."]
+            let output = Pipe()
+            let errors = Pipe()
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+            var received = Data()
+            while received.count < 40, let chunk = try output.fileHandleForReading.read(upToCount: 1), !chunk.isEmpty {
+                received += chunk
+            }
+            process.interrupt()
+            received += output.fileHandleForReading.readDataToEndOfFile()
+            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 130)
+            #expect(stderr.contains("stop: cancelled"))
+            #expect(received.count >= 40)
+            #expect(String(validating: received, as: UTF8.self) != nil)
+        }
     }
 }

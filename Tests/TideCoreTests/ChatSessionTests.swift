@@ -234,3 +234,25 @@ import Testing
         #expect(session.history.count == 7)
     }
 }
+
+@Suite struct CancelReplyTests {
+    @Test func cancelReplyStillDeliversTheSummary() async throws {
+        let session = ChatSession(backend: ScriptedBackend((0..<100_000).map { _ in "x" }))
+        var summary: ReplySummary?
+        var pieces = 0
+        for try await event in session.reply(to: "go") {
+            switch event {
+            case .text:
+                pieces += 1
+                if pieces == 3 { session.cancelReply() }
+            case .finished(let finished): summary = finished
+            case .hookFailure: break
+            }
+        }
+        #expect(summary?.stopReason == .cancelled)
+        let generated = try #require(summary?.statistics.generatedTokens)
+        #expect(generated >= 3 && generated < 100_000)
+        #expect(session.history.last?.interrupted == true)
+        #expect(session.history.last?.content == summary?.text)
+    }
+}

@@ -4,90 +4,92 @@ import Testing
 import TideCore
 @testable import TideLlama
 
-@Suite struct GenerationTests {
-    @Test func greedyCapitalOfFrance() async throws {
-        let (session, _) = try TestModel.session()
-        let reply = try await session.reply(to: "What is the capital of France?").collect()
-        #expect(reply.text.contains("Paris"))
-        #expect(reply.summary?.stopReason == .endOfGeneration)
-        let stats = try #require(reply.summary?.statistics)
-        #expect(stats.promptTokens > 10)
-        #expect(stats.generatedTokens > 0)
-        #expect(stats.timeToFirstToken != nil)
-    }
-
-    @Test func theSameSeedGivesTheSameText() async throws {
-        func sample(seed: UInt32) async throws -> String {
-            let (session, _) = try TestModel.session { $0.temperature = 0.9; $0.seed = seed; $0.maxTokens = 40 }
-            return try await session.reply(to: "Tell me about the sea.").collect().text
+extension RealModelTests {
+    @Suite struct GenerationTests {
+        @Test func greedyCapitalOfFrance() async throws {
+            let (session, _) = try TestModel.session()
+            let reply = try await session.reply(to: "What is the capital of France?").collect()
+            #expect(reply.text.contains("Paris"))
+            #expect(reply.summary?.stopReason == .endOfGeneration)
+            let stats = try #require(reply.summary?.statistics)
+            #expect(stats.promptTokens > 10)
+            #expect(stats.generatedTokens > 0)
+            #expect(stats.timeToFirstToken != nil)
         }
-        let first = try await sample(seed: 1234)
-        #expect(!first.isEmpty)
-        #expect(try await sample(seed: 1234) == first)
-    }
 
-    @Test func maxTokensIsHonoured() async throws {
-        let (session, _) = try TestModel.session { $0.maxTokens = 5 }
-        let reply = try await session.reply(to: "Write a long story about a dragon.").collect()
-        #expect(reply.summary?.stopReason == .maxTokens)
-        #expect(reply.summary?.statistics.generatedTokens == 5)
-    }
-
-    @Test func stopStringsNeverLeakAndHeldPrefixesFlush() async throws {
-        let question = "What is the capital of France?"
-        let (plain, _) = try TestModel.session()
-        let full = try await plain.reply(to: question).collect().text
-        #expect(full.contains("Paris"))
-
-        let (stopped, _) = try TestModel.session { $0.stop = ["Paris"] }
-        let cut = try await stopped.reply(to: question).collect()
-        #expect(!cut.text.contains("Paris"))
-        #expect(full.hasPrefix(cut.text))
-        #expect(cut.summary?.stopReason == .stopString("Paris"))
-
-        // "Paris" is held back as the start of "Paris!!!", then shown once it is not.
-        let (partial, _) = try TestModel.session { $0.stop = ["Paris!!!", full + "never"] }
-        let flushed = try await partial.reply(to: question).collect()
-        #expect(flushed.text == full)
-        #expect(flushed.summary?.stopReason == .endOfGeneration)
-    }
-
-    @Test func splitCharactersAreStreamedWholeAndIntact() async throws {
-        let prompt = "Write the word café and a coffee emoji ☕."
-        let (session, backend) = try TestModel.session()
-        // The raw tokens: at least one must end inside a multi-byte character.
-        let decoder = try await backend.startReply(to: session.history + [ChatMessage(.user, prompt)],
-                                                   parameters: session.parameters)
-        var bytes: [UInt8] = []
-        var splitTokens = 0
-        while case .token(_, let tokenBytes) = try await decoder.nextToken(adjustingLogits: nil), bytes.count < 400 {
-            if String(validating: tokenBytes, as: UTF8.self) == nil { splitTokens += 1 }
-            bytes += tokenBytes
+        @Test func theSameSeedGivesTheSameText() async throws {
+            func sample(seed: UInt32) async throws -> String {
+                let (session, _) = try TestModel.session { $0.temperature = 0.9; $0.seed = seed; $0.maxTokens = 40 }
+                return try await session.reply(to: "Tell me about the sea.").collect().text
+            }
+            let first = try await sample(seed: 1234)
+            #expect(!first.isEmpty)
+            #expect(try await sample(seed: 1234) == first)
         }
-        decoder.close()
-        #expect(splitTokens > 0)
-        let expected = try #require(String(validating: bytes, as: UTF8.self))
-        #expect(expected.contains("☕"))
 
-        let reply = try await session.reply(to: prompt).collect()
-        #expect(reply.text == expected)
-        #expect(!reply.text.unicodeScalars.contains("\u{FFFD}"))
-        #expect(reply.texts.allSatisfy { !$0.isEmpty })
-    }
+        @Test func maxTokensIsHonoured() async throws {
+            let (session, _) = try TestModel.session { $0.maxTokens = 5 }
+            let reply = try await session.reply(to: "Write a long story about a dragon.").collect()
+            #expect(reply.summary?.stopReason == .maxTokens)
+            #expect(reply.summary?.statistics.generatedTokens == 5)
+        }
 
-    @Test func logitsHooksCanBanTheGreedyChoice() async throws {
-        let question = "What is the capital of France?"
-        let (plain, _) = try TestModel.session { $0.maxTokens = 8 }
-        let original = try await plain.reply(to: question).collect().text
-        let firstToken = try #require(try TestModel.shared.tokenize(original).first)
+        @Test func stopStringsNeverLeakAndHeldPrefixesFlush() async throws {
+            let question = "What is the capital of France?"
+            let (plain, _) = try TestModel.session()
+            let full = try await plain.reply(to: question).collect().text
+            #expect(full.contains("Paris"))
 
-        let hook = BanHook(token: firstToken)
-        let (session, backend) = try TestModel.session { $0.maxTokens = 8 }
-        session.hooks = [hook]
-        let banned = try await session.reply(to: question).collect().text
-        #expect(!banned.hasPrefix(TestModel.shared.tokenText(firstToken)))
-        #expect(backend.supportsLogits)
-        #expect(hook.topSeen.withLock { $0 })
+            let (stopped, _) = try TestModel.session { $0.stop = ["Paris"] }
+            let cut = try await stopped.reply(to: question).collect()
+            #expect(!cut.text.contains("Paris"))
+            #expect(full.hasPrefix(cut.text))
+            #expect(cut.summary?.stopReason == .stopString("Paris"))
+
+            // "Paris" is held back as the start of "Paris!!!", then shown once it is not.
+            let (partial, _) = try TestModel.session { $0.stop = ["Paris!!!", full + "never"] }
+            let flushed = try await partial.reply(to: question).collect()
+            #expect(flushed.text == full)
+            #expect(flushed.summary?.stopReason == .endOfGeneration)
+        }
+
+        @Test func splitCharactersAreStreamedWholeAndIntact() async throws {
+            let prompt = "Write the word café and a coffee emoji ☕."
+            let (session, backend) = try TestModel.session()
+            // The raw tokens: at least one must end inside a multi-byte character.
+            let decoder = try await backend.startReply(to: session.history + [ChatMessage(.user, prompt)],
+                                                       parameters: session.parameters)
+            var bytes: [UInt8] = []
+            var splitTokens = 0
+            while case .token(_, let tokenBytes) = try await decoder.nextToken(adjustingLogits: nil), bytes.count < 400 {
+                if String(validating: tokenBytes, as: UTF8.self) == nil { splitTokens += 1 }
+                bytes += tokenBytes
+            }
+            decoder.close()
+            #expect(splitTokens > 0)
+            let expected = try #require(String(validating: bytes, as: UTF8.self))
+            #expect(expected.contains("☕"))
+
+            let reply = try await session.reply(to: prompt).collect()
+            #expect(reply.text == expected)
+            #expect(!reply.text.unicodeScalars.contains("\u{FFFD}"))
+            #expect(reply.texts.allSatisfy { !$0.isEmpty })
+        }
+
+        @Test func logitsHooksCanBanTheGreedyChoice() async throws {
+            let question = "What is the capital of France?"
+            let (plain, _) = try TestModel.session { $0.maxTokens = 8 }
+            let original = try await plain.reply(to: question).collect().text
+            let firstToken = try #require(try TestModel.shared.tokenize(original).first)
+
+            let hook = BanHook(token: firstToken)
+            let (session, backend) = try TestModel.session { $0.maxTokens = 8 }
+            session.hooks = [hook]
+            let banned = try await session.reply(to: question).collect().text
+            #expect(!banned.hasPrefix(TestModel.shared.tokenText(firstToken)))
+            #expect(backend.supportsLogits)
+            #expect(hook.topSeen.withLock { $0 })
+        }
     }
 }
 

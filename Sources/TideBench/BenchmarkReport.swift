@@ -1,0 +1,49 @@
+import Foundation
+
+/// Everything `tide bench` measured, with the budgets of the design.
+public struct BenchmarkReport: Sendable, CustomStringConvertible {
+    /// The model's name.
+    public var model: String
+    /// Rounds per comparison.
+    public var rounds: Int
+    var decode: DecodeSpeedBenchmark.Result?
+    var cacheReuse: CacheReuseBenchmark.Result?
+    var process: ProcessBenchmark.Result?
+
+    /// Whether every measured figure is within its budget.
+    public var withinBudgets: Bool { checks.allSatisfy(\.passed) }
+
+    private var checks: [(line: String, passed: Bool)] {
+        var lines: [(String, Bool)] = []
+        if let decode {
+            lines.append(("decode: bare loop \(fixed(decode.bareTokensPerSecond)) tok/s, engine "
+                + "\(fixed(decode.engineTokensPerSecond)) tok/s (medians), \(decode.tokensPerRound) tokens per round → paired "
+                + "ratio \(fixed(decode.ratio, 3)) (budget ≥ 0.98)", decode.ratio >= 0.98))
+        }
+        if let cacheReuse {
+            lines.append(("follow-up time to first token: \(milliseconds(cacheReuse.reusedSeconds)) with "
+                + "\(cacheReuse.reusedTokens) of \(cacheReuse.historyTokens) tokens cached vs "
+                + "\(milliseconds(cacheReuse.fullSeconds)) from scratch → ratio \(fixed(cacheReuse.ratio, 3)) "
+                + "(budget ≤ 0.2)", cacheReuse.ratio <= 0.2))
+        }
+        if let process {
+            lines.append(("peak RSS of `tide generate`: \(mebibytes(process.peakBytes)) (budget "
+                + "\(mebibytes(process.budgetBytes)) = model file \(mebibytes(process.modelFileBytes)) + KV cache "
+                + "\(mebibytes(process.kvCacheBytes)) + 64 MiB)", process.peakBytes <= process.budgetBytes))
+            lines.append(("cold start of `tide generate` to first token: \(milliseconds(process.coldStartSeconds))",
+                          true))
+        }
+        return lines
+    }
+
+    public var description: String {
+        (["model: \(model), \(rounds) alternating rounds per comparison"]
+            + checks.map { ($0.passed ? "PASS  " : "FAIL  ") + $0.line }).joined(separator: "\n")
+    }
+
+    private func fixed(_ value: Double, _ digits: Int = 1) -> String {
+        value.formatted(.number.precision(.fractionLength(digits)))
+    }
+    private func milliseconds(_ seconds: Double) -> String { fixed(seconds * 1000) + " ms" }
+    private func mebibytes(_ bytes: Int64) -> String { fixed(Double(bytes) / 1_048_576) + " MiB" }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import TideCore
+import TideLlama
+
+/// The figures `tide bench` measures, each as a ratio taken in one run on one model so that the
+/// drift of a shared machine cancels out.
+///
+/// ```swift
+/// let report = try await Benchmarks(model: model, executable: "/usr/local/bin/tide").run { print($0) }
+/// ```
+public struct Benchmarks: Sendable {
+    /// The model every figure is measured on.
+    public let model: LlamaModel
+    /// The `tide` executable, for the whole-process figures (peak memory, cold start).
+    public let executable: String
+    /// How many alternating rounds each comparison takes (the median counts).
+    public var rounds = 9
+    /// Tokens decoded per round in the decode-speed comparison.
+    public var decodeTokens = 256
+    /// Threads for llama.cpp.
+    public var threads: Int?
+
+    /// Benchmarks on `model`, spawning `executable` for the process figures.
+    public init(model: LlamaModel, executable: String, threads: Int? = nil) {
+        self.model = model
+        self.executable = executable
+        self.threads = threads
+    }
+
+    /// Runs every benchmark, reporting progress lines through `log`.
+    public func run(log: @Sendable (String) -> Void) async throws -> BenchmarkReport {
+        var report = BenchmarkReport(model: model.facts.name, rounds: rounds)
+        log("decode speed: bare llama.cpp loop vs the engine, \(decodeTokens) tokens × \(rounds) rounds")
+        report.decode = try await DecodeSpeedBenchmark(model: model, tokens: decodeTokens, rounds: rounds,
+                                                       threads: threads).run()
+        log("follow-up time to first token on a ~1000-token history, \(rounds) rounds")
+        report.cacheReuse = try await CacheReuseBenchmark(model: model, rounds: rounds, threads: threads).run()
+        log("peak memory and cold start of `tide generate`")
+        report.process = try ProcessBenchmark(executable: executable, model: model, rounds: 3).run()
+        return report
+    }
+}
+
+/// The median of some numbers.
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return 0 }
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}

@@ -1,0 +1,54 @@
+import TideCore
+import TideLlama
+
+/// Decode speed of the full engine (ChatSession, no hooks) against the bare llama.cpp loop, on
+/// the same context, thread, prompt and greedy sampler, alternating the two every round.
+struct DecodeSpeedBenchmark {
+    let model: LlamaModel
+    let tokens: Int
+    let rounds: Int
+    let threads: Int?
+
+    struct Result: Sendable {
+        var bareTokensPerSecond: Double
+        var engineTokensPerSecond: Double
+        var tokensPerRound: Int
+        /// The median over rounds of engine speed / bare speed, each pair measured back to back.
+        var ratio: Double
+    }
+
+    func run() async throws -> Result {
+        let backend = try LlamaBackend(model: model, options: LlamaContextOptions(contextSize: 2048, threads: threads))
+        var parameters = GenerationParameters()
+        parameters.temperature = 0
+        parameters.maxTokens = tokens
+        let messages = [ChatMessage(.system, "You are a helpful assistant."),
+                        ChatMessage(.user, "Write a long story about a lighthouse keeper.")]
+        let prompt = try backend.promptTokens(for: messages)
+        let bare = BareGreedyLoop(backend: backend)
+        var bareRates: [Double] = []
+        var engineRates: [Double] = []
+        var counted = 0
+        // The bare loop runs on the thread the engine decodes on, so only the engine's own work differs.
+        let onDecodeThread = { (count: Int) async in
+            await Task(executorPreference: backend.taskExecutor) { bare.run(prompt: prompt, maxTokens: count) }.value
+        }
+        _ = await onDecodeThread(16)  // warm caches and threads before measuring
+        for _ in 0..<rounds {
+            bareRates.append(await onDecodeThread(tokens).tokensPerSecond)
+            backend.clearCache()
+            let session = ChatSession(backend: backend, parameters: parameters)
+            session.history = Array(messages.dropLast())
+            let reply = try await session.reply(to: messages.last!.content).collect()
+            let statistics = reply.summary?.statistics ?? GenerationStatistics()
+            counted = statistics.generatedTokens
+            engineRates.append(statistics.tokensPerSecond ?? 0)
+        }
+        backend.clearCache()
+        // The speed of a shared machine drifts over seconds; a ratio of two runs measured back to
+        // back cancels most of the drift, and the median ignores the rounds a burst disturbed.
+        let ratios = zip(engineRates, bareRates).map { $1 > 0 ? $0 / $1 : 0 }
+        return Result(bareTokensPerSecond: median(bareRates), engineTokensPerSecond: median(engineRates),
+                      tokensPerRound: counted, ratio: median(ratios))
+    }
+}
