@@ -103,7 +103,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
             return reuseCommonPrefix(of: prompt, state: &state)
         }
         do {
-            try await evaluate(prompt[reused...])
+            try evaluate(prompt[reused...])
         } catch {
             cache.withLock { $0.busy = false }
             throw error
@@ -134,7 +134,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
 
     /// Evaluates tokens after those in the cache, in batches; logits are kept for the last one.
     /// On failure the cache is trimmed back to what it held before.
-    func evaluate(_ tokens: ArraySlice<Int32>) async throws(LlamaError) {
+    func evaluate(_ tokens: ArraySlice<Int32>) throws(LlamaError) {
         let start = cache.withLock { $0.tokens.count }
         var position = start
         var remaining = tokens[...]

@@ -22,7 +22,7 @@ final class LlamaReplyDecoder: ReplyDecoder {
     func nextToken(adjustingLogits: ((any LogitsView) throws -> Void)?) async throws -> DecodedToken {
         if let pending {
             guard backend.hasRoom else { return .contextFull }
-            try await backend.evaluate([pending])
+            try backend.evaluate([pending])
             self.pending = nil
         }
         if let adjustingLogits, let logits = llama_get_logits_ith(backend.context, -1) {
