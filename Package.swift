@@ -20,7 +20,10 @@ let package = Package(
             pkgConfig: "llama",
             providers: [.apt(["libllama-dev"]), .brew(["llama.cpp"])]
         ),
+        .systemLibrary(name: "CLua", pkgConfig: "lua5.4", providers: [.apt(["liblua5.4-dev"]), .brew(["lua"])]),
+        .target(name: "CLuaShim", dependencies: ["CLua"]),
         .target(name: "TideCore"),
+        .target(name: "TideLua", dependencies: ["TideCore", "CLua", "CLuaShim"]),
         .target(name: "TideLlama", dependencies: ["TideCore", "CLlama"]),
         .target(
             name: "TideModels",
@@ -39,6 +42,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "TideCoreTests", dependencies: ["TideCore"]),
+        .testTarget(name: "TideLuaTests", dependencies: ["TideLua"]),
         .testTarget(name: "TideLlamaTests", dependencies: ["TideLlama", "TideModels"]),
         .testTarget(name: "TideModelsTests", dependencies: ["TideModels"], exclude: ["Fixtures"]),
         .testTarget(name: "TideCLITests", dependencies: ["TideModels"]),

@@ -1,0 +1,52 @@
+// The C side of Tide's Lua sandbox. Lua reports errors with longjmp, which must never cross
+// Swift frames: every call that can raise an error runs inside a protected call made here, and
+// Swift only sees status codes and messages.
+#ifndef TIDE_CLUA_SHIM_H
+#define TIDE_CLUA_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <lua.h>
+
+/// Why the last protected call was stopped by the sandbox, if it was.
+typedef enum {
+    TIDE_LIMIT_NONE = 0,
+    TIDE_LIMIT_INSTRUCTIONS = 1,
+    TIDE_LIMIT_TIME = 2,
+    TIDE_LIMIT_MEMORY = 3,
+} tide_limit;
+
+/// Creates a sandboxed state: a memory-capped allocator and only the safe libraries (base
+/// without dofile/loadfile/print and with a text-only load, string without dump, table, math,
+/// utf8, and os.clock/os.time/os.date). Returns NULL if the state cannot be created.
+lua_State *tide_lua_open(size_t memory_limit);
+
+/// Closes a state made by tide_lua_open.
+void tide_lua_close(lua_State *L);
+
+/// Bytes the state has allocated now.
+size_t tide_lua_memory_used(lua_State *L);
+
+/// Loads a text chunk (binary chunks are refused) and leaves the function on the stack.
+/// Returns a Lua status; on error the message is on the stack.
+int tide_lua_load(lua_State *L, const char *code, size_t length, const char *chunk_name);
+
+/// Calls the function below `nargs` arguments under the sandbox's limits: at most
+/// `instruction_budget` VM instructions (0: no limit) and `seconds` of wall-clock time (0: no
+/// limit). Returns a Lua status; on error, the stack holds one string: the message with a traceback.
+int tide_lua_pcall(lua_State *L, int nargs, int nresults, int64_t instruction_budget, double seconds);
+
+/// Which limit stopped the last tide_lua_pcall, if any.
+tide_limit tide_lua_last_limit(lua_State *L);
+
+// Lua's macros, as functions Swift can call.
+void tide_lua_pop(lua_State *L, int n);
+void tide_lua_newtable(lua_State *L);
+int tide_lua_isfunction(lua_State *L, int index);
+int tide_lua_istable(lua_State *L, int index);
+int tide_lua_isnil(lua_State *L, int index);
+const char *tide_lua_tostring(lua_State *L, int index, size_t *length);
+int tide_lua_upvalueindex(int i);
+int tide_lua_registryindex(void);
+
+#endif

@@ -1,0 +1,136 @@
+import CLua
+import CLuaShim
+import TideCore
+
+/// One sandboxed Lua state (see CLuaShim): safe libraries only, a memory cap, and an
+/// instruction budget and time limit on every call. Not thread-safe: one owner at a time.
+///
+/// ```swift
+/// let lua = try LuaState(limits: LuaLimits())
+/// let value = try lua.run("return 1 + 2", chunkName: "=example")  // .integer(3)
+/// ```
+public final class LuaState {
+    let pointer: OpaquePointer
+    /// The limits every call runs under.
+    public let limits: LuaLimits
+
+    /// Creates a fresh sandboxed state.
+    public init(limits: LuaLimits = LuaLimits()) throws(LuaError) {
+        guard let pointer = tide_lua_open(limits.memoryBytes) else {
+            throw LuaError(.unavailable, "could not create a Lua state with \(limits.memoryBytes) bytes")
+        }
+        self.pointer = pointer
+        self.limits = limits
+    }
+
+    deinit { tide_lua_close(pointer) }
+
+    /// Bytes the state holds now.
+    public var memoryUsed: Int { tide_lua_memory_used(pointer) }
+
+    /// Loads and runs a text chunk; returns its first result.
+    @discardableResult
+    public func run(_ code: String, chunkName: String) throws(LuaError) -> LuaValue {
+        try load(code, chunkName: chunkName)
+        try call(arguments: 0, results: 1)
+        defer { tide_lua_pop(pointer, 1) }
+        return value(at: -1)
+    }
+
+    /// Compiles a text chunk and leaves it on the stack as a function.
+    func load(_ code: String, chunkName: String) throws(LuaError) {
+        let bytes = Array(code.utf8)
+        let status = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { tide_lua_load(pointer, $0.baseAddress, $0.count, chunkName) }
+        }
+        guard status == LUA_OK else { throw popError(status: status, kind: status == LUA_ERRSYNTAX ? .syntax : nil) }
+    }
+
+    /// Calls the function below `arguments` values on the stack under the limits. On success
+    /// `results` values are left on the stack; on failure nothing is.
+    func call(arguments: Int32, results: Int32) throws(LuaError) {
+        let status = tide_lua_pcall(pointer, arguments, results, limits.instructions, limits.time.seconds)
+        guard status == LUA_OK else { throw popError(status: status, kind: nil) }
+    }
+
+    private func popError(status: Int32, kind: LuaError.Kind?) -> LuaError {
+        let message = string(at: -1) ?? "unknown Lua error (status \(status))"
+        tide_lua_pop(pointer, 1)
+        let limitKind: LuaError.Kind? = switch tide_lua_last_limit(pointer) {
+        case TIDE_LIMIT_INSTRUCTIONS: .instructionBudget
+        case TIDE_LIMIT_TIME: .timeLimit
+        case TIDE_LIMIT_MEMORY: .memoryLimit
+        default: nil
+        }
+        return LuaError(limitKind ?? kind ?? (status == LUA_ERRMEM ? .memoryLimit : .runtime), message)
+    }
+
+    /// The string at `index`, without converting numbers (which would change the stack).
+    func string(at index: Int32) -> String? {
+        guard lua_type(pointer, index) == LUA_TSTRING else { return nil }
+        var length = 0
+        guard let bytes = tide_lua_tostring(pointer, index, &length) else { return nil }
+        return bytes.withMemoryRebound(to: UInt8.self, capacity: length) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        }
+    }
+
+    /// Copies the value at `index` into Swift; tables are read raw (no metamethods), to a depth of 16.
+    public func value(at index: Int32, depth: Int = 0) -> LuaValue {
+        switch lua_type(pointer, index) {
+        case LUA_TNIL, LUA_TNONE: return .nil
+        case LUA_TBOOLEAN: return .boolean(lua_toboolean(pointer, index) != 0)
+        case LUA_TNUMBER:
+            return lua_isinteger(pointer, index) != 0 ? .integer(lua_tointegerx(pointer, index, nil))
+                : .number(lua_tonumberx(pointer, index, nil))
+        case LUA_TSTRING: return .string(string(at: index) ?? "")
+        case LUA_TTABLE where depth < 16: return table(at: index, depth: depth)
+        default: return .opaque(String(cString: lua_typename(pointer, lua_type(pointer, index))))
+        }
+    }
+
+    private func table(at index: Int32, depth: Int) -> LuaValue {
+        let table = lua_absindex(pointer, index)
+        var array: [LuaValue] = []
+        let count = min(Int(lua_rawlen(pointer, table)), 1 << 20)
+        for position in 0..<count {
+            lua_rawgeti(pointer, table, lua_Integer(position + 1))
+            array.append(value(at: -1, depth: depth + 1))
+            tide_lua_pop(pointer, 1)
+        }
+        var fields: [String: LuaValue] = [:]
+        lua_pushnil(pointer)
+        while lua_next(pointer, table) != 0 {
+            if lua_type(pointer, -2) == LUA_TSTRING, let key = string(at: -2) {
+                fields[key] = value(at: -1, depth: depth + 1)
+            }
+            tide_lua_pop(pointer, 1)
+        }
+        return .table(array: array, fields: fields)
+    }
+
+    /// Pushes a Swift value onto the stack.
+    public func push(_ value: LuaValue) {
+        switch value {
+        case .nil, .opaque: lua_pushnil(pointer)
+        case .boolean(let flag): lua_pushboolean(pointer, flag ? 1 : 0)
+        case .integer(let number): lua_pushinteger(pointer, number)
+        case .number(let number): lua_pushnumber(pointer, number)
+        case .string(let text):
+            let bytes = Array(text.utf8)
+            bytes.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { _ = lua_pushlstring(pointer, $0.baseAddress, $0.count) }
+            }
+        case .table(let array, let fields):
+            lua_createtable(pointer, Int32(array.count), Int32(fields.count))
+            for (position, element) in array.enumerated() {
+                push(element)
+                lua_rawseti(pointer, -2, lua_Integer(position + 1))
+            }
+            for (key, element) in fields {
+                push(element)
+                lua_setfield(pointer, -2, key)
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+/// A Lua value copied into Swift (functions and userdata are not copied).
+public enum LuaValue: Sendable, Hashable {
+    case `nil`
+    case boolean(Bool)
+    case integer(Int64)
+    case number(Double)
+    case string(String)
+    /// A table: its array part (keys 1…n) and its other keys that are strings.
+    case table(array: [LuaValue], fields: [String: LuaValue])
+    /// A function, thread or userdata, named by its type.
+    case opaque(String)
+
+    /// The value as a string, if it is one.
+    public var string: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    /// The value as a number, if it is one (integers included).
+    public var number: Double? {
+        switch self {
+        case .integer(let value): Double(value)
+        case .number(let value): value
+        default: nil
+        }
+    }
+
+    /// A field of a table value.
+    public subscript(field: String) -> LuaValue {
+        if case .table(_, let fields) = self { return fields[field] ?? .nil }
+        return .nil
+    }
+
+    /// Lua's name for the value's type.
+    public var typeName: String {
+        switch self {
+        case .nil: "nil"
+        case .boolean: "boolean"
+        case .integer, .number: "number"
+        case .string: "string"
+        case .table: "table"
+        case .opaque(let type): type
+        }
+    }
+}
