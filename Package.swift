@@ -37,12 +37,12 @@ let package = Package(
         .executableTarget(
             name: "tide",
             dependencies: [
-                "TideCore", "TideLlama", "TideModels", "TideBench",
+                "TideCore", "TideLlama", "TideLua", "TideModels", "TideBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "TideCoreTests", dependencies: ["TideCore"]),
-        .testTarget(name: "TideLuaTests", dependencies: ["TideLua"]),
+        .testTarget(name: "TideLuaTests", dependencies: ["TideLua", "TideLlama", "TideModels"]),
         .testTarget(name: "TideLlamaTests", dependencies: ["TideLlama", "TideModels"]),
         .testTarget(name: "TideModelsTests", dependencies: ["TideModels"], exclude: ["Fixtures"]),
         .testTarget(name: "TideCLITests", dependencies: ["TideModels"]),

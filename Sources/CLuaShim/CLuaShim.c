@@ -245,3 +245,71 @@ int tide_lua_isnil(lua_State *L, int index) { return lua_isnil(L, index); }
 const char *tide_lua_tostring(lua_State *L, int index, size_t *length) { return lua_tolstring(L, index, length); }
 int tide_lua_upvalueindex(int i) { return lua_upvalueindex(i); }
 int tide_lua_registryindex(void) { return LUA_REGISTRYINDEX; }
+
+/// The Lua side of a host function: upvalues are the Swift function, its context and its name.
+static int host_trampoline(lua_State *L) {
+    tide_host_function function = (tide_host_function)lua_touserdata(L, lua_upvalueindex(1));
+    void *context = lua_touserdata(L, lua_upvalueindex(2));
+    const char *name = lua_tostring(L, lua_upvalueindex(3));
+    tide_host_input input = {0};
+    int32_t *tokens = NULL;
+    if (lua_type(L, 1) == LUA_TSTRING || lua_type(L, 1) == LUA_TNUMBER) {
+        input.text = lua_tolstring(L, 1, &input.text_length);
+    } else if (lua_istable(L, 1)) {
+        lua_Unsigned count = lua_rawlen(L, 1);
+        if (count > (1u << 20)) return luaL_error(L, "too many tokens (%d)", (int)count);
+        tokens = lua_newuserdatauv(L, (count ? count : 1) * sizeof(int32_t), 0);
+        for (lua_Unsigned i = 0; i < count; i++) {
+            lua_rawgeti(L, 1, (lua_Integer)i + 1);
+            int is_number = 0;
+            lua_Integer value = lua_tointegerx(L, -1, &is_number);
+            lua_pop(L, 1);
+            if (!is_number) return luaL_error(L, "token %d is not an integer", (int)i + 1);
+            tokens[i] = (int32_t)value;
+        }
+        input.tokens = tokens;
+        input.token_count = count;
+    } else if (!lua_isnoneornil(L, 1)) {
+        return luaL_error(L, "tide.%s expects a string or a list of token ids, got %s", name, luaL_typename(L, 1));
+    }
+    tide_host_output output = {0};
+    function(context, name, &input, &output);
+    if (output.error) {
+        lua_pushstring(L, output.error);
+        free(output.error);
+        free(output.text);
+        free(output.tokens);
+        return lua_error(L);
+    }
+    int results = 0;
+    if (output.has_text) {
+        lua_pushlstring(L, output.text ? output.text : "", output.text_length);
+        results++;
+    }
+    free(output.text);
+    if (output.has_tokens) {
+        lua_createtable(L, (int)output.token_count, 0);
+        for (size_t i = 0; i < output.token_count; i++) {
+            lua_pushinteger(L, output.tokens[i]);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        results++;
+    }
+    free(output.tokens);
+    return results;
+}
+
+void tide_lua_add_host_function(lua_State *L, const char *name, tide_host_function function, void *context) {
+    if (lua_getglobal(L, "tide") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setglobal(L, "tide");
+    }
+    lua_pushlightuserdata(L, (void *)function);
+    lua_pushlightuserdata(L, context);
+    lua_pushstring(L, name);
+    lua_pushcclosure(L, host_trampoline, 3);
+    lua_setfield(L, -2, name);
+    lua_pop(L, 1);
+}

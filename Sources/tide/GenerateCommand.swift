@@ -17,6 +17,7 @@ struct GenerateCommand: AsyncParsableCommand {
 
     @OptionGroup var modelOptions: ModelOptions
     @OptionGroup var sampling: SamplingOptions
+    @OptionGroup var pluginOptions: PluginOptions
 
     @Option(help: "The system prompt (default: the model's; \"\" for none).")
     var system: String?
@@ -37,11 +38,14 @@ struct GenerateCommand: AsyncParsableCommand {
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw ValidationError("the prompt is empty")
         }
+        let plugins = try pluginOptions.load()
         let loaded = try modelOptions.load()
         let session = ChatSession(
             backend: try modelOptions.makeBackend(loaded),
             systemPrompt: system ?? loaded.defaultSystemPrompt,
             parameters: parameters,
+            hooks: plugins,
+            hookErrorPolicy: pluginOptions.policy,
             overflowPolicy: overflow
         )
         let summary = try await ReplyPrinter(session: session).reply(to: text)

@@ -39,6 +39,34 @@ int tide_lua_pcall(lua_State *L, int nargs, int nresults, int64_t instruction_bu
 /// Which limit stopped the last tide_lua_pcall, if any.
 tide_limit tide_lua_last_limit(lua_State *L);
 
+/// What a host function receives: the string argument of the call, if any, and a token list.
+typedef struct {
+    const char *text;
+    size_t text_length;
+    const int32_t *tokens;
+    size_t token_count;
+} tide_host_input;
+
+/// What a host function returns. Swift fills it with malloc'd memory; C pushes it to Lua and
+/// frees it. A non-NULL error is raised as a Lua error (by C, never across Swift frames).
+typedef struct {
+    char *text;
+    size_t text_length;
+    int32_t *tokens;
+    size_t token_count;
+    char *error;
+    int has_text;
+    int has_tokens;
+} tide_host_output;
+
+/// The one Swift entry point behind every `tide.*` host function; `name` says which.
+typedef void (*tide_host_function)(void *context, const char *name, const tide_host_input *input,
+                                   tide_host_output *output);
+
+/// Adds `name` to the global table `tide` (created if needed) as a Lua function that passes its
+/// first argument (a string, or a list of integers) to `function` and returns its result.
+void tide_lua_add_host_function(lua_State *L, const char *name, tide_host_function function, void *context);
+
 // Lua's macros, as functions Swift can call.
 void tide_lua_pop(lua_State *L, int n);
 void tide_lua_newtable(lua_State *L);

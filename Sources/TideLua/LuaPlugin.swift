@@ -1,0 +1,226 @@
+import CLua
+import CLuaShim
+import Foundation
+import Synchronization
+import TideCore
+
+/// A Lua plugin instance: its own sandboxed state, its declared hooks and its options.
+///
+/// The file returns a table with `name`, `version`, `description`, `options` (defaults) and any
+/// of the five hook functions. Each instance keeps `tide.state` across the turns of a session.
+///
+/// ```swift
+/// let plugin = try LuaPlugin(spec: PluginSpec(parsing: "stop-after-sentences sentences=2"))
+/// let session = ChatSession(backend: backend, hooks: [plugin])
+/// ```
+public final class LuaPlugin: ChatHook, @unchecked Sendable {
+    // Every use of `lua` holds `lock`: a session calls hooks from one task at a time, but a
+    // plugin object could be shared by mistake, and Lua states are not thread-safe.
+    public let name: String
+    /// The plugin's version, as it declares it.
+    public let version: String
+    /// One line about what it does.
+    public let summary: String
+    /// The file it was loaded from.
+    public let path: String
+    public let points: Set<HookPoint>
+    /// The options in effect: declared defaults overridden by the spec.
+    public let options: [String: LuaValue]
+
+    private let lua: LuaState
+    private let lock = NSLock()
+    private let log: @Sendable (String) -> Void
+    private var hookReferences: [HookPoint: Int32] = [:]
+    private var requestedStop: String?
+
+    /// Names a plugin table may define besides the hooks.
+    static let metadataFields: Set<String> = ["name", "version", "description", "options"]
+
+    /// Finds, loads and configures the plugin `spec` names.
+    public convenience init(spec: PluginSpec, locator: PluginLocator = .standard, limits: LuaLimits = LuaLimits(),
+                            log: @escaping @Sendable (String) -> Void = { _ in }) throws(PluginError)
+    {
+        let url = try locator.locate(spec.name)
+        guard let data = FileManager.default.contents(atPath: url.path) else { throw .unreadable(url.path) }
+        try self.init(source: String(decoding: data, as: UTF8.self), path: url.path, options: spec.options,
+                      limits: limits, log: log)
+    }
+
+    /// Loads a plugin from its source text.
+    public init(source: String, path: String, options given: [PluginSpec.Option] = [], limits: LuaLimits = LuaLimits(),
+                log: @escaping @Sendable (String) -> Void = { _ in }) throws(PluginError)
+    {
+        let lua: LuaState
+        do {
+            lua = try LuaState(limits: limits)
+        } catch {
+            throw .invalid(path: path, error.message)
+        }
+        self.lua = lua
+        self.path = path
+        self.log = log
+        let fileName = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        let table: LuaValue
+        do {
+            try lua.load(source, chunkName: "@" + path)
+            try lua.call(arguments: 0, results: 1)
+            table = lua.value(at: -1)
+        } catch {
+            throw .invalid(path: path, error.message)
+        }
+        guard case .table(_, let fields) = table else {
+            tide_lua_pop(lua.pointer, 1)
+            throw .invalid(path: path, "a plugin must return a table, but this file returns \(table.typeName == "nil" ? "nothing" : "a \(table.typeName)")")
+        }
+        let unknown = fields.keys.filter { !Self.metadataFields.contains($0) && HookPoint(rawValue: $0) == nil }.sorted()
+        let misspelled = unknown.filter { $0.hasPrefix("on_") || $0.hasPrefix("should_") }
+        guard misspelled.isEmpty else {
+            tide_lua_pop(lua.pointer, 1)
+            throw .invalid(path: path, "unknown hook \(misspelled.joined(separator: ", ")); hooks are "
+                + HookPoint.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        name = fields["name"]?.string ?? fileName
+        version = fields["version"]?.string ?? fields["version"]?.number.map { "\($0)" } ?? "0"
+        summary = fields["description"]?.string ?? ""
+        if fields[HookPoint.logits.rawValue] != nil {
+            tide_lua_pop(lua.pointer, 1)
+            throw .invalid(path: path, "on_logits is not supported by this version of Tide yet")
+        }
+        var references: [HookPoint: Int32] = [:]
+        for point in HookPoint.allCases {
+            guard case .opaque("function") = fields[point.rawValue] ?? .nil else {
+                if let value = fields[point.rawValue], value != .nil {
+                    tide_lua_pop(lua.pointer, 1)
+                    throw .invalid(path: path, "\(point.rawValue) must be a function, not a \(value.typeName)")
+                }
+                continue
+            }
+            _ = point.rawValue.withCString { lua_pushstring(lua.pointer, $0) }
+            lua_rawget(lua.pointer, -2)
+            references[point] = luaL_ref(lua.pointer, tide_lua_registryindex())
+        }
+        tide_lua_pop(lua.pointer, 1)
+        hookReferences = references
+        points = Set(references.keys)
+        options = try Self.resolveOptions(plugin: name, path: path, declared: fields["options"] ?? .nil, given: given)
+        installHostAPI()
+    }
+
+    /// Merges given values into the declared defaults, typed like the defaults.
+    static func resolveOptions(plugin: String, path: String, declared: LuaValue, given: [PluginSpec.Option])
+        throws(PluginError) -> [String: LuaValue]
+    {
+        var options: [String: LuaValue] = [:]
+        switch declared {
+        case .nil: break
+        case .table(let array, let fields) where array.isEmpty:
+            for (key, value) in fields {
+                switch value {
+                case .string, .integer, .number, .boolean: options[key] = value
+                default:
+                    throw .invalid(path: path, "the default of option '\(key)' is a \(value.typeName); "
+                        + "defaults must be strings, numbers or booleans")
+                }
+            }
+        default: throw .invalid(path: path, "options must be a table of defaults (name = value)")
+        }
+        for option in given {
+            guard let current = options[option.key] else {
+                throw .badOption(plugin: plugin, "unknown option '\(option.key)'"
+                    + (options.isEmpty ? " (it takes none)" : "; it takes " + options.keys.sorted().joined(separator: ", ")))
+            }
+            options[option.key] = try typed(option, like: current, plugin: plugin)
+        }
+        return options
+    }
+
+    private static func typed(_ option: PluginSpec.Option, like current: LuaValue, plugin: String) throws(PluginError) -> LuaValue {
+        let value = option.value
+        switch current {
+        case .integer:
+            guard let number = Int64(value) else { throw .badOption(plugin: plugin, "\(option.key) must be a whole number, not '\(value)'") }
+            return .integer(number)
+        case .number:
+            guard let number = Double(value), number.isFinite else {
+                throw .badOption(plugin: plugin, "\(option.key) must be a number, not '\(value)'")
+            }
+            return .number(number)
+        case .boolean:
+            switch value.lowercased() {
+            case "true", "yes", "on", "1": return .boolean(true)
+            case "false", "no", "off", "0": return .boolean(false)
+            default: throw .badOption(plugin: plugin, "\(option.key) must be true or false, not '\(value)'")
+            }
+        default: return .string(value)
+        }
+    }
+
+    /// The `tide` table: host functions (C trampolines into ``host(_:_:_:)``), then the Lua-side API.
+    private func installHostAPI() {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        for function in ["_log", "_stop"] {
+            tide_lua_add_host_function(lua.pointer, function, luaHostFunction, context)
+        }
+        lua_getglobal(lua.pointer, "tide")
+        lua.push(.table(array: [], fields: options))
+        lua_setfield(lua.pointer, -2, "options")
+        lua.push(.table(array: [], fields: [:]))
+        lua_setfield(lua.pointer, -2, "state")
+        lua.push(.string(Self.tideVersion))
+        lua_setfield(lua.pointer, -2, "version")
+        lua.push(.string(name))
+        lua_setfield(lua.pointer, -2, "plugin")
+        tide_lua_pop(lua.pointer, 1)
+        _ = try? lua.run(Self.prelude, chunkName: "=tide")
+    }
+
+    /// The registry reference of a hook's function.
+    func hookReference(_ point: HookPoint) -> Int32? { hookReferences[point] }
+
+    /// Runs `body` with exclusive use of the Lua state.
+    func withState<Result>(_ body: (LuaState) throws(LuaError) -> Result) throws(LuaError) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(lua)
+    }
+
+    /// Takes the reason a hook gave to `tide.stop`, if it called it.
+    func takeRequestedStop() -> String? {
+        lock.lock()
+        defer { lock.unlock() }
+        defer { requestedStop = nil }
+        return requestedStop
+    }
+
+    /// The version of Tide that plugins see as `tide.version`.
+    public static let tideVersion = "0.1.0"
+
+    /// Lua-side conveniences over the host functions.
+    static let prelude = """
+        local log, stop = tide._log, tide._stop
+        tide._log, tide._stop = nil, nil
+        function tide.log(...)
+          local parts = {}
+          for i = 1, select('#', ...) do parts[i] = tostring((select(i, ...))) end
+          log(table.concat(parts, ' '))
+        end
+        function tide.stop(reason) stop(reason == nil and '' or tostring(reason)) end
+        print = tide.log
+        """
+
+    /// Serves a host function call from Lua. Never touches the Lua state (C does the pushing).
+    fileprivate func host(_ function: String, _ input: tide_host_input, _ output: UnsafeMutablePointer<tide_host_output>) {
+        let text = input.text.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: input.text_length), as: UTF8.self) }
+        switch function {
+        case "_log": log("[\(name)] \(text ?? "")")
+        case "_stop": requestedStop = text ?? ""
+        default: output.pointee.error = strdup("unknown host function \(function)")
+        }
+    }
+}
+
+/// The C entry point of every host function.
+private let luaHostFunction: tide_host_function = { context, name, input, output in
+    guard let context, let name, let input, let output else { return }
+    Unmanaged<LuaPlugin>.fromOpaque(context).takeUnretainedValue().host(String(cString: name), input.pointee, output)
+}

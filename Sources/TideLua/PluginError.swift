@@ -1,0 +1,26 @@
+import TideCore
+
+/// A plugin that cannot be found, loaded or configured.
+public enum PluginError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// `NAME key=value …` does not parse.
+    case badSpec(String, String)
+    /// No plugin by that name in the places searched.
+    case notFound(String, searched: [String])
+    /// The file cannot be read.
+    case unreadable(String)
+    /// The file does not define a valid plugin.
+    case invalid(path: String, String)
+    /// An option the plugin does not declare, or a value of the wrong type.
+    case badOption(plugin: String, String)
+
+    public var description: String {
+        switch self {
+        case .badSpec(let text, let problem): "bad plugin spec '\(text)': \(problem) (write NAME key=value …)"
+        case .notFound(let name, let searched):
+            "no plugin '\(name)' in " + searched.joined(separator: ", ") + " (give a path to a .lua file, or see `tide plugins list`)"
+        case .unreadable(let path): "cannot read plugin file \(path)"
+        case .invalid(let path, let problem): "\(path): \(problem)"
+        case .badOption(let plugin, let problem): "plugin \(plugin): \(problem)"
+        }
+    }
+}

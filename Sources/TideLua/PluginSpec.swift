@@ -1,0 +1,68 @@
+/// A plugin as a user names it: `NAME key=value …`, the same spelling on the command line
+/// (`--plugin 'stop-after-sentences sentences=2'`), in scripts (`@plugin …`) and in the REPL
+/// (`/load …`). Values may be quoted with `"` or `'` to hold spaces.
+public struct PluginSpec: Sendable, Hashable, CustomStringConvertible {
+    /// The plugin's name or path.
+    public var name: String
+    /// Option values as written, in order.
+    public var options: [Option]
+
+    /// One `key=value`.
+    public struct Option: Sendable, Hashable {
+        /// The option's name.
+        public var key: String
+        /// Its value, as written.
+        public var value: String
+
+        /// Creates an option.
+        public init(key: String, value: String) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    /// Parses `NAME key=value …`.
+    public init(parsing text: String) throws(PluginError) {
+        let words = try Self.words(text)
+        guard let name = words.first else { throw .badSpec(text, "it names no plugin") }
+        self.name = name
+        options = []
+        for word in words.dropFirst() {
+            guard let equals = word.firstIndex(of: "="), equals != word.startIndex else {
+                throw .badSpec(text, "'\(word)' is not key=value")
+            }
+            options.append(Option(key: String(word[..<equals]), value: String(word[word.index(after: equals)...])))
+        }
+    }
+
+    public var description: String {
+        ([name] + options.map { "\($0.key)=" + ($0.value.contains(" ") ? "\"\($0.value)\"" : $0.value) })
+            .joined(separator: " ")
+    }
+
+    /// Splits on spaces outside quotes; quotes are removed.
+    private static func words(_ text: String) throws(PluginError) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var inWord = false
+        var quote: Character?
+        for character in text {
+            if let open = quote {
+                if character == open { quote = nil } else { current.append(character) }
+            } else if character == "\"" || character == "'" {
+                quote = character
+                inWord = true
+            } else if character.isWhitespace {
+                if inWord { words.append(current) }
+                current = ""
+                inWord = false
+            } else {
+                current.append(character)
+                inWord = true
+            }
+        }
+        if quote != nil { throw .badSpec(text, "a quote is not closed") }
+        if inWord { words.append(current) }
+        return words
+    }
+}

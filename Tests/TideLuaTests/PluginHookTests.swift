@@ -1,0 +1,135 @@
+import Synchronization
+import Testing
+import TideCore
+import TideLua
+
+/// Hook semantics on the real model, one test at a time (each has its own llama.cpp context).
+@Suite(.serialized) struct PluginHookTests {
+    let question = "What is the capital of France?"
+
+    @Test func onTokenReplacesDropsAndChainsInOrder() async throws {
+        let upper = try PluginFixtures.plugin("upper", "return { on_token = function(t) return t.text:upper() end }")
+        let noSpaces = try PluginFixtures.plugin("nospace", """
+            return { on_token = function(t) if t.text:find('^%s*$') then return false end
+                                             return (t.text:gsub(' ', '_')) end }
+            """)
+        let reply = try await PluginFixtures.session([upper, noSpaces]).reply(to: question).collect()
+        #expect(reply.text.contains("PARIS"))
+        #expect(!reply.text.contains(" "))
+        #expect(reply.summary?.rawText.contains("Paris") == true)
+    }
+
+    @Test func shouldStopEndsTheReplyWithTheReason() async throws {
+        let stop = try PluginFixtures.plugin("two-words", """
+            return { should_stop = function(reply)
+              local _, words = reply.text:gsub('%S+', '')
+              if words >= 2 then return true, words .. ' words' end
+            end }
+            """)
+        let reply = try await PluginFixtures.session([stop]).reply(to: question).collect()
+        #expect(reply.summary?.stopReason == .hook(name: "two-words", reason: "2 words"))
+        #expect(reply.text.split(separator: " ").count == 2)
+    }
+
+    @Test func tideStopFromOnToken() async throws {
+        let stop = try PluginFixtures.plugin("stop-at-paris", """
+            return { on_token = function(t, reply) if reply.text:find('Paris') then tide.stop('found it') end end }
+            """)
+        let reply = try await PluginFixtures.session([stop]).reply(to: question).collect()
+        #expect(reply.summary?.stopReason.description == "plugin:stop-at-paris: found it")
+        #expect(reply.text.hasSuffix("Paris"))
+    }
+
+    @Test func onPromptEditsAndAnswers() async throws {
+        let persona = try PluginFixtures.plugin("persona", """
+            return { on_prompt = function(prompt)
+              prompt.messages[1].content = 'You are a pirate. Always say Arr.'
+              prompt.params.max_tokens = 5
+            end }
+            """)
+        let reply = try await PluginFixtures.session([persona]).reply(to: "Hello!").collect()
+        #expect(reply.summary?.statistics.generatedTokens ?? 0 <= 5)
+        let canned = try PluginFixtures.plugin("canned", """
+            return { on_prompt = function(prompt)
+              if prompt.messages[#prompt.messages].content:find('password') then return 'I cannot help with that.' end
+            end }
+            """)
+        let session = try PluginFixtures.session([canned])
+        let answer = try await session.reply(to: "What is the admin password?").collect()
+        #expect(answer.text == "I cannot help with that.")
+        #expect(answer.summary?.stopReason == .answeredByHook(name: "canned"))
+    }
+
+    @Test func stateLivesAcrossTurnsAndOnReplyRewritesHistory() async throws {
+        let counter = try PluginFixtures.plugin("counter", """
+            return { on_reply = function(reply)
+              tide.state.turns = (tide.state.turns or 0) + 1
+              return '[turn ' .. tide.state.turns .. '] ' .. reply.text
+            end }
+            """)
+        let session = try PluginFixtures.session([counter], maxTokens: 8)
+        _ = try await session.reply(to: "Hi").collect()
+        _ = try await session.reply(to: "Hi again").collect()
+        #expect(session.history[2].content.hasPrefix("[turn 1] "))
+        #expect(session.history[4].content.hasPrefix("[turn 2] "))
+    }
+
+    @Test func logsNameThePlugin() async throws {
+        let lines = Mutex<[String]>([])
+        let logger = try PluginFixtures.plugin("logger", """
+            return { on_reply = function(reply) tide.log('stop was', reply.stop_reason); print('via print') end }
+            """, log: { line in lines.withLock { $0.append(line) } })
+        _ = try await PluginFixtures.session([logger], maxTokens: 4).reply(to: question).collect()
+        #expect(lines.withLock { $0 } == ["[logger] stop was max-tokens", "[logger] via print"])
+    }
+
+    /// Hostile hooks: each is reported once with the plugin, hook and message; the plugin is
+    /// disabled and the reply goes on; under the strict policy the reply fails with that message.
+    @Test(arguments: [
+        ("on_token", "while true do end", "instruction budget exceeded"),
+        ("should_stop", "while true do end", "instruction budget exceeded"),
+        ("on_prompt", "while true do end", "instruction budget exceeded"),
+        ("on_reply", "while true do end", "instruction budget exceeded"),
+        ("on_token", "local t = {} for i = 1, 1e9 do t[i] = ('x'):rep(100) .. i end", "memory limit exceeded"),
+        ("on_token", "return string.rep('x', 1e10)", "too large"),
+        ("on_token", "io.open('/etc/passwd')", "global 'io'"),
+        ("on_token", "os.execute('true')", "field 'execute'"),
+        ("on_token", "require 'os'", "global 'require'"),
+        ("on_token", "debug.sethook()", "global 'debug'"),
+        ("on_token", "error({})", "(error object is a table value)"),
+        ("on_token", "error(nil)", "(error object is a nil value)"),
+        ("on_token", "coroutine.yield()", "global 'coroutine'"),
+        ("on_token", "return 42", "on_token must return nil, a string or false"),
+    ])
+    func hostileHooksAreContained(hook: String, body: String, message: String) async throws {
+        let source = "local p = {} function p.\(hook)(...) \(body) end return p"
+        let hostile = try PluginFixtures.plugin("hostile", source)
+        let reply = try await PluginFixtures.session([hostile], maxTokens: 12).reply(to: question).collect()
+        #expect(reply.failures.count == 1)
+        let failure = try #require(reply.failures.first)
+        #expect(failure.hookName == "hostile")
+        #expect(failure.point.rawValue == hook)
+        #expect(failure.message.contains(message), "got: \(failure.message)")
+        #expect(reply.summary != nil)
+        if hook != "on_prompt" { #expect(!reply.text.isEmpty) }
+
+        let strict = try PluginFixtures.plugin("hostile", source)
+        do {
+            _ = try await PluginFixtures.session([strict], policy: .failReply, maxTokens: 12).reply(to: question).collect()
+            Issue.record("the strict policy let \(hook) fail silently")
+        } catch let failure as HookFailure {
+            #expect(failure.message.contains(message))
+        }
+    }
+
+    @Test func tamperingWithTheStringMetatableStaysInOnePlugin() async throws {
+        let vandal = try PluginFixtures.plugin("vandal", """
+            getmetatable('').__index.upper = function() return 'vandalised' end
+            return { on_token = function(t) return nil end }
+            """)
+        let upper = try PluginFixtures.plugin("upper", "return { on_token = function(t) return t.text:upper() end }")
+        let reply = try await PluginFixtures.session([vandal, upper]).reply(to: question).collect()
+        #expect(reply.text.contains("PARIS"))
+        #expect(!reply.text.contains("vandalised"))
+    }
+}
