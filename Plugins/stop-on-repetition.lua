@@ -1,0 +1,44 @@
+-- stop-on-repetition: end a reply that has started to loop.
+--
+-- Looks at the words of the reply: if its last `span` words (for any span from 2 to
+-- `longest` words) were also the `repeats - 1` spans just before them, the reply is going
+-- round in circles ("he saw them all, and he saw them all, and he saw them all").
+--
+-- Options:  repeats = 3    how many back-to-back copies make a loop
+--           longest = 16   the longest repeated span to look for, in words
+-- Example:  tide generate --plugin stop-on-repetition --max-tokens 400 "Say hello in Japanese."
+local plugin = {
+  name = "stop-on-repetition",
+  version = "1.0",
+  description = "Stop when the reply repeats itself.",
+  options = { repeats = 3, longest = 16 },
+}
+
+local function words_of(text)
+  local words = {}
+  for word in text:gmatch("%S+") do words[#words + 1] = word:lower() end
+  return words
+end
+
+local function repeats_at_end(words, span, copies)
+  local count = #words
+  if count < span * copies then return false end
+  for copy = 1, copies - 1 do
+    for i = 0, span - 1 do
+      if words[count - i] ~= words[count - i - copy * span] then return false end
+    end
+  end
+  return true
+end
+
+function plugin.should_stop(reply)
+  local words = words_of(reply.text)
+  local copies = tide.options.repeats
+  for span = 2, tide.options.longest do
+    if repeats_at_end(words, span, copies) then
+      return true, copies .. " repeats of " .. span .. " words"
+    end
+  end
+end
+
+return plugin

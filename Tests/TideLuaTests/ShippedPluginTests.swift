@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+import TideCore
+import TideLua
+
+/// The plugins in Plugins/, each on the real model.
+@Suite(.serialized) struct ShippedPluginTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Plugins")
+
+    func plugin(_ spec: String) throws -> LuaPlugin {
+        try LuaPlugin(spec: PluginSpec(parsing: spec), locator: PluginLocator(directories: [Self.folder]))
+    }
+
+    func reply(_ specs: [String], to question: String, maxTokens: Int = 120) async throws -> CollectedReply {
+        try await PluginFixtures.session(specs.map(plugin), maxTokens: maxTokens).reply(to: question).collect()
+    }
+
+    @Test func everyShippedPluginLoadsAndStartsWithItsDocumentation() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).filter { $0.hasSuffix(".lua") }
+        #expect(files.count >= 5)
+        for file in files {
+            let source = try String(contentsOf: Self.folder.appendingPathComponent(file), encoding: .utf8)
+            let name = String(file.dropLast(4))
+            #expect(source.hasPrefix("-- \(name): "), "\(file) must start with '-- \(name): <purpose>'")
+            #expect(source.contains("-- Options:") && source.contains("-- Example:"), "\(file) documents options and an example")
+            let loaded = try plugin(name)
+            #expect(loaded.name == name)
+        }
+    }
+
+    @Test func stopAfterSentences() async throws {
+        let result = try await reply(["stop-after-sentences sentences=1"], to: "Describe the sea.")
+        #expect(result.summary?.stopReason == .hook(name: "stop-after-sentences", reason: "1 sentence"))
+        #expect(result.text.hasSuffix("."))
+        #expect(result.text.filter { ".!?".contains($0) }.count == 1)
+    }
+
+    @Test func stopOnPattern() async throws {
+        let result = try await reply(["stop-on-pattern pattern=Paris"], to: "What is the capital of France?")
+        #expect(result.summary?.stopReason == .hook(name: "stop-on-pattern", reason: "matched Paris"))
+        #expect(result.text.hasSuffix("Paris"))
+        let missing = try await reply(["stop-on-pattern"], to: "Hi", maxTokens: 4)
+        #expect(missing.failures.first?.message.contains("set the pattern option") == true)
+    }
+
+    @Test func stopOnRepetition() async throws {
+        let result = try await reply(["stop-on-repetition"], to: "Say hello in Japanese.", maxTokens: 300)
+        #expect(result.summary?.stopReason.description.hasPrefix("plugin:stop-on-repetition: 3 repeats of") == true)
+        #expect((result.summary?.statistics.generatedTokens ?? 300) < 300)
+    }
+
+    @Test func wordBudget() async throws {
+        let result = try await reply(["word-budget words=8"], to: "Explain how tides work.")
+        #expect(result.summary?.stopReason == .hook(name: "word-budget", reason: "8 words"))
+        #expect(result.text.split(whereSeparator: \.isWhitespace).count == 8)
+    }
+
+    @Test func persona() async throws {
+        let pirate = try await reply(["persona persona=pirate"], to: "Hello, who are you?", maxTokens: 12)
+        #expect(pirate.text.lowercased().contains("aye") || pirate.text.lowercased().contains("arr"))
+        // A long system prompt of one's own reaches the model: the prompt grows by its length.
+        let plain = try await reply([], to: "Hello!", maxTokens: 2)
+        let long = "You are a lighthouse keeper on a small rocky island far out at sea, and you answer like one."
+        let custom = try await reply(["persona system='\(long)'"], to: "Hello!", maxTokens: 2)
+        #expect((custom.summary?.statistics.promptTokens ?? 0) > (plain.summary?.statistics.promptTokens ?? 0) + 10)
+        let unknown = try await reply(["persona persona=wizard"], to: "Hello!", maxTokens: 4)
+        #expect(unknown.failures.first?.message.contains("unknown persona 'wizard'; choose one of pirate, poet, shakespeare, teacher, terse") == true)
+    }
+
+    @Test func pluginsCombineInOrder() async throws {
+        let result = try await reply(["persona persona=pirate", "stop-on-repetition", "word-budget words=30"],
+                                     to: "Hello, who are you?", maxTokens: 200)
+        #expect(result.summary?.stopReason.description.hasPrefix("plugin:") == true)
+        #expect(result.failures.isEmpty)
+    }
+}
