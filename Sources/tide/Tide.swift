@@ -9,6 +9,6 @@ struct Tide: AsyncParsableCommand {
         commandName: "tide",
         abstract: "A hookable chat engine for local language models.",
         version: version,
-        subcommands: [GenerateCommand.self, ModelsCommand.self, BenchCommand.self]
+        subcommands: [GenerateCommand.self, ModelsCommand.self, PluginsCommand.self, BenchCommand.self]
     )
 }

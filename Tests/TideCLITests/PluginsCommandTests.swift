@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+
+extension CommandLineTests {
+    @Suite struct PluginsCommandTests {
+        func scratchPlugin(_ source: String) throws -> String {
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("tide-cli-\(UUID().uuidString).lua")
+            try source.write(to: url, atomically: true, encoding: .utf8)
+            return url.path
+        }
+
+        @Test func listShowsTheShippedPlugins() throws {
+            let result = try TideProcess.run(["plugins", "list"])
+            #expect(result.status == 0)
+            #expect(result.stdout.contains("stop-after-sentences 1.0  Stop once the reply has N sentences."))
+            #expect(result.stdout.contains("hooks: should_stop"))
+        }
+
+        @Test func checkReportsWhatAPluginIs() throws {
+            let result = try TideProcess.run(["plugins", "check", "word-budget words=12"])
+            #expect(result.status == 0)
+            #expect(result.stdout.contains("ok: word-budget 1.0"))
+            #expect(result.stdout.contains("options: words=12"))
+        }
+
+        @Test(arguments: [
+            ("return {", "unexpected symbol near <eof>"),
+            ("local p = {}", "this file returns nothing"),
+            ("return { on_tokn = function() end }", "unknown hook on_tokn"),
+            ("return { options = { x = {} } }", "the default of option 'x' is a table"),
+        ])
+        func checkExplainsBrokenPlugins(source: String, message: String) throws {
+            let result = try TideProcess.run(["plugins", "check", try scratchPlugin(source)])
+            #expect(result.status != 0)
+            #expect(result.stderr.contains(message), "stderr: \(result.stderr)")
+        }
+
+        @Test func generateRunsPluginsAndStrictMakesTheirErrorsFatal() throws {
+            let stopped = try TideProcess.run(["generate", "--temperature", "0", "--stats",
+                                               "--plugin", "stop-after-sentences sentences=1", "Describe the sea."])
+            #expect(stopped.status == 0)
+            #expect(stopped.stderr.contains("stop: plugin:stop-after-sentences: 1 sentence"))
+
+            let looping = try scratchPlugin("return { on_token = function() while true do end end }")
+            let lenient = try TideProcess.run(["generate", "--temperature", "0", "--max-tokens", "8", "--plugin", looping, "Hi"])
+            #expect(lenient.status == 0)
+            #expect(lenient.stderr.contains("failed in on_token: instruction budget exceeded"))
+            #expect(!lenient.stdout.isEmpty)
+
+            let strict = try TideProcess.run(["generate", "--strict", "--temperature", "0", "--max-tokens", "8",
+                                              "--plugin", looping, "Hi"])
+            #expect(strict.status != 0)
+            #expect(strict.stderr.contains("failed in on_token: instruction budget exceeded"))
+        }
+
+        @Test func badPluginOptionsStopBeforeGenerating() throws {
+            let result = try TideProcess.run(["generate", "--plugin", "word-budget words=many", "Hi"])
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("plugin word-budget: words must be a whole number, not 'many'"))
+            #expect(result.stdout.isEmpty)
+        }
+    }
+}
