@@ -29,9 +29,8 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
 
     private let lua: LuaState
     private let lock = NSLock()
-    private let log: @Sendable (String) -> Void
+    private let host: PluginHost
     private var hookReferences: [HookPoint: Int32] = [:]
-    private var requestedStop: String?
 
     /// Names a plugin table may define besides the hooks.
     static let metadataFields: Set<String> = ["name", "version", "description", "options"]
@@ -58,8 +57,15 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
         }
         self.lua = lua
         self.path = path
-        self.log = log
         let fileName = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        // The host API exists before the file runs, so its top level may log.
+        let host = PluginHost(name: fileName, log: log)
+        self.host = host
+        do {
+            try host.install(in: lua)
+        } catch {
+            throw .invalid(path: path, error.message)
+        }
         let table: LuaValue
         do {
             try lua.load(source, chunkName: "@" + path)
@@ -103,7 +109,13 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
         hookReferences = references
         points = Set(references.keys)
         options = try Self.resolveOptions(plugin: name, path: path, declared: fields["options"] ?? .nil, given: given)
-        installHostAPI()
+        host.name = name
+        lua_getglobal(lua.pointer, "tide")
+        lua.push(.table(array: [], fields: options))
+        lua_setfield(lua.pointer, -2, "options")
+        lua.push(.string(name))
+        lua_setfield(lua.pointer, -2, "plugin")
+        tide_lua_pop(lua.pointer, 1)
     }
 
     /// Merges given values into the declared defaults, typed like the defaults.
@@ -155,25 +167,6 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
         }
     }
 
-    /// The `tide` table: host functions (C trampolines into ``host(_:_:_:)``), then the Lua-side API.
-    private func installHostAPI() {
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        for function in ["_log", "_stop"] {
-            tide_lua_add_host_function(lua.pointer, function, luaHostFunction, context)
-        }
-        lua_getglobal(lua.pointer, "tide")
-        lua.push(.table(array: [], fields: options))
-        lua_setfield(lua.pointer, -2, "options")
-        lua.push(.table(array: [], fields: [:]))
-        lua_setfield(lua.pointer, -2, "state")
-        lua.push(.string(Self.tideVersion))
-        lua_setfield(lua.pointer, -2, "version")
-        lua.push(.string(name))
-        lua_setfield(lua.pointer, -2, "plugin")
-        tide_lua_pop(lua.pointer, 1)
-        _ = try? lua.run(Self.prelude, chunkName: "=tide")
-    }
-
     /// The registry reference of a hook's function.
     func hookReference(_ point: HookPoint) -> Int32? { hookReferences[point] }
 
@@ -188,39 +181,6 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
     func takeRequestedStop() -> String? {
         lock.lock()
         defer { lock.unlock() }
-        defer { requestedStop = nil }
-        return requestedStop
+        return host.takeRequestedStop()
     }
-
-    /// The version of Tide that plugins see as `tide.version`.
-    public static let tideVersion = "0.1.0"
-
-    /// Lua-side conveniences over the host functions.
-    static let prelude = """
-        local log, stop = tide._log, tide._stop
-        tide._log, tide._stop = nil, nil
-        function tide.log(...)
-          local parts = {}
-          for i = 1, select('#', ...) do parts[i] = tostring((select(i, ...))) end
-          log(table.concat(parts, ' '))
-        end
-        function tide.stop(reason) stop(reason == nil and '' or tostring(reason)) end
-        print = tide.log
-        """
-
-    /// Serves a host function call from Lua. Never touches the Lua state (C does the pushing).
-    fileprivate func host(_ function: String, _ input: tide_host_input, _ output: UnsafeMutablePointer<tide_host_output>) {
-        let text = input.text.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: input.text_length), as: UTF8.self) }
-        switch function {
-        case "_log": log("[\(name)] \(text ?? "")")
-        case "_stop": requestedStop = text ?? ""
-        default: output.pointee.error = strdup("unknown host function \(function)")
-        }
-    }
-}
-
-/// The C entry point of every host function.
-private let luaHostFunction: tide_host_function = { context, name, input, output in
-    guard let context, let name, let input, let output else { return }
-    Unmanaged<LuaPlugin>.fromOpaque(context).takeUnretainedValue().host(String(cString: name), input.pointee, output)
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TideCore
 import TideLua
@@ -63,5 +64,18 @@ import TideLua
         #expect(throws: PluginError.notFound("nowhere", searched: ["/nonexistent"])) {
             try LuaPlugin(spec: PluginSpec(parsing: "nowhere"), locator: PluginLocator(directories: [URL(fileURLWithPath: "/nonexistent")]))
         }
+    }
+}
+
+@Suite struct PluginHostTests {
+    @Test func theTideTableExistsWhileTheFileRuns() throws {
+        let lines = Mutex<[String]>([])
+        let plugin = try PluginFixtures.plugin("early", """
+            tide.log('loading', tide.version)
+            tide.state.loaded = true
+            return { name = 'early-bird' }
+            """, log: { line in lines.withLock { $0.append(line) } })
+        #expect(plugin.name == "early-bird")
+        #expect(lines.withLock { $0 } == ["[early] loading \(tideVersion)"])
     }
 }
