@@ -272,6 +272,10 @@ static int host_trampoline(lua_State *L) {
     } else if (!lua_isnoneornil(L, 1)) {
         return luaL_error(L, "tide.%s expects a string or a list of token ids, got %s", name, luaL_typename(L, 1));
     }
+    if (lua_type(L, 2) == LUA_TNUMBER) {
+        input.number = lua_tonumber(L, 2);
+        input.has_number = 1;
+    }
     tide_host_output output = {0};
     function(context, name, &input, &output);
     if (output.error) {
@@ -279,6 +283,7 @@ static int host_trampoline(lua_State *L) {
         free(output.error);
         free(output.text);
         free(output.tokens);
+        free(output.numbers);
         return lua_error(L);
     }
     int results = 0;
@@ -296,6 +301,15 @@ static int host_trampoline(lua_State *L) {
         results++;
     }
     free(output.tokens);
+    if (output.has_numbers) {
+        lua_createtable(L, (int)output.number_count, 0);
+        for (size_t i = 0; i < output.number_count; i++) {
+            lua_pushnumber(L, output.numbers[i]);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        results++;
+    }
+    free(output.numbers);
     return results;
 }
 

@@ -13,6 +13,8 @@ public protocol ChatBackend: AnyObject, Sendable {
     /// Where replies should run, for backends whose decoding blocks a thread; `nil` for the
     /// default (the cooperative pool).
     var taskExecutor: (any TaskExecutor)? { get }
+    /// The model's tokenizer, when the backend has one locally.
+    var vocabulary: (any Vocabulary)? { get }
     /// How many tokens `messages` take once rendered as a prompt (generation prompt included).
     func promptTokenCount(for messages: [ChatMessage]) async throws -> Int
     /// Renders and evaluates the prompt, then returns a decoder for the reply.
@@ -24,6 +26,7 @@ public protocol ChatBackend: AnyObject, Sendable {
 
 extension ChatBackend {
     public var taskExecutor: (any TaskExecutor)? { nil }
+    public var vocabulary: (any Vocabulary)? { nil }
 }
 
 /// Produces one reply's tokens. Used by a single task, then closed.

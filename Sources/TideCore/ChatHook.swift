@@ -36,6 +36,8 @@ public protocol ChatHook: AnyObject, Sendable {
     func filterToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision
     /// Sees the finished reply and may change the text stored in the history.
     func finishReply(_ reply: inout FinishedReply) throws
+    /// Called when the hook joins a session, with the session's backend.
+    func attach(to backend: any ChatBackend)
 }
 
 extension ChatHook {
@@ -44,6 +46,7 @@ extension ChatHook {
     public func shouldStop(_ reply: ReplyProgress) throws -> String? { nil }
     public func filterToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision { .pass }
     public func finishReply(_ reply: inout FinishedReply) throws {}
+    public func attach(to backend: any ChatBackend) {}
 }
 
 /// The five places where a hook can act.

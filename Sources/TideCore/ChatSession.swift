@@ -41,6 +41,7 @@ public final class ChatSession: Sendable {
         overflowPolicy: ContextOverflowPolicy = .fail
     ) {
         self.backend = backend
+        for hook in hooks { hook.attach(to: backend) }
         let history = systemPrompt.flatMap { $0.isEmpty ? nil : [ChatMessage(.system, $0)] } ?? []
         state = Mutex(State(history: history, parameters: parameters, hooks: hooks,
                             hookErrorPolicy: hookErrorPolicy, overflowPolicy: overflowPolicy))
@@ -61,7 +62,10 @@ public final class ChatSession: Sendable {
     /// The hooks, in order; setting them re-enables any that had been disabled.
     public var hooks: [any ChatHook] {
         get { state.withLock { $0.hooks } }
-        set { state.withLock { $0.hooks = newValue; $0.disabledHooks = [] } }
+        set {
+            for hook in newValue { hook.attach(to: backend) }
+            state.withLock { $0.hooks = newValue; $0.disabledHooks = [] }
+        }
     }
 
     /// The names of hooks disabled after a failure.

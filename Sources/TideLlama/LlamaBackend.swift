@@ -21,6 +21,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     public let endOfGenerationStrings: [String]
     public let contextSize: Int
     public var supportsLogits: Bool { true }
+    public var vocabulary: (any Vocabulary)? { model }
 
     /// The llama.cpp context, for benchmarks that drive llama.cpp directly on the same state.
     @_spi(Benchmarks) public let context: OpaquePointer

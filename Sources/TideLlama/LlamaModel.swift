@@ -147,3 +147,9 @@ private final class ProgressBox {
     let report: @Sendable (Double) -> Void
     init(_ report: @escaping @Sendable (Double) -> Void) { self.report = report }
 }
+
+extension LlamaModel: Vocabulary {
+    public var vocabularySize: Int { facts.vocabularySize }
+    public func tokens(of text: String) -> [Int32] { (try? tokenize(text)) ?? [] }
+    public func text(of tokens: [Int32]) -> String { detokenize(tokens.filter(isValidToken)) }
+}

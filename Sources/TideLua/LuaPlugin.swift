@@ -88,10 +88,6 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
         name = fields["name"]?.string ?? fileName
         version = fields["version"]?.string ?? fields["version"]?.number.map { "\($0)" } ?? "0"
         summary = fields["description"]?.string ?? ""
-        if fields[HookPoint.logits.rawValue] != nil {
-            tide_lua_pop(lua.pointer, 1)
-            throw .invalid(path: path, "on_logits is not supported by this version of Tide yet")
-        }
         var references: [HookPoint: Int32] = [:]
         for point in HookPoint.allCases {
             guard case .opaque("function") = fields[point.rawValue] ?? .nil else {
@@ -176,6 +172,28 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
         defer { lock.unlock() }
         return try body(lua)
     }
+
+    public func attach(to backend: any ChatBackend) {
+        lock.lock()
+        defer { lock.unlock() }
+        host.vocabulary = backend.vocabulary
+    }
+
+    /// Makes the logits view usable for the duration of `body`.
+    func withLogits<Result>(_ view: any LogitsView, _ body: () throws -> Result) rethrows -> Result {
+        lock.lock()
+        host.logits = view
+        lock.unlock()
+        defer {
+            lock.lock()
+            host.logits = nil
+            lock.unlock()
+        }
+        return try body()
+    }
+
+    /// The registry reference of the view table passed to `on_logits`.
+    var viewReference: Int32 { host.viewReference }
 
     /// Takes the reason a hook gave to `tide.stop`, if it called it.
     func takeRequestedStop() -> String? {

@@ -17,6 +17,21 @@ extension LuaPlugin {
         return .proceed
     }
 
+    public func adjustLogits(_ logits: any LogitsView) throws {
+        guard let reference = hookReference(.logits) else { return }
+        let view = viewReference
+        try withLogits(logits) {
+            try withState { lua throws(LuaError) in
+                let state = lua.pointer
+                let top = lua_gettop(state)
+                defer { lua_settop(state, top) }
+                lua_rawgeti(state, tide_lua_registryindex(), lua_Integer(reference))
+                lua_rawgeti(state, tide_lua_registryindex(), lua_Integer(view))
+                try lua.call(arguments: 1, results: 0)
+            }
+        }
+    }
+
     public func shouldStop(_ reply: ReplyProgress) throws -> String? {
         let results = try call(.stop, [Self.luaProgress(reply)], results: 2).results
         if let requested = takeRequestedStop() { return requested }

@@ -10,6 +10,12 @@ final class PluginHost: @unchecked Sendable {
     var name: String
     private let log: @Sendable (String) -> Void
     private var requestedStop: String?
+    /// The session's tokenizer, once the plugin is attached to a session.
+    var vocabulary: (any Vocabulary)?
+    /// The scores of the step being sampled, during an `on_logits` call only.
+    var logits: (any LogitsView)?
+    /// The registry reference of the view table passed to `on_logits`.
+    private(set) var viewReference: Int32 = 0
 
     init(name: String, log: @escaping @Sendable (String) -> Void) {
         self.name = name
@@ -20,7 +26,7 @@ final class PluginHost: @unchecked Sendable {
     /// Lua-side conveniences of the prelude. The state must not outlive this object.
     func install(in lua: LuaState) throws(LuaError) {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        for function in ["_log", "_stop"] {
+        for function in ["_log", "_stop", "_tokenize", "_detokenize", "_token_text", "_top", "_bias", "_ban"] {
             tide_lua_add_host_function(lua.pointer, function, pluginHostFunction, context)
         }
         lua_getglobal(lua.pointer, "tide")
@@ -30,6 +36,12 @@ final class PluginHost: @unchecked Sendable {
         lua_setfield(lua.pointer, -2, "version")
         tide_lua_pop(lua.pointer, 1)
         try lua.run(Self.prelude, chunkName: "=tide")
+        lua_getglobal(lua.pointer, "tide")
+        _ = "_view".withCString { lua_getfield(lua.pointer, -1, $0) }
+        viewReference = luaL_ref(lua.pointer, tide_lua_registryindex())
+        lua_pushnil(lua.pointer)
+        lua_setfield(lua.pointer, -2, "_view")
+        tide_lua_pop(lua.pointer, 1)
     }
 
     /// Takes the reason a hook gave to `tide.stop`, if it called it.
@@ -49,16 +61,87 @@ final class PluginHost: @unchecked Sendable {
         end
         function tide.stop(reason) stop(reason == nil and '' or tostring(reason)) end
         print = tide.log
+        local tokenize, detokenize, token_text = tide._tokenize, tide._detokenize, tide._token_text
+        local top, bias, ban = tide._top, tide._bias, tide._ban
+        tide._tokenize, tide._detokenize, tide._token_text, tide._top, tide._bias, tide._ban = nil
+        function tide.tokenize(text) return (tokenize(tostring(text))) end
+        function tide.detokenize(tokens) return (detokenize(tokens)) end
+        function tide.token_text(id) return (token_text(math.tointeger(id) or error('token ids are integers', 2))) end
+        local view = {}
+        function view:top(k)
+          local ids, scores = top(math.tointeger(k) or 10)
+          local candidates = {}
+          for i = 1, #ids do candidates[i] = { id = ids[i], logit = scores[i], text = tide.token_text(ids[i]) } end
+          return candidates
+        end
+        function view:bias(id, delta) bias(math.tointeger(id) or error('token ids are integers', 2), tonumber(delta) or 0) end
+        function view:ban(id) ban(math.tointeger(id) or error('token ids are integers', 2)) end
+        tide._view = view
         """
 
     /// Serves a host function call. Never touches the Lua state: C pushes the results.
     fileprivate func serve(_ function: String, _ input: tide_host_input, _ output: UnsafeMutablePointer<tide_host_output>) {
         let text = input.text.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: input.text_length), as: UTF8.self) }
+        let tokens = Array(UnsafeBufferPointer(start: input.tokens, count: input.token_count))
         switch function {
         case "_log": log("[\(name)] \(text ?? "")")
         case "_stop": requestedStop = text ?? ""
-        default: output.pointee.error = strdup("unknown host function \(function)")
+        case "_tokenize", "_detokenize", "_token_text":
+            guard let vocabulary else { return fail(output, "tide.\(function.dropFirst()) needs a model (none is attached yet)") }
+            switch function {
+            case "_tokenize": give(tokens: vocabulary.tokens(of: text ?? ""), to: output)
+            case "_detokenize": give(text: vocabulary.text(of: tokens), to: output)
+            default:
+                guard let id = text.flatMap({ Int32($0) }), id >= 0, Int(id) < vocabulary.vocabularySize else {
+                    return fail(output, "no token \(text ?? "nil") in a vocabulary of \(vocabulary.vocabularySize)")
+                }
+                give(text: vocabulary.tokenText(id), to: output)
+            }
+        case "_top", "_bias", "_ban":
+            guard let logits else { return fail(output, "the logits view can only be used inside on_logits") }
+            let id = text.flatMap { Int32($0) } ?? -1
+            switch function {
+            case "_top":
+                let candidates = logits.top(min(max(Int(id), 0), 1000))
+                give(tokens: candidates.map(\.id), to: output)
+                give(numbers: candidates.map { Double($0.logit) }, to: output)
+            default:
+                guard id >= 0, Int(id) < logits.vocabularySize else {
+                    return fail(output, "no token \(text ?? "nil") in a vocabulary of \(logits.vocabularySize)")
+                }
+                if function == "_ban" { logits.ban(id) } else { logits.bias(id, by: Float(input.number)) }
+            }
+        default: fail(output, "unknown host function \(function)")
         }
+    }
+
+    private func fail(_ output: UnsafeMutablePointer<tide_host_output>, _ message: String) {
+        output.pointee.error = strdup(message)
+    }
+
+    private func give(text: String, to output: UnsafeMutablePointer<tide_host_output>) {
+        let bytes = Array(text.utf8)
+        let buffer = malloc(max(bytes.count, 1))!.assumingMemoryBound(to: CChar.self)
+        bytes.withUnsafeBytes { raw in if let base = raw.baseAddress { memcpy(buffer, base, bytes.count) } }
+        output.pointee.text = buffer
+        output.pointee.text_length = bytes.count
+        output.pointee.has_text = 1
+    }
+
+    private func give(tokens: [Int32], to output: UnsafeMutablePointer<tide_host_output>) {
+        let buffer = malloc(max(tokens.count, 1) * MemoryLayout<Int32>.size)!.assumingMemoryBound(to: Int32.self)
+        buffer.initialize(from: tokens, count: tokens.count)
+        output.pointee.tokens = buffer
+        output.pointee.token_count = tokens.count
+        output.pointee.has_tokens = 1
+    }
+
+    private func give(numbers: [Double], to output: UnsafeMutablePointer<tide_host_output>) {
+        let buffer = malloc(max(numbers.count, 1) * MemoryLayout<Double>.size)!.assumingMemoryBound(to: Double.self)
+        buffer.initialize(from: numbers, count: numbers.count)
+        output.pointee.numbers = buffer
+        output.pointee.number_count = numbers.count
+        output.pointee.has_numbers = 1
     }
 }
 

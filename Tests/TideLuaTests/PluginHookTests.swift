@@ -133,3 +133,57 @@ import TideLua
         #expect(!reply.text.contains("vandalised"))
     }
 }
+
+/// The logits hook and the tokenizer functions, on the real model.
+@Suite(.serialized) struct LogitsHookTests {
+    @Test func onLogitsSeesSortedCandidatesAndBansTokens() async throws {
+        let lines = Mutex<[String]>([])
+        let plugin = try PluginFixtures.plugin("no-paris", """
+            return { on_logits = function(view)
+              local best = view:top(5)
+              if not tide.state.checked then
+                tide.state.checked = true
+                local sorted = #best == 5
+                for i = 2, #best do sorted = sorted and best[i - 1].logit >= best[i].logit end
+                tide.log(sorted, type(best[1].id), type(best[1].text))
+              end
+              for _, id in ipairs(tide.tokenize(' Paris')) do view:ban(id) end
+            end }
+            """, log: { line in lines.withLock { $0.append(line) } })
+        let reply = try await PluginFixtures.session([plugin]).reply(to: "What is the capital of France?").collect()
+        #expect(reply.failures.isEmpty)
+        #expect(!reply.text.contains("Paris"))
+        #expect(lines.withLock { $0 } == ["[no-paris] true number string"])
+    }
+
+    @Test func biasPushesATokenUp() async throws {
+        let plugin = try PluginFixtures.plugin("prefer-london", """
+            return { on_logits = function(view)
+              for _, id in ipairs(tide.tokenize(' London')) do view:bias(id, 30) end
+            end }
+            """)
+        let reply = try await PluginFixtures.session([plugin], maxTokens: 12).reply(to: "What is the capital of France?").collect()
+        #expect(reply.text.contains("London"))
+    }
+
+    @Test func tokenizerFunctionsRoundTrip() async throws {
+        let lines = Mutex<[String]>([])
+        let plugin = try PluginFixtures.plugin("tokens", """
+            return { on_prompt = function(prompt)
+              local ids = tide.tokenize('Hello, tide! café')
+              tide.log(#ids > 3, tide.detokenize(ids), tide.token_text(ids[1]))
+            end }
+            """, log: { line in lines.withLock { $0.append(line) } })
+        _ = try await PluginFixtures.session([plugin], maxTokens: 1).reply(to: "Hi").collect()
+        #expect(lines.withLock { $0 } == ["[tokens] true Hello, tide! café Hello"])
+    }
+
+    @Test func badTokenIdsAndAViewOutsideOnLogitsAreErrors() async throws {
+        let plugin = try PluginFixtures.plugin("bad-ids", """
+            return { on_logits = function(view) view:ban(10 ^ 9) end }
+            """)
+        let reply = try await PluginFixtures.session([plugin], maxTokens: 4).reply(to: "Hi").collect()
+        #expect(reply.failures.first?.message.contains("no token 1000000000 in a vocabulary of 49152") == true)
+        #expect(reply.summary != nil)
+    }
+}

@@ -45,6 +45,8 @@ typedef struct {
     size_t text_length;
     const int32_t *tokens;
     size_t token_count;
+    double number;
+    int has_number;
 } tide_host_input;
 
 /// What a host function returns. Swift fills it with malloc'd memory; C pushes it to Lua and
@@ -54,9 +56,12 @@ typedef struct {
     size_t text_length;
     int32_t *tokens;
     size_t token_count;
+    double *numbers;
+    size_t number_count;
     char *error;
     int has_text;
     int has_tokens;
+    int has_numbers;
 } tide_host_output;
 
 /// The one Swift entry point behind every `tide.*` host function; `name` says which.
@@ -64,7 +69,8 @@ typedef void (*tide_host_function)(void *context, const char *name, const tide_h
                                    tide_host_output *output);
 
 /// Adds `name` to the global table `tide` (created if needed) as a Lua function that passes its
-/// first argument (a string, or a list of integers) to `function` and returns its result.
+/// first argument (a string or number, or a list of integers) and an optional second number to
+/// `function`, and returns its results: text, then tokens, then numbers, each if present.
 void tide_lua_add_host_function(lua_State *L, const char *name, tide_host_function function, void *context);
 
 // Lua's macros, as functions Swift can call.
