@@ -19,6 +19,12 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
             lines.append(("decode: bare loop \(fixed(decode.bareTokensPerSecond)) tok/s, engine "
                 + "\(fixed(decode.engineTokensPerSecond)) tok/s (medians), \(decode.tokensPerRound) tokens per round → paired "
                 + "ratio \(fixed(decode.ratio, 3)) (budget ≥ 0.98)", decode.ratio >= 0.98))
+            if let ratio = decode.pluginRatio, let rate = decode.pluginTokensPerSecond,
+               let cost = decode.microsecondsPerHookCall
+            {
+                lines.append(("decode with plugins \(decode.pluginNames.joined(separator: ", ")): \(fixed(rate)) tok/s → "
+                    + "paired ratio \(fixed(ratio, 3)) (budget ≥ 0.95); one hook call \(fixed(cost)) µs", ratio >= 0.95))
+            }
         }
         if let cacheReuse {
             lines.append(("follow-up time to first token: \(milliseconds(cacheReuse.reusedSeconds)) with "

@@ -19,6 +19,8 @@ public struct Benchmarks: Sendable {
     public var decodeTokens = 256
     /// Threads for llama.cpp.
     public var threads: Int?
+    /// Plugins for the decode comparison with hooks (a pre-prompt hook, a stop rule, a filter).
+    public var plugins: [any ChatHook] = []
 
     /// Benchmarks on `model`, spawning `executable` for the process figures.
     public init(model: LlamaModel, executable: String, threads: Int? = nil) {
@@ -32,7 +34,7 @@ public struct Benchmarks: Sendable {
         var report = BenchmarkReport(model: model.facts.name, rounds: rounds)
         log("decode speed: bare llama.cpp loop vs the engine, \(decodeTokens) tokens × \(rounds) rounds")
         report.decode = try await DecodeSpeedBenchmark(model: model, tokens: decodeTokens, rounds: rounds,
-                                                       threads: threads).run()
+                                                       threads: threads, plugins: plugins).run()
         log("follow-up time to first token on a ~1000-token history, \(rounds) rounds")
         report.cacheReuse = try await CacheReuseBenchmark(model: model, rounds: rounds, threads: threads).run()
         log("peak memory and cold start of `tide generate`")

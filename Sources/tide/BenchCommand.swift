@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TideBench
+import TideLua
 
 /// `tide bench`: the performance figures of docs/benchmarks.md.
 struct BenchCommand: AsyncParsableCommand {
@@ -29,10 +30,16 @@ struct BenchCommand: AsyncParsableCommand {
                                     threads: modelOptions.threads)
         benchmarks.rounds = rounds
         benchmarks.decodeTokens = decodeTokens
+        benchmarks.plugins = try Self.benchmarkPlugins.map { try LuaPlugin(spec: PluginSpec(parsing: $0)) }
         let report = try await benchmarks.run { Terminal.warn("… \($0)") }
         print(report)
         if !report.withinBudgets { throw ExitCode(1) }
     }
+
+    /// One pre-prompt hook (setting the same system prompt, so the text decoded is the same), one
+    /// stop rule that never fires, and one per-token filter, from the shipped plugins.
+    static let benchmarkPlugins = ["persona system='You are a helpful assistant.'", "word-budget words=100000",
+                                   "strip-markdown"]
 
     /// This executable's path, to launch it for the whole-process figures.
     private static func executablePath() throws -> String {

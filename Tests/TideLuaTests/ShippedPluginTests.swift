@@ -68,6 +68,20 @@ import TideLua
         #expect(unknown.failures.first?.message.contains("unknown persona 'wizard'; choose one of pirate, poet, shakespeare, teacher, terse") == true)
     }
 
+    @Test func stripMarkdown() async throws {
+        let question = "Write a short markdown document with a heading, a bulleted list using asterisks and some **bold** text about tides."
+        let plain = try await reply([], to: question, maxTokens: 40)
+        #expect(plain.text.contains("**"))
+        let stripped = try await reply(["strip-markdown"], to: question, maxTokens: 40)
+        #expect(!stripped.text.contains("*"))
+        #expect(stripped.summary?.rawText == plain.text)
+
+        let code = try await reply(["strip-markdown"], to: "Show me Python code to print hello, in a markdown code block.",
+                                   maxTokens: 30)
+        #expect(!code.text.contains("`"))
+        #expect(code.text.contains("# Python code"))
+    }
+
     @Test func pluginsCombineInOrder() async throws {
         let result = try await reply(["persona persona=pirate", "stop-on-repetition", "word-budget words=30"],
                                      to: "Hello, who are you?", maxTokens: 200)
