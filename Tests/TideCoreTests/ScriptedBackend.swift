@@ -2,12 +2,15 @@ import Synchronization
 import TideCore
 
 /// A backend that replies with fixed token texts, for testing the pipeline's logic.
+/// (`tokenDelay` is set before use and then only read.)
 /// It counts one prompt token per character, so context limits are easy to reason about.
-final class ScriptedBackend: ChatBackend, Sendable {
+final class ScriptedBackend: ChatBackend, @unchecked Sendable {
     let contextSize: Int
     let endOfGenerationStrings: [String]
     var supportsLogits: Bool { true }
     private let tokens: [[UInt8]]
+    /// A pause before each token, to make a reply slow enough to interrupt.
+    var tokenDelay: Duration = .zero
     private let log = Mutex<[String]>([])
     private let prompts = Mutex<[[ChatMessage]]>([])
 
@@ -57,7 +60,7 @@ final class ScriptedBackend: ChatBackend, Sendable {
 
         func nextToken(adjustingLogits: ((any LogitsView) throws -> Void)?) async throws -> DecodedToken {
             if let adjustingLogits { try adjustingLogits(RecordingLogits(backend: backend)) }
-            await Task.yield()
+            if backend.tokenDelay > .zero { try? await Task.sleep(for: backend.tokenDelay) } else { await Task.yield() }
             guard let bytes = remaining.popFirst() else { return .endOfGeneration }
             backend.record("sample \(index)")
             index += 1
