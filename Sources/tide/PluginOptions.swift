@@ -12,13 +12,33 @@ struct PluginOptions: ParsableArguments {
     @Flag(help: "Make any plugin error fatal (default: report it, disable the plugin, go on).")
     var strict = false
 
+    @Option(name: .customLong("plugin-instructions"), help: "Lua instructions a plugin may run per hook call.")
+    var instructions: Int64 = LuaLimits().instructions
+
+    @Option(name: .customLong("plugin-memory"), help: "Memory per plugin, in MiB.")
+    var memoryMiB: Int = LuaLimits().memoryBytes >> 20
+
+    @Option(name: .customLong("plugin-timeout"), help: "Wall-clock limit per hook call, in milliseconds.")
+    var timeoutMilliseconds: Int = Int(LuaLimits().time.components.seconds * 1000)
+
+    func validate() throws {
+        if instructions < 1000 { throw ValidationError("--plugin-instructions must be at least 1000, not \(instructions)") }
+        if memoryMiB < 1 { throw ValidationError("--plugin-memory must be at least 1 (MiB), not \(memoryMiB)") }
+        if timeoutMilliseconds < 1 { throw ValidationError("--plugin-timeout must be at least 1 (ms), not \(timeoutMilliseconds)") }
+    }
+
+    /// The sandbox limits the flags choose.
+    var limits: LuaLimits {
+        LuaLimits(instructions: instructions, memoryBytes: memoryMiB << 20, time: .milliseconds(timeoutMilliseconds))
+    }
+
     /// The error policy the flags choose.
     var policy: HookErrorPolicy { strict ? .failReply : .disableHook }
 
     /// Loads every plugin, in order; any problem is an error before generation starts.
     func load() throws -> [LuaPlugin] {
         try plugins.map { text in
-            try LuaPlugin(spec: PluginSpec(parsing: text), log: { Terminal.warn($0) })
+            try LuaPlugin(spec: PluginSpec(parsing: text), limits: limits, log: { Terminal.warn($0) })
         }
     }
 }

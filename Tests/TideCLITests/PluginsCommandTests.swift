@@ -61,3 +61,21 @@ extension CommandLineTests {
         }
     }
 }
+
+extension CommandLineTests {
+    @Suite struct PluginLimitTests {
+        @Test func theMemoryCapIsConfigurable() throws {
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("tide-mem-\(UUID().uuidString).lua")
+            try "return { on_token = function() local t = {} for i = 1, 1e6 do t[i] = i end end }"
+                .write(to: url, atomically: true, encoding: .utf8)
+            let capped = try TideProcess.run(["generate", "--plugin-memory", "2", "--temperature", "0", "--max-tokens", "4",
+                                              "--plugin", url.path, "Hi"])
+            #expect(capped.status == 0)
+            #expect(capped.stderr.contains("failed in on_token"))
+            let roomy = try TideProcess.run(["generate", "--plugin-memory", "256", "--temperature", "0", "--max-tokens", "4",
+                                             "--plugin", url.path, "Hi"])
+            #expect(roomy.status == 0)
+            #expect(!roomy.stderr.contains("failed"))
+        }
+    }
+}
