@@ -118,20 +118,25 @@ public struct ReplyProgress: Sendable, Hashable {
 /// The text about to be shown, as per-token hooks see it.
 ///
 /// Usually one token's text. Text held back while it might start a stop string is released
-/// with a later token, and so can span several tokens; the final flush has no token id.
+/// with a later token, and so can span several tokens. After the last token, hooks get one more
+/// call with ``isFinal`` set (and usually empty text), so a filter that holds text back can
+/// release it.
 public struct TokenInfo: Sendable, Hashable {
     /// The id of the last token that contributed to ``text``, if any (remote backends have none).
     public var id: Int32?
-    /// The text, valid UTF-8 (possibly empty while a character is still incomplete).
+    /// The text, valid UTF-8; empty only in the final call.
     public var text: String
     /// The zero-based index of that token in the reply.
     public var index: Int
+    /// True for the call after the last token.
+    public var isFinal: Bool
 
     /// Creates a token description.
-    public init(id: Int32?, text: String, index: Int) {
+    public init(id: Int32?, text: String, index: Int, isFinal: Bool = false) {
         self.id = id
         self.text = text
         self.index = index
+        self.isFinal = isFinal
     }
 }
 

@@ -33,6 +33,7 @@ struct ReplyLoop {
             rawText = answer
             let progress = ReplyProgress(text: answer, tokenCount: 0, elapsed: clock.now - start)
             try show(answer, token: TokenInfo(id: nil, text: answer, index: 0), progress: progress)
+            try showFinal()
             return try finish(.answeredByHook(name: name))
         }
         try prompt.parameters.validate()
@@ -42,6 +43,7 @@ struct ReplyLoop {
         statistics.promptTokens = decoder.promptTokenCount
         statistics.reusedPromptTokens = decoder.reusedPromptTokenCount
         let reason = try await decode(with: decoder, parameters: prompt.parameters)
+        try showFinal()
         return try finish(reason)
     }
 
@@ -134,11 +136,11 @@ struct ReplyLoop {
     /// Passes text through the per-token hooks and emits what survives. Returns a stop a hook requested.
     @discardableResult
     private mutating func show(_ text: String, token: TokenInfo, progress: ReplyProgress) throws -> StopReason? {
-        guard !text.isEmpty else { return nil }
+        guard !text.isEmpty || token.isFinal else { return nil }
         defer { reportFailures() }
         var piece = text
         var stop: StopReason?
-        for hook in hooks.active(at: .token) where !piece.isEmpty {
+        for hook in hooks.active(at: .token) where token.isFinal || !piece.isEmpty {
             var info = token
             info.text = piece
             guard let decision = try hooks.call(hook, at: .token, { try hook.filterToken(info, reply: progress) })
@@ -151,6 +153,13 @@ struct ReplyLoop {
             emit(.text(piece))
         }
         return stop
+    }
+
+    /// The call after the last token, so per-token filters can release text they held back.
+    private mutating func showFinal() throws {
+        let count = statistics.generatedTokens
+        try show("", token: TokenInfo(id: nil, text: "", index: count, isFinal: true),
+                 progress: ReplyProgress(text: rawText, tokenCount: count, elapsed: clock.now - start))
     }
 
     /// Runs the post-reply hooks and builds the summary.

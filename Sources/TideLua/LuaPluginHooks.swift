@@ -42,6 +42,7 @@ extension LuaPlugin {
     public func filterToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision {
         var fields: [String: LuaValue] = ["text": .string(token.text), "index": .integer(Int64(token.index))]
         if let id = token.id { fields["id"] = .integer(Int64(id)) }
+        if token.isFinal { fields["final"] = .boolean(true) }
         let result = try call(.token, [.table(array: [], fields: fields), Self.luaProgress(reply)], results: 1).results.first
         var decision = TokenDecision(stopReason: takeRequestedStop())
         switch result ?? .nil {

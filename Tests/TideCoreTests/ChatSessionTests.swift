@@ -28,6 +28,7 @@ import Testing
             "first.logits", "second.logits", "first.stop", "second.stop", "first.token a", "second.token a",
             "first.logits", "second.logits", "first.stop", "second.stop", "first.token b", "second.token b",
             "first.logits", "second.logits",  // the step that ends the reply
+            "first.token ", "second.token ",  // the final call, for filters that hold text back
             "first.reply", "second.reply",
         ])
     }
@@ -36,7 +37,7 @@ import Testing
         let journal = Journal()
         let session = ChatSession(backend: ScriptedBackend(["x"]), hooks: [TestHook("t", [.token], journal: journal)])
         _ = try await session.reply(to: "go").collect()
-        #expect(journal.all == ["t.token x"])
+        #expect(journal.all == ["t.token x", "t.token "])
     }
 
     @Test func promptHooksEditThisTurnOnlyAndCanSetTheSystemPrompt() async throws {
@@ -63,7 +64,7 @@ import Testing
         #expect(reply.text == "42")
         #expect(reply.summary?.stopReason == .answeredByHook(name: "canned"))
         #expect(backend.events.isEmpty)
-        #expect(journal.all == ["canned.prompt", "later.token 42", "later.reply"])
+        #expect(journal.all == ["canned.prompt", "later.token 42", "later.token ", "later.reply"])
         #expect(session.history.last == ChatMessage(.assistant, "42"))
     }
 
@@ -77,7 +78,7 @@ import Testing
         #expect(reply.summary?.rawText == "abc")
         #expect(reply.summary?.text == "AC")
         #expect(journal.all == ["upper.token a", "drop-b.token A", "upper.token b", "drop-b.token B",
-                                "upper.token c", "drop-b.token C"])
+                                "upper.token c", "drop-b.token C", "upper.token ", "drop-b.token "])
     }
 
     @Test func aTokenHookCanStopAfterItsText() async throws {

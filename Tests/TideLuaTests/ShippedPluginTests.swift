@@ -82,6 +82,33 @@ import TideLua
         #expect(code.text.contains("# Python code"))
     }
 
+    @Test func redactEmailsAndPhoneNumbers() async throws {
+        let emails = "Write the email address jane.doe@example.com three times."
+        let plain = try await reply([], to: emails, maxTokens: 40)
+        #expect(plain.text.contains("@example.com"))
+        let redacted = try await reply(["redact-emails"], to: emails, maxTokens: 40)
+        #expect(!redacted.text.contains("@"))
+        #expect(redacted.text.contains("[redacted]"))
+
+        let phone = "Repeat this sentence exactly: You can reach me at jane.doe@example.com or on 555-123-4567."
+        #expect(try await reply([], to: phone, maxTokens: 60).text.contains("555-123-4567"))
+        let masked = try await reply(["redact-emails mask=XXX"], to: phone, maxTokens: 60)
+        #expect(!masked.text.contains("555"))
+        #expect(masked.text.contains("XXX"))
+    }
+
+    @Test func censorWordsMasksWholeWordsAndReleasesTheLastOne() async throws {
+        let question = "Describe a rainy day with clouds."
+        let plain = try await reply([], to: question, maxTokens: 12)
+        #expect(plain.text.contains("clouds"))
+        let censored = try await reply(["censor-words words=clouds,rainy"], to: question, maxTokens: 12)
+        #expect(!censored.text.contains("clouds") && !censored.text.contains("rainy"))
+        #expect(censored.text.contains("******"))
+        // The word held back when the reply ended is released by the final call.
+        let words = plain.text.split(separator: " ")
+        #expect(censored.text.hasSuffix(String(words.last!)))
+    }
+
     @Test func pluginsCombineInOrder() async throws {
         let result = try await reply(["persona persona=pirate", "stop-on-repetition", "word-budget words=30"],
                                      to: "Hello, who are you?", maxTokens: 200)
