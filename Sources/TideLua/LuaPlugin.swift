@@ -30,7 +30,7 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
     private let lua: LuaState
     private let lock = NSLock()
     private let host: PluginHost
-    private var hookReferences: [HookPoint: Int32] = [:]
+    private let hookReferences: [HookPoint: Int32]
 
     /// Names a plugin table may define besides the hooks.
     static let metadataFields: Set<String> = ["name", "version", "description", "options"]
