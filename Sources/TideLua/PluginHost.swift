@@ -120,28 +120,29 @@ final class PluginHost: @unchecked Sendable {
     }
 
     private func give(text: String, to output: UnsafeMutablePointer<tide_host_output>) {
-        let bytes = Array(text.utf8)
-        let buffer = malloc(max(bytes.count, 1))!.assumingMemoryBound(to: CChar.self)
-        bytes.withUnsafeBytes { raw in if let base = raw.baseAddress { memcpy(buffer, base, bytes.count) } }
-        output.pointee.text = buffer
+        let bytes = Array(text.utf8).map { CChar(bitPattern: $0) }
+        output.pointee.text = Self.mallocCopy(of: bytes)
         output.pointee.text_length = bytes.count
         output.pointee.has_text = 1
     }
 
     private func give(tokens: [Int32], to output: UnsafeMutablePointer<tide_host_output>) {
-        let buffer = malloc(max(tokens.count, 1) * MemoryLayout<Int32>.size)!.assumingMemoryBound(to: Int32.self)
-        buffer.initialize(from: tokens, count: tokens.count)
-        output.pointee.tokens = buffer
+        output.pointee.tokens = Self.mallocCopy(of: tokens)
         output.pointee.token_count = tokens.count
         output.pointee.has_tokens = 1
     }
 
     private func give(numbers: [Double], to output: UnsafeMutablePointer<tide_host_output>) {
-        let buffer = malloc(max(numbers.count, 1) * MemoryLayout<Double>.size)!.assumingMemoryBound(to: Double.self)
-        buffer.initialize(from: numbers, count: numbers.count)
-        output.pointee.numbers = buffer
+        output.pointee.numbers = Self.mallocCopy(of: numbers)
         output.pointee.number_count = numbers.count
         output.pointee.has_numbers = 1
+    }
+
+    /// A copy of `values` in memory from malloc, which the C side frees after pushing it to Lua.
+    private static func mallocCopy<Element>(of values: [Element]) -> UnsafeMutablePointer<Element> {
+        let buffer = malloc(max(values.count, 1) * MemoryLayout<Element>.stride)!.assumingMemoryBound(to: Element.self)
+        buffer.initialize(from: values, count: values.count)
+        return buffer
     }
 }
 
