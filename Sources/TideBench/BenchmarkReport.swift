@@ -7,6 +7,7 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
     /// Rounds per comparison.
     public var rounds: Int
     var decode: DecodeSpeedBenchmark.Result?
+    var logitsHook: [LogitsHookBenchmark.Result] = []
     var cacheReuse: CacheReuseBenchmark.Result?
     var process: ProcessBenchmark.Result?
 
@@ -25,6 +26,10 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
                 lines.append(("decode with plugins \(decode.pluginNames.joined(separator: ", ")): \(fixed(rate)) tok/s → "
                     + "paired ratio \(fixed(ratio, 3)) (budget ≥ 0.95); one hook call \(fixed(cost)) µs", ratio >= 0.95))
             }
+        }
+        for hook in logitsHook {
+            lines.append(("one on_logits call with view:top(40) on \(hook.model) (\(hook.vocabularySize) tokens): "
+                + "\(fixed(hook.microsecondsPerCall)) µs, \(fixed(hook.shareOfTokenTime * 100)) % of the time per token", true))
         }
         if let cacheReuse {
             lines.append(("follow-up time to first token: \(milliseconds(cacheReuse.reusedSeconds)) with "

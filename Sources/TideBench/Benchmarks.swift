@@ -21,6 +21,10 @@ public struct Benchmarks: Sendable {
     public var threads: Int?
     /// Plugins for the decode comparison with hooks (a pre-prompt hook, a stop rule, a filter).
     public var plugins: [any ChatHook] = []
+    /// A hook whose `on_logits` calls `view:top(40)`, for the logits-hook figure (none: skipped).
+    public var logitsHook: (any ChatHook)?
+    /// Models besides ``model`` to measure the logits hook on (Gemma 3's 262k vocabulary).
+    public var logitsModels: [LlamaModel] = []
 
     /// Benchmarks on `model`, spawning `executable` for the process figures.
     public init(model: LlamaModel, executable: String, threads: Int? = nil) {
@@ -35,6 +39,11 @@ public struct Benchmarks: Sendable {
         log("decode speed: bare llama.cpp loop vs the engine, \(decodeTokens) tokens × \(rounds) rounds")
         report.decode = try await DecodeSpeedBenchmark(model: model, tokens: decodeTokens, rounds: rounds,
                                                        threads: threads, plugins: plugins).run()
+        if let logitsHook {
+            log("one on_logits call with view:top(40), \(decodeTokens / 4) tokens × \(rounds) rounds per model")
+            report.logitsHook = try await LogitsHookBenchmark(models: [model] + logitsModels, hook: logitsHook,
+                                                              tokens: decodeTokens / 4, rounds: rounds, threads: threads).run()
+        }
         log("follow-up time to first token on a ~1000-token history, \(rounds) rounds")
         report.cacheReuse = try await CacheReuseBenchmark(model: model, rounds: rounds, threads: threads).run()
         log("peak memory and cold start of `tide generate`")

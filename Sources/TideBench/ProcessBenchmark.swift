@@ -20,30 +20,40 @@ struct ProcessBenchmark {
 
     func run() throws -> Result {
         var starts: [Double] = []
-        for _ in 0..<rounds { starts.append(try launchToFirstByte()) }
-        var usage = rusage()
-        getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
+        var peaks: [Int64] = []
+        for _ in 0..<rounds {
+            let launch = try launch()
+            starts.append(launch.secondsToFirstByte)
+            peaks.append(launch.peakBytes)
+        }
         let fileBytes = ((try? FileManager.default.attributesOfItem(atPath: model.path)[.size]) as? NSNumber)?.int64Value ?? 0
         let kv = model.kvCacheBytes(contextSize: contextSize)
-        return Result(peakBytes: Int64(usage.ru_maxrss) * 1024, budgetBytes: fileBytes + kv + 64 << 20,
+        return Result(peakBytes: peaks.max() ?? 0, budgetBytes: fileBytes + kv + 64 << 20,
                       modelFileBytes: fileBytes, kvCacheBytes: kv, coldStartSeconds: median(starts))
     }
 
-    /// Launches `tide generate` and returns the seconds until its first byte of output.
-    private func launchToFirstByte() throws -> Double {
+    /// Launches `tide generate --stats`; returns the seconds until its first byte of output and
+    /// the peak memory it reports. (The child's own report, because `getrusage` would count the
+    /// memory this process had when it launched the child.)
+    private func launch() throws -> (secondsToFirstByte: Double, peakBytes: Int64) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["generate", "--model", model.path, "--temperature", "0", "--max-tokens", "32",
+        process.arguments = ["generate", "--model", model.path, "--temperature", "0", "--max-tokens", "32", "--stats",
                              "What is the capital of France?"]
         let output = Pipe()
+        let errors = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = errors
         let start = ContinuousClock.now
         try process.run()
         _ = try output.fileHandleForReading.read(upToCount: 1)
         let elapsed = (ContinuousClock.now - start).seconds
         _ = output.fileHandleForReading.readDataToEndOfFile()
+        let report = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        return elapsed
+        guard let match = report.firstMatch(of: /peak memory: ([0-9.]+) MiB/), let mebibytes = Double(match.1) else {
+            throw BenchmarkError("`tide generate --stats` reported no peak memory: \(report)")
+        }
+        return (elapsed, Int64(mebibytes * 1_048_576))
     }
 }

@@ -6,6 +6,8 @@
 public protocol ChatBackend: AnyObject, Sendable {
     /// The most tokens a prompt and its reply may take together.
     var contextSize: Int { get }
+    /// What the model is, for plugins (`tide.model`) and status displays.
+    var modelDescription: ModelDescription { get }
     /// Strings that end a reply like an end-of-generation token (for example Phi's `<|end|>`).
     var endOfGenerationStrings: [String] { get }
     /// Whether ``ReplyDecoder/nextToken(adjustingLogits:)`` can offer a ``LogitsView``.

@@ -5,7 +5,7 @@
 /// when no hook asks for it). Calls for one reply come from a single task, in pipeline order:
 ///
 /// 1. ``preparePrompt(_:)`` once, before the prompt is rendered;
-/// 2. per token: ``adjustLogits(_:)`` before sampling, ``shouldStop(_:)`` after the token's text
+/// 2. per token: ``adjustLogits(_:reply:)`` before sampling, ``shouldStop(_:)`` after the token's text
 ///    is known, ``filterToken(_:reply:)`` on the text about to be shown;
 /// 3. ``finishReply(_:)`` once, after the last token.
 ///
@@ -28,8 +28,9 @@ public protocol ChatHook: AnyObject, Sendable {
     var points: Set<HookPoint> { get }
     /// Sees and may edit the messages and parameters of this turn, or answer in the model's place.
     func preparePrompt(_ prompt: inout PromptContext) throws -> PromptDecision
-    /// Sees the most likely next tokens and may bias or ban tokens before sampling.
-    func adjustLogits(_ logits: any LogitsView) throws
+    /// Sees the most likely next tokens and may bias or ban tokens before sampling. `reply` is
+    /// the text generated so far, before any filter.
+    func adjustLogits(_ logits: any LogitsView, reply: ReplyProgress) throws
     /// Returns a reason to end the reply now, or `nil` to go on.
     func shouldStop(_ reply: ReplyProgress) throws -> String?
     /// Passes, replaces or drops the text about to be shown, and may ask to stop after it.
@@ -42,7 +43,7 @@ public protocol ChatHook: AnyObject, Sendable {
 
 extension ChatHook {
     public func preparePrompt(_ prompt: inout PromptContext) throws -> PromptDecision { .proceed }
-    public func adjustLogits(_ logits: any LogitsView) throws {}
+    public func adjustLogits(_ logits: any LogitsView, reply: ReplyProgress) throws {}
     public func shouldStop(_ reply: ReplyProgress) throws -> String? { nil }
     public func filterToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision { .pass }
     public func finishReply(_ reply: inout FinishedReply) throws {}

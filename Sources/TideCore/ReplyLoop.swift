@@ -64,7 +64,6 @@ struct ReplyLoop {
     {
         var assembler = UTF8Assembler()
         var matcher = StopStringMatcher(parameters.stop + backend.endOfGenerationStrings)
-        let adjust = logitsAdjuster()
         var generated = 0
         var firstToken: ContinuousClock.Instant?
         defer { if let firstToken { statistics.decodeDuration = clock.now - firstToken } }
@@ -73,7 +72,7 @@ struct ReplyLoop {
         var lastID: Int32?
         while true {
             if Task.isCancelled { stopReason = .cancelled; break }
-            let step = try await decoder.nextToken(adjustingLogits: adjust)
+            let step = try await decoder.nextToken(adjustingLogits: logitsAdjuster(heldText: matcher.heldText, generated: generated))
             reportFailures()
             guard case .token(let id, let bytes) = step else {
                 stopReason = step == .endOfGeneration ? .endOfGeneration : .contextFull
@@ -111,13 +110,14 @@ struct ReplyLoop {
         return stopReason
     }
 
-    /// The closure that lets logits hooks see each step's scores, or `nil` when none is active.
-    private func logitsAdjuster() -> ((any LogitsView) throws -> Void)? {
+    /// The closure that lets logits hooks see this step's scores, or `nil` when none is active.
+    private func logitsAdjuster(heldText: String, generated: Int) -> ((any LogitsView) throws -> Void)? {
         guard hooks.has(.logits) else { return nil }
+        let progress = ReplyProgress(text: rawText + heldText, tokenCount: generated, elapsed: clock.now - start)
         let hooks = self.hooks
         return { view in
             for hook in hooks.active(at: .logits) {
-                _ = try hooks.call(hook, at: .logits) { try hook.adjustLogits(view) }
+                _ = try hooks.call(hook, at: .logits) { try hook.adjustLogits(view, reply: progress) }
             }
         }
     }

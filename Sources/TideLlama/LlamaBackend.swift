@@ -22,6 +22,11 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     public let contextSize: Int
     public var supportsLogits: Bool { true }
     public var vocabulary: (any Vocabulary)? { model }
+    public var modelDescription: ModelDescription {
+        ModelDescription(name: model.facts.name, backend: "llama.cpp", architecture: model.facts.architecture,
+                         contextSize: contextSize, trainedContextLength: model.facts.trainedContextLength,
+                         vocabularySize: model.facts.vocabularySize)
+    }
 
     /// The llama.cpp context, for benchmarks that drive llama.cpp directly on the same state.
     @_spi(Benchmarks) public let context: OpaquePointer

@@ -106,12 +106,8 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
         points = Set(references.keys)
         options = try Self.resolveOptions(plugin: name, path: path, declared: fields["options"] ?? .nil, given: given)
         host.name = name
-        lua_getglobal(lua.pointer, "tide")
-        lua.push(.table(array: [], fields: options))
-        lua_setfield(lua.pointer, -2, "options")
-        lua.push(.string(name))
-        lua_setfield(lua.pointer, -2, "plugin")
-        tide_lua_pop(lua.pointer, 1)
+        lua.setField("options", of: "tide", to: .table(array: [], fields: options))
+        lua.setField("plugin", of: "tide", to: .string(name))
     }
 
     /// Merges given values into the declared defaults, typed like the defaults.
@@ -177,6 +173,17 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         host.vocabulary = backend.vocabulary
+        lua.setField("model", of: "tide", to: Self.luaModel(backend.modelDescription))
+    }
+
+    /// `tide.model`: what the session's backend says about its model.
+    static func luaModel(_ model: ModelDescription) -> LuaValue {
+        var fields: [String: LuaValue] = ["name": .string(model.name), "backend": .string(model.backend),
+                                          "context": .integer(Int64(model.contextSize))]
+        if let architecture = model.architecture { fields["architecture"] = .string(architecture) }
+        if let trained = model.trainedContextLength { fields["trained_context"] = .integer(Int64(trained)) }
+        if let size = model.vocabularySize { fields["vocabulary_size"] = .integer(Int64(size)) }
+        return .table(array: [], fields: fields)
     }
 
     /// Makes the logits view usable for the duration of `body`.

@@ -17,7 +17,7 @@ extension LuaPlugin {
         return .proceed
     }
 
-    public func adjustLogits(_ logits: any LogitsView) throws {
+    public func adjustLogits(_ logits: any LogitsView, reply: ReplyProgress) throws {
         guard let reference = hookReference(.logits) else { return }
         let view = viewReference
         try withLogits(logits) {
@@ -27,7 +27,8 @@ extension LuaPlugin {
                 defer { lua_settop(state, top) }
                 lua_rawgeti(state, tide_lua_registryindex(), lua_Integer(reference))
                 lua_rawgeti(state, tide_lua_registryindex(), lua_Integer(view))
-                try lua.call(arguments: 1, results: 0)
+                lua.push(Self.luaProgress(reply))
+                try lua.call(arguments: 2, results: 0)
             }
         }
     }

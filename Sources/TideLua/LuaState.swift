@@ -133,4 +133,12 @@ public final class LuaState {
             }
         }
     }
+
+    /// Sets `table[key] = value` for the global table `table` (for example `tide.options`).
+    public func setField(_ key: String, of table: String, to value: LuaValue) {
+        lua_getglobal(pointer, table)
+        push(value)
+        lua_setfield(pointer, -2, key)
+        tide_lua_pop(pointer, 1)
+    }
 }

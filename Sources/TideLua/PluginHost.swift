@@ -29,12 +29,8 @@ final class PluginHost: @unchecked Sendable {
         for function in ["_log", "_stop", "_tokenize", "_detokenize", "_token_text", "_top", "_bias", "_ban"] {
             tide_lua_add_host_function(lua.pointer, function, pluginHostFunction, context)
         }
-        lua_getglobal(lua.pointer, "tide")
-        lua.push(.table(array: [], fields: [:]))
-        lua_setfield(lua.pointer, -2, "state")
-        lua.push(.string(TideCore.tideVersion))
-        lua_setfield(lua.pointer, -2, "version")
-        tide_lua_pop(lua.pointer, 1)
+        lua.setField("state", of: "tide", to: .table(array: [], fields: [:]))
+        lua.setField("version", of: "tide", to: .string(TideCore.tideVersion))
         try lua.run(Self.prelude, chunkName: "=tide")
         lua_getglobal(lua.pointer, "tide")
         _ = "_view".withCString { lua_getfield(lua.pointer, -1, $0) }

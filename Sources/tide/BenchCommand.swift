@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import TideBench
+import TideLlama
 import TideLua
+import TideModels
 
 /// `tide bench`: the performance figures of docs/benchmarks.md.
 struct BenchCommand: AsyncParsableCommand {
@@ -19,6 +21,10 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(name: .customLong("decode-tokens"), help: "Tokens decoded per round in the decode-speed comparison.")
     var decodeTokens = 256
 
+    @Option(name: .customLong("large-vocabulary-model"),
+            help: "A second model for the logits-hook figure, skipped when not installed.")
+    var largeVocabularyModel = "gemma-3-270m"
+
     func validate() throws {
         if rounds < 1 { throw ValidationError("--rounds must be at least 1") }
         if decodeTokens < 2 { throw ValidationError("--decode-tokens must be at least 2") }
@@ -31,6 +37,8 @@ struct BenchCommand: AsyncParsableCommand {
         benchmarks.rounds = rounds
         benchmarks.decodeTokens = decodeTokens
         benchmarks.plugins = try Self.benchmarkPlugins.map { try LuaPlugin(spec: PluginSpec(parsing: $0)) }
+        benchmarks.logitsHook = try LuaPlugin(source: Self.topFortyPlugin, path: "top-40.lua")
+        if let large = try loadLargeVocabularyModel() { benchmarks.logitsModels = [large] }
         let report = try await benchmarks.run { Terminal.warn("… \($0)") }
         print(report)
         if !report.withinBudgets { throw ExitCode(1) }
@@ -40,6 +48,21 @@ struct BenchCommand: AsyncParsableCommand {
     /// stop rule that never fires, and one per-token filter, from the shipped plugins.
     static let benchmarkPlugins = ["persona system='You are a helpful assistant.'", "word-budget words=100000",
                                    "strip-markdown"]
+
+    /// A logits hook that only looks: the cost of computing the 40 best candidates.
+    static let topFortyPlugin = "return { on_logits = function(view) view:top(40) end }"
+
+    /// The second model of the logits-hook figure, or `nil` (with a note) when it is not installed.
+    private func loadLargeVocabularyModel() throws -> LlamaModel? {
+        var options = modelOptions
+        options.model = largeVocabularyModel
+        do {
+            return try options.load().model
+        } catch let error as ModelLookupError {
+            Terminal.warn("… skipping the logits-hook figure on \(largeVocabularyModel): \(error)")
+            return nil
+        }
+    }
 
     /// This executable's path, to launch it for the whole-process figures.
     private static func executablePath() throws -> String {

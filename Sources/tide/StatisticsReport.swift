@@ -1,3 +1,4 @@
+import Foundation
 import TideCore
 
 /// The one-line summary of a reply that `--stats` prints.
@@ -12,6 +13,10 @@ struct StatisticsReport: CustomStringConvertible {
         if let ttft = s.timeToFirstToken { parts.append("time to first token: \(milliseconds(ttft))") }
         if let rate = s.tokensPerSecond { parts.append("tokens/s: " + rate.formatted(.number.precision(.fractionLength(1)))) }
         if s.hookDuration > .zero { parts.append("hooks: \(milliseconds(s.hookDuration))") }
+        if let peak = PeakMemory.bytes {
+            parts.append("peak memory: " + (Double(peak) / 1_048_576).formatted(.number.precision(.fractionLength(1))
+                .grouping(.never).locale(Locale(identifier: "en_US_POSIX"))) + " MiB")
+        }
         parts.append("stop: \(stopReason)")
         return parts.joined(separator: " · ")
     }

@@ -8,6 +8,7 @@ final class ScriptedBackend: ChatBackend, @unchecked Sendable {
     let contextSize: Int
     let endOfGenerationStrings: [String]
     var supportsLogits: Bool { true }
+    var modelDescription: ModelDescription { ModelDescription(name: "scripted", backend: "scripted", contextSize: contextSize) }
     private let tokens: [[UInt8]]
     /// A pause before each token, to make a reply slow enough to interrupt.
     var tokenDelay: Duration = .zero

@@ -33,7 +33,7 @@ final class TestHook: ChatHook, Sendable {
         journal.add("\(name).prompt")
         return try onPrompt(&prompt)
     }
-    func adjustLogits(_ logits: any LogitsView) throws {
+    func adjustLogits(_ logits: any LogitsView, reply: ReplyProgress) throws {
         journal.add("\(name).logits")
         try onLogits(logits)
     }

@@ -178,6 +178,33 @@ import TideLua
         #expect(lines.withLock { $0 } == ["[tokens] true Hello, tide! café Hello"])
     }
 
+    @Test func onLogitsSeesTheReplySoFar() async throws {
+        let lines = Mutex<[String]>([])
+        let plugin = try PluginFixtures.plugin("reply-so-far", """
+            return { on_logits = function(view, reply)
+              tide.log(reply.tokens, #reply.text)
+            end }
+            """, log: { line in lines.withLock { $0.append(line) } })
+        let reply = try await PluginFixtures.session([plugin], maxTokens: 3).reply(to: "Hi").collect()
+        let seen = lines.withLock { $0 }
+        #expect(seen.count == 3)
+        #expect(seen.first == "[reply-so-far] 0 0")
+        #expect(seen.last?.hasPrefix("[reply-so-far] 2 ") == true)
+        #expect(reply.text.hasPrefix(String(reply.text.prefix(Int(seen.last!.split(separator: " ").last!)!))))
+    }
+
+    @Test func tideModelDescribesTheSessionsModel() async throws {
+        let lines = Mutex<[String]>([])
+        let plugin = try PluginFixtures.plugin("model-facts", """
+            return { on_prompt = function()
+              local m = tide.model
+              tide.log(m.name, m.backend, m.architecture, m.context, m.trained_context, m.vocabulary_size)
+            end }
+            """, log: { line in lines.withLock { $0.append(line) } })
+        _ = try await PluginFixtures.session([plugin], maxTokens: 1).reply(to: "Hi").collect()
+        #expect(lines.withLock { $0 } == ["[model-facts] Smollm2 135M 8k Lc100K Mix1 Ep2 llama.cpp llama 1024 8192 49152"])
+    }
+
     @Test func badTokenIdsAndAViewOutsideOnLogitsAreErrors() async throws {
         let plugin = try PluginFixtures.plugin("bad-ids", """
             return { on_logits = function(view) view:ban(10 ^ 9) end }

@@ -56,6 +56,34 @@ import TideLua
         #expect(result.text.split(whereSeparator: \.isWhitespace).count == 8)
     }
 
+    @Test func banWords() async throws {
+        let free = try await reply([], to: "What is the capital of France?", maxTokens: 40)
+        #expect(free.text.contains("Paris"))
+        for words in ["Paris", "paris,London", "Par"] {
+            let banned = try await reply(["ban-words words=\(words)"], to: "What is the capital of France?", maxTokens: 40)
+            #expect(banned.failures.isEmpty)
+            #expect(!banned.text.lowercased().contains("par"), "\(words): \(banned.text)")
+        }
+        // A word the model spells over several tokens is caught at the token that completes it.
+        let spelled = try await reply([], to: "Spell the word cat with dashes between the letters, like c-a-t. Now do it for dog.", maxTokens: 30)
+        let dashed = try await reply(["ban-words words=dog"], to: "Spell the word cat with dashes between the letters, like c-a-t. Now do it for dog.", maxTokens: 30)
+        #expect(!dashed.text.lowercased().contains("dog"), "\(spelled.text) / \(dashed.text)")
+        let missing = try await reply(["ban-words"], to: "Hi", maxTokens: 4)
+        #expect(missing.failures.first?.message.contains("set the words option") == true)
+    }
+
+    @Test func preferWords() async throws {
+        let question = "Describe a summer day in one sentence."
+        let plain = try await reply([], to: question, maxTokens: 40)
+        #expect(!plain.text.lowercased().contains("ocean"))
+        let nudged = try await reply(["prefer-words words=Ocean bias=4"], to: question, maxTokens: 40)
+        #expect(nudged.text.lowercased().contains("ocean"))
+        #expect(nudged.text.split(separator: " ").count > 8, "a gentle bias keeps the sentence going: \(nudged.text)")
+        // A word the tokenizer splits is finished once started.
+        let rare = try await reply(["prefer-words words=kaleidoscope bias=8"], to: question, maxTokens: 40)
+        #expect(rare.text.lowercased().contains("kaleidoscope"), "\(rare.text)")
+    }
+
     @Test func persona() async throws {
         let pirate = try await reply(["persona persona=pirate"], to: "Hello, who are you?", maxTokens: 12)
         #expect(pirate.text.lowercased().contains("aye") || pirate.text.lowercased().contains("arr"))

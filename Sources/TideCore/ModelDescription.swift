@@ -1,0 +1,26 @@
+/// What a backend tells plugins and status displays about its model (Lua's `tide.model`).
+public struct ModelDescription: Sendable, Hashable {
+    /// The model's name: its own (`general.name`), a file name, or the remote model's id.
+    public var name: String
+    /// Which backend runs it: `llama.cpp`, `remote`, or a test backend's name.
+    public var backend: String
+    /// The architecture (`llama`, `gemma3`, …), when known.
+    public var architecture: String?
+    /// The context window of this session, in tokens.
+    public var contextSize: Int
+    /// The context length the model was trained with, when known.
+    public var trainedContextLength: Int?
+    /// Tokens in the vocabulary, when the backend has a local tokenizer.
+    public var vocabularySize: Int?
+
+    /// Creates a description.
+    public init(name: String, backend: String, architecture: String? = nil, contextSize: Int,
+                trainedContextLength: Int? = nil, vocabularySize: Int? = nil) {
+        self.name = name
+        self.backend = backend
+        self.architecture = architecture
+        self.contextSize = contextSize
+        self.trainedContextLength = trainedContextLength
+        self.vocabularySize = vocabularySize
+    }
+}
