@@ -24,6 +24,7 @@ let package = Package(
         .target(name: "CLuaShim", dependencies: ["CLua"]),
         .target(name: "TideCore"),
         .target(name: "TideLua", dependencies: ["TideCore", "CLua", "CLuaShim"]),
+        .target(name: "TideScript", dependencies: ["TideCore"]),
         .target(name: "TideLlama", dependencies: ["TideCore", "CLlama"]),
         .target(
             name: "TideModels",
@@ -44,6 +45,7 @@ let package = Package(
         .testTarget(name: "TideCoreTests", dependencies: ["TideCore"]),
         .testTarget(name: "TideLuaTests", dependencies: ["TideLua", "TideLlama", "TideModels"]),
         .testTarget(name: "TideLlamaTests", dependencies: ["TideLlama", "TideModels"]),
+        .testTarget(name: "TideScriptTests", dependencies: ["TideScript"]),
         .testTarget(name: "TideModelsTests", dependencies: ["TideModels"], exclude: ["Fixtures"]),
         .testTarget(name: "TideCLITests", dependencies: ["TideModels"]),
     ],

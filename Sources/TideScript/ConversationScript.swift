@@ -1,0 +1,90 @@
+/// A conversation script: the lines of a `.tide` file, in order (docs/conversations.md).
+///
+/// Comments and blank lines are kept, so printing a parsed script gives back the same
+/// conversation, and a transcript (a script with its generated replies filled in) is itself a
+/// script that `tide run` replays.
+///
+/// ```swift
+/// let script = try ConversationScript(parsing: "@temperature 0\nuser: Hi!\nexpect: contains \"Hello\"\n")
+/// print(script.printed())
+/// ```
+public struct ConversationScript: Sendable, Hashable {
+    /// The script's lines, each with where it starts in the file.
+    public var entries: [ScriptEntry]
+
+    /// A script made of `entries`.
+    public init(entries: [ScriptEntry] = []) {
+        self.entries = entries
+    }
+
+    /// The items alone, without their positions: what a round trip must preserve.
+    public var items: [ScriptItem] { entries.map(\.item) }
+
+    /// The script's `@name`, if it has one.
+    public var name: String? {
+        entries.lazy.compactMap { if case .directive(.name(let name)) = $0.item { name } else { nil } }.first
+    }
+}
+
+/// One item of a script and the line it starts on (1-based; 0 for items made in code).
+public struct ScriptEntry: Sendable, Hashable {
+    /// What the line says.
+    public var item: ScriptItem
+    /// The line it starts on.
+    public var line: Int
+
+    /// An item at `line`.
+    public init(_ item: ScriptItem, line: Int = 0) {
+        self.item = item
+        self.line = line
+    }
+}
+
+/// What a line (or a block of lines) of a script is.
+public enum ScriptItem: Sendable, Hashable {
+    /// An empty line (insignificant; kept for printing).
+    case blank
+    /// `# text`: the text after the `#`, as written.
+    case comment(String)
+    /// `@name value`: a setting that applies from here on.
+    case directive(Directive)
+    /// `system:`, `user:` or `assistant:` and the text.
+    case turn(Turn)
+    /// `@generated …`: marks the assistant turn before it as a recorded reply (in transcripts).
+    case generated(ReplyRecord)
+    /// `expect: …` or `expect-lua: …`: a check on the reply before it.
+    case expectation(Expectation)
+}
+
+/// Who speaks in a turn.
+public enum TurnRole: String, Sendable, Hashable, CaseIterable {
+    case system, user, assistant
+}
+
+/// A turn of the conversation.
+public struct Turn: Sendable, Hashable {
+    /// Who speaks.
+    public var role: TurnRole
+    /// What they say, exactly (a block may hold several lines).
+    public var text: String
+
+    /// A turn.
+    public init(_ role: TurnRole, _ text: String) {
+        self.role = role
+        self.text = text
+    }
+}
+
+/// What a transcript records about a generated reply: how it ended and how long it was.
+public struct ReplyRecord: Sendable, Hashable {
+    /// The stop reason as `--stats` shows it (`eos`, `plugin:word-budget: 8 words`, …).
+    public var stopReason: String
+    /// Tokens generated.
+    public var tokens: Int
+
+    /// A record.
+    public init(stopReason: String, tokens: Int) {
+        self.stopReason = stopReason
+        self.tokens = tokens
+    }
+}

@@ -1,0 +1,59 @@
+import TideCore
+
+/// A `@name value` line: a setting that applies from where it stands to the end of the script.
+public enum Directive: Sendable, Hashable {
+    /// `@name TEXT`: what reports call the script (default: the file name).
+    case name(String)
+    /// `@description TEXT`: one line about what the script checks.
+    case description(String)
+    /// `@model NAME|PATH`: the model (before the first turn only).
+    case model(String)
+    /// `@ctx-size N`: the context size in tokens (before the first turn only).
+    case contextSize(Int)
+    /// `@template NAME`: a chat template override (before the first turn only).
+    case template(String)
+    /// A generation parameter (`@temperature 0`, `@stop "\n\n"`, …).
+    case parameter(ParameterSetting)
+    /// `@plugin NAME key=value …`: loads a plugin from here on, after those already loaded.
+    case plugin(String)
+    /// `@unload NAME`: removes a plugin from here on.
+    case unload(String)
+
+    /// Directives that only make sense before the conversation starts.
+    var belongsBeforeFirstTurn: Bool {
+        switch self {
+        case .model, .contextSize, .template: true
+        default: false
+        }
+    }
+}
+
+/// One generation parameter, as a directive sets it.
+public enum ParameterSetting: Sendable, Hashable {
+    case temperature(Double)
+    case topK(Int)
+    case topP(Double)
+    case minP(Double)
+    case repeatPenalty(Double)
+    case repeatLastN(Int)
+    /// `@seed N`, or `@seed random` (`nil`).
+    case seed(UInt32?)
+    case maxTokens(Int)
+    /// `@stop "a" "b"`: replaces the stop strings (`@stop` alone clears them).
+    case stop([String])
+
+    /// Sets this parameter in `parameters`.
+    public func apply(to parameters: inout GenerationParameters) {
+        switch self {
+        case .temperature(let value): parameters.temperature = value
+        case .topK(let value): parameters.topK = value
+        case .topP(let value): parameters.topP = value
+        case .minP(let value): parameters.minP = value
+        case .repeatPenalty(let value): parameters.repeatPenalty = value
+        case .repeatLastN(let value): parameters.repeatLastN = value
+        case .seed(let value): parameters.seed = value
+        case .maxTokens(let value): parameters.maxTokens = value
+        case .stop(let value): parameters.stop = value
+        }
+    }
+}

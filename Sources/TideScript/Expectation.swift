@@ -1,0 +1,59 @@
+/// A check on the generated reply before it: `expect: contains "Paris"`, `expect-lua: #reply < 200`.
+public struct Expectation: Sendable, Hashable {
+    /// `expect: not …`: passes when the check fails.
+    public var negated: Bool
+    /// What is checked.
+    public var check: Check
+
+    /// An expectation.
+    public init(_ check: Check, negated: Bool = false) {
+        self.check = check
+        self.negated = negated
+    }
+
+    /// The kinds of check.
+    public enum Check: Sendable, Hashable {
+        /// `contains "text"` (case-sensitive) or `icontains "text"` (ignoring case).
+        case contains(String, ignoringCase: Bool)
+        /// `regex "pattern"`: the reply matches the regular expression somewhere.
+        case regex(String)
+        /// `length BOUND`: the reply's length in characters.
+        case length(CountBound)
+        /// `tokens BOUND`: the number of tokens generated.
+        case tokens(CountBound)
+        /// `stop REASON`: the stop reason is REASON or starts with `REASON:`
+        /// (`stop plugin:word-budget` matches `plugin:word-budget: 8 words`).
+        case stop(String)
+        /// `expect-lua: EXPRESSION`: a Lua expression, true to pass, evaluated in the plugin sandbox.
+        case lua(String)
+    }
+}
+
+/// Inclusive bounds on a count: `<= 200`, `>= 3`, `== 8`, `10..200`.
+public struct CountBound: Sendable, Hashable, CustomStringConvertible {
+    /// The least allowed, if any.
+    public var lower: Int?
+    /// The most allowed, if any.
+    public var upper: Int?
+
+    /// Bounds (at least one of the two).
+    public init(lower: Int? = nil, upper: Int? = nil) {
+        self.lower = lower
+        self.upper = upper
+    }
+
+    /// Whether `count` is within the bounds.
+    public func contains(_ count: Int) -> Bool {
+        (lower.map { count >= $0 } ?? true) && (upper.map { count <= $0 } ?? true)
+    }
+
+    public var description: String {
+        switch (lower, upper) {
+        case let (lower?, upper?) where lower == upper: "== \(lower)"
+        case let (lower?, upper?): "\(lower)..\(upper)"
+        case let (lower?, nil): ">= \(lower)"
+        case let (nil, upper?): "<= \(upper)"
+        case (nil, nil): ">= 0"
+        }
+    }
+}

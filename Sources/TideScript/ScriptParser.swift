@@ -1,0 +1,390 @@
+import Foundation
+import TideCore
+
+extension ConversationScript {
+    /// Parses a script (the grammar is in docs/conversations.md).
+    public init(parsing text: String) throws(ScriptParseError) {
+        var parser = ScriptParser(text: text)
+        self.init(entries: try parser.parse())
+    }
+
+    /// Parses the bytes of a script file, which must be UTF-8.
+    public init(bytes: [UInt8]) throws(ScriptParseError) {
+        if let text = String(validating: bytes, as: UTF8.self) {
+            try self.init(parsing: text)
+            return
+        }
+        // Find the first line that is not UTF-8, to say where.
+        var line = 1
+        var start = 0
+        for (offset, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") || offset == bytes.count - 1 {
+            let end = byte == UInt8(ascii: "\n") ? offset : offset + 1
+            if String(validating: bytes[start..<end], as: UTF8.self) == nil {
+                var column = 1
+                while String(validating: bytes[start..<(start + column)], as: UTF8.self) != nil { column += 1 }
+                let shown = String(decoding: bytes[start..<end], as: UTF8.self)
+                throw ScriptParseError(line: line, column: column, message: "this line is not valid UTF-8 (scripts are UTF-8 text)",
+                                       lineText: shown)
+            }
+            line += 1
+            start = offset + 1
+        }
+        throw ScriptParseError(line: line, column: 1, message: "the file is not valid UTF-8", lineText: "")
+    }
+
+    /// Reads and parses a script file; errors name the file.
+    public init(contentsOf url: URL) throws {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw ScriptFileError(path: url.path, reason: (error as NSError).localizedDescription)
+        }
+        do {
+            try self.init(bytes: Array(data))
+        } catch {
+            var located = error
+            located.file = url.path
+            throw located
+        }
+    }
+}
+
+/// A script file that cannot be read at all.
+public struct ScriptFileError: Error, Sendable, CustomStringConvertible {
+    /// The file.
+    public var path: String
+    /// Why.
+    public var reason: String
+
+    public var description: String { "\(path): cannot read the script: \(reason)" }
+}
+
+/// Reads a script line by line, checking each line and the order of turns and expectations.
+struct ScriptParser {
+    private let lines: [String]
+    private var number = 0
+    private var entries: [ScriptEntry] = []
+    /// What the last turn-like item was, for the rules on what may follow what.
+    private var last = Last.start
+    private var seenTurn = false
+
+    private enum Last {
+        case start
+        /// A user turn, nothing significant after it yet.
+        case user
+        /// A user turn with expectations after it: it generates.
+        case generatingUser
+        case fixedAssistant
+        case recordedAssistant
+        case system
+        case directive
+    }
+
+    init(text: String) {
+        // Split on the byte: in Swift "\r\n" is one Character, which is not "\n".
+        var lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { line in
+            String(decoding: line.last == UInt8(ascii: "\r") ? line.dropLast() : line, as: UTF8.self)
+        }
+        if lines.last == "" { lines.removeLast() }
+        self.lines = lines
+    }
+
+    mutating func parse() throws(ScriptParseError) -> [ScriptEntry] {
+        while number < lines.count {
+            let line = lines[number]
+            number += 1
+            let text = line.drop { $0 == " " || $0 == "\t" }
+            let column = line.count - text.count + 1
+            if text.allSatisfy({ $0 == " " || $0 == "\t" }) {
+                entries.append(ScriptEntry(.blank, line: number))
+            } else if text.hasPrefix("#") {
+                entries.append(ScriptEntry(.comment(String(text.dropFirst())), line: number))
+            } else if text.hasPrefix("@") {
+                try directive(text.dropFirst(), column: column + 1)
+            } else if text.hasPrefix("expect-lua:") {
+                let start = number
+                let code = try content(after: text.dropFirst("expect-lua:".count), column: column + 11)
+                guard !code.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                    throw error("expect-lua needs a Lua expression, like expect-lua: #reply < 200", line: start, column: column + 11)
+                }
+                try expectation(Expectation(.lua(code)), line: start, column: column)
+            } else if text.hasPrefix("expect:") {
+                try expect(text.dropFirst("expect:".count), column: column + 7)
+            } else if let role = TurnRole.allCases.first(where: { text.hasPrefix("\($0.rawValue):") }) {
+                let start = number
+                let body = try content(after: text.dropFirst(role.rawValue.count + 1), column: column + role.rawValue.count + 1)
+                try turn(Turn(role, body), line: start, column: column)
+            } else {
+                throw error("expected a turn (system:, user:, assistant:), a directive (@…), an expectation "
+                            + "(expect:, expect-lua:) or a comment (#); to write a turn over several lines, "
+                            + "open a block with user: \"\"\"", column: column)
+            }
+        }
+        return entries
+    }
+
+    // MARK: Turns
+
+    /// The text of a turn or Lua expectation: the rest of the line, or a `"""` block.
+    private mutating func content(after rest: Substring, column: Int) throws(ScriptParseError) -> String {
+        let value = rest.trimmingBlanks()
+        guard value == "\"\"\"" else { return value }
+        let opening = number
+        var body: [String] = []
+        while number < lines.count {
+            let line = lines[number]
+            number += 1
+            if line.trimmingBlanks() == "\"\"\"" { return body.joined(separator: "\n") }
+            body.append(line.hasPrefix("\\") ? String(line.dropFirst()) : line)
+        }
+        throw error("this block is never closed: end it with a line holding only \"\"\"", line: opening,
+                    column: column + rest.count - rest.drop { $0 == " " || $0 == "\t" }.count)
+    }
+
+    private mutating func turn(_ turn: Turn, line: Int, column: Int) throws(ScriptParseError) {
+        switch turn.role {
+        case .assistant:
+            guard last == .user else {
+                throw error("an assistant turn must directly follow the user turn it answers (only comments and "
+                            + "blank lines between); to have the model answer, leave the assistant turn out",
+                            line: line, column: column)
+            }
+            last = .fixedAssistant
+        case .user: last = .user
+        case .system: last = .system
+        }
+        seenTurn = true
+        entries.append(ScriptEntry(.turn(turn), line: line))
+    }
+
+    // MARK: Expectations
+
+    private mutating func expect(_ rest: Substring, column: Int) throws(ScriptParseError) {
+        var cursor = Cursor(rest, column: column)
+        cursor.skipSpaces()
+        var negated = false
+        if cursor.word() == "not" {
+            negated = true
+            cursor.consumeWord()
+            cursor.skipSpaces()
+        }
+        let kindColumn = cursor.column
+        let kind = cursor.consumeWord()
+        cursor.skipSpaces()
+        let check: Expectation.Check
+        switch kind {
+        case "contains", "icontains":
+            check = .contains(try argument(&cursor, what: "the text to look for"), ignoringCase: kind == "icontains")
+        case "regex":
+            let patternColumn = cursor.column
+            let pattern = try argument(&cursor, what: "a regular expression")
+            do {
+                _ = try Regex(pattern)
+            } catch {
+                throw self.error("this regular expression does not compile: \(error)", column: patternColumn)
+            }
+            check = .regex(pattern)
+        case "length": check = .length(try bound(&cursor))
+        case "tokens": check = .tokens(try bound(&cursor))
+        case "stop": check = .stop(try argument(&cursor, what: "a stop reason such as eos, max-tokens, stop-string or plugin:NAME"))
+        case "":
+            throw error("expect: needs a check: contains, icontains, regex, length, tokens or stop (and `not` before it)",
+                        column: kindColumn)
+        default:
+            throw error("unknown check '\(kind)'; use contains, icontains, regex, length, tokens or stop "
+                        + "(or expect-lua: for a Lua expression)", column: kindColumn)
+        }
+        cursor.skipSpaces()
+        guard cursor.isAtEnd else { throw error("unexpected text after the check", column: cursor.column) }
+        try expectation(Expectation(check, negated: negated), line: number, column: column - 7)
+    }
+
+    private mutating func expectation(_ expectation: Expectation, line: Int, column: Int) throws(ScriptParseError) {
+        switch last {
+        case .user: last = .generatingUser
+        case .generatingUser, .recordedAssistant: break
+        case .fixedAssistant:
+            throw error("an expectation checks a generated reply, but this one follows an assistant turn written "
+                        + "in the script (leave the assistant turn out to have the model answer)", line: line, column: column)
+        default:
+            throw error("an expectation must directly follow the user turn whose reply it checks (only comments, "
+                        + "blank lines and other expectations between)", line: line, column: column)
+        }
+        entries.append(ScriptEntry(.expectation(expectation), line: line))
+    }
+
+    /// A quoted string, or the rest of the line.
+    private func argument(_ cursor: inout Cursor, what: String) throws(ScriptParseError) -> String {
+        if cursor.peek == "\"" { return try quoted(&cursor) }
+        let value = cursor.rest.trimmingBlanks()
+        guard !value.isEmpty else { throw error("expected \(what)", column: cursor.column) }
+        cursor.consumeRest()
+        return value
+    }
+
+    private func quoted(_ cursor: inout Cursor) throws(ScriptParseError) -> String {
+        switch QuotedString.read(cursor.rest) {
+        case .success(let (value, rest)):
+            cursor.advance(to: rest)
+            return value
+        case .failure(let failure):
+            throw error(failure.message, column: cursor.column + failure.offset)
+        }
+    }
+
+    /// `<= N`, `< N`, `>= N`, `> N`, `== N`, `N..M`.
+    private func bound(_ cursor: inout Cursor) throws(ScriptParseError) -> CountBound {
+        let column = cursor.column
+        let text = cursor.rest.trimmingBlanks()
+        cursor.consumeRest()
+        let usage = "expected a bound such as <= 200, >= 3, == 8 or 10..200"
+        for op in ["<=", ">=", "==", "<", ">"] where text.hasPrefix(op) {
+            guard let number = Int(text.dropFirst(op.count).trimmingBlanks()), number >= 0 else {
+                throw error("\(usage), with a whole number ≥ 0", column: column)
+            }
+            switch op {
+            case "<=": return CountBound(upper: number)
+            case "<":
+                guard number > 0 else { throw error("nothing is shorter than 0", column: column) }
+                return CountBound(upper: number - 1)
+            case ">=": return CountBound(lower: number)
+            case ">": return CountBound(lower: number + 1)
+            default: return CountBound(lower: number, upper: number)
+            }
+        }
+        let parts = text.components(separatedBy: "..")
+        guard parts.count == 2, let lower = Int(parts[0]), let upper = Int(parts[1]), lower >= 0 else {
+            throw error(usage, column: column)
+        }
+        guard lower <= upper else { throw error("the range \(text) is empty", column: column) }
+        return CountBound(lower: lower, upper: upper)
+    }
+
+    // MARK: Directives
+
+    private mutating func directive(_ rest: Substring, column: Int) throws(ScriptParseError) {
+        var cursor = Cursor(rest, column: column)
+        let key = cursor.consumeWord()
+        cursor.skipSpaces()
+        let valueColumn = cursor.column
+        let value = cursor.rest.trimmingBlanks()
+        func text() throws(ScriptParseError) -> String {
+            guard !value.isEmpty else { throw error("@\(key) needs a value", column: valueColumn) }
+            return value
+        }
+        let directive: Directive
+        switch key {
+        case "name": directive = .name(try text())
+        case "description": directive = .description(try text())
+        case "model": directive = .model(try text())
+        case "template": directive = .template(try text())
+        case "plugin": directive = .plugin(try text())
+        case "unload": directive = .unload(try text())
+        case "ctx-size":
+            guard let size = Int(value), size >= 16 else {
+                throw error("@ctx-size must be a whole number ≥ 16, not '\(value)'", column: valueColumn)
+            }
+            directive = .contextSize(size)
+        case "generated":
+            try generated(&cursor)
+            return
+        default:
+            guard let setting = try parameter(key, &cursor) else {
+                throw error("unknown directive @\(key); directives are "
+                            + Self.directiveNames.map { "@" + $0 }.joined(separator: ", "), column: column - 1)
+            }
+            var probe = GenerationParameters()
+            setting.apply(to: &probe)
+            do {
+                try probe.validate()
+            } catch {
+                throw self.error("@\(error)", column: valueColumn)
+            }
+            directive = .parameter(setting)
+        }
+        if directive.belongsBeforeFirstTurn && seenTurn {
+            throw error("@\(key) must come before the first turn (it sets up the model and its context)", column: column - 1)
+        }
+        if last != .start { last = .directive }
+        entries.append(ScriptEntry(.directive(directive), line: number))
+    }
+
+    static let directiveNames = ["name", "description", "model", "ctx-size", "template", "temperature", "top-k", "top-p",
+                                 "min-p", "repeat-penalty", "repeat-last-n", "seed", "max-tokens", "stop", "plugin",
+                                 "unload", "generated"]
+
+    /// A generation parameter, or `nil` when `key` names none.
+    private func parameter(_ key: String, _ cursor: inout Cursor) throws(ScriptParseError) -> ParameterSetting? {
+        let column = cursor.column
+        let value = cursor.rest.trimmingBlanks()
+        func real() throws(ScriptParseError) -> Double {
+            guard let number = Double(value), number.isFinite else {
+                throw error("@\(key) must be a number, not '\(value)'", column: column)
+            }
+            return number
+        }
+        func whole() throws(ScriptParseError) -> Int {
+            guard let number = Int(value) else { throw error("@\(key) must be a whole number, not '\(value)'", column: column) }
+            return number
+        }
+        switch key {
+        case "temperature": return .temperature(try real())
+        case "top-p": return .topP(try real())
+        case "min-p": return .minP(try real())
+        case "repeat-penalty": return .repeatPenalty(try real())
+        case "top-k": return .topK(try whole())
+        case "repeat-last-n": return .repeatLastN(try whole())
+        case "max-tokens": return .maxTokens(try whole())
+        case "seed":
+            if value == "random" { return .seed(nil) }
+            guard let seed = UInt32(value) else {
+                throw error("@seed must be a whole number from 0 to 4294967295, or random, not '\(value)'", column: column)
+            }
+            return .seed(seed)
+        case "stop":
+            var stops: [String] = []
+            while !cursor.isAtEnd {
+                stops.append(cursor.peek == "\"" ? try quoted(&cursor) : cursor.consumeWord())
+                cursor.skipSpaces()
+            }
+            return .stop(stops)
+        default: return nil
+        }
+    }
+
+    /// `@generated stop="…" tokens=N`, right after an assistant turn.
+    private mutating func generated(_ cursor: inout Cursor) throws(ScriptParseError) {
+        let column = cursor.column
+        guard last == .fixedAssistant, case .turn(let turn)? = entries.last?.item, turn.role == .assistant else {
+            throw error("@generated marks a recorded reply and must come right after its assistant turn", column: column)
+        }
+        var stop: String?
+        var tokens: Int?
+        while !cursor.isAtEnd {
+            let fieldColumn = cursor.column
+            let field = cursor.consume { $0 != "=" && $0 != " " && $0 != "\t" }
+            guard cursor.peek == "=" else { throw error("expected stop=\"…\" or tokens=N", column: fieldColumn) }
+            cursor.advance(by: 1)
+            let value = cursor.peek == "\"" ? try quoted(&cursor) : cursor.consumeWord()
+            switch field {
+            case "stop": stop = value
+            case "tokens":
+                guard let count = Int(value), count >= 0 else { throw error("tokens must be a whole number", column: fieldColumn) }
+                tokens = count
+            default: throw error("unknown field '\(field)' (expected stop and tokens)", column: fieldColumn)
+            }
+            cursor.skipSpaces()
+        }
+        guard let stop, let tokens else { throw error("@generated needs stop=\"…\" and tokens=N", column: column) }
+        last = .recordedAssistant
+        entries.append(ScriptEntry(.generated(ReplyRecord(stopReason: stop, tokens: tokens)), line: number))
+    }
+
+    // MARK: Errors
+
+    private func error(_ message: String, line: Int? = nil, column: Int) -> ScriptParseError {
+        let line = line ?? number
+        return ScriptParseError(line: line, column: column, message: message, lineText: lines[line - 1])
+    }
+}

@@ -1,0 +1,82 @@
+extension ConversationScript {
+    /// The script as text, in the canonical spelling: parsing it gives the same items back.
+    public func printed() -> String {
+        items.map { $0.printed + "\n" }.joined()
+    }
+}
+
+extension ScriptItem {
+    /// This item's lines (a block spans several).
+    var printed: String {
+        switch self {
+        case .blank: ""
+        case .comment(let text): "#" + text
+        case .directive(let directive): directive.printed
+        case .turn(let turn): "\(turn.role.rawValue):" + Self.content(turn.text)
+        case .generated(let record): "@generated stop=\(QuotedString.quote(record.stopReason)) tokens=\(record.tokens)"
+        case .expectation(let expectation): expectation.printed
+        }
+    }
+
+    /// Text after `role:` or `expect-lua:`: on the line when it fits there, else a `"""` block.
+    static func content(_ text: String) -> String {
+        let fitsOnTheLine = !text.unicodeScalars.contains("\n") && text.trimmingBlanks() == text
+            && !text.hasPrefix("\"\"\"")
+        if fitsOnTheLine { return text.isEmpty ? "" : " " + text }
+        let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { bytes in
+            let line = String(decoding: bytes, as: UTF8.self)
+            return line.hasPrefix("\\") || line.trimmingBlanks() == "\"\"\"" ? "\\" + line : line
+        }
+        return " \"\"\"\n" + lines.joined(separator: "\n") + "\n\"\"\""
+    }
+}
+
+extension Directive {
+    var printed: String {
+        switch self {
+        case .name(let text): "@name \(text)"
+        case .description(let text): "@description \(text)"
+        case .model(let text): "@model \(text)"
+        case .contextSize(let size): "@ctx-size \(size)"
+        case .template(let text): "@template \(text)"
+        case .plugin(let spec): "@plugin \(spec)"
+        case .unload(let name): "@unload \(name)"
+        case .parameter(let setting): setting.printed
+        }
+    }
+}
+
+extension ParameterSetting {
+    var printed: String {
+        switch self {
+        case .temperature(let value): "@temperature \(Self.number(value))"
+        case .topK(let value): "@top-k \(value)"
+        case .topP(let value): "@top-p \(Self.number(value))"
+        case .minP(let value): "@min-p \(Self.number(value))"
+        case .repeatPenalty(let value): "@repeat-penalty \(Self.number(value))"
+        case .repeatLastN(let value): "@repeat-last-n \(value)"
+        case .seed(let value): "@seed \(value.map(String.init) ?? "random")"
+        case .maxTokens(let value): "@max-tokens \(value)"
+        case .stop(let stops): (["@stop"] + stops.map(QuotedString.quote)).joined(separator: " ")
+        }
+    }
+
+    /// `0` rather than `0.0`; otherwise Swift's shortest exact spelling.
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}
+
+extension Expectation {
+    var printed: String {
+        let not = negated ? "not " : ""
+        switch check {
+        case .contains(let text, let ignoringCase): return "expect: \(not)\(ignoringCase ? "icontains" : "contains") \(QuotedString.quote(text))"
+        case .regex(let pattern): return "expect: \(not)regex \(QuotedString.quote(pattern))"
+        case .length(let bound): return "expect: \(not)length \(bound)"
+        case .tokens(let bound): return "expect: \(not)tokens \(bound)"
+        case .stop(let reason): return "expect: \(not)stop \(QuotedString.quote(reason))"
+        case .lua(let code): return "expect-lua:" + ScriptItem.content(code)
+        }
+    }
+}

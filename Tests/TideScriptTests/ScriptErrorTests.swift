@@ -1,0 +1,69 @@
+import Testing
+import TideScript
+
+/// Every error names its line and column and says what would be right.
+struct ScriptErrorTests {
+    @Test(arguments: [
+        ("hello there", 1, 1, "expected a turn (system:, user:, assistant:)"),
+        ("user: Hi\n  and more", 2, 3, "open a block with user: \"\"\""),
+        ("@temprature 0", 1, 1, "unknown directive @temprature; directives are @name"),
+        ("@temperature hot", 1, 14, "@temperature must be a number, not 'hot'"),
+        ("@temperature -1", 1, 14, "@temperature must be a number ≥ 0, not -1.0"),
+        ("@top-p 2", 1, 8, "@top-p must be a number in (0, 1], not 2.0"),
+        ("@max-tokens 0", 1, 13, "@max-tokens must be a whole number ≥ 1, not 0"),
+        ("@seed -3", 1, 7, "@seed must be a whole number from 0 to 4294967295, or random"),
+        ("@ctx-size 8", 1, 11, "@ctx-size must be a whole number ≥ 16"),
+        ("@stop \"open", 1, 7, "this string has no closing quote"),
+        ("@stop \"\"", 1, 7, "@stop must be a non-empty string"),
+        ("@plugin", 1, 8, "@plugin needs a value"),
+        ("user: Hi\n@model other", 2, 1, "@model must come before the first turn"),
+        ("expect: contains \"x\"", 1, 1, "an expectation must directly follow the user turn"),
+        ("user: Hi\nassistant: Hello\nexpect: contains \"x\"", 3, 1, "follows an assistant turn written in the script"),
+        ("user: Hi\n@temperature 0\nexpect: contains \"x\"", 3, 1, "an expectation must directly follow the user turn"),
+        ("assistant: Hello", 1, 1, "an assistant turn must directly follow the user turn it answers"),
+        ("user: Hi\nexpect: contain \"x\"", 2, 9, "unknown check 'contain'"),
+        ("user: Hi\nexpect:", 2, 8, "expect: needs a check"),
+        ("user: Hi\nexpect: regex \"(\"", 2, 15, "this regular expression does not compile"),
+        ("user: Hi\nexpect: length about 10", 2, 16, "expected a bound such as <= 200"),
+        ("user: Hi\nexpect: length 10..2", 2, 16, "the range 10..2 is empty"),
+        ("user: Hi\nexpect: contains \"x\" extra", 2, 22, "unexpected text after the check"),
+        ("user: Hi\nexpect: contains \"bad \\q\"", 2, 23, "unknown escape \\q"),
+        ("user: Hi\nexpect-lua:", 2, 12, "expect-lua needs a Lua expression"),
+        ("user: \"\"\"\nnever closed", 1, 7, "this block is never closed"),
+        ("@generated stop=\"eos\" tokens=1", 1, 12, "@generated marks a recorded reply and must come right after its assistant turn"),
+        ("user: a\nassistant: b\n@generated stop=\"eos\"", 3, 12, "@generated needs stop=\"…\" and tokens=N"),
+    ])
+    func errorsSayWhereAndWhat(text: String, line: Int, column: Int, message: String) {
+        do {
+            _ = try ConversationScript(parsing: text)
+            Issue.record("parsed without error: \(text)")
+        } catch {
+            #expect(error.line == line, "\(error)")
+            #expect(error.column == column, "\(error)")
+            #expect(error.message.contains(message), "\(error)")
+            #expect(error.lineText == text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)[line - 1])
+        }
+    }
+
+    @Test func theReportShowsFileLineColumnAndACaret() {
+        var error = ScriptParseError(line: 3, column: 14, message: "@temperature must be a number, not 'hot'",
+                                     lineText: "@temperature hot")
+        error.file = "Conversations/capitals.tide"
+        #expect(error.description == """
+            Conversations/capitals.tide:3:14: @temperature must be a number, not 'hot'
+                @temperature hot
+                             ^
+            """)
+    }
+
+    @Test func invalidUTF8IsReportedWithItsLine() {
+        let bytes = Array("user: fine\nuser: caf".utf8) + [0xC3, 0x28] + Array("\n".utf8)
+        do {
+            _ = try ConversationScript(bytes: bytes)
+            Issue.record("invalid UTF-8 parsed")
+        } catch {
+            #expect(error.line == 2 && error.column == 10)
+            #expect(error.message.contains("not valid UTF-8"))
+        }
+    }
+}
