@@ -25,6 +25,7 @@ let package = Package(
         .target(name: "TideCore"),
         .target(name: "TideLua", dependencies: ["TideCore", "CLua", "CLuaShim"]),
         .target(name: "TideScript", dependencies: ["TideCore"]),
+        .target(name: "TideRunner", dependencies: ["TideCore", "TideScript", "TideLua", "TideLlama", "TideModels"]),
         .target(name: "TideLlama", dependencies: ["TideCore", "CLlama"]),
         .target(
             name: "TideModels",
@@ -38,7 +39,7 @@ let package = Package(
         .executableTarget(
             name: "tide",
             dependencies: [
-                "TideCore", "TideLlama", "TideLua", "TideModels", "TideBench",
+                "TideCore", "TideLlama", "TideLua", "TideModels", "TideBench", "TideScript", "TideRunner",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -46,6 +47,7 @@ let package = Package(
         .testTarget(name: "TideLuaTests", dependencies: ["TideLua", "TideLlama", "TideModels"]),
         .testTarget(name: "TideLlamaTests", dependencies: ["TideLlama", "TideModels"]),
         .testTarget(name: "TideScriptTests", dependencies: ["TideScript"]),
+        .testTarget(name: "TideRunnerTests", dependencies: ["TideRunner", "TideScript", "TideLua"]),
         .testTarget(name: "TideModelsTests", dependencies: ["TideModels"], exclude: ["Fixtures"]),
         .testTarget(name: "TideCLITests", dependencies: ["TideModels"]),
     ],

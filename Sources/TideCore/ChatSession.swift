@@ -59,12 +59,16 @@ public final class ChatSession: Sendable {
         set { state.withLock { $0.parameters = newValue } }
     }
 
-    /// The hooks, in order; setting them re-enables any that had been disabled.
+    /// The hooks, in order. A hook disabled after a failure stays disabled while it is in the
+    /// list; a new instance (a reloaded plugin) starts enabled.
     public var hooks: [any ChatHook] {
         get { state.withLock { $0.hooks } }
         set {
             for hook in newValue { hook.attach(to: backend) }
-            state.withLock { $0.hooks = newValue; $0.disabledHooks = [] }
+            state.withLock { state in
+                state.hooks = newValue
+                state.disabledHooks.formIntersection(newValue.map(ObjectIdentifier.init))
+            }
         }
     }
 

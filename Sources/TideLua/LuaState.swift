@@ -31,10 +31,23 @@ public final class LuaState {
     /// Loads and runs a text chunk; returns its first result.
     @discardableResult
     public func run(_ code: String, chunkName: String) throws(LuaError) -> LuaValue {
+        try evaluate(code, chunkName: chunkName, arguments: [])
+    }
+
+    /// Loads a text chunk and calls it under the limits with `arguments` (its `...`); returns its
+    /// first result.
+    public func evaluate(_ code: String, chunkName: String, arguments: [LuaValue]) throws(LuaError) -> LuaValue {
         try load(code, chunkName: chunkName)
-        try call(arguments: 0, results: 1)
+        for argument in arguments { push(argument) }
+        try call(arguments: Int32(arguments.count), results: 1)
         defer { tide_lua_pop(pointer, 1) }
         return value(at: -1)
+    }
+
+    /// Checks that a text chunk compiles, without running it.
+    public func compile(_ code: String, chunkName: String) throws(LuaError) {
+        try load(code, chunkName: chunkName)
+        tide_lua_pop(pointer, 1)
     }
 
     /// Compiles a text chunk and leaves it on the stack as a function.

@@ -22,9 +22,14 @@ public struct PluginLocator: Sendable {
         ])
     }
 
+    /// Whether `name` is a path to a file rather than a name to look up.
+    public static func isPath(_ name: String) -> Bool {
+        name.contains("/") || name.hasSuffix(".lua")
+    }
+
     /// The file for `name`: itself if it contains `/` or ends in `.lua`, else `NAME.lua` in the first folder that has it.
     public func locate(_ name: String) throws(PluginError) -> URL {
-        if name.contains("/") || name.hasSuffix(".lua") {
+        if Self.isPath(name) {
             let url = URL(fileURLWithPath: name)
             guard FileManager.default.fileExists(atPath: url.path) else { throw .notFound(name, searched: [url.path]) }
             return url

@@ -1,8 +1,8 @@
 /// The quoted strings of scripts: `"…"` with the escapes `\"`, `\\`, `\n`, `\t`, `\r` and
 /// `\u{1F30A}`.
-enum QuotedString {
-    /// `text` in quotes, escaped so that ``read(_:)`` gives it back.
-    static func quote(_ text: String) -> String {
+public enum QuotedString {
+    /// `text` in quotes, escaped so that a script reads it back as it was.
+    public static func quote(_ text: String) -> String {
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -6,8 +6,8 @@ extension ConversationScript {
 }
 
 extension ScriptItem {
-    /// This item's lines (a block spans several).
-    var printed: String {
+    /// This item's lines in the canonical spelling (a block spans several), without the last newline.
+    public var printed: String {
         switch self {
         case .blank: ""
         case .comment(let text): "#" + text
@@ -75,7 +75,9 @@ extension Expectation {
         case .regex(let pattern): return "expect: \(not)regex \(QuotedString.quote(pattern))"
         case .length(let bound): return "expect: \(not)length \(bound)"
         case .tokens(let bound): return "expect: \(not)tokens \(bound)"
-        case .stop(let reason): return "expect: \(not)stop \(QuotedString.quote(reason))"
+        case .stop(let reason):
+            let bare = !reason.isEmpty && reason.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || "0123456789:_.-".unicodeScalars.contains($0) }
+            return "expect: \(not)stop \(bare ? reason : QuotedString.quote(reason))"
         case .lua(let code): return "expect-lua:" + ScriptItem.content(code)
         }
     }

@@ -41,7 +41,7 @@ struct GenerateCommand: AsyncParsableCommand {
         let plugins = try pluginOptions.load()
         let loaded = try modelOptions.load()
         let session = ChatSession(
-            backend: try modelOptions.makeBackend(loaded),
+            backend: try loaded.makeBackend(modelOptions.setup),
             systemPrompt: system ?? loaded.defaultSystemPrompt,
             parameters: parameters,
             hooks: plugins,

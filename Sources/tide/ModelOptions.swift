@@ -3,6 +3,7 @@ import Foundation
 import TideCore
 import TideLlama
 import TideModels
+import TideRunner
 
 /// Options that choose a model and size its context, shared by every command that generates.
 struct ModelOptions: ParsableArguments {
@@ -34,32 +35,24 @@ struct ModelOptions: ParsableArguments {
         }
     }
 
-    /// A loaded model with what the registry says about it.
-    struct Loaded {
-        let model: LlamaModel
-        let entry: ModelEntry?
-
-        /// The system prompt to use when the user gives none (base models have none).
-        var defaultSystemPrompt: String { entry?.defaultSystemPrompt ?? "You are a helpful assistant." }
+    /// The setup these options describe.
+    var setup: ModelSetup {
+        ModelSetup(model: model, template: template, contextSize: contextSize, threads: threads,
+                   batchSize: batchSize, gpuLayers: gpuLayers)
     }
 
     /// Resolves and loads the model, with a progress bar on a terminal.
-    func load() throws -> Loaded {
-        let resolved = try ModelStore.standard.resolve(model)
-        let bar = ProgressBar(label: "loading \(URL(fileURLWithPath: resolved.path).lastPathComponent)")
-        defer { bar.finish() }
-        let model = try LlamaModel.load(path: resolved.path, gpuLayers: gpuLayers) { bar.update($0) }
-        return Loaded(model: model, entry: resolved.entry)
+    func load(from cache: ModelCache = ModelCache()) throws -> LoadedModel {
+        try ModelProgress.load(setup.model, gpuLayers: gpuLayers, from: cache)
     }
+}
 
-    /// A fresh context for `loaded`, with the template and EOS strings of its registry entry.
-    func makeBackend(_ loaded: Loaded) throws -> LlamaBackend {
-        let templateName = template ?? loaded.entry?.template ?? "model"
-        return try LlamaBackend(
-            model: loaded.model,
-            options: LlamaContextOptions(contextSize: contextSize, threads: threads, batchSize: batchSize),
-            template: try ChatTemplate(parsing: templateName),
-            endOfGenerationStrings: loaded.entry?.endOfGenerationStrings ?? []
-        )
+/// Loading a model with a progress bar named after its file.
+enum ModelProgress {
+    static func load(_ name: String, gpuLayers: Int, from cache: ModelCache) throws -> LoadedModel {
+        let label = URL(fileURLWithPath: (try? ModelStore.standard.resolve(name).path) ?? name).lastPathComponent
+        let bar = ProgressBar(label: "loading \(label)")
+        defer { bar.finish() }
+        return try cache.load(name, gpuLayers: gpuLayers) { bar.update($0) }
     }
 }

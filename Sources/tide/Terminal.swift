@@ -5,6 +5,9 @@ enum Terminal {
     /// Whether standard error is a terminal (progress bars go there).
     static var stderrIsTTY: Bool { isatty(STDERR_FILENO) == 1 }
 
+    /// Whether standard output is a terminal (transcripts stream there).
+    static var stdoutIsTTY: Bool { isatty(STDOUT_FILENO) == 1 }
+
     /// Writes text to standard output at once (replies stream token by token).
     static func write(_ text: String) {
         FileHandle.standardOutput.write(Data(text.utf8))

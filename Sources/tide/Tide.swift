@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import TideCore
 
 /// The `tide` command: a hookable chat engine for local language models.
@@ -8,6 +9,25 @@ struct Tide: AsyncParsableCommand {
         commandName: "tide",
         abstract: "A hookable chat engine for local language models.",
         version: tideVersion,
-        subcommands: [GenerateCommand.self, ModelsCommand.self, PluginsCommand.self, BenchCommand.self]
+        subcommands: [GenerateCommand.self, RunCommand.self, ModelsCommand.self, PluginsCommand.self, BenchCommand.self]
     )
+
+    /// Runs the command; a usage error exits with status 2 (as `tide run` documents), not
+    /// ArgumentParser's 64.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
 }

@@ -139,6 +139,11 @@ import Testing
         let second = try await session.reply(to: "again").collect()
         #expect(second.failures.isEmpty)
         #expect(journal.all.filter { $0.hasPrefix("broken.token") }.count == 1)
+        // Adding another hook keeps it disabled; a new instance of it starts enabled.
+        session.hooks.append(TestHook("other", [], journal: journal))
+        #expect(session.disabledHookNames == ["broken"])
+        session.hooks = [TestHook("broken", [.token], journal: journal)]
+        #expect(session.disabledHookNames.isEmpty)
     }
 
     @Test func strictPolicyEndsTheReplyWithTheFailureAndKeepsThePartialText() async throws {

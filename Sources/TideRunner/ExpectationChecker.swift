@@ -1,0 +1,53 @@
+import Foundation
+import TideCore
+import TideLua
+import TideScript
+
+/// Checks expectations against a generated reply.
+struct ExpectationChecker {
+    let limits: LuaLimits
+
+    /// What the checks look at.
+    struct Reply {
+        var text: String
+        var tokens: Int
+        var stopReason: String
+        var user: String
+    }
+
+    func check(_ located: LocatedExpectation, on reply: Reply) -> ExpectationResult {
+        let expectation = located.expectation
+        var (held, fact) = evaluate(expectation.check, on: reply)
+        if expectation.negated { held.toggle() }
+        let detail = held ? "" : fact.isEmpty ? (expectation.negated ? "it does" : "it does not") : fact
+        return ExpectationResult(expectation: expectation, line: located.line, passed: held, detail: detail)
+    }
+
+    /// Whether the check holds, and what was measured (empty when the check itself says it all).
+    private func evaluate(_ check: Expectation.Check, on reply: Reply) -> (Bool, String) {
+        switch check {
+        case .contains(let text, let ignoringCase):
+            let found = reply.text.range(of: text, options: ignoringCase ? [.caseInsensitive] : []) != nil
+            return (found, "")
+        case .regex(let pattern):
+            guard let regex = try? Regex(pattern) else { return (false, "the regular expression does not compile") }
+            return (reply.text.contains(regex), "")
+        case .length(let bound):
+            return (bound.contains(reply.text.count), "the reply has \(reply.text.count) characters")
+        case .tokens(let bound):
+            return (bound.contains(reply.tokens), "the reply has \(reply.tokens) tokens")
+        case .stop(let reason):
+            let matches = reply.stopReason == reason || reply.stopReason.hasPrefix(reason + ":")
+            return (matches, "it stopped with \(reply.stopReason)")
+        case .lua(let code):
+            do {
+                let predicate = try LuaPredicate(code, limits: limits)
+                let held = try predicate.holds(reply: reply.text, tokens: reply.tokens, stopReason: reply.stopReason,
+                                               user: reply.user)
+                return (held, "the expression is false")
+            } catch {
+                return (false, "Lua error: \(error.message)")
+            }
+        }
+    }
+}

@@ -1,0 +1,16 @@
+import TideScript
+
+/// How one expectation fared on one reply.
+public struct ExpectationResult: Sendable, Hashable {
+    /// The expectation, as written.
+    public var expectation: Expectation
+    /// Its line in the script.
+    public var line: Int
+    /// Whether it held.
+    public var passed: Bool
+    /// Why it failed: what was found instead (empty when it passed).
+    public var detail: String
+
+    /// The expectation in the script's spelling: `expect: contains "Paris"`.
+    public var text: String { ScriptItem.expectation(expectation).printed }
+}

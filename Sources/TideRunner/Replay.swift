@@ -1,0 +1,119 @@
+import TideCore
+import TideLua
+import TideScript
+
+/// One replay of a prepared script: a chat session driven step by step.
+struct Replay {
+    let prepared: PreparedScript
+    let file: String
+    let golden: [RecordedReply?]
+    let events: @Sendable (RunEvent) -> Void
+    let session: ChatSession
+    let checker: ExpectationChecker
+    var parameters: GenerationParameters
+    var repliesSoFar = 0
+
+    init(runner: ScriptRunner, prepared: PreparedScript, file: String, golden: [RecordedReply?],
+         events: @escaping @Sendable (RunEvent) -> Void) async throws
+    {
+        self.prepared = prepared
+        self.file = file
+        self.golden = golden
+        self.events = events
+        let (backend, model) = try await runner.backends.backend(for: prepared.setup)
+        parameters = runner.parameters
+        session = ChatSession(backend: backend, systemPrompt: model.defaultSystemPrompt, parameters: parameters,
+                              hooks: prepared.commandLinePlugins, hookErrorPolicy: runner.strict ? .failReply : .disableHook,
+                              overflowPolicy: runner.overflow)
+        checker = ExpectationChecker(limits: runner.limits)
+    }
+
+    mutating func run(_ result: inout ScriptResult, replies: inout [Int: RecordedReply]) async throws {
+        for (index, step) in prepared.steps.enumerated() {
+            switch step {
+            case .directive(let directive, _):
+                apply(directive, at: index)
+                events(.item(.directive(directive)))
+            case .system(let text, _):
+                var history = session.history
+                if history.first?.role == .system { history.removeFirst() }
+                if !text.isEmpty { history.insert(ChatMessage(.system, text), at: 0) }
+                session.history = history
+                events(.item(.turn(Turn(.system, text))))
+            case .history(let user, let assistant, _):
+                session.history += [ChatMessage(.user, user), ChatMessage(.assistant, assistant)]
+                events(.item(.turn(Turn(.user, user))))
+                events(.item(.turn(Turn(.assistant, assistant))))
+            case .reply(let step):
+                let reply = try await generate(step)
+                replies[step.entry] = RecordedReply(text: Self.transcriptText(reply.text),
+                                                    record: ReplyRecord(stopReason: reply.stopReason,
+                                                                        tokens: reply.statistics.generatedTokens))
+                result.replies.append(reply)
+                events(.replyFinished(reply))
+                events(.transcript(prepared.script.transcript(replies: replies)))
+            }
+        }
+    }
+
+    private mutating func apply(_ directive: Directive, at index: Int) {
+        switch directive {
+        case .parameter(let setting):
+            setting.apply(to: &parameters)
+            session.parameters = parameters
+        case .plugin:
+            if let plugin = prepared.plugins[index] { session.hooks.append(plugin) }
+        case .unload(let name):
+            var hooks = session.hooks
+            if let position = hooks.lastIndex(where: { $0.name == name }) { hooks.remove(at: position) }
+            session.hooks = hooks
+        case .name, .description, .model, .contextSize, .template: break
+        }
+    }
+
+    /// Generates the reply to a user turn and checks it.
+    private mutating func generate(_ step: ReplyStep) async throws -> ReplyResult {
+        events(.item(.turn(Turn(.user, step.user))))
+        events(.replyStarted)
+        var text = ""
+        var failures: [String] = []
+        var summary: ReplySummary?
+        do {
+            for try await event in session.reply(to: step.user) {
+                switch event {
+                case .text(let piece):
+                    text += piece
+                    events(.text(piece))
+                case .hookFailure(let failure):
+                    failures.append("\(failure)")
+                    events(.hookFailure("\(failure)"))
+                case .finished(let finished): summary = finished
+                }
+            }
+        } catch {
+            throw ScriptRunError("\(file):\(step.line): \(error)")
+        }
+        guard let summary else { throw ScriptRunError("\(file):\(step.line): the reply ended without a summary") }
+        let stopReason = summary.stopReason.description
+        let checked = ExpectationChecker.Reply(text: text, tokens: summary.statistics.generatedTokens,
+                                               stopReason: stopReason, user: step.user)
+        var reply = ReplyResult(line: step.line, user: step.user, text: text, stopReason: stopReason,
+                                statistics: summary.statistics,
+                                expectations: step.expectations.map { checker.check($0, on: checked) },
+                                hookFailures: failures)
+        if !golden.isEmpty {
+            let recorded = repliesSoFar < golden.count ? golden[repliesSoFar]?.text : nil
+            let shown = Self.transcriptText(text)
+            reply.golden = GoldenComparison(recorded: recorded, matches: recorded == shown,
+                                            difference: recorded == shown ? "" : TextDiff.lines(from: recorded ?? "", to: shown))
+        }
+        repliesSoFar += 1
+        return reply
+    }
+
+    /// A reply as a transcript can hold it: scripts are line-based, so carriage returns become
+    /// line feeds.
+    static func transcriptText(_ text: String) -> String {
+        text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+    }
+}

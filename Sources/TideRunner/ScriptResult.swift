@@ -1,0 +1,59 @@
+import Foundation
+import TideCore
+import TideScript
+
+/// What replaying one script gave.
+public struct ScriptResult: Sendable {
+    /// The script file.
+    public var file: String
+    /// The script's `@name`, else its file name without extension.
+    public var name: String
+    /// Every generated reply, in order.
+    public var replies: [ReplyResult] = []
+    /// Why the script could not be replayed to its end, if it could not.
+    public var failure: String?
+    /// The script with its replies filled in (up to the failure, if any); `nil` if it did not parse.
+    public var transcript: ConversationScript?
+
+    /// A result with no replies yet; `name` defaults to the file name without its extension.
+    public init(file: String, name: String? = nil, failure: String? = nil) {
+        self.file = file
+        self.name = name ?? URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        self.failure = failure
+    }
+
+    /// Expectations (and golden comparisons) that held.
+    public var passed: Int { replies.reduce(0) { $0 + $1.expectations.count(where: \.passed) + ($1.golden?.matches == true ? 1 : 0) } }
+    /// Expectations (and golden comparisons) that did not.
+    public var failed: Int { replies.reduce(0) { $0 + $1.expectations.count(where: { !$0.passed }) + ($1.golden?.matches == false ? 1 : 0) } }
+}
+
+/// One generated reply and the checks on it.
+public struct ReplyResult: Sendable {
+    /// The line of the user turn it answers.
+    public var line: Int
+    /// The user's message.
+    public var user: String
+    /// The reply as shown (after plugins' filters).
+    public var text: String
+    /// Why it ended, as `--stats` shows it.
+    public var stopReason: String
+    /// Its statistics.
+    public var statistics: GenerationStatistics
+    /// Each expectation's outcome, in script order.
+    public var expectations: [ExpectationResult]
+    /// Plugin errors during the reply (each plugin is then disabled).
+    public var hookFailures: [String]
+    /// The comparison with the recorded golden reply, under `--check`.
+    public var golden: GoldenComparison?
+}
+
+/// A reply compared with the golden transcript's reply for the same turn.
+public struct GoldenComparison: Sendable, Hashable {
+    /// The recorded reply (`nil` when the golden file has no reply for this turn).
+    public var recorded: String?
+    /// Whether the new reply is the same text.
+    public var matches: Bool
+    /// A line diff of the two, when they differ.
+    public var difference: String
+}

@@ -1,0 +1,171 @@
+import Foundation
+import TideCore
+import TideLua
+import TideScript
+
+/// Replays conversation scripts through the engine: turns, plugins and parameters as the script
+/// says, a reply generated for every user turn the script does not answer, each reply checked
+/// against its expectations, and a transcript of it all.
+///
+/// ```swift
+/// let runner = ScriptRunner(backends: SequentialBackends(models: ModelCache()))
+/// let result = await runner.run(file: "Conversations/capitals.tide")
+/// print(result.passed, result.failed, result.transcript?.printed() ?? "")
+/// ```
+public struct ScriptRunner: Sendable {
+    /// The model and context for scripts that do not say (`@model`, `@ctx-size`, `@template` win).
+    public var setup = ModelSetup()
+    /// Parameters before the script's own directives.
+    public var parameters = GenerationParameters()
+    /// Plugin specs loaded before the script's own `@plugin`s (`--plugin`).
+    public var plugins: [String] = []
+    /// Where plugin names are looked up.
+    public var locator = PluginLocator.standard
+    /// The sandbox limits of plugins and `expect-lua:`.
+    public var limits = LuaLimits()
+    /// Whether a plugin error ends the script (else the plugin is disabled and the script goes on).
+    public var strict = false
+    /// What to do when the conversation outgrows the context.
+    public var overflow = ContextOverflowPolicy.fail
+    /// Where backends come from.
+    public let backends: any BackendProvider
+
+    /// A runner taking backends from `backends`.
+    public init(backends: any BackendProvider) {
+        self.backends = backends
+    }
+
+    /// Reads and replays the script at `file`. With `golden` (a recorded transcript), each reply is
+    /// also compared with the recorded reply for the same turn.
+    public func run(file: String, golden: ConversationScript? = nil,
+                    events: @escaping @Sendable (RunEvent) -> Void = { _ in }) async -> ScriptResult
+    {
+        let script: ConversationScript
+        do {
+            script = try ConversationScript(contentsOf: URL(fileURLWithPath: file))
+        } catch var error as ScriptParseError {
+            error.file = file
+            return ScriptResult(file: file, failure: "\(error)")
+        } catch {
+            return ScriptResult(file: file, failure: "\(error)")
+        }
+        return await run(script, file: file, golden: golden, events: events)
+    }
+
+    /// Replays a parsed script; `file` names it in messages.
+    public func run(_ script: ConversationScript, file: String, golden: ConversationScript? = nil,
+                    events: @escaping @Sendable (RunEvent) -> Void = { _ in }) async -> ScriptResult
+    {
+        var result = ScriptResult(file: file, name: script.name)
+        var replies: [Int: RecordedReply] = [:]
+        do {
+            let prepared = try prepare(script, file: file)
+            var replay = try await Replay(runner: self, prepared: prepared, file: file,
+                                          golden: golden.map(Self.recordedReplies) ?? [], events: events)
+            try await replay.run(&result, replies: &replies)
+        } catch {
+            result.failure = "\(error)"
+        }
+        var transcript = script.transcript(replies: replies)
+        if let failure = result.failure {
+            transcript.entries.append(ScriptEntry(.comment(" tide run stopped here: " + failure.replacingOccurrences(of: "\n", with: " "))))
+        }
+        result.transcript = transcript
+        return result
+    }
+
+    /// The replies a golden transcript recorded, in order.
+    static func recordedReplies(_ golden: ConversationScript) -> [RecordedReply?] {
+        golden.steps.compactMap { step in
+            if case .reply(let reply) = step { .some(reply.recorded) } else { nil }
+        }
+    }
+
+    /// Everything that can be checked before the model runs: the model setup, every plugin
+    /// (loaded now, attached when its `@plugin` line is reached) and every Lua expectation.
+    func prepare(_ script: ConversationScript, file: String) throws -> PreparedScript {
+        var prepared = PreparedScript(script: script, steps: script.steps, setup: setup)
+        var loaded = try plugins.map { spec in
+            do {
+                return try LuaPlugin(spec: PluginSpec(parsing: spec), locator: locator, limits: limits, log: Self.log)
+            } catch {
+                throw ScriptRunError("\(file): --plugin \(spec): \(error)")
+            }
+        }
+        prepared.commandLinePlugins = loaded
+        for (index, step) in prepared.steps.enumerated() {
+            switch step {
+            case .directive(.model(let model), _): prepared.setup.model = model
+            case .directive(.contextSize(let size), _): prepared.setup.contextSize = size
+            case .directive(.template(let template), _): prepared.setup.template = template
+            case .directive(.plugin(let spec), let line):
+                do {
+                    let plugin = try LuaPlugin(spec: scriptRelative(PluginSpec(parsing: spec), file: file),
+                                               locator: scriptLocator(file), limits: limits, log: Self.log)
+                    prepared.plugins[index] = plugin
+                    loaded.append(plugin)
+                } catch {
+                    throw ScriptRunError("\(file):\(line): @plugin \(spec): \(error)")
+                }
+            case .directive(.unload(let name), let line):
+                guard let position = loaded.lastIndex(where: { $0.name == name }) else {
+                    throw ScriptRunError("\(file):\(line): @unload \(name): no plugin of that name is loaded here; loaded: "
+                                         + (loaded.isEmpty ? "none" : loaded.map(\.name).joined(separator: ", ")))
+                }
+                loaded.remove(at: position)
+            case .reply(let reply):
+                for located in reply.expectations {
+                    guard case .lua(let code) = located.expectation.check else { continue }
+                    do {
+                        _ = try LuaPredicate(code, limits: limits)
+                    } catch {
+                        throw ScriptRunError("\(file):\(located.line): expect-lua does not compile: \(error.message)")
+                    }
+                }
+            default: break
+            }
+        }
+        return prepared
+    }
+
+    /// Where a script's `@plugin` names are looked up: the script's folder, a `Plugins` folder
+    /// beside it (as `Conversations/` and `Plugins/` sit in a project), then ``locator``'s folders.
+    func scriptLocator(_ file: String) -> PluginLocator {
+        let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
+        let beside = folder.deletingLastPathComponent().appendingPathComponent("Plugins")
+        return PluginLocator(directories: [folder, beside] + locator.directories)
+    }
+
+    /// A script's `@plugin ./x.lua` is relative to the script's folder, not to where Tide runs.
+    func scriptRelative(_ spec: PluginSpec, file: String) -> PluginSpec {
+        guard PluginLocator.isPath(spec.name), !spec.name.hasPrefix("/") else { return spec }
+        var relative = spec
+        relative.name = URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(spec.name).path
+        return relative
+    }
+
+    /// Plugin log lines go to standard error.
+    static let log: @Sendable (String) -> Void = { line in
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}
+
+/// A script checked and ready to replay.
+struct PreparedScript {
+    var script: ConversationScript
+    var steps: [ScriptStep]
+    var setup: ModelSetup
+    /// `--plugin` instances, loaded first.
+    var commandLinePlugins: [LuaPlugin] = []
+    /// The plugin of each `@plugin` step, by step index.
+    var plugins: [Int: LuaPlugin] = [:]
+}
+
+/// A script that could not be replayed to its end.
+public struct ScriptRunError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

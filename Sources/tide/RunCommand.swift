@@ -1,0 +1,137 @@
+import ArgumentParser
+import Foundation
+import TideCore
+import TideRunner
+import TideScript
+
+/// `tide run`: replays conversation scripts and checks their replies.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Replay conversation scripts and check every generated reply against its expectations.",
+        discussion: """
+            Each script (docs/conversations.md) runs with its own model settings, plugins and parameters; \
+            options given here are defaults that a script's directives override. Exit status: 0 when every \
+            expectation holds, 1 when one fails, 2 on a usage error or a script that cannot run (parse, \
+            model or plugin error, context overflow).
+            """
+    )
+
+    @Argument(help: "Script files, or folders searched for .tide files.")
+    var paths: [String] = []
+
+    @OptionGroup var modelOptions: ModelOptions
+    @OptionGroup var sampling: SamplingOptions
+    @OptionGroup var pluginOptions: PluginOptions
+
+    @Option(name: .customLong("context-overflow"), help: "When a conversation outgrows the context: fail or drop-oldest.")
+    var overflow: ContextOverflowPolicy = .fail
+
+    @Option(help: ArgumentHelp("Write each script's transcript (a replayable script) into this folder.", valueName: "dir"))
+    var out: String?
+
+    @Flag(name: .shortAndLong, help: "Only failures and the summary.")
+    var quiet = false
+
+    @Flag(name: .shortAndLong, help: "Stream every transcript, with each reply's statistics.")
+    var verbose = false
+
+    @Flag(help: "Write one JSON object per script on standard output instead of the report.")
+    var json = false
+
+    @Flag(help: "Record the replies as golden transcripts (NAME.golden.tide next to each script, or in --golden).")
+    var update = false
+
+    @Flag(help: "Fail when a reply differs from its golden transcript, showing a diff.")
+    var check = false
+
+    @Option(help: ArgumentHelp("Keep golden transcripts in this folder instead of next to the scripts.", valueName: "dir"))
+    var golden: String?
+
+    func validate() throws {
+        if paths.isEmpty { throw ValidationError("give at least one script or folder, e.g. tide run Conversations/") }
+        if update && check { throw ValidationError("--update records golden transcripts and --check compares with them: choose one") }
+        if quiet && verbose { throw ValidationError("--quiet and --verbose contradict each other") }
+        if golden != nil && !update && !check { throw ValidationError("--golden only makes sense with --update or --check") }
+    }
+
+    func run() async throws {
+        let files: [String]
+        do {
+            files = try ScriptFiles.scripts(in: paths)
+        } catch {
+            Terminal.warn("Error: \(error)")
+            throw ExitCode(2)
+        }
+        if files.isEmpty {
+            Terminal.warn("Error: no .tide scripts in \(paths.joined(separator: ", "))")
+            throw ExitCode(2)
+        }
+        var runner = ScriptRunner(backends: SequentialBackends(models: ModelCache()) { setup, cache in
+            try ModelProgress.load(setup.model, gpuLayers: setup.gpuLayers, from: cache)
+        })
+        runner.setup = modelOptions.setup
+        runner.parameters = try sampling.parameters()
+        runner.plugins = pluginOptions.plugins
+        runner.limits = pluginOptions.limits
+        runner.strict = pluginOptions.strict
+        runner.overflow = overflow
+
+        let style = TextStyle.standardOutput
+        let streaming = !json && !quiet && (verbose || Terminal.stdoutIsTTY)
+        let report = RunReport(showPasses: !quiet && !streaming, style: style)
+        let bar = files.count > 1 && !streaming ? ProgressBar(label: "replaying") : nil
+        let start = ContinuousClock.now
+        var (passed, failed, errors) = (0, 0, 0)
+        for (index, file) in files.enumerated() {
+            bar?.update(Double(index) / Double(files.count), detail: "\(index)/\(files.count) \(file)")
+            let view = streaming ? TranscriptView(verbose: verbose, style: style) : nil
+            view?.header(file)
+            let result = await replay(file, with: runner, view: view)
+            bar?.finish()
+            if json {
+                Terminal.write(RunReport.json(for: result) + "\n")
+            } else {
+                for line in report.lines(for: result) { Terminal.write(line + "\n") }
+            }
+            passed += result.passed
+            failed += result.failed
+            errors += result.failure == nil ? 0 : 1
+        }
+        let summary = RunReport.summary(passed: passed, failed: failed, errors: errors, scripts: files.count,
+                                        seconds: (ContinuousClock.now - start).seconds)
+        if json { Terminal.warn(summary) } else { Terminal.write(summary + "\n") }
+        if errors > 0 { throw ExitCode(2) }
+        if failed > 0 { throw ExitCode(1) }
+    }
+
+    /// Replays one script: golden transcript in (under --check), transcripts out (--out, --update).
+    private func replay(_ file: String, with runner: ScriptRunner, view: TranscriptView?) async -> ScriptResult {
+        let goldenPath = ScriptFiles.goldenPath(for: file, in: golden)
+        var recorded: ConversationScript?
+        if check {
+            guard FileManager.default.fileExists(atPath: goldenPath) else {
+                return ScriptResult(file: file,
+                                    failure: "\(file): no golden transcript at \(goldenPath); record one with --update")
+            }
+            do {
+                recorded = try ConversationScript(contentsOf: URL(fileURLWithPath: goldenPath))
+            } catch {
+                return ScriptResult(file: file, failure: "golden transcript: \(error)")
+            }
+        }
+        let outPath = out.map { URL(fileURLWithPath: $0).appendingPathComponent(URL(fileURLWithPath: file).lastPathComponent).path }
+        var result = await runner.run(file: file, golden: recorded) { event in
+            view?.show(event)
+            // Flushed turn by turn: an interrupted run keeps what it had.
+            if case .transcript(let transcript) = event, let outPath { try? ScriptFiles.write(transcript, to: outPath) }
+        }
+        do {
+            if let outPath, let transcript = result.transcript { try ScriptFiles.write(transcript, to: outPath) }
+            if update, result.failure == nil, let transcript = result.transcript { try ScriptFiles.write(transcript, to: goldenPath) }
+        } catch {
+            result.failure = result.failure ?? "\(error)"
+        }
+        return result
+    }
+}

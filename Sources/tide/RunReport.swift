@@ -1,0 +1,105 @@
+import Foundation
+import TideCore
+import TideRunner
+import TideScript
+
+/// What `tide run` says about each script, as text lines or as one JSON object per script.
+struct RunReport {
+    /// Show passing checks too (else only failures and errors).
+    let showPasses: Bool
+    let style: TextStyle
+
+    /// The lines for one script: each check with file:line, failures with the reply excerpt.
+    func lines(for result: ScriptResult) -> [String] {
+        var lines: [String] = []
+        for reply in result.replies {
+            for failure in reply.hookFailures { lines.append("\(result.file):\(reply.line): plugin error: \(failure)") }
+            for check in reply.expectations where showPasses || !check.passed {
+                lines.append(check.passed ? "\(result.file):\(check.line): " + style.green("PASS") + " \(check.text)"
+                                          : "\(result.file):\(check.line): " + style.red("FAIL") + " \(check.text): \(check.detail); "
+                                              + "reply: \(Self.excerpt(reply.text))")
+            }
+            if let golden = reply.golden, showPasses || !golden.matches {
+                lines.append(golden.matches
+                    ? "\(result.file):\(reply.line): " + style.green("PASS") + " reply same as the golden transcript"
+                    : "\(result.file):\(reply.line): " + style.red("FAIL") + " reply differs from the golden transcript:\n"
+                        + golden.difference)
+            }
+        }
+        if let failure = result.failure { lines.append(style.red("ERROR") + " \(failure)") }
+        return lines
+    }
+
+    /// The start of a reply, quoted, for failure lines.
+    static func excerpt(_ text: String, limit: Int = 160) -> String {
+        text.count <= limit ? QuotedString.quote(text) : QuotedString.quote(String(text.prefix(limit))) + "…"
+    }
+
+    /// `N passed, N failed`, then what else happened.
+    static func summary(passed: Int, failed: Int, errors: Int, scripts: Int, seconds: Double) -> String {
+        var line = "\(passed) passed, \(failed) failed"
+        if errors > 0 { line += ", \(errors) script\(errors == 1 ? "" : "s") could not run" }
+        return line + " (\(scripts) script\(scripts == 1 ? "" : "s"), " + String(format: "%.1f s", seconds) + ")"
+    }
+
+    /// One line of JSON describing a script's replay.
+    static func json(for result: ScriptResult) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(ScriptJSON(result))) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// The JSON shape of a script's result (docs/conversations.md).
+private struct ScriptJSON: Encodable {
+    struct Check: Encodable {
+        var line: Int
+        var expectation: String
+        var passed: Bool
+        var detail: String?
+    }
+    struct Golden: Encodable {
+        var matches: Bool
+        var recorded: String?
+        var diff: String?
+    }
+    struct Reply: Encodable {
+        var line: Int
+        var user: String
+        var reply: String
+        var stop_reason: String
+        var tokens: Int
+        var prompt_tokens: Int
+        var time_to_first_token: Double?
+        var tokens_per_second: Double?
+        var expectations: [Check]
+        var plugin_errors: [String]
+        var golden: Golden?
+    }
+    var file: String
+    var name: String
+    var passed: Int
+    var failed: Int
+    var error: String?
+    var replies: [Reply]
+
+    init(_ result: ScriptResult) {
+        file = result.file
+        name = result.name
+        passed = result.passed
+        failed = result.failed
+        error = result.failure
+        replies = result.replies.map { reply in
+            Reply(line: reply.line, user: reply.user, reply: reply.text, stop_reason: reply.stopReason,
+                  tokens: reply.statistics.generatedTokens, prompt_tokens: reply.statistics.promptTokens,
+                  time_to_first_token: reply.statistics.timeToFirstToken?.seconds,
+                  tokens_per_second: reply.statistics.tokensPerSecond,
+                  expectations: reply.expectations.map { Check(line: $0.line, expectation: $0.text, passed: $0.passed,
+                                                               detail: $0.passed ? nil : $0.detail) },
+                  plugin_errors: reply.hookFailures,
+                  golden: reply.golden.map { Golden(matches: $0.matches, recorded: $0.recorded,
+                                                    diff: $0.matches ? nil : $0.difference) })
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import TideRunner
+import TideScript
+
+/// Shows a script's replay as it happens, in the script format: turns and directives as they are
+/// applied, replies as they stream, then each expectation with ✓ or ✗.
+struct TranscriptView: Sendable {
+    /// Whether to add each reply's statistics as a comment.
+    let verbose: Bool
+    let style: TextStyle
+
+    func header(_ file: String) {
+        Terminal.write(style.dim("# \(file)") + "\n")
+    }
+
+    func show(_ event: RunEvent) {
+        switch event {
+        case .item(let item): Terminal.write(item.printed + "\n")
+        case .replyStarted: Terminal.write(style.bold("assistant: "))
+        case .text(let text): Terminal.write(text)
+        case .hookFailure(let failure): Terminal.warn("\n" + style.red("\(failure) (the plugin is now disabled)"))
+        case .replyFinished(let reply):
+            Terminal.write("\n")
+            if verbose {
+                Terminal.write(style.dim("# \(reply.statistics.generatedTokens) tokens · stop \(reply.stopReason)") + "\n")
+            }
+            for result in reply.expectations {
+                Terminal.write(result.passed ? style.green("✓ \(result.text)") + "\n"
+                                             : style.red("✗ \(result.text) — \(result.detail)") + "\n")
+            }
+            if let golden = reply.golden {
+                Terminal.write(golden.matches ? style.green("✓ same as the golden transcript") + "\n"
+                                              : style.red("✗ differs from the golden transcript:\n\(golden.difference)") + "\n")
+            }
+        case .transcript: break
+        }
+    }
+}

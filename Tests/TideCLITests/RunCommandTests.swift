@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+extension CommandLineTests {
+    @Suite struct RunCommandTests {
+        func scratchFolder() throws -> URL {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tide-cli-run-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            return folder
+        }
+
+        @Test func theExampleConversationsPass() throws {
+            let result = try TideProcess.run(["run", "Conversations/"])
+            #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+            #expect(result.stdout.contains(" 0 failed (9 scripts"), "\(result.stdout)")
+            #expect(!result.stdout.contains("FAIL"))
+            #expect(result.stdout.contains("Conversations/capitals.tide:12: PASS expect: contains \"Paris\""))
+        }
+
+        @Test func exitStatusesAndTheReport() throws {
+            let folder = try scratchFolder()
+            let failing = folder.appendingPathComponent("failing.tide")
+            try "@temperature 0\n@max-tokens 16\nuser: What is the capital of France?\nexpect: contains \"Berlin\"\n"
+                .write(to: failing, atomically: true, encoding: .utf8)
+            let broken = folder.appendingPathComponent("broken.tide")
+            try "@temperature hot\nuser: Hi\n".write(to: broken, atomically: true, encoding: .utf8)
+
+            let failed = try TideProcess.run(["run", failing.path])
+            #expect(failed.status == 1)
+            #expect(failed.stdout.contains("failing.tide:4: FAIL expect: contains \"Berlin\": it does not; reply: \"The capital of France is Paris.\""))
+            #expect(failed.stdout.contains("0 passed, 1 failed (1 script"))
+
+            // A script that cannot run makes the status 2, and does not stop the others.
+            let both = try TideProcess.run(["run", broken.path, failing.path])
+            #expect(both.status == 2)
+            #expect(both.stdout.contains("broken.tide:1:14: @temperature must be a number, not 'hot'"))
+            #expect(both.stdout.contains("failing.tide:4: FAIL"))
+
+            let usage = try TideProcess.run(["run", folder.appendingPathComponent("missing.tide").path])
+            #expect(usage.status == 2)
+            #expect(usage.stderr.contains("missing.tide: no such file or folder"))
+            let badOption = try TideProcess.run(["run", "--update", "--check", failing.path])
+            #expect(badOption.status == 2)
+            #expect(badOption.stderr.contains("choose one"))
+        }
+
+        @Test func jsonOutAndGoldenFiles() throws {
+            let folder = try scratchFolder()
+            let script = folder.appendingPathComponent("capital.tide")
+            try "@temperature 0\n@max-tokens 16\nuser: What is the capital of France?\nexpect: contains \"Paris\"\n"
+                .write(to: script, atomically: true, encoding: .utf8)
+
+            let json = try TideProcess.run(["run", "--json", script.path])
+            #expect(json.status == 0)
+            let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+            #expect(object?["passed"] as? Int == 1 && object?["failed"] as? Int == 0)
+            let reply = (object?["replies"] as? [[String: Any]])?.first
+            #expect(reply?["reply"] as? String == "The capital of France is Paris.")
+            #expect(reply?["stop_reason"] as? String == "eos")
+
+            let out = try scratchFolder()
+            _ = try TideProcess.run(["run", "--out", out.path, script.path])
+            let transcript = try String(contentsOf: out.appendingPathComponent("capital.tide"), encoding: .utf8)
+            #expect(transcript.contains("assistant: The capital of France is Paris.\n@generated stop=\"eos\" tokens=7\n"))
+            let replayed = try TideProcess.run(["run", out.appendingPathComponent("capital.tide").path])
+            #expect(replayed.status == 0 && replayed.stdout.contains("1 passed, 0 failed"))
+
+            let missing = try TideProcess.run(["run", "--check", script.path])
+            #expect(missing.status == 2 && missing.stdout.contains("record one with --update"))
+            let update = try TideProcess.run(["run", "--update", script.path])
+            #expect(update.status == 0)
+            let goldenFile = folder.appendingPathComponent("capital.golden.tide")
+            #expect(FileManager.default.fileExists(atPath: goldenFile.path))
+            let check = try TideProcess.run(["run", "--check", script.path])
+            #expect(check.status == 0 && check.stdout.contains("reply same as the golden transcript"))
+            // A folder run skips golden transcripts.
+            let folderRun = try TideProcess.run(["run", folder.path])
+            #expect(folderRun.stdout.contains("(1 script,"))
+
+            let golden = try String(contentsOf: goldenFile, encoding: .utf8)
+            try golden.replacingOccurrences(of: "Paris.", with: "Lyon.").write(to: goldenFile, atomically: true, encoding: .utf8)
+            let differs = try TideProcess.run(["run", "--check", script.path])
+            #expect(differs.status == 1)
+            #expect(differs.stdout.contains("reply differs from the golden transcript:\n- The capital of France is Lyon.\n+ The capital of France is Paris."))
+        }
+    }
+}
