@@ -40,8 +40,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     private let cache = Mutex(CacheState())
 
     private struct CacheState {
-        /// The tokens whose keys and values are in the context, position by position.
-        var tokens: [Int32] = []
+        var kept = SequenceCache(sequence: 0)
         var busy = false
     }
 
@@ -78,7 +77,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
 
     /// The prompt's tokens: the rendered chat, tokenized with control tokens recognised.
     public func promptTokens(for messages: [ChatMessage]) throws(LlamaError) -> [Int32] {
-        try model.tokenize(model.renderPrompt(messages, template: template), addSpecial: true, parseSpecial: true)
+        try model.promptTokens(for: messages, template: template)
     }
 
     public func promptTokenCount(for messages: [ChatMessage]) async throws -> Int {
@@ -86,14 +85,11 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     }
 
     /// Tokens currently held in the KV cache.
-    public var cachedTokenCount: Int { cache.withLock { $0.tokens.count } }
+    public var cachedTokenCount: Int { cache.withLock { $0.kept.tokens.count } }
 
     /// Empties the KV cache, so the next prompt is evaluated from scratch.
     public func clearCache() {
-        cache.withLock { state in
-            llama_memory_clear(llama_get_memory(context), true)
-            state.tokens.removeAll()
-        }
+        cache.withLock { $0.kept.clear(in: context) }
     }
 
     public func startReply(to messages: [ChatMessage], parameters: GenerationParameters) async throws
@@ -106,7 +102,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
         let reused = try cache.withLock { state throws(ChatSessionError) -> Int in
             guard !state.busy else { throw .busy }
             state.busy = true
-            return reuseCommonPrefix(of: prompt, state: &state)
+            return state.kept.reuseCommonPrefix(of: prompt, in: context)
         }
         do {
             try evaluate(prompt[reused...])
@@ -120,28 +116,13 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
                                  reusedPromptTokenCount: reused)
     }
 
-    /// Keeps the longest cached prefix shared with `prompt` (leaving at least the last prompt
-    /// token to evaluate, for its logits) and drops the rest. Returns how many tokens were kept.
-    private func reuseCommonPrefix(of prompt: [Int32], state: inout CacheState) -> Int {
-        var shared = zip(state.tokens, prompt).prefix { $0 == $1 }.count
-        shared = min(shared, prompt.count - 1)
-        let memory = llama_get_memory(context)
-        if !llama_memory_seq_rm(memory, 0, Int32(shared), -1) {
-            // Some caches (recurrent or sliding-window) cannot drop a tail; start afresh.
-            llama_memory_clear(memory, true)
-            shared = 0
-        }
-        state.tokens.removeSubrange(shared...)
-        return shared
-    }
-
     /// Whether there is room in the context for one more token.
-    var hasRoom: Bool { cache.withLock { $0.tokens.count < contextSize } }
+    var hasRoom: Bool { cache.withLock { $0.kept.tokens.count < contextSize } }
 
     /// Evaluates tokens after those in the cache, in batches; logits are kept for the last one.
     /// On failure the cache is trimmed back to what it held before.
     func evaluate(_ tokens: ArraySlice<Int32>) throws(LlamaError) {
-        let start = cache.withLock { $0.tokens.count }
+        let start = cache.withLock { $0.kept.tokens.count }
         var position = start
         var remaining = tokens[...]
         while !remaining.isEmpty {
@@ -150,42 +131,16 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
             batch.fill(chunk, from: position, wantLastLogits: remaining.isEmpty)
             let code = llama_decode(context, batch.batch)
             guard code == 0 else {
-                llama_memory_seq_rm(llama_get_memory(context), 0, Int32(start), -1)
-                cache.withLock { $0.tokens.removeSubrange(start...) }
+                cache.withLock { $0.kept.truncate(to: start, in: context) }
                 throw .decodeFailed(code: code)
             }
             position += chunk.count
-            cache.withLock { $0.tokens += chunk }
+            cache.withLock { $0.kept.tokens += chunk }
         }
     }
 
     /// Called by the decoder when its reply ends.
     func endReply() {
         cache.withLock { $0.busy = false }
-    }
-}
-
-/// A reusable `llama_batch` for one sequence.
-private final class TokenBatch {
-    private(set) var batch: llama_batch
-    let capacity: Int
-
-    init(capacity: Int) {
-        self.capacity = capacity
-        batch = llama_batch_init(Int32(capacity), 0, 1)
-    }
-
-    deinit { llama_batch_free(batch) }
-
-    func fill(_ tokens: ArraySlice<Int32>, from position: Int, wantLastLogits: Bool) {
-        batch.n_tokens = Int32(tokens.count)
-        for (offset, token) in tokens.enumerated() {
-            batch.token[offset] = token
-            batch.pos[offset] = Int32(position + offset)
-            batch.n_seq_id[offset] = 1
-            batch.seq_id[offset]![0] = 0
-            batch.logits[offset] = 0
-        }
-        batch.logits[tokens.count - 1] = wantLastLogits ? 1 : 0
     }
 }

@@ -14,6 +14,8 @@ public enum LlamaError: Error, Sendable, Hashable, CustomStringConvertible {
     case tokenizationFailed(characters: Int)
     /// `llama_decode` failed.
     case decodeFailed(code: Int32)
+    /// Every sequence of a batch engine is in use.
+    case noFreeSequence(capacity: Int)
 
     public var description: String {
         switch self {
@@ -34,6 +36,8 @@ public enum LlamaError: Error, Sendable, Hashable, CustomStringConvertible {
             "could not tokenize a text of \(characters) characters"
         case .decodeFailed(let code):
             "llama_decode failed with code \(code)"
+        case .noFreeSequence(let capacity):
+            "all \(capacity) sequences of the batch are in use; release a conversation first"
         }
     }
 }

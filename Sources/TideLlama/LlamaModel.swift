@@ -117,6 +117,11 @@ public final class LlamaModel: @unchecked Sendable {
         }
     }
 
+    /// A prompt's tokens: the chat rendered with `template`, tokenized with control tokens recognised.
+    public func promptTokens(for messages: [ChatMessage], template: ChatTemplate) throws(LlamaError) -> [Int32] {
+        try tokenize(renderPrompt(messages, template: template), addSpecial: true, parseSpecial: true)
+    }
+
     private static func readFacts(_ model: OpaquePointer, vocab: OpaquePointer, path: String) -> ModelFacts {
         func metadata(_ key: String) -> String? {
             var buffer = [CChar](repeating: 0, count: 256)

@@ -5,8 +5,14 @@ import TideCore
 /// repetition penalty, then greedy, or top-k → top-p → min-p → temperature → random draw.
 final class SamplerChain {
     private let chain: UnsafeMutablePointer<llama_sampler>
+    /// Plain greedy decoding (no penalties), which needs only the best logit: llama.cpp's
+    /// sampler would first copy the whole vocabulary into a candidate array.
+    private let argmaxOnly: Bool
+    private let vocabularySize: Int
 
     init(_ parameters: GenerationParameters, vocabularySize: Int) {
+        argmaxOnly = parameters.temperature == 0 && parameters.repeatPenalty == 1
+        self.vocabularySize = vocabularySize
         var chainParameters = llama_sampler_chain_default_params()
         chainParameters.no_perf = true
         chain = llama_sampler_chain_init(chainParameters)
@@ -33,9 +39,14 @@ final class SamplerChain {
         for token in tokens { llama_sampler_accept(chain, token) }
     }
 
-    /// Samples (and accepts) a token from the context's last logits.
-    func sample(_ context: OpaquePointer) -> Int32 {
-        llama_sampler_sample(chain, context, -1)
+    /// Samples (and accepts) a token from the logits of batch entry `index` (the last by default).
+    func sample(_ context: OpaquePointer, at index: Int32 = -1) -> Int32 {
+        guard argmaxOnly, let logits = llama_get_logits_ith(context, index) else {
+            return llama_sampler_sample(chain, context, index)
+        }
+        var best = 0
+        for token in 1..<vocabularySize where logits[token] > logits[best] { best = token }
+        return Int32(best)
     }
 
     private func add(_ sampler: UnsafeMutablePointer<llama_sampler>?) {

@@ -5,6 +5,9 @@ import TideLlama
 public protocol BackendProvider: Sendable {
     /// A backend on the model `setup` names, and the loaded model (for its default system prompt).
     func backend(for setup: ModelSetup) async throws -> (backend: any ChatBackend, model: LoadedModel)
+    /// Where a script's replay runs (the consumer of its replies, its checks), or `nil` for the
+    /// default.
+    func replayExecutor(for backend: any ChatBackend) -> (any TaskExecutor)?
 }
 
 /// One llama.cpp context per script, on models loaded once: scripts replayed one after another.
@@ -24,4 +27,8 @@ public struct SequentialBackends: BackendProvider {
         let model = try load(setup, models)
         return (try model.makeBackend(setup), model)
     }
+
+    /// The default executor: a replay consuming a reply on the decode thread would see the
+    /// reply's text only at its end, since decoding holds that thread.
+    public func replayExecutor(for backend: any ChatBackend) -> (any TaskExecutor)? { nil }
 }

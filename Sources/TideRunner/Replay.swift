@@ -13,14 +13,13 @@ struct Replay {
     var parameters: GenerationParameters
     var repliesSoFar = 0
 
-    init(runner: ScriptRunner, prepared: PreparedScript, file: String, golden: [RecordedReply?],
-         events: @escaping @Sendable (RunEvent) -> Void) async throws
+    init(runner: ScriptRunner, prepared: PreparedScript, backend: any ChatBackend, model: LoadedModel, file: String,
+         golden: [RecordedReply?], events: @escaping @Sendable (RunEvent) -> Void)
     {
         self.prepared = prepared
         self.file = file
         self.golden = golden
         self.events = events
-        let (backend, model) = try await runner.backends.backend(for: prepared.setup)
         parameters = runner.parameters
         session = ChatSession(backend: backend, systemPrompt: model.defaultSystemPrompt, parameters: parameters,
                               hooks: prepared.commandLinePlugins, hookErrorPolicy: runner.strict ? .failReply : .disableHook,

@@ -31,6 +31,16 @@ public enum ScriptFiles {
         return found
     }
 
+    /// The largest `@ctx-size` among the scripts that parse, if any sets one (batched scripts
+    /// share one context, whose sequences must be as large as the largest asks).
+    public static func largestContextSize(in files: [String]) -> Int? {
+        files.compactMap { file in
+            (try? ConversationScript(contentsOf: URL(fileURLWithPath: file)))?.steps.compactMap { step -> Int? in
+                if case .directive(.contextSize(let size), _) = step { size } else { nil }
+            }.max()
+        }.max()
+    }
+
     /// Where the golden transcript of `script` lives: next to it as `NAME.golden.tide`, or as
     /// `folder/NAME.tide`.
     public static func goldenPath(for script: String, in folder: String?) -> String {

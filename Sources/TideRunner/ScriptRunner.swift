@@ -60,9 +60,12 @@ public struct ScriptRunner: Sendable {
         var replies: [Int: RecordedReply] = [:]
         do {
             let prepared = try prepare(script, file: file)
-            var replay = try await Replay(runner: self, prepared: prepared, file: file,
-                                          golden: golden.map(Self.recordedReplies) ?? [], events: events)
-            try await replay.run(&result, replies: &replies)
+            let (backend, model) = try await backends.backend(for: prepared.setup)
+            try await withTaskExecutorPreference(backends.replayExecutor(for: backend)) {
+                var replay = Replay(runner: self, prepared: prepared, backend: backend, model: model, file: file,
+                                    golden: golden.map(Self.recordedReplies) ?? [], events: events)
+                try await replay.run(&result, replies: &replies)
+            }
         } catch {
             result.failure = "\(error)"
         }

@@ -48,11 +48,15 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Keep golden transcripts in this folder instead of next to the scripts.", valueName: "dir"))
     var golden: String?
 
+    @Option(help: "Replay up to N scripts at once, decoding them as parallel sequences of one batch.")
+    var parallel = 1
+
     func validate() throws {
         if paths.isEmpty { throw ValidationError("give at least one script or folder, e.g. tide run Conversations/") }
         if update && check { throw ValidationError("--update records golden transcripts and --check compares with them: choose one") }
         if quiet && verbose { throw ValidationError("--quiet and --verbose contradict each other") }
         if golden != nil && !update && !check { throw ValidationError("--golden only makes sense with --update or --check") }
+        if parallel < 1 || parallel > 64 { throw ValidationError("--parallel must be from 1 to 64, not \(parallel)") }
     }
 
     func run() async throws {
@@ -67,9 +71,15 @@ struct RunCommand: AsyncParsableCommand {
             Terminal.warn("Error: no .tide scripts in \(paths.joined(separator: ", "))")
             throw ExitCode(2)
         }
-        var runner = ScriptRunner(backends: SequentialBackends(models: ModelCache()) { setup, cache in
+        let load: @Sendable (ModelSetup, ModelCache) throws -> LoadedModel = { setup, cache in
             try ModelProgress.load(setup.model, gpuLayers: setup.gpuLayers, from: cache)
-        })
+        }
+        let sequences = min(parallel, files.count)
+        let backends: any BackendProvider = sequences > 1
+            ? BatchedBackends(models: ModelCache(), sequences: sequences,
+                              contextSize: ScriptFiles.largestContextSize(in: files) ?? modelOptions.contextSize, load: load)
+            : SequentialBackends(models: ModelCache(), load: load)
+        var runner = ScriptRunner(backends: backends)
         runner.setup = modelOptions.setup
         runner.parameters = try sampling.parameters()
         runner.plugins = pluginOptions.plugins
@@ -78,35 +88,67 @@ struct RunCommand: AsyncParsableCommand {
         runner.overflow = overflow
 
         let style = TextStyle.standardOutput
-        let streaming = !json && !quiet && (verbose || Terminal.stdoutIsTTY)
+        let streaming = !json && !quiet && sequences == 1 && (verbose || Terminal.stdoutIsTTY)
         let report = RunReport(showPasses: !quiet && !streaming, style: style)
         let bar = files.count > 1 && !streaming ? ProgressBar(label: "replaying") : nil
+        let job = ReplayJob(runner: runner, out: out, golden: golden, update: update, check: check,
+                            view: streaming ? TranscriptView(verbose: verbose, style: style) : nil)
         let start = ContinuousClock.now
-        var (passed, failed, errors) = (0, 0, 0)
-        for (index, file) in files.enumerated() {
-            bar?.update(Double(index) / Double(files.count), detail: "\(index)/\(files.count) \(file)")
-            let view = streaming ? TranscriptView(verbose: verbose, style: style) : nil
-            view?.header(file)
-            let result = await replay(file, with: runner, view: view)
-            bar?.finish()
-            if json {
-                Terminal.write(RunReport.json(for: result) + "\n")
-            } else {
-                for line in report.lines(for: result) { Terminal.write(line + "\n") }
+        var (passed, failed, errors, done) = (0, 0, 0, 0)
+        bar?.update(0, detail: "0/\(files.count)")
+        // Results are printed in the order of the files, each as soon as those before it are done.
+        var finished: [Int: ScriptResult] = [:]
+        var nextToPrint = 0
+        await withTaskGroup(of: (Int, ScriptResult).self) { group in
+            var started = 0
+            func startNext() {
+                guard started < files.count else { return }
+                let index = started
+                started += 1
+                group.addTask { (index, await job.replay(files[index])) }
             }
-            passed += result.passed
-            failed += result.failed
-            errors += result.failure == nil ? 0 : 1
+            for _ in 0..<sequences { startNext() }
+            for await (index, result) in group {
+                startNext()
+                done += 1
+                finished[index] = result
+                while let result = finished.removeValue(forKey: nextToPrint) {
+                    bar?.finish()
+                    if json {
+                        Terminal.write(RunReport.json(for: result) + "\n")
+                    } else {
+                        for line in report.lines(for: result) { Terminal.write(line + "\n") }
+                    }
+                    passed += result.passed
+                    failed += result.failed
+                    errors += result.failure == nil ? 0 : 1
+                    nextToPrint += 1
+                }
+                bar?.update(Double(done) / Double(files.count), detail: "\(done)/\(files.count)")
+            }
         }
-        let summary = RunReport.summary(passed: passed, failed: failed, errors: errors, scripts: files.count,
+        bar?.finish()
+        var summary = RunReport.summary(passed: passed, failed: failed, errors: errors, scripts: files.count,
                                         seconds: (ContinuousClock.now - start).seconds)
+        if sequences > 1 { summary += "\n" + RunReport.parallelNote(sequences: sequences) }
         if json { Terminal.warn(summary) } else { Terminal.write(summary + "\n") }
         if errors > 0 { throw ExitCode(2) }
         if failed > 0 { throw ExitCode(1) }
     }
+}
 
-    /// Replays one script: golden transcript in (under --check), transcripts out (--out, --update).
-    private func replay(_ file: String, with runner: ScriptRunner, view: TranscriptView?) async -> ScriptResult {
+/// Replaying one script as `tide run` does: golden transcript in (under --check), transcripts
+/// out (--out, --update).
+struct ReplayJob: Sendable {
+    let runner: ScriptRunner
+    let out: String?
+    let golden: String?
+    let update: Bool
+    let check: Bool
+    let view: TranscriptView?
+
+    func replay(_ file: String) async -> ScriptResult {
+        view?.header(file)
         let goldenPath = ScriptFiles.goldenPath(for: file, in: golden)
         var recorded: ConversationScript?
         if check {

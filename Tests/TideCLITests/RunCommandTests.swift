@@ -17,6 +17,22 @@ extension CommandLineTests {
             #expect(result.stdout.contains("Conversations/capitals.tide:12: PASS expect: contains \"Paris\""))
         }
 
+        @Test func parallelReplayGivesTheSameTranscriptsAsSequential() throws {
+            let sequential = try scratchFolder()
+            let parallel = try scratchFolder()
+            let one = try TideProcess.run(["run", "-q", "--out", sequential.path, "Conversations/"])
+            let many = try TideProcess.run(["run", "-q", "--parallel", "4", "--out", parallel.path, "Conversations/"])
+            #expect(one.status == 0 && many.status == 0, "\(many.stdout)\n\(many.stderr)")
+            #expect(many.stdout.contains("replayed as 4 parallel sequences of one batch"))
+            let files = try FileManager.default.contentsOfDirectory(atPath: sequential.path).sorted()
+            #expect(files.count == 9)
+            for file in files {
+                let expected = try String(contentsOf: sequential.appendingPathComponent(file), encoding: .utf8)
+                let actual = try String(contentsOf: parallel.appendingPathComponent(file), encoding: .utf8)
+                #expect(actual == expected, "\(file) differs between sequential and parallel replay")
+            }
+        }
+
         @Test func exitStatusesAndTheReport() throws {
             let folder = try scratchFolder()
             let failing = folder.appendingPathComponent("failing.tide")

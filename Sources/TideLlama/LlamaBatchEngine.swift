@@ -1,0 +1,253 @@
+import CLlama
+import Foundation
+import TideCore
+
+/// One llama.cpp context shared by several conversations, each in a sequence of its own: the
+/// pending tokens of every sequence are decoded together, one `llama_decode` per step
+/// (continuous batching: a conversation that starts joins the running batch).
+///
+/// Each conversation gets a ``LlamaSequenceBackend`` from ``makeBackend(template:endOfGenerationStrings:contextSize:)``
+/// and uses it like a ``LlamaBackend``; releasing the backend frees its sequence.
+///
+/// The engine's thread is also a task executor, and replies run on it: it runs every Swift job
+/// that is ready, and decodes when none is — by then every reply in progress has queued its
+/// next token, so steps are as full as they can be, and no other thread competes with
+/// llama.cpp's for the cores.
+///
+/// ```swift
+/// let engine = try LlamaBatchEngine(model: model, sequences: 8, options: LlamaContextOptions(contextSize: 2048))
+/// let sessions = try (0..<8).map { _ in ChatSession(backend: try engine.makeBackend()) }
+/// ```
+public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
+    // `context` and `batch` are used only on the engine's thread; the queues only with
+    // `condition` locked.
+    /// The model every sequence runs.
+    public let model: LlamaModel
+    /// How many sequences the context holds.
+    public let sequenceCapacity: Int
+    /// Tokens each sequence may hold.
+    public let contextSizePerSequence: Int
+    let context: OpaquePointer
+    private let batch: TokenBatch
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var pending: [StepRequest] = []
+    private var cleanups: [() -> Void] = []
+    private var freeSequences: [Int32]
+    private var stopping = false
+
+    /// Creates a context of `sequences` sequences with `options.contextSize` tokens each.
+    public init(model: LlamaModel, sequences: Int, options: LlamaContextOptions = LlamaContextOptions()) throws(LlamaError) {
+        let perSequence = options.resolvedContextSize(trainedLength: model.facts.trainedContextLength)
+        var parameters = llama_context_default_params()
+        parameters.n_ctx = UInt32(perSequence * sequences)
+        parameters.n_batch = UInt32(max(options.batchSize, sequences))
+        parameters.n_ubatch = parameters.n_batch
+        parameters.n_seq_max = UInt32(sequences)
+        // Conversations share no prefix: each sequence gets its own part of the cache.
+        parameters.kv_unified = false
+        parameters.n_threads = Int32(options.resolvedThreads)
+        parameters.n_threads_batch = Int32(options.resolvedThreads)
+        parameters.no_perf = true
+        LlamaRuntime.clearErrors()
+        guard let context = llama_init_from_model(model.pointer, parameters) else {
+            throw .contextFailed(contextSize: perSequence * sequences, detail: LlamaRuntime.errors())
+        }
+        self.model = model
+        self.context = context
+        sequenceCapacity = sequences
+        contextSizePerSequence = Int(llama_n_ctx_seq(context))
+        batch = TokenBatch(capacity: Int(parameters.n_batch))
+        freeSequences = (0..<Int32(sequences)).reversed()
+        let thread = Thread { [self] in run() }
+        thread.name = "tide-batch"
+        thread.start()
+    }
+
+    deinit {
+        llama_free(context)
+    }
+
+    /// Lets the engine's thread end once the work queued has run (the thread holds the engine
+    /// until then). Call when no conversation needs the engine any more.
+    public func shutdown() {
+        condition.lock()
+        stopping = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// A backend on a free sequence. `contextSize` (rounded up to a multiple of 256, as
+    /// llama.cpp does) may be smaller than the engine's per-sequence size.
+    public func makeBackend(template: ChatTemplate = .model, endOfGenerationStrings: [String] = [],
+                            contextSize: Int? = nil) throws(LlamaError) -> LlamaSequenceBackend
+    {
+        condition.lock()
+        let sequence = freeSequences.popLast()
+        condition.unlock()
+        guard let sequence else { throw .noFreeSequence(capacity: sequenceCapacity) }
+        let size = contextSize.map { min(($0 + 255) / 256 * 256, contextSizePerSequence) } ?? contextSizePerSequence
+        return LlamaSequenceBackend(engine: self, sequence: sequence, template: template,
+                                    endOfGenerationStrings: endOfGenerationStrings, contextSize: size)
+    }
+
+    /// Makes a sequence available again and clears its cache. The clearing runs before any step
+    /// that could hold the next owner's tokens.
+    func release(_ sequence: Int32) {
+        condition.lock()
+        freeSequences.append(sequence)
+        cleanups.append { [context] in llama_memory_seq_rm(llama_get_memory(context), sequence, 0, -1) }
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Queues tokens of one sequence for the next step; the request's `finish` runs on the
+    /// engine's thread as soon as its last token is decoded.
+    func step(_ request: StepRequest) {
+        condition.lock()
+        pending.append(request)
+        condition.signal()
+        condition.unlock()
+    }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    // MARK: The engine's thread
+
+    /// Runs ready jobs first; decodes when there are none.
+    private func run() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty && pending.isEmpty && cleanups.isEmpty && !stopping { condition.wait() }
+            if !jobs.isEmpty {
+                let ready = jobs
+                jobs.removeAll()
+                condition.unlock()
+                for job in ready { job.runSynchronously(on: asUnownedTaskExecutor()) }
+                continue
+            }
+            if stopping && pending.isEmpty && cleanups.isEmpty {
+                condition.unlock()
+                return
+            }
+            let work = cleanups
+            let requests = pending
+            cleanups.removeAll()
+            pending.removeAll()
+            condition.unlock()
+            for cleanup in work { cleanup() }
+            if !requests.isEmpty { decode(requests) }
+        }
+    }
+
+    /// One `llama_decode` over as many queued tokens as the batch holds: single tokens first
+    /// (replies in progress), then prompts. Requests not finished go back to the queue.
+    private func decode(_ requests: [StepRequest]) {
+        batch.clear()
+        var included: [(request: StepRequest, count: Int, logitsIndex: Int32?)] = []
+        var leftover: [StepRequest] = []
+        for request in requests.sorted(by: { $0.tokens.count < $1.tokens.count }) {
+            request.prepare(context)
+            let room = batch.capacity - batch.count
+            guard room > 0 else {
+                leftover.append(request)
+                continue
+            }
+            let chunk = request.tokens.prefix(room)
+            var logitsIndex: Int32?
+            for (offset, token) in chunk.enumerated() {
+                let last = offset == chunk.count - 1 && chunk.count == request.tokens.count
+                let index = batch.add(token, position: request.position + offset, sequence: request.sequence, logits: last)
+                if last { logitsIndex = index }
+            }
+            included.append((request, chunk.count, logitsIndex))
+        }
+        let code = llama_decode(context, batch.batch)
+        for (request, count, logitsIndex) in included {
+            guard code == 0 else {
+                request.fail(context, LlamaError.decodeFailed(code: code))
+                continue
+            }
+            request.advance(by: count)
+            if let logitsIndex {
+                request.complete(context, logitsIndex)
+            } else {
+                leftover.append(request)
+            }
+        }
+        if !leftover.isEmpty {
+            condition.lock()
+            pending.insert(contentsOf: leftover, at: 0)
+            condition.unlock()
+        }
+    }
+}
+
+/// Tokens of one sequence to decode, and what to do once the last one is.
+final class StepRequest: @unchecked Sendable {
+    // Created by a decoder, then used only on the scheduler thread until completed.
+    let sequence: Int32
+    /// The tokens not yet decoded.
+    private(set) var tokens: ArraySlice<Int32>
+    /// The position of the first of them.
+    private(set) var position: Int
+    /// Where this request started writing the sequence (what a failure trims back to).
+    private(set) var startPosition: Int
+    /// Runs once on the scheduler thread before the first tokens are added (trims the cache).
+    private var preparation: ((OpaquePointer, StepRequest) -> Void)?
+    private let onAdvance: (ArraySlice<Int32>) -> Void
+    private let onFailure: (OpaquePointer, Int) -> Void
+    private let finish: (OpaquePointer, Int32) throws -> DecodedToken
+    private let resume: (Result<DecodedToken, any Error>) -> Void
+
+    init(sequence: Int32, tokens: ArraySlice<Int32>, position: Int,
+         preparation: ((OpaquePointer, StepRequest) -> Void)? = nil,
+         onAdvance: @escaping (ArraySlice<Int32>) -> Void, onFailure: @escaping (OpaquePointer, Int) -> Void,
+         finish: @escaping (OpaquePointer, Int32) throws -> DecodedToken,
+         resume: @escaping (Result<DecodedToken, any Error>) -> Void)
+    {
+        self.sequence = sequence
+        self.tokens = tokens
+        self.position = position
+        startPosition = position
+        self.preparation = preparation
+        self.onAdvance = onAdvance
+        self.onFailure = onFailure
+        self.finish = finish
+        self.resume = resume
+    }
+
+    func prepare(_ context: OpaquePointer) {
+        guard let preparation else { return }
+        self.preparation = nil
+        preparation(context, self)
+    }
+
+    /// Starts over from `position` with `tokens` (when the cached prefix could not be kept).
+    func restart(with tokens: ArraySlice<Int32>, at position: Int) {
+        self.tokens = tokens
+        self.position = position
+        startPosition = position
+    }
+
+    func advance(by count: Int) {
+        onAdvance(tokens.prefix(count))
+        tokens = tokens.dropFirst(count)
+        position += count
+    }
+
+    func complete(_ context: OpaquePointer, _ logitsIndex: Int32) {
+        resume(Result { try finish(context, logitsIndex) })
+    }
+
+    func fail(_ context: OpaquePointer, _ error: any Error) {
+        onFailure(context, startPosition)
+        resume(.failure(error))
+    }
+}

@@ -1,0 +1,36 @@
+import CLlama
+
+/// The tokens one sequence holds in a context's KV cache, position by position, and the rule
+/// for reusing them: keep the longest prefix a new prompt shares, drop the rest.
+struct SequenceCache {
+    /// The sequence id in the context.
+    let sequence: Int32
+    /// The tokens whose keys and values are cached.
+    var tokens: [Int32] = []
+
+    /// Keeps the longest cached prefix shared with `prompt` (leaving at least the last prompt
+    /// token to evaluate, for its logits) and drops the rest. Returns how many tokens were kept.
+    mutating func reuseCommonPrefix(of prompt: [Int32], in context: OpaquePointer) -> Int {
+        var shared = zip(tokens, prompt).prefix { $0 == $1 }.count
+        shared = min(shared, prompt.count - 1)
+        let memory = llama_get_memory(context)
+        if !llama_memory_seq_rm(memory, sequence, Int32(shared), -1) {
+            // Some caches (recurrent or sliding-window) cannot drop a tail; start afresh.
+            llama_memory_seq_rm(memory, sequence, 0, -1)
+            shared = 0
+        }
+        tokens.removeSubrange(shared...)
+        return shared
+    }
+
+    /// Forgets everything from `position` on (after a failed decode).
+    mutating func truncate(to position: Int, in context: OpaquePointer) {
+        llama_memory_seq_rm(llama_get_memory(context), sequence, Int32(position), -1)
+        tokens.removeSubrange(position...)
+    }
+
+    /// Forgets the whole sequence.
+    mutating func clear(in context: OpaquePointer) {
+        truncate(to: 0, in: context)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+import TideCore
+import TideLlama
+
+extension RealModelTests {
+    /// Several conversations decoding as parallel sequences of one batch.
+    @Suite struct BatchEngineTests {
+        static let questions = ["What is the capital of France?", "Name three colours.", "What is 2 + 2?",
+                                "Describe the sea in one sentence."]
+
+        func greedy(_ maxTokens: Int = 32) -> GenerationParameters {
+            var parameters = GenerationParameters()
+            parameters.temperature = 0
+            parameters.maxTokens = maxTokens
+            return parameters
+        }
+
+        @Test func parallelRepliesMatchOneAtATimeReplies() async throws {
+            let single = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024))
+            var expected: [String] = []
+            for question in Self.questions {
+                single.clearCache()
+                expected.append(try await ChatSession(backend: single, systemPrompt: "You are a helpful assistant.",
+                                                      parameters: greedy()).reply(to: question).collect().text)
+            }
+            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 4, options: LlamaContextOptions(contextSize: 1024))
+            defer { engine.shutdown() }
+            let sessions = try Self.questions.map { _ in
+                ChatSession(backend: try engine.makeBackend(), systemPrompt: "You are a helpful assistant.", parameters: greedy())
+            }
+            let replies = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+                for (index, session) in sessions.enumerated() {
+                    group.addTask { (index, try await session.reply(to: Self.questions[index]).collect().text) }
+                }
+                var replies = Array(repeating: "", count: sessions.count)
+                for try await (index, text) in group { replies[index] = text }
+                return replies
+            }
+            #expect(replies == expected)
+            #expect(replies[0] == "The capital of France is Paris.")
+        }
+
+        @Test func aSequenceKeepsItsConversationAcrossTurns() async throws {
+            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: LlamaContextOptions(contextSize: 1024))
+            defer { engine.shutdown() }
+            let session = ChatSession(backend: try engine.makeBackend(), systemPrompt: "You are a helpful assistant.",
+                                      parameters: greedy())
+            let first = try await session.reply(to: "I will tell you a secret word: banana.").collect()
+            let second = try await session.reply(to: "What was the secret word?").collect()
+            #expect(first.summary?.statistics.reusedPromptTokens == 0)
+            let statistics = try #require(second.summary?.statistics)
+            #expect(statistics.reusedPromptTokens > 20)
+            #expect(statistics.promptTokens - statistics.reusedPromptTokens < 25)
+            #expect(second.text.lowercased().contains("banana"))
+        }
+
+        @Test func sequencesAreLimitedAndReleased() async throws {
+            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: LlamaContextOptions(contextSize: 512))
+            defer { engine.shutdown() }
+            var first: LlamaSequenceBackend? = try engine.makeBackend()
+            let second = try engine.makeBackend()
+            #expect(throws: LlamaError.noFreeSequence(capacity: 2)) { try engine.makeBackend() }
+            _ = try await ChatSession(backend: first!, parameters: greedy(4)).reply(to: "Hi").collect()
+            first = nil
+            let third = try engine.makeBackend()
+            // The released sequence starts empty for its new owner.
+            let reply = try await ChatSession(backend: third, parameters: greedy(4)).reply(to: "Hi").collect()
+            #expect(reply.summary?.statistics.reusedPromptTokens == 0)
+            _ = second
+        }
+
+        @Test func contextSizeAndLogitsHooksPerSequence() async throws {
+            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: LlamaContextOptions(contextSize: 1024))
+            defer { engine.shutdown() }
+            let small = try engine.makeBackend(contextSize: 100)
+            #expect(small.contextSize == 256)
+            let long = String(repeating: "Tell me about the sea. ", count: 60)
+            await #expect(throws: ContextOverflowError.self) {
+                _ = try await ChatSession(backend: small, parameters: self.greedy()).reply(to: long).collect()
+            }
+            let banned = ChatSession(backend: try engine.makeBackend(), systemPrompt: "You are a helpful assistant.",
+                                     parameters: greedy(), hooks: [BanHook(token: TestModel.shared.tokens(of: " Paris")[0])])
+            let reply = try await banned.reply(to: "What is the capital of France?").collect()
+            #expect(!reply.text.contains("Paris"))
+        }
+    }
+}
