@@ -35,7 +35,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .target(name: "TideBench", dependencies: ["TideCore", "TideLlama", "CLlama"]),
+        .target(name: "TideBench", dependencies: ["TideCore", "TideLlama", "TideRunner", "CLlama"]),
         .executableTarget(
             name: "tide",
             dependencies: [

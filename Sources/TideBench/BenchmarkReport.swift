@@ -9,6 +9,7 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
     var decode: DecodeSpeedBenchmark.Result?
     var logitsHook: [LogitsHookBenchmark.Result] = []
     var cacheReuse: CacheReuseBenchmark.Result?
+    var parallelReplay: ParallelReplayBenchmark.Result?
     var process: ProcessBenchmark.Result?
 
     /// Whether every measured figure is within its budget.
@@ -36,6 +37,12 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
                 + "\(cacheReuse.reusedTokens) of \(cacheReuse.historyTokens) tokens cached vs "
                 + "\(milliseconds(cacheReuse.fullSeconds)) from scratch → ratio \(fixed(cacheReuse.ratio, 3)) "
                 + "(budget ≤ 0.2)", cacheReuse.ratio <= 0.2))
+        }
+        if let replay = parallelReplay {
+            lines.append(("eight 3-turn scripts (\(replay.generatedTokens) tokens): one after another "
+                + "\(fixed(replay.sequentialSeconds)) s, --parallel 8 \(fixed(replay.parallelSeconds)) s → ratio "
+                + "\(fixed(replay.ratio, 3)) (budget ≤ 0.5); replies differing: \(replay.differingReplies) of 24",
+                          replay.ratio <= 0.5))
         }
         if let process {
             lines.append(("peak RSS of `tide generate`: \(mebibytes(process.peakBytes)) (budget "

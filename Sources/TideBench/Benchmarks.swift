@@ -44,6 +44,9 @@ public struct Benchmarks: Sendable {
             report.logitsHook = try await LogitsHookBenchmark(models: [model] + logitsModels, hook: logitsHook,
                                                               tokens: decodeTokens / 4, rounds: rounds, threads: threads).run()
         }
+        let replayRounds = min(rounds, 3)
+        log("eight 3-turn scripts, one after another vs --parallel 8, \(replayRounds) alternating rounds")
+        report.parallelReplay = try await ParallelReplayBenchmark(model: model, rounds: replayRounds, threads: threads).run()
         log("follow-up time to first token on a ~1000-token history, \(rounds) rounds")
         report.cacheReuse = try await CacheReuseBenchmark(model: model, rounds: rounds, threads: threads).run()
         log("peak memory and cold start of `tide generate`")

@@ -45,6 +45,12 @@ public struct LoadedModel: Sendable {
     /// The registry entry, when the model was named rather than given by path.
     public let entry: ModelEntry?
 
+    /// A model already loaded, with its registry entry if it has one.
+    public init(model: LlamaModel, entry: ModelEntry?) {
+        self.model = model
+        self.entry = entry
+    }
+
     /// The system prompt to use when the user gives none (base models have none).
     public var defaultSystemPrompt: String { entry?.defaultSystemPrompt ?? "You are a helpful assistant." }
 

@@ -71,6 +71,12 @@ struct RunCommand: AsyncParsableCommand {
             Terminal.warn("Error: no .tide scripts in \(paths.joined(separator: ", "))")
             throw ExitCode(2)
         }
+        let names = Dictionary(grouping: files) { URL(fileURLWithPath: $0).lastPathComponent }
+        if out != nil, let (name, clash) = names.first(where: { $0.value.count > 1 }) {
+            Terminal.warn("Error: \(clash.joined(separator: " and ")) would both be written to \(out!)/\(name); "
+                          + "replay them with separate --out folders")
+            throw ExitCode(2)
+        }
         let load: @Sendable (ModelSetup, ModelCache) throws -> LoadedModel = { setup, cache in
             try ModelProgress.load(setup.model, gpuLayers: setup.gpuLayers, from: cache)
         }

@@ -175,3 +175,15 @@ enum ScriptGenerator {
         return Expectation(check, negated: Bool.random(using: &random))
     }
 }
+
+/// Every example starts with a comment naming it and saying what it shows.
+struct ExampleHeaderTests {
+    @Test func everyExampleHasAHeaderComment() throws {
+        for file in try RoundTripTests.exampleFiles() {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            let name = file.deletingPathExtension().lastPathComponent
+            #expect(text.hasPrefix("# \(name): "), "\(file.lastPathComponent) must start with '# \(name): <what it shows>'")
+            #expect(try ConversationScript(parsing: text).name == name)
+        }
+    }
+}
