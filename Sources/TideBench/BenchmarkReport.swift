@@ -41,7 +41,8 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
         if let replay = parallelReplay {
             lines.append(("eight 3-turn scripts (\(replay.generatedTokens) tokens): one after another "
                 + "\(fixed(replay.sequentialSeconds)) s, --parallel 8 \(fixed(replay.parallelSeconds)) s → ratio "
-                + "\(fixed(replay.ratio, 3)) (budget ≤ 0.5); replies differing: \(replay.differingReplies) of 24",
+                + "\(fixed(replay.ratio, 3)) (budget ≤ 0.5); replies differing: \(replay.differingReplies) of 24; "
+                + "llama.cpp alone: 8 sequences in one step take \(fixed(replay.ceiling, 3)) of 8 single steps",
                           replay.ratio <= 0.5))
         }
         if let process {

@@ -18,6 +18,8 @@ struct ParallelReplayBenchmark {
         var generatedTokens: Int
         /// Replies (of 24) whose text differed between the two replays, in the last round.
         var differingReplies: Int
+        /// llama.cpp's own gain from batching 8 sequences (``BatchCeiling``), measured in the same run.
+        var ceiling: Double
     }
 
     func run() async throws -> Result {
@@ -65,8 +67,9 @@ struct ParallelReplayBenchmark {
             differing = zip(sequential.joined(), parallel.joined()).count { $0 != $1 }
         }
         let ratios = zip(parallelTimes, sequentialTimes).map { $1 > 0 ? $0 / $1 : 0 }
+        let ceiling = try BatchCeiling(model: model, rounds: 15, threads: threads).run()
         return Result(sequentialSeconds: median(sequentialTimes), parallelSeconds: median(parallelTimes),
-                      ratio: median(ratios), generatedTokens: tokens, differingReplies: differing)
+                      ratio: median(ratios), generatedTokens: tokens, differingReplies: differing, ceiling: ceiling)
     }
 
     private func replayInSequence(_ files: [String], loaded: LoadedModel, setup: ModelSetup) async -> [ScriptResult] {

@@ -147,14 +147,30 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// One `llama_decode` over as many queued tokens as the batch holds: single tokens first
-    /// (replies in progress), then prompts. Requests not finished go back to the queue.
+    /// Decodes the queued tokens: the single tokens of every reply in progress in one
+    /// `llama_decode`, in sequence order, then each prompt on its own. (With a cache per
+    /// sequence, llama.cpp splits a batch into equal parts over consecutive sequences, so a
+    /// prompt in the same batch as single tokens, or sequences out of order, would cost
+    /// several passes.) Requests not finished go back to the queue.
     private func decode(_ requests: [StepRequest]) {
+        for request in requests { request.prepare(context) }
+        let singles = requests.filter { $0.tokens.count == 1 }.sorted { $0.sequence < $1.sequence }
+        var leftover = singles.isEmpty ? [] : decode(together: singles)
+        for request in requests where request.tokens.count > 1 { leftover += decode(together: [request]) }
+        if !leftover.isEmpty {
+            condition.lock()
+            pending.insert(contentsOf: leftover, at: 0)
+            condition.unlock()
+        }
+    }
+
+    /// One `llama_decode` of the requests' tokens (as many as the batch holds); completes those
+    /// whose last token was in it and returns the others.
+    private func decode(together requests: [StepRequest]) -> [StepRequest] {
         batch.clear()
         var included: [(request: StepRequest, count: Int, logitsIndex: Int32?)] = []
         var leftover: [StepRequest] = []
-        for request in requests.sorted(by: { $0.tokens.count < $1.tokens.count }) {
-            request.prepare(context)
+        for request in requests {
             let room = batch.capacity - batch.count
             guard room > 0 else {
                 leftover.append(request)
@@ -182,11 +198,7 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
                 leftover.append(request)
             }
         }
-        if !leftover.isEmpty {
-            condition.lock()
-            pending.insert(contentsOf: leftover, at: 0)
-            condition.unlock()
-        }
+        return leftover
     }
 }
 

@@ -4,7 +4,7 @@ import TideScript
 public enum RunEvent: Sendable {
     /// A line of the script has been applied: a directive, or a turn that is not generated.
     case item(ScriptItem)
-    /// The model starts answering `user`.
+    /// The model starts answering the user turn just shown.
     case replyStarted
     /// Text of the reply, as it streams.
     case text(String)
