@@ -78,14 +78,18 @@ public final class ModelCache: Sendable {
 
     /// The model `name` (a registry name or a path), loaded on first use. `progress` gets the
     /// fraction loaded, from 0 to 1, only when the model is actually read.
+    /// Scripts replayed side by side ask at the same time; the lock is held while a model loads,
+    /// so each file is read once.
     public func load(_ name: String, gpuLayers: Int = 0, progress: @escaping @Sendable (Double) -> Void = { _ in })
         throws -> LoadedModel
     {
         let resolved = try store.resolve(name)
-        if let model = loaded.withLock({ $0[resolved.path] }) { return model }
-        let model = LoadedModel(model: try LlamaModel.load(path: resolved.path, gpuLayers: gpuLayers, progress: progress),
-                                entry: resolved.entry)
-        loaded.withLock { $0[resolved.path] = model }
-        return model
+        return try loaded.withLock { loaded throws -> LoadedModel in
+            if let model = loaded[resolved.path] { return model }
+            let model = LoadedModel(model: try LlamaModel.load(path: resolved.path, gpuLayers: gpuLayers, progress: progress),
+                                    entry: resolved.entry)
+            loaded[resolved.path] = model
+            return model
+        }
     }
 }

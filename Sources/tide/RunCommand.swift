@@ -77,21 +77,8 @@ struct RunCommand: AsyncParsableCommand {
                           + "replay them with separate --out folders")
             throw ExitCode(2)
         }
-        let load: @Sendable (ModelSetup, ModelCache) throws -> LoadedModel = { setup, cache in
-            try ModelProgress.load(setup.model, gpuLayers: setup.gpuLayers, from: cache)
-        }
         let sequences = min(parallel, files.count)
-        let backends: any BackendProvider = sequences > 1
-            ? BatchedBackends(models: ModelCache(), sequences: sequences,
-                              contextSize: ScriptFiles.largestContextSize(in: files) ?? modelOptions.contextSize, load: load)
-            : SequentialBackends(models: ModelCache(), load: load)
-        var runner = ScriptRunner(backends: backends)
-        runner.setup = modelOptions.setup
-        runner.parameters = try sampling.parameters()
-        runner.plugins = pluginOptions.plugins
-        runner.limits = pluginOptions.limits
-        runner.strict = pluginOptions.strict
-        runner.overflow = overflow
+        let runner = try makeRunner(files: files, sequences: sequences)
 
         let style = TextStyle.standardOutput
         let streaming = !json && !quiet && sequences == 1 && (verbose || Terminal.stdoutIsTTY)
@@ -140,6 +127,28 @@ struct RunCommand: AsyncParsableCommand {
         if json { Terminal.warn(summary) } else { Terminal.write(summary + "\n") }
         if errors > 0 { throw ExitCode(2) }
         if failed > 0 { throw ExitCode(1) }
+    }
+}
+
+extension RunCommand {
+    /// A runner with this command's defaults: one context per script, or with `sequences` > 1 one
+    /// batch engine per model whose sequences hold the largest `@ctx-size` the scripts ask for.
+    func makeRunner(files: [String], sequences: Int) throws -> ScriptRunner {
+        let load: @Sendable (ModelSetup, ModelCache) throws -> LoadedModel = { setup, cache in
+            try ModelProgress.load(setup.model, gpuLayers: setup.gpuLayers, from: cache)
+        }
+        let backends: any BackendProvider = sequences > 1
+            ? BatchedBackends(models: ModelCache(), sequences: sequences,
+                              contextSize: ScriptFiles.largestContextSize(in: files) ?? modelOptions.contextSize, load: load)
+            : SequentialBackends(models: ModelCache(), load: load)
+        var runner = ScriptRunner(backends: backends)
+        runner.setup = modelOptions.setup
+        runner.parameters = try sampling.parameters()
+        runner.plugins = pluginOptions.plugins
+        runner.limits = pluginOptions.limits
+        runner.strict = pluginOptions.strict
+        runner.overflow = overflow
+        return runner
     }
 }
 
