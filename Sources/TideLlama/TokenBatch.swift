@@ -13,7 +13,6 @@ final class TokenBatch {
     deinit { llama_batch_free(batch) }
 
     var count: Int { Int(batch.n_tokens) }
-    var isFull: Bool { count == capacity }
 
     func clear() { batch.n_tokens = 0 }
 
