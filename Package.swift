@@ -43,10 +43,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .target(name: "TideTestSupport", path: "Tests/TideTestSupport"),
         .testTarget(name: "TideCoreTests", dependencies: ["TideCore"]),
         .testTarget(name: "TideLuaTests", dependencies: ["TideLua", "TideLlama", "TideModels"]),
-        .testTarget(name: "TideLlamaTests", dependencies: ["TideLlama", "TideModels"]),
-        .testTarget(name: "TideScriptTests", dependencies: ["TideScript"]),
+        .testTarget(name: "TideLlamaTests", dependencies: ["TideLlama", "TideModels", "TideTestSupport"]),
+        .testTarget(name: "TideScriptTests", dependencies: ["TideScript", "TideTestSupport"]),
         .testTarget(name: "TideRunnerTests", dependencies: ["TideRunner", "TideScript", "TideLua"]),
         .testTarget(name: "TideModelsTests", dependencies: ["TideModels"], exclude: ["Fixtures"]),
         .testTarget(name: "TideCLITests", dependencies: ["TideModels"]),

@@ -111,9 +111,9 @@ struct ReplyLoop {
     }
 
     /// The closure that lets logits hooks see this step's scores, or `nil` when none is active.
-    private func logitsAdjuster(heldText: String, generated: Int) -> ((any LogitsView) throws -> Void)? {
+    private func logitsAdjuster(heldText: @autoclosure () -> String, generated: Int) -> ((any LogitsView) throws -> Void)? {
         guard hooks.has(.logits) else { return nil }
-        let progress = ReplyProgress(text: rawText + heldText, tokenCount: generated, elapsed: clock.now - start)
+        let progress = ReplyProgress(text: rawText + heldText(), tokenCount: generated, elapsed: clock.now - start)
         let hooks = self.hooks
         return { view in
             for hook in hooks.active(at: .logits) {

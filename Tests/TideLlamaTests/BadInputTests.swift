@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TideTestSupport
 import TideCore
 @testable import TideLlama
 
@@ -81,18 +82,5 @@ extension RealModelTests {
             #expect(ChatTemplate.builtinNames.contains("chatml"))
             #expect(ChatTemplate.builtinNames.contains("phi3"))
         }
-    }
-}
-
-/// A small deterministic random number generator, so the noise files are reproducible.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TideTestSupport
 import TideScript
 
 /// parse → print → parse gives the same items, on the examples and on generated scripts; no
@@ -26,7 +27,7 @@ struct RoundTripTests {
     }
 
     @Test func generatedScriptsRoundTrip() throws {
-        var random = SplitMix64(seed: 20261121)
+        var random = SplitMix(seed: 20261121)
         for round in 0..<500 {
             let script = ScriptGenerator.script(using: &random)
             let printed = script.printed()
@@ -43,7 +44,7 @@ struct RoundTripTests {
     }
 
     @Test func randomBytesNeverCrashTheParser() {
-        var random = SplitMix64(seed: 7)
+        var random = SplitMix(seed: 7)
         for _ in 0..<2000 {
             let bytes = (0..<Int.random(in: 0..<200, using: &random)).map { _ in
                 // Mostly the bytes scripts are made of, so the parser gets past the first line.
@@ -65,22 +66,9 @@ struct RoundTripTests {
     }
 }
 
-/// A seeded random number generator, so a failing round can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Random scripts that follow the grammar's rules on order.
 enum ScriptGenerator {
-    static func script(using random: inout SplitMix64) -> ConversationScript {
+    static func script(using random: inout SplitMix) -> ConversationScript {
         var items: [ScriptItem] = []
         var turns = false
         var last = "start"
@@ -119,20 +107,20 @@ enum ScriptGenerator {
                          "é", "🌊", "\u{2028}", "expect:", "x=1", "'"]
 
     /// Text that may hold anything but a carriage return.
-    static func text(_ random: inout SplitMix64) -> String {
+    static func text(_ random: inout SplitMix) -> String {
         (0..<Int.random(in: 0..<12, using: &random)).map { _ in
             Int.random(in: 0..<6, using: &random) == 0 ? "\n" : pieces.randomElement(using: &random)!
         }.joined()
     }
 
     /// One line, trimmed (directive values are).
-    static func line(_ random: inout SplitMix64, allowEmpty: Bool = false) -> String {
+    static func line(_ random: inout SplitMix, allowEmpty: Bool = false) -> String {
         let text = (0..<Int.random(in: 1..<6, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
             .trimmingCharacters(in: [" ", "\t"])
         return text.isEmpty && !allowEmpty ? "value" : text
     }
 
-    static func directive(_ random: inout SplitMix64, beforeTurns: Bool) -> Directive {
+    static func directive(_ random: inout SplitMix, beforeTurns: Bool) -> Directive {
         switch Int.random(in: 0..<(beforeTurns ? 10 : 7), using: &random) {
         case 0: .name(line(&random))
         case 1: .description(line(&random))
@@ -147,7 +135,7 @@ enum ScriptGenerator {
         }
     }
 
-    static func parameter(_ random: inout SplitMix64) -> ParameterSetting {
+    static func parameter(_ random: inout SplitMix) -> ParameterSetting {
         switch Int.random(in: 0..<7, using: &random) {
         case 0: .temperature(Double.random(in: 0...2, using: &random))
         case 1: .topK(Int.random(in: 0...100, using: &random))
@@ -159,7 +147,7 @@ enum ScriptGenerator {
         }
     }
 
-    static func expectation(_ random: inout SplitMix64) -> TideScript.Expectation {
+    static func expectation(_ random: inout SplitMix) -> TideScript.Expectation {
         let bound = CountBound(lower: Bool.random(using: &random) ? Int.random(in: 0...10, using: &random) : nil,
                                upper: Int.random(in: 10...500, using: &random))
         let check: TideScript.Expectation.Check = switch Int.random(in: 0..<7, using: &random) {
