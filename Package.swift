@@ -22,6 +22,8 @@ let package = Package(
         ),
         .systemLibrary(name: "CLua", pkgConfig: "lua5.4", providers: [.apt(["liblua5.4-dev"]), .brew(["lua"])]),
         .target(name: "CLuaShim", dependencies: ["CLua"]),
+        .systemLibrary(name: "CEditLine", pkgConfig: "libedit", providers: [.apt(["libedit-dev"]), .brew(["libedit"])]),
+        .target(name: "CEditLineShim", dependencies: ["CEditLine"]),
         .target(name: "TideCore"),
         .target(name: "TideLua", dependencies: ["TideCore", "CLua", "CLuaShim"]),
         .target(name: "TideScript", dependencies: ["TideCore"]),
@@ -35,11 +37,13 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        .target(name: "TideChat",
+                dependencies: ["TideCore", "TideLlama", "TideLua", "TideModels", "TideScript", "TideRunner", "CEditLineShim"]),
         .target(name: "TideBench", dependencies: ["TideCore", "TideLlama", "TideRunner", "CLlama"]),
         .executableTarget(
             name: "tide",
             dependencies: [
-                "TideCore", "TideLlama", "TideLua", "TideModels", "TideBench", "TideScript", "TideRunner",
+                "TideCore", "TideLlama", "TideLua", "TideModels", "TideBench", "TideScript", "TideRunner", "TideChat",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -50,6 +54,7 @@ let package = Package(
         .testTarget(name: "TideScriptTests", dependencies: ["TideScript", "TideTestSupport"]),
         .testTarget(name: "TideRunnerTests", dependencies: ["TideRunner", "TideScript", "TideLua"]),
         .testTarget(name: "TideModelsTests", dependencies: ["TideModels"], exclude: ["Fixtures"]),
+        .testTarget(name: "TideChatTests", dependencies: ["TideChat", "TideCore", "TideLua", "TideRunner", "TideScript"]),
         .testTarget(name: "TideCLITests", dependencies: ["TideModels"]),
     ],
     swiftLanguageModes: [.v6]

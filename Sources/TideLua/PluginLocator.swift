@@ -27,6 +27,20 @@ public struct PluginLocator: Sendable {
         name.contains("/") || name.hasSuffix(".lua")
     }
 
+    /// The plugin files in ``directories``, folder by folder, sorted by name within each.
+    public func pluginFiles() -> [URL] {
+        directories.flatMap { directory in
+            ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+                .filter { $0.hasSuffix(".lua") }.sorted()
+                .map { directory.appendingPathComponent($0) }
+        }
+    }
+
+    /// The names that ``locate(_:)`` finds, each once, sorted.
+    public func pluginNames() -> [String] {
+        Set(pluginFiles().map { $0.deletingPathExtension().lastPathComponent }).sorted()
+    }
+
     /// The file for `name`: itself if it contains `/` or ends in `.lua`, else `NAME.lua` in the first folder that has it.
     public func locate(_ name: String) throws(PluginError) -> URL {
         if Self.isPath(name) {

@@ -103,8 +103,8 @@ public struct ScriptRunner: Sendable {
             case .directive(.template(let template), _): prepared.setup.template = template
             case .directive(.plugin(let spec), let line):
                 do {
-                    let plugin = try LuaPlugin(spec: scriptRelative(PluginSpec(parsing: spec), file: file),
-                                               locator: scriptLocator(file), limits: limits, log: Self.log)
+                    let plugin = try LuaPlugin(spec: PluginSpec(parsing: spec).relative(toScript: file),
+                                               locator: locator.forScript(at: file), limits: limits, log: Self.log)
                     prepared.plugins[index] = plugin
                     loaded.append(plugin)
                 } catch {
@@ -129,22 +129,6 @@ public struct ScriptRunner: Sendable {
             }
         }
         return prepared
-    }
-
-    /// Where a script's `@plugin` names are looked up: the script's folder, a `Plugins` folder
-    /// beside it (as `Conversations/` and `Plugins/` sit in a project), then ``locator``'s folders.
-    func scriptLocator(_ file: String) -> PluginLocator {
-        let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
-        let beside = folder.deletingLastPathComponent().appendingPathComponent("Plugins")
-        return PluginLocator(directories: [folder, beside] + locator.directories)
-    }
-
-    /// A script's `@plugin ./x.lua` is relative to the script's folder, not to where Tide runs.
-    func scriptRelative(_ spec: PluginSpec, file: String) -> PluginSpec {
-        guard PluginLocator.isPath(spec.name), !spec.name.hasPrefix("/") else { return spec }
-        var relative = spec
-        relative.name = URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(spec.name).path
-        return relative
     }
 
     /// Plugin log lines go to standard error.

@@ -57,3 +57,29 @@ public enum ParameterSetting: Sendable, Hashable {
         }
     }
 }
+
+extension ParameterSetting {
+    /// The parameter names, as directives (`@top-k`) and the REPL's `/set top-k` spell them.
+    public static let names = ["temperature", "top-k", "top-p", "min-p", "repeat-penalty", "repeat-last-n", "seed",
+                               "max-tokens", "stop"]
+
+    /// Every parameter of `parameters` as a setting, in the order of ``names``.
+    public static func all(of parameters: GenerationParameters) -> [ParameterSetting] {
+        [.temperature(parameters.temperature), .topK(parameters.topK), .topP(parameters.topP), .minP(parameters.minP),
+         .repeatPenalty(parameters.repeatPenalty), .repeatLastN(parameters.repeatLastN), .seed(parameters.seed),
+         .maxTokens(parameters.maxTokens), .stop(parameters.stop)]
+    }
+
+    /// Reads `value` for the parameter `name` exactly as the directive `@name value` is read,
+    /// with the same checks and messages. Throws if `name` is not a generation parameter.
+    public init(name: String, value: String) throws(ScriptParseError) {
+        let line = "@\(name) \(value)"
+        guard Self.names.contains(name) else {
+            throw ScriptParseError(line: 1, column: 2, message: "'\(name)' is not a generation parameter; one of: "
+                                   + Self.names.joined(separator: ", "), lineText: line)
+        }
+        guard case .directive(.parameter(let setting))? = try ConversationScript(parsing: line + "\n").entries.first?.item
+        else { preconditionFailure("a parameter directive reads as a parameter") }
+        self = setting
+    }
+}

@@ -310,9 +310,8 @@ struct ScriptParser {
         entries.append(ScriptEntry(.directive(directive), line: number))
     }
 
-    static let directiveNames = ["name", "description", "model", "ctx-size", "template", "temperature", "top-k", "top-p",
-                                 "min-p", "repeat-penalty", "repeat-last-n", "seed", "max-tokens", "stop", "plugin",
-                                 "unload", "generated"]
+    static let directiveNames = ["name", "description", "model", "ctx-size", "template"] + ParameterSetting.names
+        + ["plugin", "unload", "generated"]
 
     /// A generation parameter, or `nil` when `key` names none.
     private func parameter(_ key: String, _ cursor: inout Cursor) throws(ScriptParseError) -> ParameterSetting? {

@@ -47,7 +47,8 @@ extension Directive {
 }
 
 extension ParameterSetting {
-    var printed: String {
+    /// The setting as a script writes it: `@temperature 0.6`, `@stop "a" "b"`, `@seed random`.
+    public var printed: String {
         switch self {
         case .temperature(let value): "@temperature \(Self.number(value))"
         case .topK(let value): "@top-k \(value)"

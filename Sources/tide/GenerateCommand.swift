@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TideChat
 import TideCore
 
 /// `tide generate`: one reply to one prompt, streamed to standard output.
@@ -19,12 +20,7 @@ struct GenerateCommand: AsyncParsableCommand {
     @OptionGroup var sampling: SamplingOptions
     @OptionGroup var pluginOptions: PluginOptions
 
-    @Option(help: "The system prompt (default: the model's; \"\" for none).")
-    var system: String?
-
-    @Option(name: .customLong("context-overflow"),
-            help: "When the prompt outgrows the context: fail, or drop-oldest turns.")
-    var overflow: ContextOverflowPolicy = .fail
+    @OptionGroup var sessionOptions: SessionOptions
 
     @Flag(help: "Print token counts, timings and the stop reason to standard error.")
     var stats = false
@@ -42,18 +38,17 @@ struct GenerateCommand: AsyncParsableCommand {
         let loaded = try modelOptions.load()
         let session = ChatSession(
             backend: try loaded.makeBackend(modelOptions.setup),
-            systemPrompt: system ?? loaded.defaultSystemPrompt,
+            systemPrompt: sessionOptions.system ?? loaded.defaultSystemPrompt,
             parameters: parameters,
             hooks: plugins,
             hookErrorPolicy: pluginOptions.policy,
-            overflowPolicy: overflow
+            overflowPolicy: sessionOptions.overflow
         )
         let summary = try await ReplyPrinter(session: session).reply(to: text)
         if stats, let summary {
-            Terminal.warn(StatisticsReport(statistics: summary.statistics, stopReason: summary.stopReason).description)
+            Terminal.warn(StatisticsReport(statistics: summary.statistics, stopReason: summary.stopReason,
+                                            peakMemoryBytes: PeakMemory.bytes).description)
         }
         if summary?.stopReason == .cancelled { throw ExitCode(130) }
     }
 }
-
-extension ContextOverflowPolicy: ExpressibleByArgument {}

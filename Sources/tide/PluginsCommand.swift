@@ -16,25 +16,19 @@ struct PluginsCommand: ParsableCommand {
 
         func run() throws {
             let locator = PluginLocator.standard
-            var found = 0
-            for directory in locator.directories {
-                let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
-                    .filter { $0.hasSuffix(".lua") }.sorted()
-                for file in files {
-                    found += 1
-                    let path = directory.appendingPathComponent(file).path
-                    do {
-                        let plugin = try LuaPlugin(spec: PluginSpec(parsing: path))
-                        let hooks = plugin.points.map(\.rawValue).sorted().joined(separator: ", ")
-                        print("\(plugin.name) \(plugin.version)  \(plugin.summary)")
-                        print("    hooks: \(hooks.isEmpty ? "none" : hooks) · \(path)")
-                    } catch {
-                        print("\(file.dropLast(4))  (does not load: \(error))")
-                        print("    \(path)")
-                    }
+            let files = locator.pluginFiles()
+            for file in files {
+                do {
+                    let plugin = try LuaPlugin(spec: PluginSpec(parsing: file.path))
+                    let hooks = plugin.points.map(\.rawValue).sorted().joined(separator: ", ")
+                    print("\(plugin.name) \(plugin.version)  \(plugin.summary)")
+                    print("    hooks: \(hooks.isEmpty ? "none" : hooks) · \(file.path)")
+                } catch {
+                    print("\(file.deletingPathExtension().lastPathComponent)  (does not load: \(error))")
+                    print("    \(file.path)")
                 }
             }
-            if found == 0 {
+            if files.isEmpty {
                 print("no plugins in " + locator.directories.map(\.path).joined(separator: " or "))
             }
         }

@@ -1,19 +1,30 @@
 import Foundation
 import TideCore
 
-/// The one-line summary of a reply that `--stats` prints.
-struct StatisticsReport: CustomStringConvertible {
-    let statistics: GenerationStatistics
-    let stopReason: StopReason
+/// The one-line summary of a reply that `tide generate --stats` and the chat's `/stats` print.
+public struct StatisticsReport: CustomStringConvertible, Sendable {
+    /// The reply's figures.
+    public let statistics: GenerationStatistics
+    /// How the reply ended.
+    public let stopReason: StopReason
+    /// The process's peak resident memory, when it is worth showing.
+    public let peakMemoryBytes: Int64?
 
-    var description: String {
+    /// A report of one reply.
+    public init(statistics: GenerationStatistics, stopReason: StopReason, peakMemoryBytes: Int64? = nil) {
+        self.statistics = statistics
+        self.stopReason = stopReason
+        self.peakMemoryBytes = peakMemoryBytes
+    }
+
+    public var description: String {
         let s = statistics
         var parts = ["prompt tokens: \(s.promptTokens) (\(s.reusedPromptTokens) reused)",
                      "generated tokens: \(s.generatedTokens)"]
         if let ttft = s.timeToFirstToken { parts.append("time to first token: \(milliseconds(ttft))") }
         if let rate = s.tokensPerSecond { parts.append("tokens/s: " + rate.formatted(.number.precision(.fractionLength(1)))) }
         if s.hookDuration > .zero { parts.append("hooks: \(milliseconds(s.hookDuration))") }
-        if let peak = PeakMemory.bytes {
+        if let peak = peakMemoryBytes {
             parts.append("peak memory: " + (Double(peak) / 1_048_576).formatted(.number.precision(.fractionLength(1))
                 .grouping(.never).locale(Locale(identifier: "en_US_POSIX"))) + " MiB")
         }

@@ -1,0 +1,201 @@
+import Foundation
+import TideCore
+import TideLua
+import TideModels
+import TideRunner
+import TideScript
+
+extension ChatController {
+    /// Carries out a command.
+    func run(_ command: SlashCommand) async throws -> ChatOutcome {
+        switch command {
+        case .help: output(.notice(Self.help))
+        case .system(let text): setSystemPrompt(text)
+        case .set(let name, let value): try set(name, value)
+        case .show: await show()
+        case .plugins: listPlugins()
+        case .load(let text):
+            let loaded = try loadPlugin(try PluginSpec(parsing: text))
+            install(plugins + [loaded])
+            output(.notice("loaded \(loaded.plugin.name) \(loaded.plugin.version) (\(loaded.plugin.path))"))
+        case .unload(let name):
+            guard let index = plugins.lastIndex(where: { $0.plugin.name == name }) else {
+                throw ChatError("no plugin named \(name) is loaded; loaded: " + Self.list(pluginNames))
+            }
+            install(plugins.enumerated().filter { $0.offset != index }.map(\.element))
+            output(.notice("unloaded \(name)"))
+        case .reload(let name): try reload(name)
+        case .retry:
+            guard let last = history.lastIndex(where: { $0.role == .user }), last >= conversationStart else {
+                throw ChatError("there is no reply to retry")
+            }
+            let message = history[last].content
+            truncateHistory(to: last)
+            await ask(message)
+        case .undo:
+            guard let last = history.lastIndex(where: { $0.role == .user }), last >= conversationStart else {
+                throw ChatError("there is nothing to undo")
+            }
+            truncateHistory(to: last)
+            output(.notice("dropped the last exchange; \(exchangeCount) left"))
+        case .reset:
+            truncateHistory(to: conversationStart)
+            output(.notice("the conversation starts again"))
+        case .stats:
+            guard let summary = lastSummary else { throw ChatError("no reply yet") }
+            output(.notice(StatisticsReport(statistics: summary.statistics, stopReason: summary.stopReason).description))
+        case .save(let path): try save(to: path)
+        case .open(let path): try await open(path)
+        case .model(let name): try switchModel(to: name)
+        case .quit: return .quit
+        }
+        return .proceed
+    }
+
+    static var help: String {
+        let width = SlashCommand.catalogue.map(\.usage.count).max() ?? 0
+        let commands = SlashCommand.catalogue.map { command in
+            command.usage.padding(toLength: width + 2, withPad: " ", startingAt: 0) + command.summary
+        }
+        return (["Commands:"] + commands.map { "  " + $0 } + [
+            "Input:",
+            "  a line is a message; \"\"\" on a line of its own starts and ends a message of several lines",
+            "  //text sends a message that starts with /",
+            "  Tab completes commands, plugin names, parameters and paths; ↑ and ↓ walk the history",
+            "  Ctrl-C stops a reply (the part shown is kept) or clears the line; Ctrl-D leaves",
+        ]).joined(separator: "\n")
+    }
+
+    static func list(_ names: [String]) -> String {
+        names.isEmpty ? "none" : names.joined(separator: ", ")
+    }
+
+    var exchangeCount: Int { history.count { $0.role == .user } }
+
+    func setSystemPrompt(_ text: String?) {
+        guard let text else {
+            let current = history.first { $0.role == .system }?.content
+            output(.notice(current.map { "system: \($0)" } ?? "no system prompt"))
+            return
+        }
+        var messages = history
+        if messages.first?.role == .system { messages.removeFirst() }
+        if !text.isEmpty { messages.insert(ChatMessage(.system, text), at: 0) }
+        session.history = messages
+        systemPromptChosen = true
+        output(.notice(text.isEmpty ? "removed the system prompt" : "system prompt set"))
+    }
+
+    func set(_ name: String?, _ value: String) throws {
+        guard let name else {
+            output(.notice(parameterSummary))
+            return
+        }
+        let setting: ParameterSetting
+        do {
+            setting = try ParameterSetting(name: name, value: value)
+        } catch {
+            throw ChatError("/set \(name): " + error.message.replacingOccurrences(of: "@\(name)", with: name))
+        }
+        var parameters = session.parameters
+        setting.apply(to: &parameters)
+        session.parameters = parameters
+        output(.notice(String(setting.printed.dropFirst())))
+    }
+
+    var parameterSummary: String {
+        ParameterSetting.all(of: session.parameters).map { setting in
+            setting == .stop([]) ? "stop none" : String(setting.printed.dropFirst())
+        }.joined(separator: " · ")
+    }
+
+    func show() async {
+        let description = session.backend.modelDescription
+        var lines = ["model: \(description.name) (\(setup.model))"
+            + (description.architecture.map { " · \($0)" } ?? "")
+            + (description.vocabularySize.map { " · vocabulary \($0)" } ?? "")]
+        if let used = try? await session.backend.promptTokenCount(for: history) {
+            lines.append("context: \(used) of \(description.contextSize) tokens used"
+                + (description.trainedContextLength.map { " (trained on \($0))" } ?? ""))
+        }
+        let template = setup.template ?? model.entry?.template ?? "model"
+        lines.append("template: " + (template == "model" ? "the model's own" : template))
+        lines.append("conversation: \(exchangeCount) exchange" + (exchangeCount == 1 ? "" : "s"))
+        let system = history.first { $0.role == .system }?.content
+        lines.append("system: " + (system.map { $0.split(separator: "\n").first.map(String.init) ?? "" } ?? "none"))
+        lines.append("parameters: " + parameterSummary)
+        lines.append("plugins: " + pluginDescriptions)
+        output(.notice(lines.joined(separator: "\n")))
+    }
+
+    var pluginDescriptions: String {
+        let disabled = Set(session.disabledHookNames)
+        return Self.list(plugins.map { active in
+            active.spec.description + (disabled.contains(active.plugin.name) ? " (disabled after an error)" : "")
+        })
+    }
+
+    func listPlugins() {
+        let disabled = Set(session.disabledHookNames)
+        var lines = plugins.isEmpty ? ["no plugins loaded"] : ["loaded, in hook order:"]
+        for active in plugins {
+            let hooks = active.plugin.points.map(\.rawValue).sorted().joined(separator: ", ")
+            lines.append("  \(active.spec) — \(active.plugin.summary) [\(hooks)]"
+                + (disabled.contains(active.plugin.name) ? " (disabled after an error; /reload to enable)" : ""))
+        }
+        let available = configuration.locator.pluginNames().filter { !pluginNames.contains($0) }
+        if !available.isEmpty { lines.append("available (/load NAME): " + available.joined(separator: ", ")) }
+        output(.notice(lines.joined(separator: "\n")))
+    }
+
+    /// New instances from the plugin files as they are now, in the same places. A plugin that no
+    /// longer loads keeps its old instance, and the error is shown.
+    func reload(_ name: String?) throws {
+        if let name, !pluginNames.contains(name) {
+            throw ChatError("no plugin named \(name) is loaded; loaded: " + Self.list(pluginNames))
+        }
+        guard !plugins.isEmpty else { throw ChatError("no plugins loaded") }
+        var reloaded = plugins
+        for (index, active) in plugins.enumerated() where name == nil || active.plugin.name == name {
+            do {
+                reloaded[index] = try loadPlugin(active.spec)
+                output(.notice("reloaded \(active.plugin.name) (\(reloaded[index].plugin.path))"))
+            } catch {
+                output(.problem("\(active.plugin.name) was not reloaded, the loaded version stays: \(error)"))
+            }
+        }
+        install(reloaded)
+    }
+
+    func switchModel(to name: String?) throws {
+        guard let name else {
+            output(.notice("model: \(session.backend.modelDescription.name) (\(setup.model))"))
+            return
+        }
+        var newSetup = setup
+        newSetup.model = name
+        let loaded = try loader(newSetup)
+        let backend = try loaded.makeBackend(newSetup)
+        var messages = history
+        if !systemPromptChosen, messages.first?.role == .system {
+            messages[0] = ChatMessage(.system, loaded.defaultSystemPrompt)
+        }
+        let old = session
+        session = ChatSession(backend: backend, systemPrompt: nil, parameters: old.parameters,
+                              hooks: plugins.map(\.plugin), hookErrorPolicy: configuration.strict ? .failReply : .disableHook,
+                              overflowPolicy: configuration.overflow)
+        session.history = messages
+        setup = newSetup
+        model = loaded
+        output(.notice("now chatting with \(backend.modelDescription.name); the conversation is kept"))
+    }
+}
+
+/// A command that cannot be carried out, and why.
+struct ChatError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

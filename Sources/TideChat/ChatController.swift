@@ -1,0 +1,176 @@
+import Foundation
+import TideCore
+import TideLlama
+import TideLua
+import TideModels
+import TideRunner
+import TideScript
+
+/// An interactive chat: a session with a model and plugins, driven by typed inputs — messages,
+/// and `/` commands that change the session without losing the conversation.
+///
+/// The controller holds no terminal: it reports everything as ``ChatEvent``s, which the REPL of
+/// `tide chat` draws and tests record.
+///
+/// ```swift
+/// let chat = try ChatController(configuration: ChatConfiguration(), loader: { try cache.load($0.model) },
+///                               output: { print($0) })
+/// _ = await chat.handle("What is the capital of France?")
+/// _ = await chat.handle("/stats")
+/// ```
+public final class ChatController {
+    /// Loads the model a setup names (the REPL shows a progress bar).
+    public typealias ModelLoader = @Sendable (ModelSetup) throws -> LoadedModel
+
+    /// Cancels the running reply from another thread (Ctrl-C).
+    public let canceller = ReplyCanceller()
+
+    let configuration: ChatConfiguration
+    let loader: ModelLoader
+    let output: @Sendable (ChatEvent) -> Void
+    var setup: ModelSetup
+    var model: LoadedModel
+    var session: ChatSession
+    /// Plugins in hook order, with the specs they were loaded from (for `/reload` and `/save`).
+    var plugins: [ActivePlugin]
+    /// Whether the system prompt was chosen (`--system`, `/system`), rather than the model's default.
+    var systemPromptChosen: Bool
+    /// One record per assistant message in the history, in order: how a generated reply ended;
+    /// `nil` for a written or interrupted reply.
+    var records: [ReplyRecord?] = []
+    /// The last reply's summary, for `/stats`.
+    var lastSummary: ReplySummary?
+
+    /// A plugin instance and the spec it came from.
+    struct ActivePlugin {
+        var spec: PluginSpec
+        var plugin: LuaPlugin
+    }
+
+    /// Loads the plugins (so a mistake in one is reported before the model loads), then the model.
+    public init(configuration: ChatConfiguration, loader: @escaping ModelLoader,
+                output: @escaping @Sendable (ChatEvent) -> Void) throws {
+        self.configuration = configuration
+        self.loader = loader
+        self.output = output
+        setup = configuration.setup
+        let log: @Sendable (String) -> Void = { output(.notice($0)) }
+        plugins = try configuration.plugins.map { text in
+            let spec = try PluginSpec(parsing: text)
+            return ActivePlugin(spec: spec, plugin: try LuaPlugin(spec: spec, locator: configuration.locator,
+                                                                  limits: configuration.limits, log: log))
+        }
+        model = try loader(setup)
+        systemPromptChosen = configuration.systemPrompt != nil
+        session = ChatSession(
+            backend: try model.makeBackend(setup),
+            systemPrompt: configuration.systemPrompt ?? model.defaultSystemPrompt,
+            parameters: configuration.parameters,
+            hooks: plugins.map(\.plugin),
+            hookErrorPolicy: configuration.strict ? .failReply : .disableHook,
+            overflowPolicy: configuration.overflow
+        )
+    }
+
+    /// The conversation so far.
+    public var history: [ChatMessage] { session.history }
+
+    /// The parameters of the next reply.
+    public var parameters: GenerationParameters { session.parameters }
+
+    /// The names of the plugins loaded, in hook order.
+    public var pluginNames: [String] { plugins.map(\.plugin.name) }
+
+    /// The last reply's summary.
+    public var lastReply: ReplySummary? { lastSummary }
+
+    /// What the banner says: the model, its context, the plugins.
+    public var banner: String {
+        let description = session.backend.modelDescription
+        let names = pluginNames
+        return "\(URL(fileURLWithPath: setup.model).lastPathComponent) · context \(description.contextSize) tokens · plugins: "
+            + (names.isEmpty ? "none" : names.joined(separator: ", "))
+    }
+
+    /// The names Tab can complete.
+    public var completionVocabulary: TabCompletion.Vocabulary {
+        TabCompletion.Vocabulary(availablePlugins: configuration.locator.pluginNames(), loadedPlugins: pluginNames,
+                                 models: ModelRegistry.entries.map(\.id))
+    }
+
+    /// Handles one input: a command if it starts with `/` (`//` sends a message starting with
+    /// `/`), else a message the model answers. Blank input does nothing.
+    public func handle(_ input: String) async -> ChatOutcome {
+        let text = input.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { return .proceed }
+        if text.hasPrefix("//") {
+            await ask(String(input.drop { $0 != "/" }.dropFirst()))
+            return .proceed
+        }
+        guard text.hasPrefix("/") else {
+            await ask(input)
+            return .proceed
+        }
+        do {
+            return try await run(SlashCommand(parsing: text))
+        } catch {
+            output(.problem("\(error)"))
+            return .proceed
+        }
+    }
+
+    /// Streams the reply to `message` and records how it ended.
+    func ask(_ message: String) async {
+        let session = self.session
+        let assistantCount = history.count { $0.role == .assistant }
+        var record: ReplyRecord?
+        var stopReason: StopReason?
+        do {
+            try await canceller.whileReplying(in: session) {
+                for try await event in session.reply(to: message) {
+                    switch event {
+                    case .text(let text): output(.replyText(text))
+                    case .hookFailure(let failure): output(.problem("\(failure) (the plugin is now disabled)"))
+                    case .finished(let summary):
+                        lastSummary = summary
+                        stopReason = summary.stopReason
+                        if summary.stopReason != .cancelled {
+                            record = ReplyRecord(stopReason: "\(summary.stopReason)", tokens: summary.statistics.generatedTokens)
+                        }
+                    }
+                }
+            }
+            output(.replyEnded(stopReason))
+        } catch {
+            output(.replyEnded(nil))
+            output(.problem("\(error)"))
+        }
+        // A reply that failed after showing text is kept, interrupted; one that failed before is not.
+        let added = history.count { $0.role == .assistant } - assistantCount
+        if added > 0 { records.append(contentsOf: Array(repeating: nil, count: added - 1) + [record]) }
+    }
+
+    /// Cuts the history to its first `count` messages (and the reply records with it).
+    func truncateHistory(to count: Int) {
+        let kept = Array(history.prefix(count))
+        session.history = kept
+        records = Array(records.prefix(kept.count { $0.role == .assistant }))
+    }
+
+    /// Where the conversation proper starts: after the system prompt, if there is one.
+    var conversationStart: Int { history.first?.role == .system ? 1 : 0 }
+
+    /// Loads a plugin from its spec, logging through the chat.
+    func loadPlugin(_ spec: PluginSpec, locator: PluginLocator? = nil) throws -> ActivePlugin {
+        let output = self.output
+        return ActivePlugin(spec: spec, plugin: try LuaPlugin(spec: spec, locator: locator ?? configuration.locator,
+                                                              limits: configuration.limits,
+                                                              log: { output(.notice($0)) }))
+    }
+
+    /// Makes `plugins` the session's hooks.
+    func install(_ plugins: [ActivePlugin]) {
+        self.plugins = plugins
+        session.hooks = plugins.map(\.plugin)
+    }
+}

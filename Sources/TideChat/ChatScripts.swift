@@ -1,0 +1,125 @@
+import Foundation
+import TideCore
+import TideLua
+import TideRunner
+import TideScript
+
+extension ChatController {
+    /// The conversation as a conversation script: the model and its context, the parameters that
+    /// differ from the defaults, the plugins, the system prompt, then each exchange. Generated
+    /// replies are recorded (`@generated`), so `tide run` generates them again; written and
+    /// interrupted replies are fixed history.
+    public var script: ConversationScript {
+        var items: [ScriptItem] = [
+            .comment(" Saved by tide chat on \(Date.now.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false))); replay it with: tide run FILE"),
+            .directive(.model(Self.lasting(setup.model))),
+        ]
+        if let size = setup.contextSize { items.append(.directive(.contextSize(size))) }
+        if let template = setup.template { items.append(.directive(.template(template))) }
+        let defaults = ParameterSetting.all(of: GenerationParameters())
+        items += ParameterSetting.all(of: session.parameters).filter { !defaults.contains($0) }.map { .directive(.parameter($0)) }
+        items += plugins.map { active in
+            var spec = active.spec
+            if PluginLocator.isPath(spec.name) { spec.name = active.plugin.path }
+            return .directive(.plugin(spec.description))
+        }
+        var replies = records.makeIterator()
+        for message in history {
+            switch message.role {
+            case .system: items += [.blank, .turn(Turn(.system, message.content))]
+            case .user: items += [.blank, .turn(Turn(.user, message.content))]
+            case .assistant:
+                items.append(.turn(Turn(.assistant, message.content)))
+                if let record = replies.next() ?? nil {
+                    items.append(.generated(record))
+                } else if message.interrupted {
+                    items.append(.comment(" interrupted"))
+                }
+            }
+        }
+        return ConversationScript(entries: items.map { ScriptEntry($0) })
+    }
+
+    /// A model path that still means the same file from another folder.
+    static func lasting(_ model: String) -> String {
+        model.contains("/") || model.hasSuffix(".gguf") ? URL(fileURLWithPath: model).path : model
+    }
+
+    /// Writes ``script`` to `path` (`.tide` is added when the name has no extension). An existing
+    /// file is replaced only if it is a conversation script.
+    func save(to path: String) throws {
+        var file = NSString(string: path).expandingTildeInPath
+        if URL(fileURLWithPath: file).pathExtension.isEmpty { file += "." + ScriptFiles.fileExtension }
+        if FileManager.default.fileExists(atPath: file), !file.hasSuffix("." + ScriptFiles.fileExtension) {
+            throw ChatError("\(file) exists and is not a conversation script (.\(ScriptFiles.fileExtension)); choose another name")
+        }
+        try ScriptFiles.write(script, to: file)
+        output(.notice("saved \(exchangeCount) exchange\(exchangeCount == 1 ? "" : "s") to \(file); replay with: tide run \(file)"))
+    }
+
+    /// Makes a conversation script the conversation: its parameters and plugins apply, its
+    /// system prompt and turns become the history, and the turns it leaves unanswered are
+    /// answered now, in order. Nothing changes if the script cannot be read or a plugin cannot
+    /// be loaded.
+    func open(_ path: String) async throws {
+        let file = NSString(string: path).expandingTildeInPath
+        let script: ConversationScript
+        do {
+            script = try ConversationScript(contentsOf: URL(fileURLWithPath: file))
+        } catch var error as ScriptParseError {
+            error.file = file
+            throw ChatError("\(error)")
+        }
+        // Plugins first, before anything changes, looked up as `tide run` does.
+        let locator = configuration.locator.forScript(at: file)
+        var loaded: [Int: ActivePlugin] = [:]
+        let steps = script.steps
+        for (index, step) in steps.enumerated() {
+            guard case .directive(.plugin(let text), let line) = step else { continue }
+            do {
+                let spec = try PluginSpec(parsing: text).relative(toScript: file)
+                loaded[index] = try loadPlugin(spec, locator: locator)
+            } catch {
+                throw ChatError("\(file):\(line): @plugin \(text): \(error)")
+            }
+        }
+        truncateHistory(to: 0)
+        if !systemPromptChosen { session.history = [ChatMessage(.system, model.defaultSystemPrompt)] }
+        for (index, step) in steps.enumerated() {
+            switch step {
+            case .directive(.parameter(let setting), _):
+                var parameters = session.parameters
+                setting.apply(to: &parameters)
+                session.parameters = parameters
+            case .directive(.plugin, _):
+                guard let plugin = loaded[index] else { continue }
+                var list = plugins
+                if let same = list.firstIndex(where: { $0.plugin.name == plugin.plugin.name }) {
+                    list[same] = plugin
+                } else {
+                    list.append(plugin)
+                }
+                install(list)
+            case .directive(.unload(let name), _):
+                install(plugins.filter { $0.plugin.name != name })
+            case .directive(.model(let name), _) where Self.lasting(name) != Self.lasting(setup.model):
+                output(.notice("the script names the model \(name); this chat runs \(setup.model) (/model \(name) to switch)"))
+            case .directive: break
+            case .system(let text, _):
+                setSystemPrompt(text)
+            case .history(let user, let assistant, _):
+                session.history += [ChatMessage(.user, user), ChatMessage(.assistant, assistant)]
+                records.append(nil)
+            case .reply(let reply):
+                if let recorded = reply.recorded {
+                    session.history += [ChatMessage(.user, reply.user), ChatMessage(.assistant, recorded.text)]
+                    records.append(recorded.record)
+                } else {
+                    output(.userTurn(reply.user))
+                    await ask(reply.user)
+                }
+            }
+        }
+        output(.notice("opened \(file): \(exchangeCount) exchange\(exchangeCount == 1 ? "" : "s"); plugins: " + Self.list(pluginNames)))
+    }
+}

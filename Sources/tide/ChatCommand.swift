@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import TideChat
+import TideCore
+import TideRunner
+
+/// `tide chat`: an interactive chat in the terminal, with plugins loaded.
+struct ChatCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chat",
+        abstract: "Chat with a model in the terminal, with plugins loaded.",
+        discussion: """
+            Type a message and press Enter; a line holding only \""" starts and ends a message of
+            several lines. Commands start with / (/help lists them; Tab completes). Ctrl-C stops a
+            reply and keeps what was shown; Ctrl-D leaves. History: $XDG_STATE_HOME/tide/history.
+            With standard input not a terminal, every line (or \""" block) is one message, and
+            the chat ends with the input.
+
+            Examples:
+              tide chat
+              tide chat --temperature 0 --plugin 'stop-after-sentences sentences=2'
+              printf 'Hi!\\nWhat is 2+2?\\n' | tide chat --temperature 0
+            """
+    )
+
+    @OptionGroup var modelOptions: ModelOptions
+    @OptionGroup var sampling: SamplingOptions
+    @OptionGroup var pluginOptions: PluginOptions
+
+    @OptionGroup var sessionOptions: SessionOptions
+
+    func run() async throws {
+        let configuration = ChatConfiguration(
+            setup: modelOptions.setup, systemPrompt: sessionOptions.system, parameters: try sampling.parameters(),
+            plugins: pluginOptions.plugins, limits: pluginOptions.limits, strict: pluginOptions.strict,
+            overflow: sessionOptions.overflow)
+        let view = ChatView()
+        let cache = ModelCache()
+        let chat = try ChatController(configuration: configuration, loader: { setup in
+            try ModelProgress.load(setup.model, gpuLayers: setup.gpuLayers, from: cache)
+        }, output: view.show)
+        // Ctrl-C stops a reply; with none running (loading a model, waiting for piped input) it
+        // ends the chat as usual. While a line is edited, Ctrl-C is a key, not a signal.
+        let interrupts = InterruptHandler { [canceller = chat.canceller] in
+            if !canceller.cancel() { Foundation.exit(130) }
+        }
+        defer { interrupts.stop() }
+        let editor = LineEditor(historyFile: LineEditor.standardHistoryFile,
+                                complete: { TabCompletion(before: $0, vocabulary: chat.completionVocabulary) },
+                                list: view.list)
+        if let editor {
+            view.banner(chat)
+            await converse(chat, editor: editor, view: view)
+        } else {
+            await answerPipedInput(chat)
+        }
+    }
+
+    /// Reads inputs at a prompt until Ctrl-D or `/quit`.
+    private func converse(_ chat: ChatController, editor: LineEditor, view: ChatView) async {
+        var input = ChatInput()
+        while true {
+            switch editor.read(prompt: view.prompt(continuing: input.isInBlock)) {
+            case .interrupt:
+                Terminal.write("\n")
+                input.abandon()
+            case .end:
+                Terminal.write("\n")
+                if let text = input.finish() { _ = await chat.handle(text) }
+                return
+            case .line(let line):
+                editor.remember(line)
+                if let text = input.add(line), await chat.handle(text) == .quit { return }
+            }
+        }
+    }
+
+    /// Answers every line (or block) of standard input, then returns.
+    private func answerPipedInput(_ chat: ChatController) async {
+        var input = ChatInput()
+        while let line = readLine() {
+            if let text = input.add(line), await chat.handle(text) == .quit { return }
+        }
+        if let text = input.finish() { _ = await chat.handle(text) }
+    }
+}

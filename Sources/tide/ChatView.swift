@@ -1,0 +1,46 @@
+import Foundation
+import TideChat
+import TideCore
+
+/// Draws a chat's events: replies as they stream on standard output, command output, problems
+/// on standard error. Styles only on a terminal (and never with `NO_COLOR`); piped, standard
+/// output holds the replies and command output as plain text.
+struct ChatView: Sendable {
+    let style = TextStyle.standardOutput
+    let errorStyle = TextStyle.standardError
+
+    /// The prompt for a new input, and inside a `"""` block.
+    func prompt(continuing: Bool) -> String {
+        style.wrap(continuing ? "... " : ">>> ", "1;32", mark: LineEditor.invisible)
+    }
+
+    func show(_ event: ChatEvent) {
+        switch event {
+        case .userTurn(let text):
+            Terminal.write(style.wrap(">>> ", "1;32") + text + "\n")
+        case .replyText(let text):
+            Terminal.write(text)
+        case .replyEnded(let reason):
+            switch reason {
+            case .cancelled?: Terminal.write(" " + style.dim("[interrupted]") + "\n")
+            case nil, .endOfGeneration?, .answeredByHook?: Terminal.write("\n")
+            case let reason?: Terminal.write(style.enabled ? " " + style.dim("[\(reason)]") + "\n" : "\n")
+            }
+        case .notice(let text):
+            Terminal.write(style.dim(text) + "\n")
+        case .problem(let text):
+            Terminal.warn(errorStyle.red("error: ") + text)
+        }
+    }
+
+    /// Tab's candidates, below the line being edited.
+    func list(_ candidates: [String]) {
+        Terminal.write("\n" + candidates.joined(separator: "  ") + "\n")
+    }
+
+    /// The first lines of an interactive chat.
+    func banner(_ chat: ChatController) {
+        Terminal.write(style.bold("tide \(tideVersion)") + " · " + chat.banner + "\n"
+            + style.dim("/help for commands · \"\"\" for several lines · Ctrl-C stops a reply · Ctrl-D leaves") + "\n")
+    }
+}
