@@ -11,13 +11,14 @@ struct ChatView: Sendable {
 
     /// The prompt for a new input, and inside a `"""` block.
     func prompt(continuing: Bool) -> String {
-        style.wrap(continuing ? "... " : ">>> ", "1;32", mark: LineEditor.invisible)
+        // The space comes after the closing code: libedit drops an invisible run that ends a prompt.
+        style.wrap(continuing ? "..." : ">>>", "1;32", mark: LineEditor.invisible) + " "
     }
 
     func show(_ event: ChatEvent) {
         switch event {
         case .userTurn(let text):
-            Terminal.write(style.wrap(">>> ", "1;32") + text + "\n")
+            Terminal.write(style.wrap(">>>", "1;32") + " " + text + "\n")
         case .replyText(let text):
             Terminal.write(text)
         case .replyEnded(let reason):

@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+
+extension CommandLineTests {
+    /// `tide chat` driven through a pseudo-terminal, and with piped input.
+    @Suite struct ChatCommandTests {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("tide-chat-state-\(UUID().uuidString)")
+
+        func chat(_ arguments: [String] = [], color: Bool = false) throws -> PseudoTerminal {
+            try PseudoTerminal(["chat", "--temperature", "0", "--max-tokens", "64"] + arguments,
+                               environment: ["XDG_STATE_HOME": state.path, "NO_COLOR": color ? nil : "1"],
+                               keepingEscapes: color)
+        }
+
+        @Test func answersAQuestionAndRunsCommands() throws {
+            let terminal = try chat()
+            try terminal.expect("/help for commands")
+            try terminal.expect(">>> ")
+            terminal.type("What is the capital of France?\r")
+            #expect(try terminal.expect(">>> ").contains("The capital of France is Paris."))
+            terminal.type("/sh\t")
+            try terminal.expect("/show ")
+            terminal.type("\r")
+            let shown = try terminal.expect(">>> ")
+            #expect(shown.contains("conversation: 1 exchange"))
+            #expect(shown.contains("parameters: temperature 0 "))
+            terminal.type("/set max-tokens 5\r")
+            try terminal.expect("max-tokens 5")
+            try terminal.expect(">>> ")
+            terminal.type("/set temperature hot\r")
+            try terminal.expect("error: /set temperature: temperature must be a number, not 'hot'")
+            try terminal.expect(">>> ")
+            terminal.type("\"\"\"\rName two colours.\rOne per line.\r\"\"\"\r")
+            try terminal.expect("... ")
+            try terminal.expect(">>> ")
+            terminal.type("/stats\r")
+            try terminal.expect("generated tokens: 5")
+            try terminal.expect("stop: max-tokens")
+            try terminal.expect(">>> ")
+            terminal.type("/help\r")
+            try terminal.expect("/reload [NAME]")
+            try terminal.expect(">>> ")
+            terminal.type("\u{4}")
+            #expect(try terminal.waitForExit() == 0)
+            let history = try String(contentsOf: state.appendingPathComponent("tide/history"), encoding: .utf8)
+            #expect(history.contains("What\\040is\\040the\\040capital\\040of\\040France?"), "libedit's history file: \(history)")
+        }
+
+        @Test func ctrlCStopsAReplyAndClearsALine() throws {
+            let terminal = try chat(["--max-tokens", "2000"])
+            try terminal.expect(">>> ")
+            terminal.type("Write a very long story about a dragon who learns to sing.\r")
+            // Ctrl-C stops a reply once it streams (while the line is edited, it is a key).
+            try terminal.expect("sing.\n")
+            try terminal.expect(". ")
+            terminal.type("\u{3}")
+            try terminal.expect("[interrupted]")
+            try terminal.expect(">>> ")
+            terminal.type("half a line\u{3}")
+            try terminal.expect("half a line\n>>> ")
+            terminal.type("What is the capital of France?\r")
+            #expect(try terminal.expect(">>> ").contains("Paris"))
+            terminal.type("/show\r")
+            try terminal.expect("conversation: 2 exchanges")
+            try terminal.expect(">>> ")
+            terminal.type("/quit\r")
+            #expect(try terminal.waitForExit() == 0)
+        }
+
+        @Test func reloadReadsAnEditedPluginAndKeepsTheConversation() throws {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tide-chat-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let plugin = folder.appendingPathComponent("shout.lua")
+            func write(_ transform: String) throws {
+                try """
+                    -- Test plugin: rewrites every token.
+                    return { name = "shout", on_token = function(token) return \(transform) end }
+                    """.write(to: plugin, atomically: true, encoding: .utf8)
+            }
+            try write("token.text:upper()")
+            let terminal = try chat(["--plugin", plugin.path])
+            try terminal.expect("plugins: shout")
+            try terminal.expect(">>> ")
+            terminal.type("What is the capital of France?\r")
+            #expect(try terminal.expect(">>> ").contains("THE CAPITAL OF FRANCE IS PARIS."))
+            try write("token.text:lower()")
+            terminal.type("/reload\r")
+            try terminal.expect("reloaded shout")
+            try terminal.expect(">>> ")
+            terminal.type("What is the capital of Italy?\r")
+            let reply = try terminal.expect(">>> ").split(separator: "\n").dropFirst().first.map(String.init) ?? ""
+            #expect(reply.hasPrefix("the capital of "), "\(reply)")
+            #expect(reply == reply.lowercased(), "the edited plugin lowercases: \(reply)")
+            terminal.type("/show\r")
+            try terminal.expect("conversation: 2 exchanges")
+            try terminal.expect(">>> ")
+            terminal.type("\u{4}")
+            #expect(try terminal.waitForExit() == 0)
+        }
+
+        @Test func aSavedChatIsAScriptThatTideRunReplays() throws {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("tide-saved-\(UUID().uuidString).tide")
+            let terminal = try chat(["--plugin", "stop-after-sentences sentences=1"])
+            try terminal.expect(">>> ")
+            terminal.type("What is the capital of France?\r")
+            try terminal.expect(">>> ")
+            terminal.type("What is the capital of Germany?\r")
+            try terminal.expect(">>> ")
+            terminal.type("/save \(file.path)\r")
+            try terminal.expect("saved 2 exchanges")
+            try terminal.expect(">>> ")
+            terminal.type("\u{4}")
+            #expect(try terminal.waitForExit() == 0)
+
+            let saved = try String(contentsOf: file, encoding: .utf8)
+            #expect(saved.contains("@plugin stop-after-sentences sentences=1"))
+            let replies = saved.split(separator: "\n").filter { $0.hasPrefix("assistant: ") }.map { String($0.dropFirst(11)) }
+            #expect(replies.count == 2)
+            let result = try TideProcess.run(["run", "--json", file.path])
+            #expect(result.status == 0, "\(result.stderr)")
+            let report = try JSONSerialization.jsonObject(with: Data(result.stdout.split(separator: "\n")[0].utf8)) as? [String: Any]
+            let replayed = (report?["replies"] as? [[String: Any]])?.compactMap { $0["reply"] as? String }
+            #expect(replayed == replies)
+        }
+
+        @Test func pipedInputGetsOneReplyPerLineAndExits() throws {
+            let result = try TideProcess.run(["chat", "--temperature", "0", "--max-tokens", "32"],
+                                             stdin: "What is the capital of France?\n\"\"\"\nWhat is the capital\nof Italy?\n\"\"\"\nName a colour.\n/show\n")
+            #expect(result.status == 0)
+            #expect(result.stdout.contains("Paris"))
+            #expect(result.stdout.contains("Rome"))
+            #expect(result.stdout.contains("conversation: 3 exchanges"))
+            #expect(!result.stdout.contains(">>>"), "no prompts when nobody types")
+            #expect(!result.stdout.contains("\u{1B}["), "no styles when standard output is not a terminal")
+            #expect(result.stderr.isEmpty)
+        }
+
+        @Test func stylesOnlyOnATerminal() throws {
+            let terminal = try chat(color: true)
+            try terminal.expect("\u{1B}[1;32m>>>\u{1B}[0m ")
+            terminal.type("/undo\r")
+            try terminal.expect("\u{1B}[31merror: \u{1B}[0mthere is nothing to undo")
+            try terminal.expect("\u{1B}[1;32m>>>\u{1B}[0m ")
+            terminal.type("\u{4}")
+            #expect(try terminal.waitForExit() == 0)
+            let plain = try PseudoTerminal(["chat"], environment: ["XDG_STATE_HOME": state.path, "NO_COLOR": "1"],
+                                           keepingEscapes: true)
+            #expect(!(try plain.expect(">>> ").contains("\u{1B}["+"1")), "NO_COLOR")
+            plain.type("\u{4}")
+            #expect(try plain.waitForExit() == 0)
+        }
+
+        @Test func badOptionsAreUsageErrors() throws {
+            let result = try TideProcess.run(["chat", "--plugin", "no-such-plugin"], stdin: "")
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("no-such-plugin"))
+            let usage = try TideProcess.run(["chat", "--top-k", "x"], stdin: "")
+            #expect(usage.status == 2)
+        }
+    }
+}
