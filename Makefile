@@ -1,8 +1,6 @@
 # The two commands of the README:
-#   make run    installs what is missing, builds Tide and answers PROMPT with the bundled model
+#   make run    installs what is missing, builds Tide and starts a chat with the bundled model
 #   make test   installs what is missing and runs the test suite
-PROMPT ?= What is the capital of France?
-
 .PHONY: setup build run test bench
 setup:
 	@bash scripts/setup.sh
@@ -11,7 +9,7 @@ build: setup
 	swift build -c release --product tide
 
 run: build
-	.build/release/tide generate "$(PROMPT)"
+	.build/release/tide chat
 
 # One test at a time: most tests decode with the real model on every core, and on a 2-core
 # machine running them side by side made the suite eight times slower, not faster.

@@ -1,5 +1,4 @@
 import CLlama
-import Foundation
 @_spi(Benchmarks) import TideLlama
 
 /// What llama.cpp alone gains from batching on this machine: one `llama_decode` of a token for
@@ -13,20 +12,8 @@ struct BatchCeiling {
 
     /// The median over rounds of (one batched step) / (eight single steps).
     func run() throws -> Double {
-        var parameters = llama_context_default_params()
-        parameters.n_ctx = UInt32(2048 * Self.sequences)
-        parameters.n_batch = 512
-        parameters.n_ubatch = 512
-        parameters.n_seq_max = UInt32(Self.sequences)
-        parameters.kv_unified = false
-        let threadCount = Int32(threads ?? ProcessInfo.processInfo.activeProcessorCount)
-        parameters.n_threads = threadCount
-        parameters.n_threads_batch = threadCount
-        parameters.no_perf = true
-        guard let context = llama_init_from_model(model.pointer, parameters) else {
-            throw BenchmarkError("llama.cpp could not create the batch context")
-        }
-        defer { llama_free(context) }
+        let bare = try BareContext(model: model, size: 2048, sequences: Self.sequences, threads: threads)
+        let context = bare.pointer
         var batch = llama_batch_init(512, 0, 1)
         defer { llama_batch_free(batch) }
         var positions = [Int32](repeating: 0, count: Self.sequences)

@@ -9,6 +9,7 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
     var decode: DecodeSpeedBenchmark.Result?
     var logitsHook: [LogitsHookBenchmark.Result] = []
     var cacheReuse: CacheReuseBenchmark.Result?
+    var chatTurns: ChatTurnsBenchmark.Result?
     var parallelReplay: ParallelReplayBenchmark.Result?
     var process: ProcessBenchmark.Result?
 
@@ -37,6 +38,17 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
                 + "\(cacheReuse.reusedTokens) of \(cacheReuse.historyTokens) tokens cached vs "
                 + "\(milliseconds(cacheReuse.fullSeconds)) from scratch → ratio \(fixed(cacheReuse.ratio, 3)) "
                 + "(budget ≤ 0.2)", cacheReuse.ratio <= 0.2))
+        }
+        if let chat = chatTurns, let second = chat.turns.first(where: { $0.number == 2 }),
+           let tenth = chat.turns.first(where: { $0.number == 10 }) {
+            let turns = chat.turns.map { turn in
+                "turn \(turn.number) \(milliseconds(turn.seconds)) (\(turn.evaluatedTokens) new of \(turn.promptTokens) tokens; "
+                    + "llama.cpp alone \(milliseconds(turn.bareSeconds)), ×\(fixed(turn.overBare, 2)))"
+            }
+            lines.append(("chat time to first token: " + turns.joined(separator: ", ") + " → turn 2 / turn 1 "
+                + "\(fixed(chat.ratio(2), 3)), turn 10 / turn 1 \(fixed(chat.ratio(10), 3)) (budget: turn 10 costs no more "
+                + "over llama.cpp's own cost of its new tokens than turn 2 does, within 15 %)",
+                tenth.overBare <= 1.15 * second.overBare))
         }
         if let replay = parallelReplay {
             lines.append(("eight 3-turn scripts (\(replay.generatedTokens) tokens): one after another "

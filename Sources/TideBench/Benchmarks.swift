@@ -49,6 +49,8 @@ public struct Benchmarks: Sendable {
         report.parallelReplay = try await ParallelReplayBenchmark(model: model, rounds: replayRounds, threads: threads).run()
         log("follow-up time to first token on a ~1000-token history, \(rounds) rounds")
         report.cacheReuse = try await CacheReuseBenchmark(model: model, rounds: rounds, threads: threads).run()
+        log("time to first token of chat turns 1, 2 and 10, \(rounds) rounds")
+        report.chatTurns = try await ChatTurnsBenchmark(model: model, rounds: rounds, threads: threads).run()
         log("peak memory and cold start of `tide generate`")
         report.process = try ProcessBenchmark(executable: executable, model: model, rounds: 3).run()
         return report

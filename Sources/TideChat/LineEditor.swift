@@ -19,13 +19,13 @@ public final class LineEditor {
     private let complete: (String) -> TabCompletion?
     private let list: ([String]) -> Void
 
-    /// An editor on standard input and output, or `nil` when standard input is not a terminal.
+    /// An editor on standard input and output, or `nil` unless both are a terminal.
     /// - Parameters:
     ///   - historyFile: read now and written after every line; its folder is created.
     ///   - complete: what Tab does with the text before the cursor.
     ///   - list: shows candidates when Tab cannot choose.
     public init?(historyFile: URL?, complete: @escaping (String) -> TabCompletion?, list: @escaping ([String]) -> Void) {
-        guard isatty(STDIN_FILENO) == 1 else { return nil }
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { return nil }
         self.historyFile = historyFile
         self.complete = complete
         self.list = list

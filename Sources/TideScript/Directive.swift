@@ -78,6 +78,10 @@ extension ParameterSetting {
             throw ScriptParseError(line: 1, column: 2, message: "'\(name)' is not a generation parameter; one of: "
                                    + Self.names.joined(separator: ", "), lineText: line)
         }
+        if let newline = line.firstIndex(where: \.isNewline) {
+            throw ScriptParseError(line: 1, column: line.distance(from: line.startIndex, to: newline) + 1,
+                                   message: "a value for \(name) fits on one line", lineText: line)
+        }
         guard case .directive(.parameter(let setting))? = try ConversationScript(parsing: line + "\n").entries.first?.item
         else { preconditionFailure("a parameter directive reads as a parameter") }
         self = setting

@@ -9,7 +9,7 @@ import TideModels
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Measure decode speed, KV-cache reuse, peak memory and cold start against the design's budgets.",
+        abstract: "Measure decode speed, hook costs, parallel replay, KV-cache reuse, chat turns, peak memory and cold start against the design's budgets.",
         discussion: "Every time figure is a ratio measured in one run, so a busy machine affects both sides alike."
     )
 

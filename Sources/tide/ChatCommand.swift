@@ -10,11 +10,12 @@ struct ChatCommand: AsyncParsableCommand {
         commandName: "chat",
         abstract: "Chat with a model in the terminal, with plugins loaded.",
         discussion: """
-            Type a message and press Enter; a line holding only \""" starts and ends a message of
-            several lines. Commands start with / (/help lists them; Tab completes). Ctrl-C stops a
+            Type a message and press Enter; a line holding only \""" starts and ends a message of \
+            several lines. Commands start with / (/help lists them; Tab completes). Ctrl-C stops a \
             reply and keeps what was shown; Ctrl-D leaves. History: $XDG_STATE_HOME/tide/history.
-            With standard input not a terminal, every line (or \""" block) is one message, and
-            the chat ends with the input.
+
+            When standard input or output is not a terminal, every line (or \""" block) is one \
+            message, and the chat ends with the input.
 
             Examples:
               tide chat
@@ -39,15 +40,16 @@ struct ChatCommand: AsyncParsableCommand {
         let chat = try ChatController(configuration: configuration, loader: { setup in
             try ModelProgress.load(setup.model, gpuLayers: setup.gpuLayers, from: cache)
         }, output: view.show)
-        // Ctrl-C stops a reply; with none running (loading a model, waiting for piped input) it
-        // ends the chat as usual. While a line is edited, Ctrl-C is a key, not a signal.
-        let interrupts = InterruptHandler { [canceller = chat.canceller] in
-            if !canceller.cancel() { Foundation.exit(130) }
-        }
-        defer { interrupts.stop() }
         let editor = LineEditor(historyFile: LineEditor.standardHistoryFile,
                                 complete: { TabCompletion(before: $0, vocabulary: chat.completionVocabulary) },
                                 list: view.list)
+        // Ctrl-C stops a reply. With none running, it ends a piped chat as usual, and is ignored
+        // in an interactive one (a /model loading), which would lose the conversation. While a
+        // line is edited, Ctrl-C is a key, not a signal.
+        let interrupts = InterruptHandler { [canceller = chat.canceller, interactive = editor != nil] in
+            if !canceller.cancel() && !interactive { Foundation.exit(130) }
+        }
+        defer { interrupts.stop() }
         if let editor {
             view.banner(chat)
             await converse(chat, editor: editor, view: view)

@@ -81,10 +81,12 @@ import TideScript
         _ = await chat.handle("/set top-k many")
         _ = await chat.handle("/set top-p 2")
         _ = await chat.handle("/set warmth 3")
+        _ = await chat.handle("/set temperature 0\nuser: sneaked in")
         #expect(Recorder.problems(in: recorder.take()).split(separator: "\n") == [
             "/set top-k: top-k must be a whole number, not 'many'",
             "/set top-p: top-p must be a number in (0, 1], not 2.0",
             "/set warmth: 'warmth' is not a generation parameter; one of: temperature, top-k, top-p, min-p, repeat-penalty, repeat-last-n, seed, max-tokens, stop",
+            "/set temperature: a value for temperature fits on one line",
         ])
         #expect(chat.parameters.topK == GenerationParameters().topK)
         _ = await chat.handle("/show")
