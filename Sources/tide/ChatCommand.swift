@@ -27,7 +27,6 @@ struct ChatCommand: AsyncParsableCommand {
     @OptionGroup var modelOptions: ModelOptions
     @OptionGroup var sampling: SamplingOptions
     @OptionGroup var pluginOptions: PluginOptions
-
     @OptionGroup var sessionOptions: SessionOptions
 
     func run() async throws {

@@ -15,6 +15,7 @@ struct ChatView: Sendable {
         style.wrap(continuing ? "..." : ">>>", "1;32", mark: LineEditor.invisible) + " "
     }
 
+    /// Draws one event: a reply's end gets its newline, and a mark when it did not end by itself.
     func show(_ event: ChatEvent) {
         switch event {
         case .userTurn(let text):

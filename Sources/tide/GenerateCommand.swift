@@ -19,7 +19,6 @@ struct GenerateCommand: AsyncParsableCommand {
     @OptionGroup var modelOptions: ModelOptions
     @OptionGroup var sampling: SamplingOptions
     @OptionGroup var pluginOptions: PluginOptions
-
     @OptionGroup var sessionOptions: SessionOptions
 
     @Flag(help: "Print token counts, timings and the stop reason to standard error.")
