@@ -26,16 +26,12 @@ extension ChatController {
             output(.notice("unloaded \(name)"))
         case .reload(let name): try reload(name)
         case .retry:
-            guard let last = history.lastIndex(where: { $0.role == .user }), last >= conversationStart else {
-                throw ChatError("there is no reply to retry")
-            }
+            guard let last = lastExchange else { throw ChatError("there is no reply to retry") }
             let message = history[last].content
             truncateHistory(to: last)
             await ask(message)
         case .undo:
-            guard let last = history.lastIndex(where: { $0.role == .user }), last >= conversationStart else {
-                throw ChatError("there is nothing to undo")
-            }
+            guard let last = lastExchange else { throw ChatError("there is nothing to undo") }
             truncateHistory(to: last)
             output(.notice("dropped the last exchange; \(exchangeCount) left"))
         case .reset:
@@ -71,6 +67,9 @@ extension ChatController {
     }
 
     var exchangeCount: Int { history.count { $0.role == .user } }
+
+    /// Where the last exchange starts: its user message.
+    var lastExchange: Int? { history.lastIndex { $0.role == .user } }
 
     func setSystemPrompt(_ text: String?) {
         guard let text else {

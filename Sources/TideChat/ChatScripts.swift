@@ -83,8 +83,8 @@ extension ChatController {
                 throw ChatError("\(file):\(line): @plugin \(text): \(error)")
             }
         }
-        truncateHistory(to: 0)
-        if !systemPromptChosen { session.history = [ChatMessage(.system, model.defaultSystemPrompt)] }
+        // The system prompt stays unless the script has its own.
+        truncateHistory(to: conversationStart)
         for (index, step) in steps.enumerated() {
             switch step {
             case .directive(.parameter(let setting), _):

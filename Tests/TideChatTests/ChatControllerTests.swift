@@ -239,6 +239,12 @@ import TideScript
         _ = await chat.handle("/open \(file.path)")
         #expect(Recorder.problems(in: recorder.take()).contains("\(file.path):1:"))
         #expect(chat.history.count == 7, "a script that cannot be read changes nothing")
+
+        try "user: What is the capital of Italy?\n".write(to: file, atomically: true, encoding: .utf8)
+        _ = await chat.handle("/system Answer briefly.")
+        _ = await chat.handle("/open \(file.path)")
+        #expect(chat.history.first == ChatMessage(.system, "Answer briefly."), "a script without a system turn keeps the chat's")
+        #expect(chat.history.count == 3)
     }
 
     @Test func switchingModelsKeepsTheConversation() async throws {
