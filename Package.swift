@@ -39,6 +39,10 @@ let package = Package(
         ),
         .target(name: "TideChat",
                 dependencies: ["TideCore", "TideLlama", "TideLua", "TideModels", "TideScript", "TideRunner", "CEditLineShim"]),
+        .target(name: "TideOpenAI"),
+        .target(name: "TideRemote", dependencies: [
+            "TideCore", "TideOpenAI", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        ]),
         .target(name: "TideBench", dependencies: ["TideCore", "TideLlama", "TideRunner", "CLlama"]),
         .executableTarget(
             name: "tide",
@@ -55,6 +59,8 @@ let package = Package(
         .testTarget(name: "TideRunnerTests", dependencies: ["TideRunner", "TideScript", "TideLua"]),
         .testTarget(name: "TideModelsTests", dependencies: ["TideModels"], exclude: ["Fixtures"]),
         .testTarget(name: "TideChatTests", dependencies: ["TideChat", "TideCore", "TideLua", "TideRunner", "TideScript"]),
+        .testTarget(name: "TideRemoteTests",
+                    dependencies: ["TideRemote", "TideOpenAI", "TideCore", "TideLua", "TideModels", "TideTestSupport"]),
         .testTarget(name: "TideCLITests", dependencies: ["TideModels"]),
     ],
     swiftLanguageModes: [.v6]

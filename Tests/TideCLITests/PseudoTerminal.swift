@@ -94,6 +94,27 @@ final class PseudoTerminal {
         }
     }
 
+    /// Waits until the program reads the terminal key by key (a line editor's raw mode: no
+    /// canonical input). Keys typed before that are taken by the terminal's line discipline:
+    /// Ctrl-C becomes a signal and Ctrl-D an end of file that the editor never sees.
+    func waitUntilEditing(timeout: Duration = .seconds(30)) throws {
+        let deadline = ContinuousClock.now + timeout
+        var modes = termios()
+        while tcgetattr(master, &modes) == 0, modes.c_lflag & tcflag_t(ICANON) != 0 {
+            guard ContinuousClock.now < deadline else { throw Failure(description: "the terminal never left canonical mode") }
+            _ = read(waiting: .milliseconds(10))
+        }
+    }
+
+    /// Waits for the prompt (`text`) and for the line editor to read keys; returns the output
+    /// before it.
+    @discardableResult
+    func prompt(_ text: String = ">>> ") throws -> String {
+        let output = try expect(text)
+        try waitUntilEditing()
+        return output
+    }
+
     /// Reads what is there; `false` once the program has closed the terminal.
     private func read(waiting: Duration) -> Bool {
         var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)

@@ -33,6 +33,20 @@ import Testing
         ])
     }
 
+    @Test func aLogitsHookOnABackendWithoutLogitsIsRefusedByName() async throws {
+        let backend = ScriptedBackend(["x"])
+        backend.supportsLogits = false
+        let session = ChatSession(backend: backend, hooks: [TestHook("filter", [.token], journal: Journal()),
+                                                            TestHook("ban-words", [.logits], journal: Journal())])
+        await #expect(throws: UnsupportedHookError(hook: "ban-words", model: "scripted")) {
+            _ = try await session.reply(to: "go").collect()
+        }
+        #expect(backend.events.isEmpty, "nothing reached the model")
+        #expect(session.history.isEmpty)
+        session.hooks = [TestHook("filter", [.token], journal: Journal())]
+        #expect(try await session.reply(to: "go").collect().texts == ["x"], "the session goes on")
+    }
+
     @Test func onlyDeclaredPointsAreCalledAndNoLogitsViewWithoutLogitsHooks() async throws {
         let journal = Journal()
         let session = ChatSession(backend: ScriptedBackend(["x"]), hooks: [TestHook("t", [.token], journal: journal)])

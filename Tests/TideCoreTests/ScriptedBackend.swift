@@ -7,7 +7,8 @@ import TideCore
 final class ScriptedBackend: ChatBackend, @unchecked Sendable {
     let contextSize: Int
     let endOfGenerationStrings: [String]
-    var supportsLogits: Bool { true }
+    /// Whether logits hooks can run (a remote model's backend says no).
+    var supportsLogits = true
     var modelDescription: ModelDescription { ModelDescription(name: "scripted", backend: "scripted", contextSize: contextSize) }
     private let tokens: [[UInt8]]
     /// A pause before each token, to make a reply slow enough to interrupt.

@@ -1,0 +1,86 @@
+/// One `data:` event of a streamed chat completion (`object: chat.completion.chunk`).
+public struct ChatCompletionChunk: Codable, Sendable, Hashable {
+    /// What one choice adds.
+    public struct Choice: Codable, Sendable, Hashable {
+        /// The new part of the message.
+        public struct Delta: Codable, Sendable, Hashable {
+            public var role: String?
+            public var content: String?
+
+            public init(role: String? = nil, content: String? = nil) {
+                self.role = role
+                self.content = content
+            }
+        }
+
+        public var index: Int
+        public var delta: Delta
+        /// `stop`, `length`, … on the last chunk of the choice.
+        public var finishReason: String?
+
+        enum CodingKeys: String, CodingKey {
+            case index, delta
+            case finishReason = "finish_reason"
+        }
+
+        public init(index: Int = 0, delta: Delta, finishReason: String? = nil) {
+            self.index = index
+            self.delta = delta
+            self.finishReason = finishReason
+        }
+    }
+
+    public var id: String
+    public var object: String
+    public var created: Int
+    public var model: String
+    public var choices: [Choice]
+    public var usage: Usage?
+
+    public init(id: String, created: Int, model: String, choices: [Choice], usage: Usage? = nil) {
+        self.id = id
+        object = "chat.completion.chunk"
+        self.created = created
+        self.model = model
+        self.choices = choices
+        self.usage = usage
+    }
+}
+
+/// Token counts of a completion.
+public struct Usage: Codable, Sendable, Hashable {
+    public var promptTokens: Int
+    public var completionTokens: Int
+    public var totalTokens: Int
+
+    enum CodingKeys: String, CodingKey {
+        case promptTokens = "prompt_tokens", completionTokens = "completion_tokens", totalTokens = "total_tokens"
+    }
+
+    public init(promptTokens: Int, completionTokens: Int) {
+        self.promptTokens = promptTokens
+        self.completionTokens = completionTokens
+        totalTokens = promptTokens + completionTokens
+    }
+}
+
+/// An error as OpenAI-compatible servers send it: `{"error": {"message": …, "type": …}}`.
+public struct APIErrorBody: Codable, Sendable, Hashable {
+    public struct Detail: Codable, Sendable, Hashable {
+        public var message: String
+        public var type: String?
+        public var code: String?
+
+        public init(message: String, type: String? = nil, code: String? = nil) {
+            self.message = message
+            self.type = type
+            self.code = code
+        }
+    }
+
+    public var error: Detail
+
+    public init(message: String, type: String, code: String? = nil) {
+        error = Detail(message: message, type: type, code: code)
+    }
+}

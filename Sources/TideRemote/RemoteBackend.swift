@@ -1,0 +1,92 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Synchronization
+import TideCore
+import TideOpenAI
+
+/// A model behind an OpenAI-compatible server (llama-server, vLLM, Ollama, TGI, `tide serve`):
+/// each reply is one streamed `POST /v1/chat/completions`, read as server-sent events. Hooks run
+/// here as for a local model, on every streamed piece; logits hooks cannot run, since the server
+/// samples.
+///
+/// ```swift
+/// let backend = RemoteBackend(url: URL(string: "http://127.0.0.1:8080")!, model: "smollm2")
+/// let session = ChatSession(backend: backend)
+/// ```
+public final class RemoteBackend: ChatBackend {
+    /// The server's base URL (the `/v1/…` paths are added to it).
+    public let url: URL
+    /// The model name sent with each request.
+    public let model: String
+    public let contextSize: Int
+    public let endOfGenerationStrings: [String] = []
+    public let supportsLogits = false
+    let apiKey: String?
+
+    /// A backend for `model` at `url`.
+    /// - Parameters:
+    ///   - apiKey: sent as a bearer token; never printed.
+    ///   - contextSize: the context the server gives the model, for fitting the conversation.
+    public init(url: URL, model: String, apiKey: String? = nil, contextSize: Int = 4096) {
+        self.url = url
+        self.model = model
+        self.apiKey = apiKey
+        self.contextSize = contextSize
+    }
+
+    /// Seconds the server may take to answer, or stay silent mid-stream, before the reply fails.
+    static let idleTimeout: Int64 = 120
+
+    /// The API key from `TIDE_API_KEY`, else `OPENAI_API_KEY`.
+    public static var environmentAPIKey: String? {
+        let environment = ProcessInfo.processInfo.environment
+        return [environment["TIDE_API_KEY"], environment["OPENAI_API_KEY"]].compactMap { $0 }.first { !$0.isEmpty }
+    }
+
+    public var modelDescription: ModelDescription {
+        ModelDescription(name: model, backend: "remote \(url.absoluteString)", contextSize: contextSize)
+    }
+
+    /// An estimate (a token for every four bytes, and a few per message): the server alone
+    /// knows its tokenizer, and it refuses a prompt that does not fit with an error of its own.
+    public func promptTokenCount(for messages: [ChatMessage]) async throws -> Int {
+        messages.reduce(8) { $0 + 4 + ($1.content.utf8.count + 3) / 4 }
+    }
+
+    public func startReply(to messages: [ChatMessage], parameters: GenerationParameters) async throws
+        -> sending any ReplyDecoder
+    {
+        var body = ChatCompletionRequest(model: model, messages: messages.map {
+            ChatCompletionRequest.Message(role: $0.role.rawValue, content: $0.content)
+        }, stream: true)
+        body.temperature = parameters.temperature
+        body.topP = parameters.topP
+        body.topK = parameters.topK
+        body.minP = parameters.minP
+        if parameters.repeatPenalty != 1 { body.repeatPenalty = parameters.repeatPenalty }
+        body.maxTokens = parameters.maxTokens
+        body.seed = parameters.seed.map(Int.init)
+        if !parameters.stop.isEmpty { body.stop = parameters.stop }
+        var request = HTTPClientRequest(url: endpoint("v1/chat/completions"))
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Accept", value: "text/event-stream")
+        if let apiKey { request.headers.add(name: "Authorization", value: "Bearer \(apiKey)") }
+        request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(body)))
+        let decoder = RemoteReplyDecoder(url: endpoint("v1/chat/completions"),
+                                         promptTokenCount: try await promptTokenCount(for: messages))
+        try await decoder.start(request)
+        return decoder
+    }
+
+    func endpoint(_ path: String) -> String {
+        url.absoluteString.hasSuffix("/") ? url.absoluteString + path : url.absoluteString + "/" + path
+    }
+
+    /// One client for every remote backend of the process, never shut down (as
+    /// `HTTPClient.shared`): 10 s to connect, ``idleTimeout`` between two reads.
+    static let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(
+        timeout: .init(connect: .seconds(10), read: .seconds(idleTimeout))))
+}

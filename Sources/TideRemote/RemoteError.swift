@@ -1,0 +1,27 @@
+/// What went wrong talking to a remote model, said so a user knows what to do.
+public enum RemoteError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No connection could be made.
+    case unreachable(url: String, reason: String)
+    /// The server sent nothing for too long.
+    case timedOut(url: String, seconds: Int)
+    /// The server answered with an error status; its message, if it sent one.
+    case http(status: Int, url: String, message: String)
+    /// The stream held something that is not a chat-completion chunk.
+    case malformed(url: String, detail: String)
+    /// The stream ended before the reply did (the server closed the connection).
+    case dropped(url: String)
+    /// The server reported an error in the stream.
+    case server(url: String, message: String)
+
+    public var description: String {
+        switch self {
+        case .unreachable(let url, let reason): "cannot reach \(url): \(reason)"
+        case .timedOut(let url, let seconds): "\(url) sent nothing for \(seconds) s; giving up"
+        case .http(let status, let url, let message):
+            "\(url) answered HTTP \(status)" + (message.isEmpty ? "" : ": \(message)")
+        case .malformed(let url, let detail): "\(url) sent a stream Tide cannot read: \(detail)"
+        case .dropped(let url): "\(url) closed the stream before the reply was complete"
+        case .server(let url, let message): "\(url) reported an error: \(message)"
+        }
+    }
+}

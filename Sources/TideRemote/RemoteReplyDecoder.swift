@@ -1,0 +1,145 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Synchronization
+import TideCore
+import TideOpenAI
+
+/// Reads one streamed reply: a task reads the HTTP body and parses its events; `nextToken`
+/// takes one streamed piece at a time. Closing the decoder (a plugin's stop, Ctrl-C, the end)
+/// cancels the request at once.
+final class RemoteReplyDecoder: ReplyDecoder {
+    let promptTokenCount: Int
+    let reusedPromptTokenCount = 0
+    private let url: String
+    private let pieces: AsyncThrowingStream<DecodedToken, any Error>
+    private let continuation: AsyncThrowingStream<DecodedToken, any Error>.Continuation
+    private var iterator: AsyncThrowingStream<DecodedToken, any Error>.AsyncIterator
+    private var reader: Task<Void, Never>?
+
+    init(url: String, promptTokenCount: Int) {
+        self.url = url
+        self.promptTokenCount = promptTokenCount
+        (pieces, continuation) = AsyncThrowingStream.makeStream(of: DecodedToken.self)
+        iterator = pieces.makeAsyncIterator()
+    }
+
+    /// Sends the request and waits for the response head: a refused connection or an error
+    /// status is thrown here, before any text.
+    func start(_ request: HTTPClientRequest) async throws {
+        let response = try await send(request)
+        guard response.status.code == 200 else {
+            throw RemoteError.http(status: Int(response.status.code), url: url, message: await Self.message(in: response.body))
+        }
+        let continuation = self.continuation
+        let url = self.url
+        let body = response.body
+        reader = Task { await RemoteReplyDecoder.pump(body, url: url, into: continuation) }
+    }
+
+    private static func isStaleConnection(_ error: any Error) -> Bool {
+        if let error = error as? IOError { return [ECONNRESET, EPIPE].contains(error.errnoCode) }
+        return (error as? HTTPClientError) == .remoteConnectionClosed
+    }
+
+    /// The message of an error response: OpenAI's `error.message`, else the body as text.
+    private static func message(in body: HTTPClientResponse.Body) async -> String {
+        var bytes = ByteBuffer()
+        do {
+            bytes = try await body.collect(upTo: 64 * 1024)
+        } catch {
+            return ""
+        }
+        let text = bytes.readString(length: bytes.readableBytes) ?? ""
+        let message = (try? JSONDecoder().decode(APIErrorBody.self, from: Data(text.utf8)))?.error.message ?? text
+        return String(message.trimmingCharacters(in: .whitespacesAndNewlines).prefix(500))
+    }
+
+    /// Sends the request, once more if a kept-alive connection turns out to have been closed by
+    /// the server meanwhile (as a server does after a stream it ended with an error).
+    private func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
+        let timeout = TimeAmount.seconds(RemoteBackend.idleTimeout)
+        do {
+            do {
+                return try await RemoteBackend.client.execute(request, timeout: timeout)
+            } catch where Self.isStaleConnection(error) {
+                return try await RemoteBackend.client.execute(request, timeout: timeout)
+            }
+        } catch {
+            throw describe(error)
+        }
+    }
+
+    /// Reads the body into the pieces, ending them with the reply's end or its error.
+    private static func pump(_ body: HTTPClientResponse.Body, url: String,
+                             into continuation: AsyncThrowingStream<DecodedToken, any Error>.Continuation) async {
+        do {
+            try await read(body, url: url, into: continuation)
+        } catch {
+            continuation.finish(throwing: describe(error, url: url))
+        }
+    }
+
+    /// Parses the body's events into pieces. The reply ends at `[DONE]`, or at the end of the
+    /// body after a finish reason; the body is read to its end either way, so the connection
+    /// goes back to the pool clean.
+    private static func read(_ body: HTTPClientResponse.Body, url: String,
+                             into continuation: AsyncThrowingStream<DecodedToken, any Error>.Continuation) async throws {
+        var parser = ServerSentEventParser()
+        var finished = false
+        for try await chunk in body {
+            for event in parser.feed(chunk.readableBytesView) where !finished {
+                if event.data == "[DONE]" {
+                    finished = true
+                    break
+                }
+                if let error = try? JSONDecoder().decode(APIErrorBody.self, from: Data(event.data.utf8)) {
+                    throw RemoteError.server(url: url, message: error.error.message)
+                }
+                let parsed: ChatCompletionChunk
+                do {
+                    parsed = try JSONDecoder().decode(ChatCompletionChunk.self, from: Data(event.data.utf8))
+                } catch {
+                    throw RemoteError.malformed(url: url, detail: "not a chat-completion chunk: \(event.data.prefix(120))")
+                }
+                guard let choice = parsed.choices.first else { continue }
+                if let content = choice.delta.content, !content.isEmpty {
+                    continuation.yield(.token(id: nil, bytes: Array(content.utf8)))
+                }
+                if choice.finishReason != nil { finished = true }
+            }
+        }
+        guard finished else { throw RemoteError.dropped(url: url) }
+        continuation.yield(.endOfGeneration)
+        continuation.finish()
+    }
+
+    func nextToken(adjustingLogits: ((any LogitsView) throws -> Void)?) async throws -> DecodedToken {
+        try Task.checkCancellation()
+        return try await iterator.next() ?? .endOfGeneration
+    }
+
+    func close() {
+        reader?.cancel()
+        continuation.finish()
+    }
+
+    private func describe(_ error: any Error) -> any Error {
+        Self.describe(error, url: url)
+    }
+
+    /// A transport error as a ``RemoteError``; others as they are.
+    static func describe(_ error: any Error, url: String) -> any Error {
+        if error is RemoteError || error is CancellationError { return error }
+        if let client = error as? HTTPClientError {
+            switch client {
+            case .deadlineExceeded, .readTimeout, .connectTimeout:
+                return RemoteError.timedOut(url: url, seconds: Int(RemoteBackend.idleTimeout))
+            case .cancelled: return CancellationError()
+            case .remoteConnectionClosed: return RemoteError.dropped(url: url)
+            default: return RemoteError.unreachable(url: url, reason: "\(client)")
+            }
+        }
+        return RemoteError.unreachable(url: url, reason: "\(error)")
+    }
+}

@@ -1,0 +1,75 @@
+/// One event of a `text/event-stream` (the HTML standard's server-sent events).
+public struct ServerSentEvent: Sendable, Hashable {
+    /// The `event:` field; `message` when the server names none.
+    public var name: String
+    /// The `data:` lines, joined by newlines.
+    public var data: String
+
+    /// An event.
+    public init(name: String, data: String) {
+        self.name = name
+        self.data = data
+    }
+}
+
+/// Reads server-sent events from bytes as they arrive, however the stream is cut into chunks:
+/// lines end with LF, CRLF or CR; an empty line ends an event; `:` lines are comments.
+public struct ServerSentEventParser: Sendable {
+    private var line: [UInt8] = []
+    private var lastWasCR = false
+    private var name = ""
+    private var data: [String] = []
+    private var hasData = false
+
+    /// A parser at the start of a stream.
+    public init() {}
+
+    /// Reads `bytes` and returns the events they complete.
+    public mutating func feed<Bytes: Sequence>(_ bytes: Bytes) -> [ServerSentEvent] where Bytes.Element == UInt8 {
+        var events: [ServerSentEvent] = []
+        for byte in bytes {
+            if lastWasCR {
+                lastWasCR = false
+                if byte == UInt8(ascii: "\n") { continue }
+            }
+            switch byte {
+            case UInt8(ascii: "\n"): endLine(into: &events)
+            case UInt8(ascii: "\r"):
+                lastWasCR = true
+                endLine(into: &events)
+            default: line.append(byte)
+            }
+        }
+        return events
+    }
+
+    private mutating func endLine(into events: inout [ServerSentEvent]) {
+        defer { line.removeAll(keepingCapacity: true) }
+        guard !line.isEmpty else {
+            if hasData { events.append(ServerSentEvent(name: name.isEmpty ? "message" : name, data: data.joined(separator: "\n"))) }
+            name = ""
+            data = []
+            hasData = false
+            return
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        if text.hasPrefix(":") { return }
+        let field: Substring
+        var value: Substring
+        if let colon = text.firstIndex(of: ":") {
+            field = text[..<colon]
+            value = text[text.index(after: colon)...]
+            if value.hasPrefix(" ") { value = value.dropFirst() }
+        } else {
+            field = text[...]
+            value = ""
+        }
+        switch field {
+        case "data":
+            data.append(String(value))
+            hasData = true
+        case "event": name = String(value)
+        default: break  // id and retry do not matter to a single streamed reply
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+import TideCore
+import TideLua
+import TideRemote
+import TideTestSupport
+
+/// The remote backend against a real OpenAI-compatible server on loopback: llama-cpp-python's,
+/// serving the bundled model.
+@Suite(.serialized) struct RemoteBackendTests {
+    static let plugins = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Plugins")
+
+    func session(_ server: LlamaCppPythonServer, hooks: [any ChatHook] = [], maxTokens: Int = 64) -> ChatSession {
+        var parameters = GenerationParameters()
+        parameters.temperature = 0
+        parameters.maxTokens = maxTokens
+        return ChatSession(backend: RemoteBackend(url: server.url, model: "smollm2"),
+                           systemPrompt: "You are a helpful assistant.", parameters: parameters, hooks: hooks)
+    }
+
+    func plugin(_ spec: String) throws -> LuaPlugin {
+        try LuaPlugin(spec: PluginSpec(parsing: spec), locator: PluginLocator(directories: [Self.plugins]))
+    }
+
+    @Test func streamsAReplyAndKeepsTheConversation() async throws {
+        let server = try await LlamaCppPythonServer()
+        let chat = session(server)
+        let reply = try await chat.reply(to: "What is the capital of France?").collect()
+        #expect(reply.texts.joined().contains("Paris"))
+        #expect(reply.texts.count > 3, "the reply arrives in pieces")
+        #expect(reply.summary?.stopReason == .endOfGeneration)
+        let second = try await chat.reply(to: "And of Italy?").collect()
+        #expect(second.texts.joined().contains("Rome"), "the conversation is sent with each turn")
+        #expect(chat.history.count == 5)
+    }
+
+    @Test func pluginsRunOnTheStreamedPieces() async throws {
+        let server = try await LlamaCppPythonServer()
+        let stopping = session(server, hooks: [try plugin("stop-after-sentences sentences=1")], maxTokens: 400)
+        let story = try await stopping.reply(to: "Tell me a long story about a lighthouse keeper.").collect()
+        guard case .hook(name: "stop-after-sentences", reason: _)? = story.summary?.stopReason else {
+            Issue.record("stop reason \(String(describing: story.summary?.stopReason))")
+            return
+        }
+        #expect((story.summary?.statistics.generatedTokens ?? 999) < 100)
+        let next = try await stopping.reply(to: "What is the capital of France?").collect()
+        #expect(next.texts.joined().contains("Paris"), "the cancelled request left the server ready")
+
+        let filtered = session(server, hooks: [try plugin("censor-words words=Paris")])
+        let censored = try await filtered.reply(to: "What is the capital of France?").collect().texts.joined()
+        #expect(censored.contains("*****") && !censored.contains("Paris"), "\(censored)")
+    }
+
+    @Test func stopStringsEndTheReply() async throws {
+        let server = try await LlamaCppPythonServer()
+        let chat = session(server)
+        var parameters = chat.parameters
+        parameters.stop = ["Paris"]
+        chat.parameters = parameters
+        let reply = try await chat.reply(to: "What is the capital of France?").collect()
+        let text = reply.texts.joined()
+        #expect(text.hasPrefix("The capital of France is"), "\(text)")
+        #expect(!text.contains("Paris"))
+    }
+
+    @Test func aLogitsPluginIsRefusedByName() async throws {
+        let server = try await LlamaCppPythonServer()
+        let chat = session(server, hooks: [try plugin("ban-words words=Paris")])
+        await #expect(throws: UnsupportedHookError(hook: "ban-words", model: "smollm2")) {
+            _ = try await chat.reply(to: "What is the capital of France?").collect()
+        }
+    }
+
+    @Test func aServerKilledMidStreamKeepsThePartialReply() async throws {
+        let server = try await LlamaCppPythonServer()
+        let chat = session(server, maxTokens: 2000)
+        var received = ""
+        do {
+            for try await event in chat.reply(to: "Write a very long story about a dragon.") {
+                if case .text(let text) = event {
+                    received += text
+                    if received.count > 40 { server.kill() }
+                }
+            }
+            Issue.record("the stream should have failed")
+        } catch let error as RemoteError {
+            #expect(error == .dropped(url: server.url.absoluteString + "/v1/chat/completions")
+                || "\(error)".contains("cannot reach"), "\(error)")
+        }
+        let last = try #require(chat.history.last)
+        #expect(last.interrupted)
+        #expect(last.content.hasPrefix(String(received.prefix(40))))
+        await #expect(throws: RemoteError.self, "the session is usable: the next turn fails cleanly") {
+            _ = try await chat.reply(to: "Hello?").collect()
+        }
+    }
+
+    @Test func refusedConnectionsAndErrorStatusesAreExplained() async throws {
+        let port = LoopbackPort.free()
+        let nowhere = ChatSession(backend: RemoteBackend(url: URL(string: "http://127.0.0.1:\(port)")!, model: "x"))
+        do {
+            _ = try await nowhere.reply(to: "Hi").collect()
+            Issue.record("nothing listens there")
+        } catch {
+            #expect("\(error)".hasPrefix("cannot reach http://127.0.0.1:\(port)/v1/chat/completions"), "\(error)")
+        }
+        #expect(nowhere.history.isEmpty)
+
+        let server = try await LlamaCppPythonServer(contextSize: 256)
+        let wrongPath = ChatSession(backend: RemoteBackend(url: server.url.appendingPathComponent("nothing"), model: "smollm2"))
+        do {
+            _ = try await wrongPath.reply(to: "Hi").collect()
+            Issue.record("there is no API there")
+        } catch let RemoteError.http(status, _, message) {
+            #expect(status == 404)
+            #expect(message.contains("Not Found"), "the server's own words: \(message)")
+        }
+        // llama-cpp-python checks the prompt's length once the stream has begun, and ends it.
+        let small = session(server)
+        let long = Array(repeating: "The quick brown fox jumps over the lazy dog.", count: 80).joined(separator: " ")
+        await #expect(throws: RemoteError.self) { _ = try await small.reply(to: long).collect() }
+        #expect(try await small.reply(to: "Hi!").collect().summary != nil, "the next request works")
+    }
+}

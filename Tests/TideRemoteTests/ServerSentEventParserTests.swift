@@ -1,0 +1,32 @@
+import Testing
+import TideRemote
+
+@Suite struct ServerSentEventParserTests {
+    let stream = "data: {\"a\":1}\n\n: a comment\nevent: note\ndata: line one\ndata: line two\n\ndata: [DONE]\n\n"
+
+    @Test func readsEventsWholeAndInEveryCut() {
+        let expected = [
+            ServerSentEvent(name: "message", data: "{\"a\":1}"),
+            ServerSentEvent(name: "note", data: "line one\nline two"),
+            ServerSentEvent(name: "message", data: "[DONE]"),
+        ]
+        var whole = ServerSentEventParser()
+        #expect(whole.feed(Array(stream.utf8)) == expected)
+        let bytes = Array(stream.utf8)
+        for cut in 0...bytes.count {
+            var parser = ServerSentEventParser()
+            #expect(parser.feed(bytes[..<cut]) + parser.feed(bytes[cut...]) == expected, "cut at \(cut)")
+        }
+    }
+
+    @Test func acceptsEveryLineEnding() {
+        var parser = ServerSentEventParser()
+        #expect(parser.feed(Array("data:a\r\n\r\ndata: b\r\rdata:c\n\n".utf8)).map(\.data) == ["a", "b", "c"])
+    }
+
+    @Test func anEventWithoutAnEndIsNotDelivered() {
+        var parser = ServerSentEventParser()
+        #expect(parser.feed(Array("data: half".utf8)).isEmpty)
+        #expect(parser.feed(Array("\n\n".utf8)).map(\.data) == ["half"])
+    }
+}
