@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
-import Synchronization
 import TideCore
 import TideOpenAI
 
@@ -38,12 +37,6 @@ public final class RemoteBackend: ChatBackend {
 
     /// Seconds the server may take to answer, or stay silent mid-stream, before the reply fails.
     static let idleTimeout: Int64 = 120
-
-    /// The API key from `TIDE_API_KEY`, else `OPENAI_API_KEY`.
-    public static var environmentAPIKey: String? {
-        let environment = ProcessInfo.processInfo.environment
-        return [environment["TIDE_API_KEY"], environment["OPENAI_API_KEY"]].compactMap { $0 }.first { !$0.isEmpty }
-    }
 
     public var modelDescription: ModelDescription {
         ModelDescription(name: model, backend: "remote \(url.absoluteString)", contextSize: contextSize)
