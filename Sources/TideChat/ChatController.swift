@@ -54,11 +54,9 @@ public final class ChatController {
         self.loader = loader
         self.output = output
         setup = configuration.setup
-        let log: @Sendable (String) -> Void = { output(.notice($0)) }
         plugins = try configuration.plugins.map { text in
-            let spec = try PluginSpec(parsing: text)
-            return ActivePlugin(spec: spec, plugin: try LuaPlugin(spec: spec, locator: configuration.locator,
-                                                                  limits: configuration.limits, log: log))
+            try Self.loadPlugin(PluginSpec(parsing: text), locator: configuration.locator, limits: configuration.limits,
+                                output: output)
         }
         model = try loader(setup)
         systemPromptChosen = configuration.systemPrompt != nil
@@ -162,10 +160,13 @@ public final class ChatController {
 
     /// Loads a plugin from its spec, logging through the chat.
     func loadPlugin(_ spec: PluginSpec, locator: PluginLocator? = nil) throws -> ActivePlugin {
-        let output = self.output
-        return ActivePlugin(spec: spec, plugin: try LuaPlugin(spec: spec, locator: locator ?? configuration.locator,
-                                                              limits: configuration.limits,
-                                                              log: { output(.notice($0)) }))
+        try Self.loadPlugin(spec, locator: locator ?? configuration.locator, limits: configuration.limits, output: output)
+    }
+
+    private static func loadPlugin(_ spec: PluginSpec, locator: PluginLocator, limits: LuaLimits,
+                                   output: @escaping @Sendable (ChatEvent) -> Void) throws -> ActivePlugin {
+        ActivePlugin(spec: spec, plugin: try LuaPlugin(spec: spec, locator: locator, limits: limits,
+                                                       log: { output(.notice($0)) }))
     }
 
     /// Makes `plugins` the session's hooks.

@@ -63,13 +63,7 @@ extension ChatController {
     /// be loaded.
     func open(_ path: String) async throws {
         let file = NSString(string: path).expandingTildeInPath
-        let script: ConversationScript
-        do {
-            script = try ConversationScript(contentsOf: URL(fileURLWithPath: file))
-        } catch var error as ScriptParseError {
-            error.file = file
-            throw ChatError("\(error)")
-        }
+        let script = try ConversationScript(contentsOf: URL(fileURLWithPath: file))  // its errors name the file
         // Plugins first, before anything changes, looked up as `tide run` does.
         let locator = configuration.locator.forScript(at: file)
         var loaded: [Int: ActivePlugin] = [:]

@@ -11,7 +11,6 @@ final class RemoteReplyDecoder: ReplyDecoder {
     let promptTokenCount: Int
     let reusedPromptTokenCount = 0
     private let url: String
-    private let pieces: AsyncThrowingStream<DecodedToken, any Error>
     private let continuation: AsyncThrowingStream<DecodedToken, any Error>.Continuation
     private var iterator: AsyncThrowingStream<DecodedToken, any Error>.AsyncIterator
     private var reader: Task<Void, Never>?
@@ -19,7 +18,8 @@ final class RemoteReplyDecoder: ReplyDecoder {
     init(url: String, promptTokenCount: Int) {
         self.url = url
         self.promptTokenCount = promptTokenCount
-        (pieces, continuation) = AsyncThrowingStream.makeStream(of: DecodedToken.self)
+        let (pieces, continuation) = AsyncThrowingStream.makeStream(of: DecodedToken.self)
+        self.continuation = continuation
         iterator = pieces.makeAsyncIterator()
     }
 

@@ -11,15 +11,20 @@ struct ChatView: Sendable {
 
     /// The prompt for a new input, and inside a `"""` block.
     func prompt(continuing: Bool) -> String {
-        // The space comes after the closing code: libedit drops an invisible run that ends a prompt.
-        style.wrap(continuing ? "..." : ">>>", "1;32", mark: LineEditor.invisible) + " "
+        sign(continuing ? "..." : ">>>", mark: LineEditor.invisible)
+    }
+
+    /// A prompt sign in the prompt's style. The space comes after the closing code: libedit
+    /// drops an invisible run that ends a prompt.
+    private func sign(_ text: String, mark: (String) -> String = { $0 }) -> String {
+        style.wrap(text, "1;32", mark: mark) + " "
     }
 
     /// Draws one event: a reply's end gets its newline, and a mark when it did not end by itself.
     func show(_ event: ChatEvent) {
         switch event {
         case .userTurn(let text):
-            Terminal.write(style.wrap(">>>", "1;32") + " " + text + "\n")
+            Terminal.write(sign(">>>") + text + "\n")
         case .replyText(let text):
             Terminal.write(text)
         case .replyEnded(let reason):
