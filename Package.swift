@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .systemLibrary(
@@ -27,7 +28,7 @@ let package = Package(
         .target(name: "TideCore"),
         .target(name: "TideLua", dependencies: ["TideCore", "CLua", "CLuaShim"]),
         .target(name: "TideScript", dependencies: ["TideCore"]),
-        .target(name: "TideRunner", dependencies: ["TideCore", "TideScript", "TideLua", "TideLlama", "TideModels"]),
+        .target(name: "TideRunner", dependencies: ["TideCore", "TideScript", "TideLua", "TideLlama", "TideModels", "TideRemote"]),
         .target(name: "TideLlama", dependencies: ["TideCore", "CLlama"]),
         .target(
             name: "TideModels",
@@ -42,6 +43,8 @@ let package = Package(
         .target(name: "TideOpenAI"),
         .target(name: "TideRemote", dependencies: [
             "TideCore", "TideOpenAI", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
         .target(name: "TideBench", dependencies: ["TideCore", "TideLlama", "TideRunner", "CLlama"]),
         .executableTarget(
@@ -51,17 +54,17 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .target(name: "TideTestSupport", path: "Tests/TideTestSupport"),
+        .target(name: "TideTestSupport", dependencies: ["TideModels"], path: "Tests/TideTestSupport"),
         .testTarget(name: "TideCoreTests", dependencies: ["TideCore"]),
         .testTarget(name: "TideLuaTests", dependencies: ["TideLua", "TideLlama", "TideModels"]),
         .testTarget(name: "TideLlamaTests", dependencies: ["TideLlama", "TideModels", "TideTestSupport"]),
         .testTarget(name: "TideScriptTests", dependencies: ["TideScript", "TideTestSupport"]),
         .testTarget(name: "TideRunnerTests", dependencies: ["TideRunner", "TideScript", "TideLua"]),
         .testTarget(name: "TideModelsTests", dependencies: ["TideModels"], exclude: ["Fixtures"]),
-        .testTarget(name: "TideChatTests", dependencies: ["TideChat", "TideCore", "TideLua", "TideRunner", "TideScript"]),
+        .testTarget(name: "TideChatTests", dependencies: ["TideChat", "TideCore", "TideLua", "TideModels", "TideRunner", "TideScript"]),
         .testTarget(name: "TideRemoteTests",
                     dependencies: ["TideRemote", "TideOpenAI", "TideCore", "TideLua", "TideModels", "TideTestSupport"]),
-        .testTarget(name: "TideCLITests", dependencies: ["TideModels"]),
+        .testTarget(name: "TideCLITests", dependencies: ["TideModels", "TideTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -40,7 +40,7 @@ struct ParallelReplayBenchmark {
                 """.write(to: file, atomically: true, encoding: .utf8)
             return file.path
         }
-        let loaded = LoadedModel(model: model, entry: nil)
+        let loaded = LoadedModel.local(model, entry: nil)
         var setup = ModelSetup(model: model.path, threads: threads)
         setup.contextSize = 2048
         var sequentialTimes: [Double] = []

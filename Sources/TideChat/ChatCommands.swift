@@ -16,6 +16,7 @@ extension ChatController {
         case .plugins: listPlugins()
         case .load(let text):
             let loaded = try loadPlugin(try PluginSpec(parsing: text))
+            try session.backend.checkSupport(of: [loaded.plugin])
             install(plugins + [loaded])
             output(.notice("loaded \(loaded.plugin.name) \(loaded.plugin.version) (\(loaded.plugin.path))"))
         case .unload(let name):
@@ -117,8 +118,8 @@ extension ChatController {
             lines.append("context: \(used) of \(description.contextSize) tokens used"
                 + (description.trainedContextLength.map { " (trained on \($0))" } ?? ""))
         }
-        let template = setup.template ?? model.entry?.template ?? "model"
-        lines.append("template: " + (template == "model" ? "the model's own" : template))
+        let template = model.templateName(for: setup)
+        lines.append("template: " + (template.map { $0 == "model" ? "the model's own" : $0 } ?? "the server's"))
         lines.append("conversation: \(exchangeCount) exchange" + (exchangeCount == 1 ? "" : "s"))
         let system = history.first { $0.role == .system }?.content
         lines.append("system: " + (system.map { $0.split(separator: "\n").first.map(String.init) ?? "" } ?? "none"))
@@ -171,10 +172,10 @@ extension ChatController {
             output(.notice("model: \(session.backend.modelDescription.name) (\(setup.model))"))
             return
         }
-        var newSetup = setup
-        newSetup.model = name
+        let newSetup = named(name)
         let loaded = try loader(newSetup)
         let backend = try loaded.makeBackend(newSetup)
+        try backend.checkSupport(of: plugins.map(\.plugin))
         var messages = history
         if !systemPromptChosen, messages.first?.role == .system {
             messages[0] = ChatMessage(.system, loaded.defaultSystemPrompt)

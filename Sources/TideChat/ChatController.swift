@@ -13,7 +13,7 @@ import TideScript
 /// `tide chat` draws and tests record.
 ///
 /// ```swift
-/// let chat = try ChatController(configuration: ChatConfiguration(), loader: { try cache.load($0.model) },
+/// let chat = try ChatController(configuration: ChatConfiguration(), loader: { try cache.load($0) },
 ///                               output: { print($0) })
 /// _ = await chat.handle("What is the capital of France?")
 /// _ = await chat.handle("/stats")
@@ -60,8 +60,10 @@ public final class ChatController {
         }
         model = try loader(setup)
         systemPromptChosen = configuration.systemPrompt != nil
+        let backend = try model.makeBackend(setup)
+        try backend.checkSupport(of: plugins.map(\.plugin))
         session = ChatSession(
-            backend: try model.makeBackend(setup),
+            backend: backend,
             systemPrompt: configuration.systemPrompt ?? model.defaultSystemPrompt,
             parameters: configuration.parameters,
             hooks: plugins.map(\.plugin),

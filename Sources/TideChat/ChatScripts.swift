@@ -12,7 +12,7 @@ extension ChatController {
     public var script: ConversationScript {
         var items: [ScriptItem] = [
             .comment(" Saved by tide chat on \(Date.now.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false))); replay it with: tide run FILE"),
-            .directive(.model(Self.lasting(setup.model))),
+            .directive(.model(setup.lastingModelName)),
         ]
         if let size = setup.contextSize { items.append(.directive(.contextSize(size))) }
         if let template = setup.template { items.append(.directive(.template(template))) }
@@ -40,9 +40,11 @@ extension ChatController {
         return ConversationScript(entries: items.map { ScriptEntry($0) })
     }
 
-    /// A model path that still means the same file from another folder.
-    static func lasting(_ model: String) -> String {
-        model.contains("/") || model.hasSuffix(".gguf") ? URL(fileURLWithPath: model).path : model
+    /// This chat's setup with the model `name`.
+    func named(_ name: String) -> ModelSetup {
+        var named = setup
+        named.model = name
+        return named
     }
 
     /// Writes ``script`` to `path` (`.tide` is added when the name has no extension). An existing
@@ -96,7 +98,7 @@ extension ChatController {
                 install(list)
             case .directive(.unload(let name), _):
                 install(plugins.filter { $0.plugin.name != name })
-            case .directive(.model(let name), _) where Self.lasting(name) != Self.lasting(setup.model):
+            case .directive(.model(let name), _) where named(name).lastingModelName != setup.lastingModelName:
                 output(.notice("the script names the model \(name); this chat runs \(setup.model) (/model \(name) to switch)"))
             case .directive: break
             case .system(let text, _):

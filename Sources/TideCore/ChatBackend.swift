@@ -29,6 +29,13 @@ public protocol ChatBackend: AnyObject, Sendable {
 extension ChatBackend {
     public var taskExecutor: (any TaskExecutor)? { nil }
     public var vocabulary: (any Vocabulary)? { nil }
+
+    /// Refuses hooks that need what this backend cannot give: a logits hook on a model that
+    /// samples on its server.
+    public func checkSupport(of hooks: [any ChatHook]) throws(UnsupportedHookError) {
+        guard !supportsLogits, let hook = hooks.first(where: { $0.points.contains(.logits) }) else { return }
+        throw UnsupportedHookError(hook: hook.name, model: modelDescription.name)
+    }
 }
 
 /// Produces one reply's tokens. Used by a single task, then closed.

@@ -28,9 +28,7 @@ struct ReplyLoop {
 
     /// Produces the reply to the last of `messages`, emitting text as it goes.
     mutating func run(messages: [ChatMessage], parameters: GenerationParameters) async throws -> ReplySummary {
-        if !backend.supportsLogits, let hook = hooks.active(at: .logits).first {
-            throw UnsupportedHookError(hook: hook.name, model: backend.modelDescription.name)
-        }
+        try backend.checkSupport(of: hooks.active(at: .logits))
         var prompt = PromptContext(messages: messages, parameters: parameters)
         if let (name, answer) = try runPromptHooks(&prompt) {
             rawText = answer

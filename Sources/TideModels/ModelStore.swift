@@ -34,12 +34,17 @@ public struct ModelStore: Sendable, Hashable {
     /// Anything containing a `/` or ending in `.gguf` is taken as a path; it is not checked
     /// here, so that loading can report precisely what is wrong with the file.
     public func resolve(_ name: String) throws(ModelLookupError) -> ResolvedModel {
-        if name.contains("/") || name.lowercased().hasSuffix(".gguf") {
+        if Self.isPath(name) {
             return ResolvedModel(path: URL(fileURLWithPath: name).standardizedFileURL.path, entry: nil)
         }
         guard let entry = ModelRegistry.entry(named: name) else { throw .unknownModel(name) }
         guard isInstalled(entry) else { throw .notInstalled(entry.id, expectedAt: path(for: entry).path) }
         return ResolvedModel(path: path(for: entry).path, entry: entry)
+    }
+
+    /// Whether a model name is a path: it holds a `/` or ends in `.gguf`.
+    public static func isPath(_ name: String) -> Bool {
+        name.contains("/") || name.lowercased().hasSuffix(".gguf")
     }
 
     func fileSize(_ url: URL) -> Int64? {
@@ -66,7 +71,8 @@ public enum ModelLookupError: Error, Sendable, Hashable, CustomStringConvertible
         switch self {
         case .unknownModel(let name):
             "unknown model '\(name)': known models are "
-                + ModelRegistry.entries.map(\.id).joined(separator: ", ") + ", or give a path to a .gguf file"
+                + ModelRegistry.entries.map(\.id).joined(separator: ", ")
+                + ", a remote model of \(UserModels.standardFile.path), or give a path to a .gguf file"
         case .notInstalled(let id, let path):
             "model '\(id)' is not installed (expected at \(path)): run `tide models pull \(id)`"
         }

@@ -75,7 +75,34 @@ public final class RemoteBackend: ChatBackend {
     }
 
     func endpoint(_ path: String) -> String {
+        Self.endpoint(path, at: url)
+    }
+
+    static func endpoint(_ path: String, at url: URL) -> String {
         url.absoluteString.hasSuffix("/") ? url.absoluteString + path : url.absoluteString + "/" + path
+    }
+
+    /// The names of the models the server at `url` runs (`GET /v1/models`).
+    public static func modelNames(at url: URL, apiKey: String? = nil) async throws -> [String] {
+        let endpoint = endpoint("v1/models", at: url)
+        var request = HTTPClientRequest(url: endpoint)
+        if let apiKey { request.headers.add(name: "Authorization", value: "Bearer \(apiKey)") }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: .seconds(idleTimeout))
+        } catch {
+            throw RemoteReplyDecoder.describe(error, url: endpoint)
+        }
+        guard response.status.code == 200 else {
+            throw RemoteError.http(status: Int(response.status.code), url: endpoint,
+                                   message: await RemoteReplyDecoder.message(in: response.body))
+        }
+        do {
+            let body = try await response.body.collect(upTo: 4 * 1024 * 1024)
+            return try JSONDecoder().decode(ModelList.self, from: Data(body.readableBytesView)).data.map(\.id)
+        } catch {
+            throw RemoteError.malformed(url: endpoint, detail: "not a model list")
+        }
     }
 
     /// One client for every remote backend of the process, never shut down (as

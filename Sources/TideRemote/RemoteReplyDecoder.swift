@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOPosix
 import TideCore
 import TideOpenAI
 
@@ -42,7 +43,7 @@ final class RemoteReplyDecoder: ReplyDecoder {
     }
 
     /// The message of an error response: OpenAI's `error.message`, else the body as text.
-    private static func message(in body: HTTPClientResponse.Body) async -> String {
+    static func message(in body: HTTPClientResponse.Body) async -> String {
         var bytes = ByteBuffer()
         do {
             bytes = try await body.collect(upTo: 64 * 1024)
@@ -75,7 +76,13 @@ final class RemoteReplyDecoder: ReplyDecoder {
         do {
             try await read(body, url: url, into: continuation)
         } catch {
-            continuation.finish(throwing: describe(error, url: url))
+            // Past the response head, a transport failure is the stream breaking off.
+            let described = describe(error, url: url)
+            if case RemoteError.unreachable = described {
+                continuation.finish(throwing: RemoteError.dropped(url: url))
+            } else {
+                continuation.finish(throwing: described)
+            }
         }
     }
 
@@ -138,6 +145,10 @@ final class RemoteReplyDecoder: ReplyDecoder {
             case .remoteConnectionClosed: return RemoteError.dropped(url: url)
             default: return RemoteError.unreachable(url: url, reason: "\(client)")
             }
+        }
+        if let error = error as? IOError { return RemoteError.unreachable(url: url, reason: String(cString: strerror(error.errnoCode))) }
+        if let error = error as? NIOConnectionError, let first = error.connectionErrors.first {
+            return describe(first.error, url: url)
         }
         return RemoteError.unreachable(url: url, reason: "\(error)")
     }

@@ -17,7 +17,7 @@ public struct SequentialBackends: BackendProvider {
 
     /// Backends on models from `models`; `load` loads one (with a progress bar, say).
     public init(models: ModelCache,
-                load: @escaping @Sendable (ModelSetup, ModelCache) throws -> LoadedModel = { try $1.load($0.model, gpuLayers: $0.gpuLayers) })
+                load: @escaping @Sendable (ModelSetup, ModelCache) throws -> LoadedModel = { try $1.load($0) })
     {
         self.models = models
         self.load = load

@@ -14,7 +14,7 @@ public final class BatchedBackends: BackendProvider {
     /// Engines of `sequences` sequences of `contextSize` tokens each (default: min(4096, the
     /// model's)), on models from `models`.
     public init(models: ModelCache, sequences: Int, contextSize: Int? = nil,
-                load: @escaping @Sendable (ModelSetup, ModelCache) throws -> LoadedModel = { try $1.load($0.model, gpuLayers: $0.gpuLayers) })
+                load: @escaping @Sendable (ModelSetup, ModelCache) throws -> LoadedModel = { try $1.load($0) })
     {
         self.models = models
         self.sequences = sequences
@@ -28,16 +28,18 @@ public final class BatchedBackends: BackendProvider {
 
     public func backend(for setup: ModelSetup) async throws -> (backend: any ChatBackend, model: LoadedModel) {
         let model = try load(setup, models)
+        // A server batches its own clients: a remote script gets a backend of its own.
+        guard case .local(let weights, let entry) = model else { return (try model.makeBackend(setup), model) }
         let engine = try engines.withLock { engines throws -> LlamaBatchEngine in
-            if let engine = engines[model.model.path] { return engine }
+            if let engine = engines[weights.path] { return engine }
             var options = setup.contextOptions
             options.contextSize = contextSize ?? setup.contextSize
-            let engine = try LlamaBatchEngine(model: model.model, sequences: sequences, options: options)
-            engines[model.model.path] = engine
+            let engine = try LlamaBatchEngine(model: weights, sequences: sequences, options: options)
+            engines[weights.path] = engine
             return engine
         }
         let backend = try engine.makeBackend(template: model.template(for: setup),
-                                             endOfGenerationStrings: model.entry?.endOfGenerationStrings ?? [],
+                                             endOfGenerationStrings: entry?.endOfGenerationStrings ?? [],
                                              contextSize: setup.contextSize)
         return (backend, model)
     }

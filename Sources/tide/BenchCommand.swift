@@ -31,14 +31,13 @@ struct BenchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let loaded = try modelOptions.load()
-        var benchmarks = Benchmarks(model: loaded.model, executable: try Self.executablePath(),
+        var benchmarks = Benchmarks(model: try await modelOptions.loadLocal(), executable: try Self.executablePath(),
                                     threads: modelOptions.threads)
         benchmarks.rounds = rounds
         benchmarks.decodeTokens = decodeTokens
         benchmarks.plugins = try Self.benchmarkPlugins.map { try LuaPlugin(spec: PluginSpec(parsing: $0)) }
         benchmarks.logitsHook = try LuaPlugin(source: Self.topFortyPlugin, path: "top-40.lua")
-        if let large = try loadLargeVocabularyModel() { benchmarks.logitsModels = [large] }
+        if let large = try await loadLargeVocabularyModel() { benchmarks.logitsModels = [large] }
         let report = try await benchmarks.run { Terminal.warn("… \($0)") }
         print(report)
         if !report.withinBudgets { throw ExitCode(1) }
@@ -53,11 +52,11 @@ struct BenchCommand: AsyncParsableCommand {
     static let topFortyPlugin = "return { on_logits = function(view) view:top(40) end }"
 
     /// The second model of the logits-hook figure, or `nil` (with a note) when it is not installed.
-    private func loadLargeVocabularyModel() throws -> LlamaModel? {
+    private func loadLargeVocabularyModel() async throws -> LlamaModel? {
         var options = modelOptions
         options.model = largeVocabularyModel
         do {
-            return try options.load().model
+            return try await options.loadLocal()
         } catch let error as ModelLookupError {
             Terminal.warn("… skipping the logits-hook figure on \(largeVocabularyModel): \(error)")
             return nil

@@ -31,13 +31,13 @@ struct ChatCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = ChatConfiguration(
-            setup: modelOptions.setup, systemPrompt: sessionOptions.system, parameters: try sampling.parameters(),
+            setup: try await modelOptions.setup(), systemPrompt: sessionOptions.system, parameters: try sampling.parameters(),
             plugins: pluginOptions.plugins, limits: pluginOptions.limits, strict: pluginOptions.strict,
             overflow: sessionOptions.overflow)
         let view = ChatView()
         let cache = ModelCache()
         let chat = try ChatController(configuration: configuration, loader: { setup in
-            try ModelProgress.load(setup.model, gpuLayers: setup.gpuLayers, from: cache)
+            try ModelProgress.load(setup, from: cache)
         }, output: view.show)
         let editor = LineEditor(historyFile: LineEditor.standardHistoryFile,
                                 complete: { TabCompletion(before: $0, vocabulary: chat.completionVocabulary) },

@@ -34,9 +34,9 @@ struct GenerateCommand: AsyncParsableCommand {
             throw ValidationError("the prompt is empty")
         }
         let plugins = try pluginOptions.load()
-        let loaded = try modelOptions.load()
+        let (setup, loaded) = try await modelOptions.load()
         let session = ChatSession(
-            backend: try loaded.makeBackend(modelOptions.setup),
+            backend: try loaded.makeBackend(setup),
             systemPrompt: sessionOptions.system ?? loaded.defaultSystemPrompt,
             parameters: parameters,
             hooks: plugins,

@@ -3,17 +3,26 @@ import Foundation
 import TideCore
 import TideLlama
 import TideModels
+import TideRemote
 import TideRunner
 
 /// Options that choose a model and size its context, shared by every command that generates.
 struct ModelOptions: ParsableArguments {
-    @Option(name: .shortAndLong, help: "A model name (see `tide models list`) or a path to a .gguf file.")
-    var model: String = ModelRegistry.defaultModelID
+    @Option(name: .shortAndLong, help: ArgumentHelp(
+        "A model name (see `tide models list`) or a path to a .gguf file; with --remote, the model's name on the server.",
+        valueName: "name"))
+    var model: String?
+
+    @Option(help: ArgumentHelp(
+        "Generate on an OpenAI-compatible server (vLLM, llama-server, Ollama, TGI, tide serve) at this base URL. "
+            + "The key is read from TIDE_API_KEY or OPENAI_API_KEY. Without --model, the server's only model.",
+        valueName: "url"))
+    var remote: String?
 
     @Option(help: "Chat template: `model` (the file's own), `raw` (plain text, for base models) or a llama.cpp name such as chatml, phi3, gemma, llama3.")
     var template: String?
 
-    @Option(name: .customLong("ctx-size"), help: "Context size in tokens (default: min(4096, the model's)).")
+    @Option(name: .customLong("ctx-size"), help: "Context size in tokens (default: min(4096, the model's); 4096 for a remote model).")
     var contextSize: Int?
 
     @Option(help: "Threads for decoding (default: every core).")
@@ -33,26 +42,61 @@ struct ModelOptions: ParsableArguments {
             throw ValidationError("unknown --template '\(template)'; choose one of: "
                 + ChatTemplate.acceptedNames.joined(separator: ", "))
         }
+        if let remote {
+            do {
+                _ = try RemoteServer(parsing: remote)
+            } catch {
+                throw ValidationError("--remote: \(error)")
+            }
+            if template != nil { throw ValidationError("--template does not apply to --remote: the server renders its prompts") }
+        }
     }
 
-    /// The setup these options describe.
-    var setup: ModelSetup {
-        ModelSetup(model: model, template: template, contextSize: contextSize, threads: threads,
-                   batchSize: batchSize, gpuLayers: gpuLayers)
+    /// The setup these options describe. With `--remote` and no `--model`, the server is asked
+    /// which model it runs; it must run exactly one.
+    func setup() async throws -> ModelSetup {
+        var setup = ModelSetup(model: model ?? ModelRegistry.defaultModelID, template: template, contextSize: contextSize,
+                               threads: threads, batchSize: batchSize, gpuLayers: gpuLayers)
+        guard let remote else { return setup }
+        let server = try RemoteServer(parsing: remote)
+        setup.server = server
+        if model == nil {
+            let names = try await RemoteBackend.modelNames(at: server.url, apiKey: server.apiKey)
+            guard names.count == 1, let only = names.first else {
+                throw ValidationError(names.isEmpty
+                    ? "the server at \(server) lists no models; name one with --model"
+                    : "the server at \(server) runs \(names.count) models (\(names.joined(separator: ", "))); choose one with --model")
+            }
+            setup.model = only
+        }
+        return setup
+    }
+}
+
+extension ModelOptions {
+    /// The setup, and its model loaded (with a progress bar on a terminal).
+    func load(from cache: ModelCache = ModelCache()) async throws -> (setup: ModelSetup, model: LoadedModel) {
+        let setup = try await setup()
+        return (setup, try ModelProgress.load(setup, from: cache))
     }
 
-    /// Resolves and loads the model, with a progress bar on a terminal.
-    func load(from cache: ModelCache = ModelCache()) throws -> LoadedModel {
-        try ModelProgress.load(setup.model, gpuLayers: gpuLayers, from: cache)
+    /// The weights of a local model, for the commands that measure or describe them.
+    func loadLocal() async throws -> LlamaModel {
+        guard case .local(let weights, _) = try await load().model else {
+            throw ValidationError("this command needs a local model, not one on a server")
+        }
+        return weights
     }
 }
 
 /// Loading a model with a progress bar named after its file.
 enum ModelProgress {
-    static func load(_ name: String, gpuLayers: Int, from cache: ModelCache) throws -> LoadedModel {
-        let label = URL(fileURLWithPath: (try? ModelStore.standard.resolve(name).path) ?? name).lastPathComponent
-        let bar = ProgressBar(label: "loading \(label)")
+    static func load(_ setup: ModelSetup, from cache: ModelCache) throws -> LoadedModel {
+        guard setup.server == nil, let path = try? ModelStore.standard.resolve(setup.model).path else {
+            return try cache.load(setup)
+        }
+        let bar = ProgressBar(label: "loading \(URL(fileURLWithPath: path).lastPathComponent)")
         defer { bar.finish() }
-        return try cache.load(name, gpuLayers: gpuLayers) { bar.update($0) }
+        return try cache.load(setup) { bar.update($0) }
     }
 }

@@ -15,18 +15,22 @@ struct ModelsCommand: AsyncParsableCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the models Tide knows, and which are installed.")
 
-        func run() {
+        func run() throws {
             let store = ModelStore.standard
+            let remote = try UserModels().entries.map { entry in
+                [entry.name, "-", "remote", "\(entry.model) on \(entry.url.absoluteString)"]
+            }
             let rows = ModelRegistry.entries.map { entry in
                 [entry.id, entry.sizeBytes.map(Terminal.bytes) ?? "?", store.isInstalled(entry) ? "installed" : "-",
                  entry.summary]
-            }
+            } + remote
             let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
             for row in rows {
                 print(zip(row, widths + [0]).map { $0.padding(toLength: max($1, $0.count), withPad: " ", startingAt: 0) }
                     .joined(separator: "  "))
             }
             print("\nModels are stored in \(store.directory.path). Any path to a .gguf file works too.")
+            print("Remote models are listed in \(UserModels.standardFile.path); --remote URL reaches any server.")
         }
     }
 
@@ -82,6 +86,8 @@ struct ModelsCommand: AsyncParsableCommand {
                 result = try await puller.pull(url: url, sha256: sha256, progress: report)
             } else if let entry = ModelRegistry.entry(named: model) {
                 result = try await puller.pull(entry, progress: report)
+            } else if let entry = try UserModels().entry(named: model) {
+                throw ValidationError("\(entry.name) runs on \(entry.url.absoluteString); there is nothing to pull")
             } else {
                 throw ModelLookupError.unknownModel(model)
             }

@@ -78,7 +78,7 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let sequences = min(parallel, files.count)
-        let runner = try makeRunner(files: files, sequences: sequences)
+        let runner = try await makeRunner(files: files, sequences: sequences)
 
         let style = TextStyle.standardOutput
         let streaming = !json && !quiet && sequences == 1 && (verbose || Terminal.stdoutIsTTY)
@@ -133,16 +133,16 @@ struct RunCommand: AsyncParsableCommand {
 extension RunCommand {
     /// A runner with this command's defaults: one context per script, or with `sequences` > 1 one
     /// batch engine per model whose sequences hold the largest `@ctx-size` the scripts ask for.
-    func makeRunner(files: [String], sequences: Int) throws -> ScriptRunner {
+    func makeRunner(files: [String], sequences: Int) async throws -> ScriptRunner {
         let load: @Sendable (ModelSetup, ModelCache) throws -> LoadedModel = { setup, cache in
-            try ModelProgress.load(setup.model, gpuLayers: setup.gpuLayers, from: cache)
+            try ModelProgress.load(setup, from: cache)
         }
         let backends: any BackendProvider = sequences > 1
             ? BatchedBackends(models: ModelCache(), sequences: sequences,
                               contextSize: ScriptFiles.largestContextSize(in: files) ?? modelOptions.contextSize, load: load)
             : SequentialBackends(models: ModelCache(), load: load)
         var runner = ScriptRunner(backends: backends)
-        runner.setup = modelOptions.setup
+        runner.setup = try await modelOptions.setup()
         runner.parameters = try sampling.parameters()
         runner.plugins = pluginOptions.plugins
         runner.limits = pluginOptions.limits

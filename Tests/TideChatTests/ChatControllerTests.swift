@@ -4,6 +4,7 @@ import Testing
 import TideChat
 import TideCore
 import TideLua
+import TideModels
 import TideRunner
 import TideScript
 
@@ -42,7 +43,7 @@ import TideScript
         configuration.parameters.temperature = 0
         configuration.parameters.maxTokens = 48
         configure(&configuration)
-        return try ChatController(configuration: configuration, loader: { try Self.models.load($0.model) },
+        return try ChatController(configuration: configuration, loader: { try Self.models.load($0) },
                                   output: recorder.record)
     }
 
@@ -250,7 +251,7 @@ import TideScript
     @Test func switchingModelsKeepsTheConversation() async throws {
         let chat = try chat()
         _ = await chat.handle("What is the capital of France?")
-        let path = try Self.models.load(ModelSetup().model).model.path
+        let path = try ModelStore.standard.resolve(ModelSetup().model).path
         _ = await chat.handle("/model \(path)")
         #expect(Recorder.notices(in: recorder.take()).contains("the conversation is kept"))
         #expect(chat.history.count == 3)

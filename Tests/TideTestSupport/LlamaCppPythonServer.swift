@@ -3,22 +3,24 @@ import Foundation
 import FoundationNetworking
 #endif
 import TideModels
-import TideTestSupport
 
 /// llama-cpp-python's OpenAI-compatible server (`python -m llama_cpp.server`, installed by
 /// scripts/setup.sh in its own virtual environment) serving the bundled model on a free port.
-final class LlamaCppPythonServer {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+public final class LlamaCppPythonServer {
+    /// The server could not start.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
     }
 
-    let url: URL
-    let port: Int
+    /// Its base URL.
+    public let url: URL
+    /// Its port on 127.0.0.1.
+    public let port: Int
     private let process = Process()
     private let log: URL
 
     /// The Python of the server's virtual environment.
-    static var python: URL {
+    public static var python: URL {
         let environment = ProcessInfo.processInfo.environment
         let cache = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
@@ -26,7 +28,7 @@ final class LlamaCppPythonServer {
     }
 
     /// Starts the server with a context of `contextSize` tokens and waits until it answers.
-    init(contextSize: Int = 2048, port: Int = LoopbackPort.free()) async throws {
+    public init(contextSize: Int = 2048, port: Int = LoopbackPort.free()) async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.python.path) else {
             throw Failure(description: "no llama-cpp-python server at \(Self.python.path): run scripts/setup.sh")
         }
@@ -56,12 +58,12 @@ final class LlamaCppPythonServer {
     }
 
     /// The end of the server's log.
-    var tail: String {
+    public var tail: String {
         String(((try? String(contentsOf: log, encoding: .utf8)) ?? "").suffix(2000))
     }
 
     /// Ends the server as `kill -9` would: no goodbye to open connections.
-    func kill() {
+    public func kill() {
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }

@@ -1,0 +1,52 @@
+import Foundation
+
+/// A model of the user's registry that runs on an OpenAI-compatible server: `--model NAME`
+/// sends its replies there.
+public struct RemoteModelEntry: Sendable, Hashable, Decodable {
+    /// The name users type.
+    public var name: String
+    /// The server's base URL.
+    public var url: URL
+    /// The model's name on the server (default: ``name``).
+    public var model: String
+    /// The environment variable holding the key (default: `TIDE_API_KEY`, then `OPENAI_API_KEY`).
+    public var apiKeyVariable: String?
+    /// The context the server gives the model (default 4096).
+    public var contextLength: Int?
+    /// The system prompt used when the user gives none.
+    public var systemPrompt: String?
+
+    enum CodingKeys: String, CodingKey {
+        case name, kind, url, model
+        case apiKeyVariable = "api_key_env", contextLength = "context_length", systemPrompt = "system_prompt"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        let kind = try container.decode(String.self, forKey: .kind)
+        guard kind == "remote" else {
+            throw DecodingError.dataCorruptedError(forKey: .kind, in: container,
+                                                   debugDescription: "unknown kind '\(kind)'; the kind of entry this file holds is remote")
+        }
+        let text = try container.decode(String.self, forKey: .url)
+        do {
+            url = try RemoteServer(parsing: text, apiKey: nil).url
+        } catch {
+            throw DecodingError.dataCorruptedError(forKey: .url, in: container, debugDescription: error.description)
+        }
+        model = try container.decodeIfPresent(String.self, forKey: .model) ?? name
+        apiKeyVariable = try container.decodeIfPresent(String.self, forKey: .apiKeyVariable)
+        contextLength = try container.decodeIfPresent(Int.self, forKey: .contextLength)
+        if let contextLength, contextLength < 16 {
+            throw DecodingError.dataCorruptedError(forKey: .contextLength, in: container,
+                                                   debugDescription: "context_length must be at least 16, not \(contextLength)")
+        }
+        systemPrompt = try container.decodeIfPresent(String.self, forKey: .systemPrompt)
+    }
+
+    /// The server, with the key from this entry's variable (or the usual ones).
+    public var server: RemoteServer {
+        RemoteServer(url: url, apiKey: RemoteServer.environmentKey(apiKeyVariable))
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// The user's own registry entries: `$XDG_CONFIG_HOME/tide/models.json` (by default
+/// `~/.config/tide/models.json`), a list of models served elsewhere:
+///
+/// ```json
+/// {"models": [{"name": "cluster-llama", "kind": "remote", "url": "http://gpu-box:8000",
+///              "model": "meta-llama/Llama-3.1-8B-Instruct", "api_key_env": "CLUSTER_KEY",
+///              "context_length": 8192}]}
+/// ```
+public struct UserModels: Sendable, Hashable {
+    /// The entries, in the file's order.
+    public var entries: [RemoteModelEntry]
+
+    /// The standard file's path.
+    public static var standardFile: URL {
+        let environment = ProcessInfo.processInfo.environment
+        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
+        return config.appendingPathComponent("tide/models.json")
+    }
+
+    /// The entries of `file`; none when it does not exist.
+    public init(file: URL = UserModels.standardFile) throws(UserModelsError) {
+        guard let data = FileManager.default.contents(atPath: file.path) else {
+            entries = []
+            return
+        }
+        struct Document: Decodable { var models: [RemoteModelEntry] }
+        do {
+            entries = try JSONDecoder().decode(Document.self, from: data).models
+        } catch let error as DecodingError {
+            throw UserModelsError(file: file.path, detail: Self.describe(error))
+        } catch {
+            throw UserModelsError(file: file.path, detail: "\(error)")
+        }
+        var seen = Set<String>()
+        for entry in entries {
+            if ModelRegistry.entry(named: entry.name) != nil {
+                throw UserModelsError(file: file.path, detail: "'\(entry.name)' is a built-in model's name; choose another")
+            }
+            guard seen.insert(entry.name.lowercased()).inserted else {
+                throw UserModelsError(file: file.path, detail: "two entries are named '\(entry.name)'")
+            }
+        }
+    }
+
+    /// The entry named `name` (case-insensitively), if any.
+    public func entry(named name: String) -> RemoteModelEntry? {
+        entries.first { $0.name.lowercased() == name.lowercased() }
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return keys.isEmpty ? "" : "at \(keys.hasPrefix(".") ? String(keys.dropFirst()) : keys): "
+        }
+        switch error {
+        case .dataCorrupted(let context):
+            return path(context) + (context.underlyingError.map { _ in "not valid JSON" } ?? context.debugDescription)
+        case .keyNotFound(let key, let context): return path(context) + "'\(key.stringValue)' is missing"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context): return path(context) + context.debugDescription
+        @unknown default: return "\(error)"
+        }
+    }
+}
+
+/// A user registry file Tide cannot read.
+public struct UserModelsError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file.
+    public let file: String
+    /// What is wrong.
+    public let detail: String
+
+    public var description: String { "\(file): \(detail)" }
+}

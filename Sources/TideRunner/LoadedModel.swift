@@ -1,0 +1,76 @@
+import Foundation
+import TideCore
+import TideLlama
+import TideModels
+import TideRemote
+
+/// A model ready to chat: weights loaded here, or a model on a server.
+public enum LoadedModel: Sendable {
+    /// Weights in this process, with their registry entry when the model was named.
+    case local(LlamaModel, entry: ModelEntry?)
+    /// A model an OpenAI-compatible server runs.
+    case remote(RemoteModel)
+
+    /// The system prompt to use when the user gives none (base models have none).
+    public var defaultSystemPrompt: String {
+        switch self {
+        case .local(_, let entry): entry?.defaultSystemPrompt ?? "You are a helpful assistant."
+        case .remote(let model): model.systemPrompt ?? "You are a helpful assistant."
+        }
+    }
+
+    /// The chat template `setup` asks for, as users name it (`model` for the file's own); `nil`
+    /// for a remote model, whose server renders its prompts.
+    public func templateName(for setup: ModelSetup) -> String? {
+        guard case .local(_, let entry) = self else { return nil }
+        return setup.template ?? entry?.template ?? "model"
+    }
+
+    /// A fresh conversation on this model: a llama.cpp context with the template and end strings
+    /// of the registry entry, or a remote backend.
+    public func makeBackend(_ setup: ModelSetup) throws -> any ChatBackend {
+        switch self {
+        case .local(let model, let entry):
+            try LlamaBackend(model: model, options: setup.contextOptions, template: template(for: setup),
+                             endOfGenerationStrings: entry?.endOfGenerationStrings ?? [])
+        case .remote(let model): model.makeBackend()
+        }
+    }
+
+    /// The chat template for a local model: `setup`'s override, else the registry's, else the
+    /// file's own.
+    func template(for setup: ModelSetup) throws -> ChatTemplate {
+        try ChatTemplate(parsing: templateName(for: setup) ?? "model")
+    }
+}
+
+/// A model on an OpenAI-compatible server, as `--remote` or a remote registry entry names it.
+public struct RemoteModel: Sendable, Hashable {
+    /// The server.
+    public var server: RemoteServer
+    /// The model's name on the server.
+    public var name: String
+    /// The context the server gives the model.
+    public var contextSize: Int
+    /// The system prompt used when the user gives none; `nil` for Tide's default.
+    public var systemPrompt: String?
+
+    /// `name` on `server`; `contextSize` defaults to 4096.
+    public init(server: RemoteServer, name: String, contextSize: Int? = nil, systemPrompt: String? = nil) {
+        self.server = server
+        self.name = name
+        self.contextSize = contextSize ?? 4096
+        self.systemPrompt = systemPrompt
+    }
+
+    /// The model a remote registry entry describes; `contextSize` (`--ctx-size`) wins over the entry's.
+    public init(entry: RemoteModelEntry, contextSize: Int?) {
+        self.init(server: entry.server, name: entry.model, contextSize: contextSize ?? entry.contextLength,
+                  systemPrompt: entry.systemPrompt)
+    }
+
+    /// A backend sending each reply to the server.
+    public func makeBackend() -> RemoteBackend {
+        RemoteBackend(url: server.url, model: name, apiKey: server.apiKey, contextSize: contextSize)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+import TideTestSupport
+
+extension CommandLineTests {
+    /// `--remote` and remote registry entries on `generate`, `chat` and `run`, against
+    /// llama-cpp-python's server on loopback.
+    @Suite struct RemoteCommandTests {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tide-remote-\(UUID().uuidString)")
+
+        @Test func generateAsksTheServerForItsModelAndStreamsTheReply() async throws {
+            let server = try await LlamaCppPythonServer()
+            let result = try TideProcess.run(["generate", "--remote", "127.0.0.1:\(server.port)", "--temperature", "0",
+                                              "--stats", "What is the capital of France?"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("Paris"))
+            #expect(result.stderr.contains("stop: eos"))
+
+            let banned = try TideProcess.run(["generate", "--remote", server.url.absoluteString, "--plugin", "ban-words words=Paris",
+                                              "What is the capital of France?"])
+            #expect(banned.status == 1)
+            #expect(banned.stderr.contains("plugin ban-words defines on_logits, which needs the model's scores, but smollm2 samples on its server"))
+            #expect(banned.stdout.isEmpty)
+
+            let wrongModel = try TideProcess.run(["generate", "--remote", server.url.absoluteString + "/v1", "--model", "nope",
+                                                  "--temperature", "0", "Hi"])
+            // llama-cpp-python answers any model name with its one model; the request went through /v1 once.
+            #expect(wrongModel.status == 0, "\(wrongModel.stderr)")
+        }
+
+        @Test func aChatSavedFromARemoteModelReplaysThere() async throws {
+            let server = try await LlamaCppPythonServer()
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            let saved = scratch.appendingPathComponent("remote.tide")
+            let chat = try TideProcess.run(["chat", "--remote", server.url.absoluteString, "--temperature", "0", "--max-tokens", "40",
+                                            "--plugin", "stop-after-sentences sentences=1"],
+                                           stdin: "What is the capital of France?\nWhat is 2+2?\n/show\n/save \(saved.path)\n")
+            #expect(chat.status == 0, "\(chat.stderr)")
+            #expect(chat.stdout.contains("Paris"))
+            #expect(chat.stdout.contains("template: the server's"))
+            #expect(chat.stdout.contains("conversation: 2 exchanges"))
+            let script = try String(contentsOf: saved, encoding: .utf8)
+            #expect(script.contains("@model smollm2\n"))
+            #expect(script.contains("@plugin stop-after-sentences sentences=1"))
+
+            let replay = try TideProcess.run(["run", "--remote", server.url.absoluteString, "--json", saved.path])
+            #expect(replay.status == 0, "\(replay.stderr)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(replay.stdout.utf8)) as? [String: Any])
+            let replies = try #require(report["replies"] as? [[String: Any]]).compactMap { $0["reply"] as? String }
+            #expect(replies.count == 2)
+            for reply in replies {
+                #expect(script.contains("assistant: \(reply)\n@generated"), "regenerated as recorded: \(reply)")
+            }
+
+            let refused = try TideProcess.run(["chat", "--remote", server.url.absoluteString, "--plugin", "ban-words words=x"],
+                                              stdin: "Hi\n")
+            #expect(refused.status == 1)
+            #expect(refused.stderr.contains("plugin ban-words defines on_logits"))
+        }
+
+        @Test func aRemoteEntryOfTheUserRegistry() async throws {
+            let server = try await LlamaCppPythonServer()
+            let config = scratch.appendingPathComponent("config")
+            try FileManager.default.createDirectory(at: config.appendingPathComponent("tide"), withIntermediateDirectories: true)
+            let registry = config.appendingPathComponent("tide/models.json")
+            try Data("""
+                {"models": [{"name": "lab", "kind": "remote", "url": "\(server.url.absoluteString)/v1", "model": "smollm2",
+                             "api_key_env": "LAB_KEY", "context_length": 2048, "system_prompt": "You are a terse assistant."}]}
+                """.utf8).write(to: registry)
+            let environment = ["XDG_CONFIG_HOME": config.path, "LAB_KEY": "secret-lab-key"]
+            let listed = try TideProcess.run(["models", "list"], environment: environment)
+            #expect(listed.status == 0)
+            #expect(listed.stdout.contains("lab"))
+            #expect(listed.stdout.contains("smollm2 on \(server.url.absoluteString)"))
+            #expect(!listed.stdout.contains("secret-lab-key"))
+
+            let shown = try TideProcess.run(["chat", "--model", "lab", "--temperature", "0"],
+                                            stdin: "What is the capital of France?\n/show\n", environment: environment)
+            #expect(shown.status == 0, "\(shown.stderr)")
+            #expect(shown.stdout.contains("Paris"))
+            #expect(shown.stdout.contains("context: "))
+            #expect(shown.stdout.contains("of 2048 tokens used"))
+            #expect(shown.stdout.contains("system: You are a terse assistant."))
+            #expect(!(shown.stdout + shown.stderr).contains("secret-lab-key"))
+
+            try Data(#"{"models": [{"name": "lab", "kind": "cloud", "url": "http://x"}]}"#.utf8).write(to: registry)
+            let broken = try TideProcess.run(["generate", "--model", "lab", "Hi"], environment: environment)
+            #expect(broken.status == 1)
+            #expect(broken.stderr.contains("\(registry.path): at models[0].kind: unknown kind 'cloud'"), "\(broken.stderr)")
+        }
+
+        @Test(arguments: [
+            (["--remote", "ftp://host"], "--remote: 'ftp://host' is not a server URL", Int32(2)),
+            (["--remote", "http://127.0.0.1:9", "--template", "chatml"], "--template does not apply to --remote", 2),
+            (["--remote", "http://127.0.0.1:9"], "cannot reach http://127.0.0.1:9/v1/models: Connection refused", 1),
+            (["--remote", "http://127.0.0.1:9", "--model", "m"], "cannot reach http://127.0.0.1:9/v1/chat/completions: Connection refused", 1),
+        ])
+        func badRemotesAreSaidPlainly(arguments: [String], message: String, status: Int32) throws {
+            let result = try TideProcess.run(["generate"] + arguments + ["Hi"])
+            #expect(result.status == status)
+            #expect(result.stderr.contains(message), "\(result.stderr)")
+        }
+    }
+}
