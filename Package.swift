@@ -14,6 +14,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         .systemLibrary(
@@ -46,11 +48,15 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
+        .target(name: "TideServe", dependencies: [
+            "TideCore", "TideLlama", "TideLua", "TideOpenAI",
+            .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "TideBench", dependencies: ["TideCore", "TideLlama", "TideRunner", "CLlama"]),
         .executableTarget(
             name: "tide",
             dependencies: [
-                "TideCore", "TideLlama", "TideLua", "TideModels", "TideBench", "TideScript", "TideRunner", "TideChat",
+                "TideCore", "TideLlama", "TideLua", "TideModels", "TideBench", "TideScript", "TideRunner", "TideChat", "TideServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

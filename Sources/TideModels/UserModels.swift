@@ -1,4 +1,5 @@
 import Foundation
+import TideCore
 
 /// The user's own registry entries: `$XDG_CONFIG_HOME/tide/models.json` (by default
 /// `~/.config/tide/models.json`), a list of models served elsewhere:
@@ -30,7 +31,7 @@ public struct UserModels: Sendable, Hashable {
         do {
             entries = try JSONDecoder().decode(Document.self, from: data).models
         } catch let error as DecodingError {
-            throw UserModelsError(file: file.path, detail: Self.describe(error))
+            throw UserModelsError(file: file.path, detail: error.plainDescription)
         } catch {
             throw UserModelsError(file: file.path, detail: "\(error)")
         }
@@ -48,20 +49,6 @@ public struct UserModels: Sendable, Hashable {
     /// The entry named `name` (case-insensitively), if any.
     public func entry(named name: String) -> RemoteModelEntry? {
         entries.first { $0.name.lowercased() == name.lowercased() }
-    }
-
-    private static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String {
-            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return keys.isEmpty ? "" : "at \(keys.hasPrefix(".") ? String(keys.dropFirst()) : keys): "
-        }
-        switch error {
-        case .dataCorrupted(let context):
-            return path(context) + (context.underlyingError.map { _ in "not valid JSON" } ?? context.debugDescription)
-        case .keyNotFound(let key, let context): return path(context) + "'\(key.stringValue)' is missing"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context): return path(context) + context.debugDescription
-        @unknown default: return "\(error)"
-        }
     }
 }
 

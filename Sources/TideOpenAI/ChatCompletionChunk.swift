@@ -70,17 +70,20 @@ public struct APIErrorBody: Codable, Sendable, Hashable {
         public var message: String
         public var type: String?
         public var code: String?
+        /// The request field at fault.
+        public var param: String?
 
-        public init(message: String, type: String? = nil, code: String? = nil) {
+        public init(message: String, type: String? = nil, code: String? = nil, param: String? = nil) {
             self.message = message
             self.type = type
             self.code = code
+            self.param = param
         }
     }
 
     public var error: Detail
 
-    public init(message: String, type: String, code: String? = nil) {
-        error = Detail(message: message, type: type, code: code)
+    public init(message: String, type: String, code: String? = nil, param: String? = nil) {
+        error = Detail(message: message, type: type, code: code, param: param)
     }
 }

@@ -1,7 +1,9 @@
 /// The body of `POST /v1/chat/completions`, as OpenAI defines it, with the sampling fields
-/// llama.cpp-based servers add (`top_k`, `min_p`, `repeat_penalty`).
+/// llama.cpp-based servers add (`top_k`, `min_p`, `repeat_penalty`). Fields Tide does not use
+/// are ignored, as OpenAI-compatible servers do.
 public struct ChatCompletionRequest: Codable, Sendable, Hashable {
-    /// One message of the conversation.
+    /// One message of the conversation. On the wire, `content` may also be a list of parts
+    /// (`{"type": "text", "text": …}`), read as their texts joined, or null (read as empty).
     public struct Message: Codable, Sendable, Hashable {
         public var role: String
         public var content: String
@@ -10,24 +12,66 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
             self.role = role
             self.content = content
         }
+
+        enum CodingKeys: String, CodingKey { case role, content }
+
+        struct Part: Decodable {
+            var type: String
+            var text: String?
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            role = try container.decode(String.self, forKey: .role)
+            if try container.decodeNil(forKey: .content) {
+                content = ""
+            } else if let text = try? container.decode(String.self, forKey: .content) {
+                content = text
+            } else {
+                let parts = try container.decode([Part].self, forKey: .content)
+                if let other = parts.first(where: { $0.type != "text" }) {
+                    throw DecodingError.dataCorruptedError(forKey: .content, in: container,
+                                                           debugDescription: "content of type '\(other.type)' is not supported; only text")
+                }
+                content = parts.compactMap(\.text).joined()
+            }
+        }
+    }
+
+    /// `stream_options`: whether the last streamed chunk carries the usage.
+    public struct StreamOptions: Codable, Sendable, Hashable {
+        public var includeUsage: Bool?
+
+        enum CodingKeys: String, CodingKey { case includeUsage = "include_usage" }
+
+        public init(includeUsage: Bool?) {
+            self.includeUsage = includeUsage
+        }
     }
 
     public var model: String
     public var messages: [Message]
     public var stream: Bool?
+    public var streamOptions: StreamOptions?
     public var temperature: Double?
     public var topP: Double?
     public var topK: Int?
     public var minP: Double?
     public var repeatPenalty: Double?
+    /// `max_tokens`, or its newer name `max_completion_tokens`.
     public var maxTokens: Int?
     public var seed: Int?
     /// A string or a list of strings on the wire.
     public var stop: [String]?
+    /// Choices asked for; only 1 is supported.
+    public var n: Int?
+    /// Whether log-probabilities are asked for (they are not supported).
+    public var logprobs: Bool?
 
     enum CodingKeys: String, CodingKey {
-        case model, messages, stream, temperature, seed, stop
-        case topP = "top_p", topK = "top_k", minP = "min_p", repeatPenalty = "repeat_penalty", maxTokens = "max_tokens"
+        case model, messages, stream, temperature, seed, stop, n, logprobs
+        case streamOptions = "stream_options", topP = "top_p", topK = "top_k", minP = "min_p"
+        case repeatPenalty = "repeat_penalty", maxTokens = "max_tokens", maxCompletionTokens = "max_completion_tokens"
     }
 
     /// A request.
@@ -42,17 +86,39 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
         model = try container.decode(String.self, forKey: .model)
         messages = try container.decode([Message].self, forKey: .messages)
         stream = try container.decodeIfPresent(Bool.self, forKey: .stream)
+        streamOptions = try container.decodeIfPresent(StreamOptions.self, forKey: .streamOptions)
         temperature = try container.decodeIfPresent(Double.self, forKey: .temperature)
         topP = try container.decodeIfPresent(Double.self, forKey: .topP)
         topK = try container.decodeIfPresent(Int.self, forKey: .topK)
         minP = try container.decodeIfPresent(Double.self, forKey: .minP)
         repeatPenalty = try container.decodeIfPresent(Double.self, forKey: .repeatPenalty)
         maxTokens = try container.decodeIfPresent(Int.self, forKey: .maxTokens)
+            ?? container.decodeIfPresent(Int.self, forKey: .maxCompletionTokens)
         seed = try container.decodeIfPresent(Int.self, forKey: .seed)
         if let single = try? container.decodeIfPresent(String.self, forKey: .stop) {
             stop = [single]
         } else {
             stop = try container.decodeIfPresent([String].self, forKey: .stop)
         }
+        n = try container.decodeIfPresent(Int.self, forKey: .n)
+        logprobs = try container.decodeIfPresent(Bool.self, forKey: .logprobs)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(model, forKey: .model)
+        try container.encode(messages, forKey: .messages)
+        try container.encodeIfPresent(stream, forKey: .stream)
+        try container.encodeIfPresent(streamOptions, forKey: .streamOptions)
+        try container.encodeIfPresent(temperature, forKey: .temperature)
+        try container.encodeIfPresent(topP, forKey: .topP)
+        try container.encodeIfPresent(topK, forKey: .topK)
+        try container.encodeIfPresent(minP, forKey: .minP)
+        try container.encodeIfPresent(repeatPenalty, forKey: .repeatPenalty)
+        try container.encodeIfPresent(maxTokens, forKey: .maxTokens)
+        try container.encodeIfPresent(seed, forKey: .seed)
+        try container.encodeIfPresent(stop, forKey: .stop)
+        try container.encodeIfPresent(n, forKey: .n)
+        try container.encodeIfPresent(logprobs, forKey: .logprobs)
     }
 }

@@ -9,7 +9,8 @@ struct Tide: AsyncParsableCommand {
         commandName: "tide",
         abstract: "A hookable chat engine for local language models.",
         version: tideVersion,
-        subcommands: [ChatCommand.self, GenerateCommand.self, RunCommand.self, ModelsCommand.self, PluginsCommand.self, BenchCommand.self]
+        subcommands: [ChatCommand.self, GenerateCommand.self, RunCommand.self, ServeCommand.self, ModelsCommand.self, PluginsCommand.self,
+                      BenchCommand.self]
     )
 
     /// Runs the command; a usage error exits with status 2 (as `tide run` documents), not

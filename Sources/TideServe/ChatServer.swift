@@ -1,0 +1,149 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import TideCore
+import TideLlama
+import TideOpenAI
+
+/// `tide serve`: an OpenAI-compatible server on one model. `POST /v1/chat/completions`
+/// (streamed as server-sent events, or whole, with `usage`), `GET /v1/models`, `GET /health`.
+/// Every request runs the configured plugins, in fresh instances; concurrent requests decode as
+/// parallel sequences of one ``LlamaBatchEngine`` batch.
+///
+/// ```swift
+/// let server = try ChatServer(engine: engine, template: .model, configuration: ServeConfiguration(modelName: "smollm2"))
+/// try await server.run(host: "127.0.0.1", port: 8080)
+/// ```
+public final class ChatServer: Sendable {
+    let configuration: ServeConfiguration
+    let pool: SequencePool
+    let logger: Logger
+    let started = Int(Date.now.timeIntervalSince1970)
+
+    /// A server on every sequence of `engine`.
+    public init(engine: LlamaBatchEngine, template: ChatTemplate, endOfGenerationStrings: [String] = [],
+                configuration: ServeConfiguration, logger: Logger = Logger(label: "tide.serve")) throws {
+        self.configuration = configuration
+        self.logger = logger
+        pool = try SequencePool(engine: engine, template: template, endOfGenerationStrings: endOfGenerationStrings)
+    }
+
+    /// Listens on `host`:`port` until the process is told to stop; `onListening` runs once
+    /// connections are accepted.
+    public func run(host: String, port: Int, onListening: @escaping @Sendable () async -> Void = {}) async throws {
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: BearerTokenCheck(key: configuration.apiKey))
+        router.get("health") { _, _ in try await self.health() }
+        router.get("v1/models") { _, _ in try self.json(self.models) }
+        router.post("v1/chat/completions") { request, _ in await self.complete(request) }
+        let app = Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "tide"),
+                              onServerRunning: { _ in await onListening() }, logger: logger)
+        try await app.runService()
+    }
+
+    var models: ModelList {
+        ModelList(data: [ModelList.Model(id: configuration.modelName, created: started, ownedBy: "tide")])
+    }
+
+    func health() async throws -> Response {
+        struct Health: Encodable {
+            var status = "ok"
+            var sequences: Int
+            var busy: Int
+            var waiting: Int
+        }
+        return try json(Health(sequences: pool.capacity, busy: await pool.busy, waiting: await pool.waiting))
+    }
+
+    /// Answers one chat-completion request; every failure is an OpenAI-style error response.
+    func complete(_ request: Request) async -> Response {
+        var request = request
+        let job: CompletionJob
+        let run: CompletionRun
+        do {
+            let body = try await Self.body(of: &request)
+            job = try CompletionJob(body, configuration: configuration)
+            run = try await start(job)
+        } catch {
+            return errorResponse(error as? APIError ?? APIError(status: 500, message: "\(error)", type: "server_error"))
+        }
+        let reply = ReplyWriter(model: configuration.modelName, job: job)
+        let body = request.body
+        if job.stream {
+            // Watching for the client to leave uses up the connection (here and below): say so,
+            // so that clients do not send their next request on it.
+            let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache", .connection: "close"]
+            return Response(status: .ok, headers: headers, body: ResponseBody { [logger] writer in
+                // A client that leaves stops the reply at once, which frees its sequence.
+                try await body.consumeWithInboundCloseHandler { _ in
+                    await reply.stream(run, into: &writer, logger: logger)
+                } onInboundClosed: {
+                    run.cancel()
+                }
+                try await writer.finish(nil)
+            })
+        }
+        do {
+            let completion = try await body.consumeWithCancellationOnInboundClose { _ in
+                try await reply.collect(run, logger: self.logger)
+            }
+            await run.finish()
+            var response = try json(completion)
+            response.headers[.connection] = "close"
+            return response
+        } catch {
+            // The client left (the reply's task is cancelled with it), or the reply failed.
+            run.cancel()
+            await run.finish()
+            if error is CancellationError {
+                logger.info("\(reply.id): the client left before the reply was complete")
+                return Response(status: .init(code: 499, reasonPhrase: "Client Closed Request"))
+            }
+            return errorResponse(error as? APIError ?? APIError(status: 500, message: "\(error)", type: "server_error"))
+        }
+    }
+
+    /// Starts the reply; a prompt that does not fit is the client's error.
+    private func start(_ job: CompletionJob) async throws -> CompletionRun {
+        do {
+            return try await CompletionRun.start(job, configuration: configuration, pool: pool, logger: logger)
+        } catch let error as ContextOverflowError {
+            throw APIError.invalid("This model's context holds \(error.contextSize) tokens, but the messages need "
+                                       + "\(error.promptTokens); shorten them", param: "messages", code: "context_length_exceeded")
+        }
+    }
+
+    /// The body read as a chat-completion request.
+    private static func body(of request: inout Request) async throws(APIError) -> ChatCompletionRequest {
+        let bytes: ByteBuffer
+        do {
+            bytes = try await request.collectBody(upTo: maximumBodyBytes)
+        } catch {
+            throw APIError(status: 413, message: "the request body is over \(maximumBodyBytes >> 20) MiB")
+        }
+        do {
+            return try JSONDecoder().decode(ChatCompletionRequest.self, from: Data(bytes.readableBytesView))
+        } catch let error as DecodingError {
+            throw .invalid("The body is not a chat-completion request: \(error.plainDescription)")
+        } catch {
+            throw .invalid("The body is not a chat-completion request: \(error)")
+        }
+    }
+
+    /// The largest request body read.
+    static let maximumBodyBytes = 16 << 20
+
+    func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        return Response(status: status, headers: [.contentType: "application/json"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+    }
+
+    func errorResponse(_ error: APIError) -> Response {
+        logger.info("refused a request: \(error)")
+        return (try? json(error.body, status: HTTPResponse.Status(code: error.status)))
+            ?? Response(status: .internalServerError)
+    }
+}

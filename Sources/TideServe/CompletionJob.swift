@@ -1,0 +1,76 @@
+import TideCore
+import TideOpenAI
+
+/// A chat-completion request checked and read into Tide's terms: the conversation before the
+/// last message, the message to answer, and the parameters.
+struct CompletionJob: Sendable {
+    var history: [ChatMessage]
+    var question: String
+    var parameters: GenerationParameters
+    var stream: Bool
+    var includeUsage: Bool
+
+    /// Reads `request` over the server's defaults; anything Tide cannot do is a 400 (or a 404 for
+    /// another model's name) naming the field.
+    init(_ request: ChatCompletionRequest, configuration: ServeConfiguration) throws(APIError) {
+        guard request.model.lowercased() == configuration.modelName.lowercased() else {
+            throw APIError(status: 404, message: "The model '\(request.model)' does not exist; this server runs '\(configuration.modelName)'",
+                           code: "model_not_found", param: "model")
+        }
+        if let n = request.n, n != 1 { throw .invalid("n must be 1: Tide generates one choice per request", param: "n") }
+        if request.logprobs == true { throw .invalid("logprobs are not supported", param: "logprobs") }
+        var messages: [ChatMessage] = []
+        for (index, message) in request.messages.enumerated() {
+            let role: ChatRole
+            switch message.role {
+            case "system", "developer": role = .system
+            case "user": role = .user
+            case "assistant": role = .assistant
+            default:
+                throw .invalid("messages[\(index)].role '\(message.role)' is not supported; use system, user or assistant",
+                               param: "messages[\(index)].role")
+            }
+            messages.append(ChatMessage(role, message.content))
+        }
+        guard let last = messages.last else { throw .invalid("messages must hold at least one message", param: "messages") }
+        guard last.role == .user else {
+            throw .invalid("the last message must be the user's, to be answered; it is the \(last.role.rawValue)'s",
+                           param: "messages")
+        }
+        history = Array(messages.dropLast())
+        question = last.content
+        parameters = try Self.parameters(of: request, over: configuration.parameters)
+        stream = request.stream ?? false
+        includeUsage = request.streamOptions?.includeUsage ?? false
+    }
+
+    private static func parameters(of request: ChatCompletionRequest, over defaults: GenerationParameters)
+        throws(APIError) -> GenerationParameters
+    {
+        var parameters = defaults
+        if let value = request.temperature { parameters.temperature = value }
+        if let value = request.topP { parameters.topP = value }
+        if let value = request.topK { parameters.topK = value }
+        if let value = request.minP { parameters.minP = value }
+        if let value = request.repeatPenalty { parameters.repeatPenalty = value }
+        if let value = request.maxTokens { parameters.maxTokens = value }
+        if let stop = request.stop { parameters.stop = stop }
+        if let seed = request.seed {
+            guard let value = UInt32(exactly: seed) else {
+                throw .invalid("seed must be a whole number from 0 to \(UInt32.max), not \(seed)", param: "seed")
+            }
+            parameters.seed = value
+        }
+        do {
+            try parameters.validate()
+        } catch {
+            let field = Self.fields[error.name] ?? error.name
+            throw .invalid("\(field) must be \(error.requirement), not \(error.value)", param: field)
+        }
+        return parameters
+    }
+
+    /// Request fields by the names Tide's parameters have.
+    private static let fields = ["top-p": "top_p", "top-k": "top_k", "min-p": "min_p", "repeat-penalty": "repeat_penalty",
+                                 "max-tokens": "max_tokens"]
+}

@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import Logging
+import TideLlama
+import TideLua
+import TideRunner
+import TideServe
+
+/// `tide serve`: an OpenAI-compatible server on a local model, with plugins applied to every request.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve a model over an OpenAI-compatible HTTP API, with plugins applied to every request.",
+        discussion: """
+            Endpoints: POST /v1/chat/completions (streamed or not), GET /v1/models, GET /health. \
+            Concurrent requests decode together as sequences of one batch (--parallel); more \
+            requests wait for a free sequence. Sampling options set the defaults that a request's \
+            own fields override.
+
+            Examples:
+              tide serve
+              tide serve --port 9000 --parallel 8 --plugin 'stop-after-sentences sentences=3'
+              tide serve --host 0.0.0.0 --api-key "$(cat ~/.config/tide/serve-key)"
+              curl http://127.0.0.1:8080/v1/chat/completions -H 'Content-Type: application/json' \\
+                -d '{"model": "smollm2-135m-instruct", "messages": [{"role": "user", "content": "Hi"}]}'
+            """
+    )
+
+    @OptionGroup var modelOptions: ModelOptions
+    @OptionGroup var sampling: SamplingOptions
+    @OptionGroup var pluginOptions: PluginOptions
+
+    @Option(help: "The address to listen on (0.0.0.0 for every interface).")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on.")
+    var port = 8080
+
+    @Option(help: "Requests decoded at once, each in its own sequence of --ctx-size tokens.")
+    var parallel = 4
+
+    @Option(help: "The model's name for clients (default: its registry name, or its file's name).")
+    var alias: String?
+
+    @Option(name: .customLong("api-key"),
+            help: ArgumentHelp("Require 'Authorization: Bearer KEY' on every request but /health (default: no key).",
+                               valueName: "key"))
+    var apiKey: String?
+
+    func validate() throws {
+        if modelOptions.remote != nil { throw ValidationError("tide serve runs a local model; --remote does not apply") }
+        if !(1...65535).contains(port) { throw ValidationError("--port must be from 1 to 65535, not \(port)") }
+        if !(1...64).contains(parallel) { throw ValidationError("--parallel must be from 1 to 64, not \(parallel)") }
+        if apiKey?.isEmpty == true { throw ValidationError("--api-key must not be empty") }
+    }
+
+    func run() async throws {
+        var configuration = ServeConfiguration(modelName: "", parameters: try sampling.parameters(),
+                                               plugins: try pluginOptions.plugins.map(PluginSpec.init(parsing:)),
+                                               limits: pluginOptions.limits, strict: pluginOptions.strict,
+                                               apiKey: apiKey)
+        // Every plugin is loaded once now, so that a mistake stops the server before it starts.
+        _ = try pluginOptions.load()
+        let (setup, loaded) = try await modelOptions.load()
+        guard case .local(let weights, let entry) = loaded else { throw ValidationError("tide serve runs a local model") }
+        configuration.modelName = alias ?? entry?.id ?? URL(fileURLWithPath: weights.path).deletingPathExtension().lastPathComponent
+        let engine = try LlamaBatchEngine(model: weights, sequences: parallel, options: setup.contextOptions)
+        defer { engine.shutdown() }
+        var logger = Logger(label: "tide.serve")
+        logger.logLevel = .info
+        let server = try ChatServer(engine: engine, template: ChatTemplate(parsing: loaded.templateName(for: setup) ?? "model"),
+                                    endOfGenerationStrings: entry?.endOfGenerationStrings ?? [],
+                                    configuration: configuration, logger: logger)
+        let banner = "tide serve: \(configuration.modelName) on http://\(host):\(port)/v1 · \(parallel) sequences of "
+            + "\(engine.contextSizePerSequence) tokens · plugins: "
+            + (pluginOptions.plugins.isEmpty ? "none" : pluginOptions.plugins.joined(separator: ", "))
+            + (configuration.apiKey == nil ? "" : " · API key required")
+        try await server.run(host: host, port: port) { Terminal.warn(banner) }
+    }
+}

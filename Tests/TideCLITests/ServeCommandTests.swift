@@ -1,0 +1,173 @@
+import Foundation
+import Testing
+
+extension CommandLineTests {
+    /// `tide serve` as its clients see it: the official `openai` Python client, Tide's own remote
+    /// backend, raw HTTP for what clients should never send.
+    @Suite struct ServeCommandTests {
+        static let questions = ["What is the capital of France?", "What is 2+2?", "Name a colour.", "What is the capital of Italy?",
+                                "Say hello.", "What is the largest ocean?", "Name a fruit.", "What is the capital of Spain?"]
+
+        @Test func theOpenAIClientStreamsAndNot() async throws {
+            let server = try await TideServer(["--plugin", "stop-after-sentences sentences=1"])
+            let result = try #require(try server.python("""
+                import json, sys, openai
+                client = openai.OpenAI(base_url=sys.argv[1], api_key="unused")
+                whole = client.chat.completions.create(model="smollm2-135m-instruct", temperature=0,
+                    messages=[{"role": "user", "content": "Tell me about Paris."}])
+                pieces, finish, usage = [], None, None
+                for chunk in client.chat.completions.create(model="smollm2-135m-instruct", temperature=0, stream=True,
+                        stream_options={"include_usage": True}, messages=[{"role": "user", "content": "Tell me about Paris."}]):
+                    if chunk.usage: usage = chunk.usage.model_dump(exclude_none=True)
+                    for choice in chunk.choices:
+                        if choice.delta.content: pieces.append(choice.delta.content)
+                        if choice.finish_reason: finish = choice.finish_reason
+                try:
+                    client.chat.completions.create(model="gpt-4", messages=[{"role": "user", "content": "Hi"}])
+                    missing = None
+                except openai.NotFoundError as error:
+                    missing = error.body
+                models = [model.id for model in client.models.list()]
+                print(json.dumps({"whole": whole.choices[0].message.content, "whole_finish": whole.choices[0].finish_reason,
+                    "usage": whole.usage.model_dump(exclude_none=True), "pieces": pieces, "finish": finish, "stream_usage": usage,
+                    "missing": missing, "models": models}))
+                """) as? [String: Any])
+            let whole = try #require(result["whole"] as? String)
+            let pieces = try #require(result["pieces"] as? [String])
+            #expect(whole.contains("Paris"))
+            #expect(pieces.count > 3, "streamed in pieces: \(pieces)")
+            #expect(pieces.joined() == whole, "the same reply streamed and not, under greedy decoding")
+            #expect(whole.filter { $0 == "." }.count == 1, "the server's plugin stopped after one sentence: \(whole)")
+            #expect(result["whole_finish"] as? String == "stop")
+            #expect(result["finish"] as? String == "stop")
+            let usage = try #require(result["usage"] as? [String: Int])
+            #expect(usage["prompt_tokens", default: 0] > 5)
+            #expect(usage["completion_tokens", default: 0] > 3)
+            #expect(usage["total_tokens"] == usage["prompt_tokens", default: 0] + usage["completion_tokens", default: 0])
+            #expect(result["stream_usage"] as? [String: Int] == usage)
+            let missing = try #require(result["missing"] as? [String: Any])
+            #expect(missing["code"] as? String == "model_not_found")
+            #expect(result["models"] as? [String] == ["smollm2-135m-instruct"])
+        }
+
+        @Test func eightConcurrentClientsGetCompleteUnmixedReplies() async throws {
+            let server = try await TideServer(["--parallel", "4", "--max-tokens", "48"])
+            let script = """
+                import json, sys, threading, openai
+                client = openai.OpenAI(base_url=sys.argv[1], api_key="unused")
+                questions = json.loads(sys.argv[2])
+                def ask(question):
+                    pieces, finish = [], None
+                    for chunk in client.chat.completions.create(model="smollm2-135m-instruct", temperature=0, stream=True,
+                            messages=[{"role": "user", "content": question}]):
+                        for choice in chunk.choices:
+                            if choice.delta.content: pieces.append(choice.delta.content)
+                            if choice.finish_reason: finish = choice.finish_reason
+                    return {"reply": "".join(pieces), "finish": finish}
+                alone = [ask(question) for question in questions]
+                together = [None] * len(questions)
+                def run(index): together[index] = ask(questions[index])
+                threads = [threading.Thread(target=run, args=(index,)) for index in range(len(questions))]
+                for thread in threads: thread.start()
+                for thread in threads: thread.join()
+                print(json.dumps({"alone": alone, "together": together}))
+                """
+            let questions = String(decoding: try JSONSerialization.data(withJSONObject: Self.questions), as: UTF8.self)
+            let result = try #require(try server.python(script, arguments: [questions]) as? [String: [[String: String]]])
+            let alone = try #require(result["alone"])
+            let together = try #require(result["together"])
+            #expect(together.count == 8)
+            for (index, (single, concurrent)) in zip(alone, together).enumerated() {
+                #expect(concurrent["finish"] != nil, "reply \(index) is complete")
+                #expect(!(concurrent["reply"] ?? "").isEmpty)
+                #expect(concurrent["reply"] == single["reply"], "reply \(index) to '\(Self.questions[index])' is its own")
+            }
+            let health = try await server.get("health")
+            #expect(health["busy"] as? Int == 0)
+            #expect(health["sequences"] as? Int == 4)
+        }
+
+        @Test func badRequestsAreRefusedAndTheServerGoesOn() async throws {
+            let server = try await TideServer(["--ctx-size", "256"])
+            let cases: [(String, Int, String)] = [
+                ("{not json", 400, "not valid JSON"),
+                (#"{"model": "smollm2-135m-instruct"}"#, 400, "'messages' is missing"),
+                (#"{"model": "smollm2-135m-instruct", "messages": []}"#, 400, "messages must hold at least one message"),
+                (#"{"model": "smollm2-135m-instruct", "messages": [{"role": "user", "content": "Hi"}], "temperature": -1}"#, 400,
+                 "temperature must be a number ≥ 0, not -1.0"),
+                (#"{"model": "smollm2-135m-instruct", "messages": [{"role": "user", "content": "Hi"}], "top_p": 2}"#, 400,
+                 "top_p must be a number in (0, 1], not 2.0"),
+                (#"{"model": "smollm2-135m-instruct", "messages": [{"role": "user", "content": "Hi"}], "n": 3}"#, 400, "n must be 1"),
+                (#"{"model": "smollm2-135m-instruct", "messages": [{"role": "assistant", "content": "Hi"}]}"#, 400,
+                 "the last message must be the user's"),
+                (#"{"model": "smollm2-135m-instruct", "messages": [{"role": "user", "content": "\#(String(repeating: "word ", count: 400))"}], "stream": true}"#,
+                 400, "This model's context holds 256 tokens"),
+            ]
+            for (body, status, message) in cases {
+                let (code, json) = try await server.post(body)
+                #expect(code == status, "\(body.prefix(80))")
+                let error = try #require(json["error"] as? [String: Any], "\(json)")
+                #expect((error["message"] as? String ?? "").contains(message), "\(error)")
+                #expect(error["type"] as? String == "invalid_request_error")
+            }
+            let (code, json) = try await server.post(#"{"model": "smollm2-135m-instruct", "temperature": 0, "messages": [{"role": "user", "content": "What is the capital of France?"}]}"#)
+            #expect(code == 200)
+            let choices = try #require(json["choices"] as? [[String: Any]])
+            #expect(((choices.first?["message"] as? [String: Any])?["content"] as? String ?? "").contains("Paris"))
+        }
+
+        @Test func aClientThatLeavesFreesItsSequence() async throws {
+            let server = try await TideServer(["--parallel", "1"])
+            let result = try #require(try server.python("""
+                import json, sys, time, httpx
+                body = {"model": "smollm2-135m-instruct", "stream": True, "max_tokens": 4000,
+                        "messages": [{"role": "user", "content": "Write a very long story about a dragon."}]}
+                base = sys.argv[1]
+                with httpx.stream("POST", base + "/chat/completions", json=body, timeout=60) as response:
+                    lines = response.iter_lines()
+                    received = [next(lines) for _ in range(8)]
+                    busy = httpx.get(base.removesuffix("/v1") + "/health").json()["busy"]
+                    response.close()
+                start = time.monotonic()
+                while httpx.get(base.removesuffix("/v1") + "/health").json()["busy"] and time.monotonic() - start < 10:
+                    time.sleep(0.02)
+                freed = time.monotonic() - start
+                reply = httpx.post(base + "/chat/completions", timeout=60, json={"model": "smollm2-135m-instruct",
+                    "temperature": 0, "messages": [{"role": "user", "content": "What is 2+2?"}]}).json()
+                print(json.dumps({"busy": busy, "freed": freed, "next": reply["choices"][0]["message"]["content"]}))
+                """) as? [String: Any])
+            #expect(result["busy"] as? Int == 1, "the stream held the only sequence")
+            #expect((result["freed"] as? Double ?? 99) < 2, "freed when the client left, long before 4000 tokens")
+            #expect((result["next"] as? String ?? "").contains("4"))
+            let log = server.log(tail: 4000)
+            #expect(log.contains("stop cancelled, streamed") || log.contains("ended early: I/O on closed channel"), "\(log)")
+        }
+
+        @Test func anAPIKeyIsRequiredWhenSet() async throws {
+            let server = try await TideServer(["--api-key", "sesame"])
+            let question = #"{"model": "smollm2-135m-instruct", "max_tokens": 4, "messages": [{"role": "user", "content": "Hi"}]}"#
+            let (refused, body) = try await server.post(question)
+            #expect(refused == 401)
+            #expect((body["error"] as? [String: Any])?["code"] as? String == "invalid_api_key")
+            #expect(try await server.post(question, key: "wrong").status == 401)
+            #expect(try await server.post(question, key: "sesame").status == 200)
+            #expect(try await server.get("health")["status"] as? String == "ok")
+        }
+
+        @Test func tidesRemoteBackendAgainstTideServe() async throws {
+            let server = try await TideServer(["--plugin", "censor-words words=Paris"])
+            let chat = try TideProcess.run(["chat", "--remote", server.url.absoluteString, "--temperature", "0", "--max-tokens", "40"],
+                                           stdin: "What is the capital of France?\n/show\n")
+            #expect(chat.status == 0, "\(chat.stderr)")
+            #expect(chat.stdout.contains("model: smollm2-135m-instruct"))
+            #expect(!chat.stdout.contains("Paris"), "the server's plugin censored the reply: \(chat.stdout)")
+            let replay = try TideProcess.run(["run", "--remote", server.url.absoluteString, "Conversations/capitals.tide"])
+            #expect(replay.status == 1, "capitals.tide expects Paris, which the server censors: \(replay.stdout)")
+            #expect(replay.stdout.contains("FAIL"))
+            let plain = try await TideServer()
+            let passing = try TideProcess.run(["run", "--remote", plain.url.absoluteString, "Conversations/capitals.tide"])
+            #expect(passing.status == 0, "\(passing.stdout)\(passing.stderr)")
+            #expect(passing.stdout.contains("0 failed"))
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A server a test starts on loopback: its output goes to a log file, and it is ready once
+/// `GET readyPath` answers 200.
+public final class ServerProcess {
+    /// The server could not start.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+
+        public init(description: String) {
+            self.description = description
+        }
+    }
+
+    /// Its base URL (`http://127.0.0.1:PORT`).
+    public let url: URL
+    private let process = Process()
+    private let log: URL
+
+    /// Starts `executable` with `arguments` and waits up to `timeout` for `url/readyPath`.
+    public init(_ executable: URL, arguments: [String], port: Int, readyPath: String, timeout: Duration) async throws {
+        url = URL(string: "http://127.0.0.1:\(port)")!
+        log = FileManager.default.temporaryDirectory.appendingPathComponent("\(executable.lastPathComponent)-\(port).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = try FileHandle(forWritingTo: log)
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            guard process.isRunning else { throw Failure(description: "the server ended:\n\(tail(2000))") }
+            if let (_, response) = try? await URLSession.shared.data(from: url.appendingPathComponent(readyPath)),
+               (response as? HTTPURLResponse)?.statusCode == 200 {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        kill()
+        throw Failure(description: "the server did not answer within \(timeout):\n\(tail(2000))")
+    }
+
+    /// The last `count` characters of what the server printed.
+    public func tail(_ count: Int) -> String {
+        String(((try? String(contentsOf: log, encoding: .utf8)) ?? "").suffix(count))
+    }
+
+    /// Ends the server as `kill -9` would: no goodbye to open connections.
+    public func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Asks the server to stop (SIGTERM), and kills it if it has not within 10 s.
+    public func stop() {
+        process.terminate()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while process.isRunning, ContinuousClock.now < deadline { usleep(20_000) }
+        if process.isRunning { kill() }
+        process.waitUntilExit()
+    }
+
+    /// Ends the server at once (a graceful stop could wait for idle keep-alive connections).
+    deinit {
+        if process.isRunning { kill() }
+    }
+}
