@@ -1,7 +1,7 @@
 # The two commands of the README:
 #   make run    installs what is missing, builds Tide and starts a chat with the bundled model
 #   make test   installs what is missing and runs the test suite
-.PHONY: setup build run test bench
+.PHONY: setup build run test bench bench-serve
 setup:
 	@bash scripts/setup.sh
 
@@ -20,3 +20,7 @@ test: setup
 bench: build
 	.build/release/tide models pull gemma-3-270m
 	.build/release/tide bench
+
+# Eight concurrent streaming clients against `tide serve`, against one at a time (docs/benchmarks.md).
+bench-serve: build
+	$${XDG_CACHE_HOME:-$$HOME/.cache}/tide/llama-server/bin/python scripts/bench-serve.py --tide .build/release/tide

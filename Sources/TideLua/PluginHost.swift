@@ -83,7 +83,7 @@ final class PluginHost: @unchecked Sendable {
         case "_log": log("[\(name)] \(text ?? "")")
         case "_stop": requestedStop = text ?? ""
         case "_tokenize", "_detokenize", "_token_text":
-            guard let vocabulary else { return fail(output, "tide.\(function.dropFirst()) needs a model (none is attached yet)") }
+            guard let vocabulary else { return fail(output, "tide.\(function.dropFirst()) needs the model's tokenizer: none is attached yet, or the model runs on a server") }
             switch function {
             case "_tokenize": give(tokens: vocabulary.tokens(of: text ?? ""), to: output)
             case "_detokenize": give(text: vocabulary.text(of: tokens), to: output)

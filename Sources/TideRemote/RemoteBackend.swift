@@ -106,7 +106,11 @@ public final class RemoteBackend: ChatBackend {
     }
 
     /// One client for every remote backend of the process, never shut down (as
-    /// `HTTPClient.shared`): 10 s to connect, ``idleTimeout`` between two reads.
-    static let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(
-        timeout: .init(connect: .seconds(10), read: .seconds(idleTimeout))))
+    /// `HTTPClient.shared`): 10 s to connect, ``idleTimeout`` between two reads. A refused
+    /// connection is reported at once, not retried until the connect timeout: the user is waiting.
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(10), read: .seconds(idleTimeout)))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
 }
