@@ -39,7 +39,7 @@ public final class RemoteBackend: ChatBackend {
     static let idleTimeout: Int64 = 120
 
     public var modelDescription: ModelDescription {
-        ModelDescription(name: model, backend: "remote \(url.absoluteString)", contextSize: contextSize)
+        ModelDescription(name: model, backend: "remote", contextSize: contextSize)
     }
 
     /// An estimate (a token for every four bytes, and a few per message): the server alone

@@ -92,6 +92,7 @@ final class RemoteReplyDecoder: ReplyDecoder {
     private static func read(_ body: HTTPClientResponse.Body, url: String,
                              into continuation: AsyncThrowingStream<DecodedToken, any Error>.Continuation) async throws {
         var parser = ServerSentEventParser()
+        let decoder = JSONDecoder()
         var finished = false
         for try await chunk in body {
             for event in parser.feed(chunk.readableBytesView) where !finished {
@@ -99,13 +100,12 @@ final class RemoteReplyDecoder: ReplyDecoder {
                     finished = true
                     break
                 }
-                if let error = try? JSONDecoder().decode(APIErrorBody.self, from: Data(event.data.utf8)) {
-                    throw RemoteError.server(url: url, message: error.error.message)
-                }
-                let parsed: ChatCompletionChunk
-                do {
-                    parsed = try JSONDecoder().decode(ChatCompletionChunk.self, from: Data(event.data.utf8))
-                } catch {
+                // Every piece is a chunk; only what is not one is tried as an error report.
+                let data = Data(event.data.utf8)
+                guard let parsed = try? decoder.decode(ChatCompletionChunk.self, from: data) else {
+                    if let error = try? decoder.decode(APIErrorBody.self, from: data) {
+                        throw RemoteError.server(url: url, message: error.error.message)
+                    }
                     throw RemoteError.malformed(url: url, detail: "not a chat-completion chunk: \(event.data.prefix(120))")
                 }
                 guard let choice = parsed.choices.first else { continue }

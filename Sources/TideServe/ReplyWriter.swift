@@ -12,6 +12,8 @@ struct ReplyWriter: Sendable {
     let job: CompletionJob
     let id = "chatcmpl-" + UUID().uuidString.lowercased()
     let created = Int(Date.now.timeIntervalSince1970)
+    /// One encoder for every chunk of the reply.
+    private let encoder = JSONEncoder()
 
     /// Streams the reply: a first chunk with the role, a chunk per piece of text, a last chunk with
     /// the finish reason (and one with the usage, when asked), then `[DONE]`. A failure partway
@@ -36,7 +38,7 @@ struct ReplyWriter: Sendable {
         } catch {
             run.cancel()
             logger.info("\(id): ended early: \(error)")
-            if let data = try? JSONEncoder().encode(APIErrorBody(message: "\(error)", type: "server_error")) {
+            if let data = try? encoder.encode(APIErrorBody(message: "\(error)", type: "server_error")) {
                 try? await writer.write(ByteBuffer(string: "data: " + String(decoding: data, as: UTF8.self) + "\n\n"))
             }
         }
@@ -62,7 +64,7 @@ struct ReplyWriter: Sendable {
     }
 
     private func send(_ chunk: ChatCompletionChunk, to writer: inout any ResponseBodyWriter) async throws {
-        let data = try JSONEncoder().encode(chunk)
+        let data = try encoder.encode(chunk)
         try await writer.write(ByteBuffer(string: "data: " + String(decoding: data, as: UTF8.self) + "\n\n"))
     }
 
