@@ -60,7 +60,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .target(name: "TideTestSupport", dependencies: ["TideModels"], path: "Tests/TideTestSupport"),
+        .target(name: "TideTestSupport", dependencies: ["TideModels"], path: "Tests/TideTestSupport", exclude: ["Fixtures"]),
         .testTarget(name: "TideCoreTests", dependencies: ["TideCore"]),
         .testTarget(name: "TideLuaTests", dependencies: ["TideLua", "TideLlama", "TideModels"]),
         .testTarget(name: "TideLlamaTests", dependencies: ["TideLlama", "TideModels", "TideTestSupport"]),

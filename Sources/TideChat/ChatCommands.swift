@@ -111,7 +111,7 @@ extension ChatController {
 
     func show() async {
         let description = session.backend.modelDescription
-        var lines = ["model: \(description.name) (\(setup.model))"
+        var lines = ["model: \(description.name) (\(model.origin(in: setup)))"
             + (description.architecture.map { " · \($0)" } ?? "")
             + (description.vocabularySize.map { " · vocabulary \($0)" } ?? "")]
         if let used = try? await session.backend.promptTokenCount(for: history) {
@@ -169,7 +169,7 @@ extension ChatController {
 
     func switchModel(to name: String?) throws {
         guard let name else {
-            output(.notice("model: \(session.backend.modelDescription.name) (\(setup.model))"))
+            output(.notice("model: \(session.backend.modelDescription.name) (\(model.origin(in: setup)))"))
             return
         }
         let newSetup = named(name)

@@ -15,9 +15,11 @@ public struct RemoteModelEntry: Sendable, Hashable, Decodable {
     public var contextLength: Int?
     /// The system prompt used when the user gives none.
     public var systemPrompt: String?
+    /// Seconds the server may stay silent before a reply fails (default 120).
+    public var timeout: Int?
 
     enum CodingKeys: String, CodingKey {
-        case name, kind, url, model
+        case name, kind, url, model, timeout
         case apiKeyVariable = "api_key_env", contextLength = "context_length", systemPrompt = "system_prompt"
     }
 
@@ -43,6 +45,11 @@ public struct RemoteModelEntry: Sendable, Hashable, Decodable {
                                                    debugDescription: "context_length must be at least 16, not \(contextLength)")
         }
         systemPrompt = try container.decodeIfPresent(String.self, forKey: .systemPrompt)
+        timeout = try container.decodeIfPresent(Int.self, forKey: .timeout)
+        if let timeout, timeout < 1 {
+            throw DecodingError.dataCorruptedError(forKey: .timeout, in: container,
+                                                   debugDescription: "timeout must be at least 1 second, not \(timeout)")
+        }
     }
 
     /// The server, with the key from this entry's variable (or the usual ones).

@@ -22,21 +22,26 @@ public final class RemoteBackend: ChatBackend {
     public let contextSize: Int
     public let endOfGenerationStrings: [String] = []
     public let supportsLogits = false
+    /// How long the server may take to answer, or stay silent mid-stream, before the reply fails.
+    public let timeout: Duration
     let apiKey: String?
+
+    /// The ``timeout`` unless one is given: two minutes.
+    public static let defaultTimeout: Duration = .seconds(120)
 
     /// A backend for `model` at `url`.
     /// - Parameters:
     ///   - apiKey: sent as a bearer token; never printed.
     ///   - contextSize: the context the server gives the model, for fitting the conversation.
-    public init(url: URL, model: String, apiKey: String? = nil, contextSize: Int = 4096) {
+    ///   - timeout: how long the server may stay silent, before its answer or within it.
+    public init(url: URL, model: String, apiKey: String? = nil, contextSize: Int = 4096,
+                timeout: Duration = RemoteBackend.defaultTimeout) {
         self.url = url
         self.model = model
         self.apiKey = apiKey
         self.contextSize = contextSize
+        self.timeout = timeout
     }
-
-    /// Seconds the server may take to answer, or stay silent mid-stream, before the reply fails.
-    static let idleTimeout: Int64 = 120
 
     public var modelDescription: ModelDescription {
         ModelDescription(name: model, backend: "remote", contextSize: contextSize)
@@ -68,7 +73,7 @@ public final class RemoteBackend: ChatBackend {
         request.headers.add(name: "Accept", value: "text/event-stream")
         if let apiKey { request.headers.add(name: "Authorization", value: "Bearer \(apiKey)") }
         request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(body)))
-        let decoder = RemoteReplyDecoder(url: endpoint("v1/chat/completions"),
+        let decoder = RemoteReplyDecoder(url: endpoint("v1/chat/completions"), timeout: timeout,
                                          promptTokenCount: try await promptTokenCount(for: messages))
         try await decoder.start(request)
         return decoder
@@ -82,16 +87,17 @@ public final class RemoteBackend: ChatBackend {
         url.absoluteString.hasSuffix("/") ? url.absoluteString + path : url.absoluteString + "/" + path
     }
 
-    /// The names of the models the server at `url` runs (`GET /v1/models`).
-    public static func modelNames(at url: URL, apiKey: String? = nil) async throws -> [String] {
+    /// The names of the models the server at `url` runs (`GET /v1/models`), waiting at most
+    /// `timeout` for its answer.
+    public static func modelNames(at url: URL, apiKey: String? = nil, timeout: Duration = defaultTimeout) async throws -> [String] {
         let endpoint = endpoint("v1/models", at: url)
         var request = HTTPClientRequest(url: endpoint)
         if let apiKey { request.headers.add(name: "Authorization", value: "Bearer \(apiKey)") }
         let response: HTTPClientResponse
         do {
-            response = try await client.execute(request, timeout: .seconds(idleTimeout))
+            response = try await RemoteClients.client(timeout: timeout).execute(request, deadline: .distantFuture)
         } catch {
-            throw RemoteReplyDecoder.describe(error, url: endpoint)
+            throw RemoteReplyDecoder.describe(error, url: endpoint, timeout: timeout)
         }
         guard response.status.code == 200 else {
             throw RemoteError.http(status: Int(response.status.code), url: endpoint,
@@ -105,12 +111,4 @@ public final class RemoteBackend: ChatBackend {
         }
     }
 
-    /// One client for every remote backend of the process, never shut down (as
-    /// `HTTPClient.shared`): 10 s to connect, ``idleTimeout`` between two reads. A refused
-    /// connection is reported at once, not retried until the connect timeout: the user is waiting.
-    static let client: HTTPClient = {
-        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(10), read: .seconds(idleTimeout)))
-        configuration.connectionPool.retryConnectionEstablishment = false
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }()
 }

@@ -16,7 +16,7 @@ public enum RemoteError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unreachable(let url, let reason): "cannot reach \(url): \(reason)"
-        case .timedOut(let url, let seconds): "\(url) sent nothing for \(seconds) s; giving up"
+        case .timedOut(let url, let seconds): "\(url) sent nothing for \(seconds) s; giving up (--remote-timeout sets how long to wait)"
         case .http(let status, let url, let message):
             "\(url) answered HTTP \(status)" + (message.isEmpty ? "" : ": \(message)")
         case .malformed(let url, let detail): "\(url) sent a stream Tide cannot read: \(detail)"

@@ -12,12 +12,14 @@ final class RemoteReplyDecoder: ReplyDecoder {
     let promptTokenCount: Int
     let reusedPromptTokenCount = 0
     private let url: String
+    private let timeout: Duration
     private let continuation: AsyncThrowingStream<DecodedToken, any Error>.Continuation
     private var iterator: AsyncThrowingStream<DecodedToken, any Error>.AsyncIterator
     private var reader: Task<Void, Never>?
 
-    init(url: String, promptTokenCount: Int) {
+    init(url: String, timeout: Duration, promptTokenCount: Int) {
         self.url = url
+        self.timeout = timeout
         self.promptTokenCount = promptTokenCount
         let (pieces, continuation) = AsyncThrowingStream.makeStream(of: DecodedToken.self)
         self.continuation = continuation
@@ -32,9 +34,9 @@ final class RemoteReplyDecoder: ReplyDecoder {
             throw RemoteError.http(status: Int(response.status.code), url: url, message: await Self.message(in: response.body))
         }
         let continuation = self.continuation
-        let url = self.url
+        let (url, timeout) = (self.url, self.timeout)
         let body = response.body
-        reader = Task { await RemoteReplyDecoder.pump(body, url: url, into: continuation) }
+        reader = Task { await RemoteReplyDecoder.pump(body, url: url, timeout: timeout, into: continuation) }
     }
 
     private static func isStaleConnection(_ error: any Error) -> Bool {
@@ -56,14 +58,16 @@ final class RemoteReplyDecoder: ReplyDecoder {
     }
 
     /// Sends the request, once more if a kept-alive connection turns out to have been closed by
-    /// the server meanwhile (as a server does after a stream it ended with an error).
+    /// the server meanwhile (as a server does after a stream it ended with an error). The
+    /// client's timeouts bound it: one to connect, one for the server's silence once the
+    /// request is sent.
     private func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
-        let timeout = TimeAmount.seconds(RemoteBackend.idleTimeout)
+        let client = RemoteClients.client(timeout: timeout)
         do {
             do {
-                return try await RemoteBackend.client.execute(request, timeout: timeout)
+                return try await client.execute(request, deadline: .distantFuture)
             } catch where Self.isStaleConnection(error) {
-                return try await RemoteBackend.client.execute(request, timeout: timeout)
+                return try await client.execute(request, deadline: .distantFuture)
             }
         } catch {
             throw describe(error)
@@ -71,13 +75,13 @@ final class RemoteReplyDecoder: ReplyDecoder {
     }
 
     /// Reads the body into the pieces, ending them with the reply's end or its error.
-    private static func pump(_ body: HTTPClientResponse.Body, url: String,
+    private static func pump(_ body: HTTPClientResponse.Body, url: String, timeout: Duration,
                              into continuation: AsyncThrowingStream<DecodedToken, any Error>.Continuation) async {
         do {
             try await read(body, url: url, into: continuation)
         } catch {
             // Past the response head, a transport failure is the stream breaking off.
-            let described = describe(error, url: url)
+            let described = describe(error, url: url, timeout: timeout)
             if case RemoteError.unreachable = described {
                 continuation.finish(throwing: RemoteError.dropped(url: url))
             } else {
@@ -131,16 +135,20 @@ final class RemoteReplyDecoder: ReplyDecoder {
     }
 
     private func describe(_ error: any Error) -> any Error {
-        Self.describe(error, url: url)
+        Self.describe(error, url: url, timeout: timeout)
     }
 
-    /// A transport error as a ``RemoteError``; others as they are.
-    static func describe(_ error: any Error, url: String) -> any Error {
+    /// A transport error as a ``RemoteError``; others as they are. `timeout` is the silence
+    /// the request was allowed.
+    static func describe(_ error: any Error, url: String, timeout: Duration) -> any Error {
         if error is RemoteError || error is CancellationError { return error }
         if let client = error as? HTTPClientError {
             switch client {
-            case .deadlineExceeded, .readTimeout, .connectTimeout:
-                return RemoteError.timedOut(url: url, seconds: Int(RemoteBackend.idleTimeout))
+            case .readTimeout:
+                return RemoteError.timedOut(url: url, seconds: Int(timeout.components.seconds))
+            case .connectTimeout:
+                let seconds = Int(min(RemoteClients.connectTimeout, timeout).components.seconds)
+                return RemoteError.unreachable(url: url, reason: "no connection within \(seconds) s")
             case .cancelled: return CancellationError()
             case .remoteConnectionClosed: return RemoteError.dropped(url: url)
             default: return RemoteError.unreachable(url: url, reason: "\(client)")
@@ -148,7 +156,7 @@ final class RemoteReplyDecoder: ReplyDecoder {
         }
         if let error = error as? IOError { return RemoteError.unreachable(url: url, reason: String(cString: strerror(error.errnoCode))) }
         if let error = error as? NIOConnectionError, let first = error.connectionErrors.first {
-            return describe(first.error, url: url)
+            return describe(first.error, url: url, timeout: timeout)
         }
         return RemoteError.unreachable(url: url, reason: "\(error)")
     }

@@ -19,6 +19,15 @@ public enum LoadedModel: Sendable {
         }
     }
 
+    /// Where the model comes from, as `/show` says it: the name or file `setup` gives, or the
+    /// server it runs on.
+    public func origin(in setup: ModelSetup) -> String {
+        switch self {
+        case .local: setup.model
+        case .remote(let model): "on \(model.server)"
+        }
+    }
+
     /// The chat template `setup` asks for, as users name it (`model` for the file's own); `nil`
     /// for a remote model, whose server renders its prompts.
     public func templateName(for setup: ModelSetup) -> String? {
@@ -54,23 +63,28 @@ public struct RemoteModel: Sendable, Hashable {
     public var contextSize: Int
     /// The system prompt used when the user gives none; `nil` for Tide's default.
     public var systemPrompt: String?
+    /// How long the server may stay silent before a reply fails.
+    public var timeout: Duration
 
-    /// `name` on `server`; `contextSize` defaults to 4096.
-    public init(server: RemoteServer, name: String, contextSize: Int? = nil, systemPrompt: String? = nil) {
+    /// `name` on `server`; `contextSize` defaults to 4096, `timeout` to two minutes.
+    public init(server: RemoteServer, name: String, contextSize: Int? = nil, systemPrompt: String? = nil,
+                timeout: Duration? = nil) {
         self.server = server
         self.name = name
         self.contextSize = contextSize ?? 4096
         self.systemPrompt = systemPrompt
+        self.timeout = timeout ?? RemoteBackend.defaultTimeout
     }
 
-    /// The model a remote registry entry describes; `contextSize` (`--ctx-size`) wins over the entry's.
-    public init(entry: RemoteModelEntry, contextSize: Int?) {
-        self.init(server: entry.server, name: entry.model, contextSize: contextSize ?? entry.contextLength,
-                  systemPrompt: entry.systemPrompt)
+    /// The model a remote registry entry describes; the setup's context size (`--ctx-size`) and
+    /// timeout (`--remote-timeout`) win over the entry's.
+    public init(entry: RemoteModelEntry, setup: ModelSetup) {
+        self.init(server: entry.server, name: entry.model, contextSize: setup.contextSize ?? entry.contextLength,
+                  systemPrompt: entry.systemPrompt, timeout: setup.remoteTimeout ?? entry.timeout.map { .seconds($0) })
     }
 
     /// A backend sending each reply to the server.
     public func makeBackend() -> RemoteBackend {
-        RemoteBackend(url: server.url, model: name, apiKey: server.apiKey, contextSize: contextSize)
+        RemoteBackend(url: server.url, model: name, apiKey: server.apiKey, contextSize: contextSize, timeout: timeout)
     }
 }

@@ -4,8 +4,8 @@ import TideCore
 import TideLlama
 import TideModels
 
-/// Which model to run and how to open a context on it: what `--model`, `--remote`, `--template`,
-/// `--ctx-size`, `--threads`, `--batch-size` and `--gpu-layers` say (and a script's `@model`,
+/// Which model to run and how to open a context on it: what `--model`, `--remote`,
+/// `--remote-timeout`, `--template`, `--ctx-size`, `--threads`, `--batch-size` and `--gpu-layers` say (and a script's `@model`,
 /// `@template`, `@ctx-size`).
 public struct ModelSetup: Sendable, Hashable {
     /// A registry name or a path to a `.gguf` file; with ``server``, the model's name there.
@@ -13,6 +13,9 @@ public struct ModelSetup: Sendable, Hashable {
     /// The server that runs the model (`--remote`); `nil` to run it here, or as its registry
     /// entry says.
     public var server: RemoteServer?
+    /// How long a model's server may stay silent before a reply fails; `nil` for the registry
+    /// entry's, else two minutes.
+    public var remoteTimeout: Duration?
     /// A chat template override (`raw`, `chatml`, …); `nil` for the registry's, else the file's own.
     public var template: String?
     /// Context size in tokens; `nil` for min(4096, the model's).
@@ -67,12 +70,13 @@ public final class ModelCache: Sendable {
     /// so each file is read once.
     public func load(_ setup: ModelSetup, progress: @escaping @Sendable (Double) -> Void = { _ in }) throws -> LoadedModel {
         if let server = setup.server {
-            return .remote(RemoteModel(server: server, name: setup.model, contextSize: setup.contextSize))
+            return .remote(RemoteModel(server: server, name: setup.model, contextSize: setup.contextSize,
+                                       timeout: setup.remoteTimeout))
         }
         if ModelRegistry.entry(named: setup.model) == nil, !ModelStore.isPath(setup.model),
            let entry = try userModels().entry(named: setup.model)
         {
-            return .remote(RemoteModel(entry: entry, contextSize: setup.contextSize))
+            return .remote(RemoteModel(entry: entry, setup: setup))
         }
         let resolved = try store.resolve(setup.model)
         return try loaded.withLock { loaded throws -> LoadedModel in

@@ -19,6 +19,11 @@ struct ModelOptions: ParsableArguments {
         valueName: "url"))
     var remote: String?
 
+    @Option(name: .customLong("remote-timeout"), help: ArgumentHelp(
+        "Seconds a model's server may stay silent (before its answer or within it) before the reply fails (default: 120).",
+        valueName: "seconds"))
+    var remoteTimeout: Int?
+
     @Option(help: "Chat template: `model` (the file's own), `raw` (plain text, for base models) or a llama.cpp name such as chatml, phi3, gemma, llama3.")
     var template: String?
 
@@ -37,6 +42,9 @@ struct ModelOptions: ParsableArguments {
     func validate() throws {
         if let contextSize, contextSize < 16 { throw ValidationError("--ctx-size must be at least 16, not \(contextSize)") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1, not \(threads)") }
+        if let remoteTimeout, remoteTimeout < 1 {
+            throw ValidationError("--remote-timeout must be at least 1 second, not \(remoteTimeout)")
+        }
         if batchSize < 1 { throw ValidationError("--batch-size must be at least 1, not \(batchSize)") }
         if let template, (try? ChatTemplate(parsing: template)) == nil {
             throw ValidationError("unknown --template '\(template)'; choose one of: "
@@ -57,11 +65,13 @@ struct ModelOptions: ParsableArguments {
     func setup() async throws -> ModelSetup {
         var setup = ModelSetup(model: model ?? ModelRegistry.defaultModelID, template: template, contextSize: contextSize,
                                threads: threads, batchSize: batchSize, gpuLayers: gpuLayers)
+        setup.remoteTimeout = remoteTimeout.map { .seconds($0) }
         guard let remote else { return setup }
         let server = try RemoteServer(parsing: remote)
         setup.server = server
         if model == nil {
-            let names = try await RemoteBackend.modelNames(at: server.url, apiKey: server.apiKey)
+            let names = try await RemoteBackend.modelNames(at: server.url, apiKey: server.apiKey,
+                                                           timeout: setup.remoteTimeout ?? RemoteBackend.defaultTimeout)
             guard names.count == 1, let only = names.first else {
                 throw ValidationError(names.isEmpty
                     ? "the server at \(server) lists no models; name one with --model"

@@ -4,7 +4,7 @@ import TideTestSupport
 
 extension CommandLineTests {
     /// `--remote` and remote registry entries on `generate`, `chat` and `run`, against
-    /// llama-cpp-python's server on loopback.
+    /// llama-cpp-python's server on loopback (and a server that fails on request).
     @Suite struct RemoteCommandTests {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tide-remote-\(UUID().uuidString)")
 
@@ -89,9 +89,38 @@ extension CommandLineTests {
             #expect(broken.stderr.contains("\(registry.path): at models[0].kind: unknown kind 'cloud'"), "\(broken.stderr)")
         }
 
+        @Test func aServerThatFailsMidReply() async throws {
+            let server = try await MisbehavingServer()
+            let stalled = try TideProcess.run(["generate", "--remote", "127.0.0.1:\(server.port)", "--remote-timeout", "1", "stall"])
+            #expect(stalled.status == 1)
+            #expect(stalled.stdout.hasPrefix("Hello"), "the partial reply is printed")
+            #expect(stalled.stderr.contains("\(server.completions) sent nothing for 1 s; giving up"), "\(stalled.stderr)")
+
+            let chat = try TideProcess.run(["chat", "--remote", server.url.absoluteString], stdin: "malformed\nHi\n/show\n")
+            #expect(chat.status == 0, "\(chat.stderr)")
+            #expect(chat.stderr.contains("\(server.completions) sent a stream Tide cannot read: not a chat-completion chunk"))
+            #expect(chat.stdout.contains("Hello there."), "the next turn is answered")
+            #expect(chat.stdout.contains("conversation: 2 exchanges"), "the partial reply is kept")
+            #expect(chat.stdout.contains("model: stub (on \(server.url.absoluteString))"))
+
+            try FileManager.default.createDirectory(at: scratch.appendingPathComponent("tide"), withIntermediateDirectories: true)
+            let registry = scratch.appendingPathComponent("tide/models.json")
+            try Data(#"{"models": [{"name": "flaky", "kind": "remote", "url": "\#(server.url.absoluteString)", "model": "stub", "timeout": 1}]}"#.utf8)
+                .write(to: registry)
+            let silent = try TideProcess.run(["generate", "--model", "flaky", "silent"], environment: ["XDG_CONFIG_HOME": scratch.path])
+            #expect(silent.status == 1)
+            #expect(silent.stderr.contains("sent nothing for 1 s"), "the entry's timeout: \(silent.stderr)")
+
+            try Data(#"{"models": [{"name": "flaky", "kind": "remote", "url": "http://x", "timeout": 0}]}"#.utf8).write(to: registry)
+            let broken = try TideProcess.run(["generate", "--model", "flaky", "Hi"], environment: ["XDG_CONFIG_HOME": scratch.path])
+            #expect(broken.stderr.contains("\(registry.path): at models[0].timeout: timeout must be at least 1 second, not 0"),
+                    "\(broken.stderr)")
+        }
+
         @Test(arguments: [
             (["--remote", "ftp://host"], "--remote: 'ftp://host' is not a server URL", Int32(2)),
             (["--remote", "http://127.0.0.1:9", "--template", "chatml"], "--template does not apply to --remote", 2),
+            (["--remote", "http://127.0.0.1:9", "--remote-timeout", "0"], "--remote-timeout must be at least 1 second, not 0", 2),
             (["--remote", "http://127.0.0.1:9"], "cannot reach http://127.0.0.1:9/v1/models: Connection refused", 1),
             (["--remote", "http://127.0.0.1:9", "--model", "m"], "cannot reach http://127.0.0.1:9/v1/chat/completions: Connection refused", 1),
         ])

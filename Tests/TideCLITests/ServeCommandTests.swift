@@ -113,7 +113,8 @@ extension CommandLineTests {
             let (code, json) = try await server.post(#"{"model": "smollm2-135m-instruct", "temperature": 0, "messages": [{"role": "user", "content": "What is the capital of France?"}]}"#)
             #expect(code == 200)
             let choices = try #require(json["choices"] as? [[String: Any]])
-            #expect(((choices.first?["message"] as? [String: Any])?["content"] as? String ?? "").contains("Paris"))
+            let content = try #require((choices.first?["message"] as? [String: Any])?["content"] as? String)
+            #expect(content.contains("Paris"))
         }
 
         @Test func aClientThatLeavesFreesItsSequence() async throws {

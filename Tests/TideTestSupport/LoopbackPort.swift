@@ -7,6 +7,11 @@ public enum LoopbackPort {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         precondition(descriptor >= 0, "cannot open a socket")
         defer { close(descriptor) }
+        return bindToFreePort(descriptor)
+    }
+
+    /// Binds `descriptor` to a free port on 127.0.0.1, and returns the port.
+    static func bindToFreePort(_ descriptor: Int32) -> Int {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")

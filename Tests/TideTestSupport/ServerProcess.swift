@@ -24,7 +24,9 @@ public final class ServerProcess {
     public init(_ executable: URL, arguments: [String], port: Int, readyPath: String, timeout: Duration) async throws {
         url = URL(string: "http://127.0.0.1:\(port)")!
         log = FileManager.default.temporaryDirectory.appendingPathComponent("\(executable.lastPathComponent)-\(port).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
+            throw Failure(description: "cannot create the server's log \(log.path)")
+        }
         process.executableURL = executable
         process.arguments = arguments
         let output = try FileHandle(forWritingTo: log)
