@@ -39,7 +39,14 @@ struct ReplyLoop {
         }
         try prompt.parameters.validate()
         let fitted = try await overflowPolicy.fit(prompt.messages, parameters: prompt.parameters, backend: backend)
-        let decoder = try await backend.startReply(to: fitted, parameters: prompt.parameters)
+        let decoder: any ReplyDecoder
+        do {
+            decoder = try await backend.startReply(to: fitted, parameters: prompt.parameters)
+        } catch is CancellationError {
+            // Stopped before the reply began (a server slow to answer): as if stopped at its first token.
+            try showFinal()
+            return try finish(.cancelled)
+        }
         defer { decoder.close() }
         statistics.promptTokens = decoder.promptTokenCount
         statistics.reusedPromptTokens = decoder.reusedPromptTokenCount

@@ -86,6 +86,18 @@ import TideTestSupport
         #expect(try await chat.reply(to: "Hi").collect().texts.joined() == "Hello there.")
     }
 
+    @Test func stoppingAReplyTheServerHasNotBegun() async throws {
+        let server = try await MisbehavingServer()
+        let chat = session(server.url)
+        let waiting = Task { try await chat.reply(to: "silent").collect() }
+        try await Task.sleep(for: .milliseconds(300))
+        chat.cancelReply()
+        let stopped = try await waiting.value
+        #expect(stopped.summary?.stopReason == .cancelled, "stopped, as a local reply stopped before its first token")
+        #expect(stopped.texts.joined().isEmpty)
+        #expect(try await chat.reply(to: "Hi").collect().texts.joined() == "Hello there.")
+    }
+
     @Test func aConnectionThatNeverOpens() async throws {
         let listener = FullListener()
         let url = URL(string: "http://127.0.0.1:\(listener.port)")!
