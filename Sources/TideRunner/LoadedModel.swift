@@ -19,12 +19,12 @@ public enum LoadedModel: Sendable {
         }
     }
 
-    /// Where the model comes from, as `/show` says it: the name or file `setup` gives, or the
+    /// Where the model comes from, as `/show` says it: the name or file `setup` gives, and the
     /// server it runs on.
     public func origin(in setup: ModelSetup) -> String {
         switch self {
         case .local: setup.model
-        case .remote(let model): "on \(model.server)"
+        case .remote(let model): (setup.model == model.name ? "" : "\(setup.model) ") + "on \(model.server)"
         }
     }
 

@@ -81,6 +81,7 @@ extension CommandLineTests {
             #expect(shown.stdout.contains("context: "))
             #expect(shown.stdout.contains("of 2048 tokens used"))
             #expect(shown.stdout.contains("system: You are a terse assistant."))
+            #expect(shown.stdout.contains("model: smollm2 (lab on \(server.url.absoluteString))"))
             #expect(!(shown.stdout + shown.stderr).contains("secret-lab-key"))
 
             try Data(#"{"models": [{"name": "lab", "kind": "cloud", "url": "http://x"}]}"#.utf8).write(to: registry)
