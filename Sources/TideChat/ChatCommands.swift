@@ -20,10 +20,7 @@ extension ChatController {
             install(plugins + [loaded])
             output(.notice("loaded \(loaded.plugin.name) \(loaded.plugin.version) (\(loaded.plugin.path))"))
         case .unload(let name):
-            guard let index = plugins.lastIndex(where: { $0.plugin.name == name }) else {
-                throw ChatError("no plugin named \(name) is loaded; loaded: " + Self.list(pluginNames))
-            }
-            install(plugins.enumerated().filter { $0.offset != index }.map(\.element))
+            try unload(name)
             output(.notice("unloaded \(name)"))
         case .reload(let name): try reload(name)
         case .retry:
@@ -63,6 +60,14 @@ extension ChatController {
         ]).joined(separator: "\n")
     }
 
+    /// Unloads the plugin named `name` (the last loaded, if several are).
+    func unload(_ name: String) throws {
+        guard let index = plugins.lastIndex(where: { $0.plugin.name == name }) else {
+            throw ChatError("no plugin named \(name) is loaded; loaded: " + Self.list(pluginNames))
+        }
+        install(plugins.enumerated().filter { $0.offset != index }.map(\.element))
+    }
+
     static func list(_ names: [String]) -> String {
         names.isEmpty ? "none" : names.joined(separator: ", ")
     }
@@ -78,10 +83,7 @@ extension ChatController {
             output(.notice(current.map { "system: \($0)" } ?? "no system prompt"))
             return
         }
-        var messages = history
-        if messages.first?.role == .system { messages.removeFirst() }
-        if !text.isEmpty { messages.insert(ChatMessage(.system, text), at: 0) }
-        session.history = messages
+        session.history = history.replacingSystemPrompt(text)
         systemPromptChosen = true
         output(.notice(text.isEmpty ? "removed the system prompt" : "system prompt set"))
     }
@@ -174,20 +176,13 @@ extension ChatController {
         }
         let newSetup = named(name)
         let loaded = try loader(newSetup)
-        let backend = try loaded.makeBackend(newSetup)
-        try backend.checkSupport(of: plugins.map(\.plugin))
-        var messages = history
-        if !systemPromptChosen, messages.first?.role == .system {
-            messages[0] = ChatMessage(.system, loaded.defaultSystemPrompt)
-        }
-        let old = session
-        session = ChatSession(backend: backend, systemPrompt: nil, parameters: old.parameters,
-                              hooks: plugins.map(\.plugin), hookErrorPolicy: configuration.strict ? .failReply : .disableHook,
-                              overflowPolicy: configuration.overflow)
-        session.history = messages
+        // The new model's default system prompt, unless the user chose one.
+        let messages = systemPromptChosen ? history : history.replacingSystemPrompt(loaded.defaultSystemPrompt)
+        session = try Self.session(on: loaded, setup: newSetup, plugins: plugins, configuration: configuration,
+                                   parameters: session.parameters, history: messages)
         setup = newSetup
         model = loaded
-        output(.notice("now chatting with \(backend.modelDescription.name); the conversation is kept"))
+        output(.notice("now chatting with \(session.backend.modelDescription.name); the conversation is kept"))
     }
 }
 

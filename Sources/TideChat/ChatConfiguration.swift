@@ -16,15 +16,16 @@ public struct ChatConfiguration: Sendable {
     public var locator: PluginLocator
     /// The plugin sandbox's limits.
     public var limits: LuaLimits
-    /// Whether a plugin error fails the reply (else the plugin is disabled and the chat goes on).
-    public var strict: Bool
+    /// What a plugin error does: disable the plugin and go on, or fail the reply (`--strict`).
+    public var hookErrorPolicy: HookErrorPolicy
     /// What to do when the conversation outgrows the context.
     public var overflow: ContextOverflowPolicy
 
     /// A configuration; the defaults are `tide chat`'s.
     public init(setup: ModelSetup = ModelSetup(), systemPrompt: String? = nil,
                 parameters: GenerationParameters = GenerationParameters(), plugins: [String] = [],
-                locator: PluginLocator = .standard, limits: LuaLimits = LuaLimits(), strict: Bool = false,
+                locator: PluginLocator = .standard, limits: LuaLimits = LuaLimits(),
+                hookErrorPolicy: HookErrorPolicy = .disableHook,
                 overflow: ContextOverflowPolicy = .fail) {
         self.setup = setup
         self.systemPrompt = systemPrompt
@@ -32,7 +33,7 @@ public struct ChatConfiguration: Sendable {
         self.plugins = plugins
         self.locator = locator
         self.limits = limits
-        self.strict = strict
+        self.hookErrorPolicy = hookErrorPolicy
         self.overflow = overflow
     }
 }

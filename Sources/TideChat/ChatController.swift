@@ -60,16 +60,21 @@ public final class ChatController {
         }
         model = try loader(setup)
         systemPromptChosen = configuration.systemPrompt != nil
+        session = try Self.session(on: model, setup: setup, plugins: plugins, configuration: configuration,
+                                   parameters: configuration.parameters,
+                                   history: [].replacingSystemPrompt(configuration.systemPrompt ?? model.defaultSystemPrompt))
+    }
+
+    /// A session on `model` holding `history`, with the chat's plugins (refused if the model
+    /// cannot run them) and policies.
+    static func session(on model: LoadedModel, setup: ModelSetup, plugins: [ActivePlugin], configuration: ChatConfiguration,
+                        parameters: GenerationParameters, history: [ChatMessage]) throws -> ChatSession {
         let backend = try model.makeBackend(setup)
         try backend.checkSupport(of: plugins.map(\.plugin))
-        session = ChatSession(
-            backend: backend,
-            systemPrompt: configuration.systemPrompt ?? model.defaultSystemPrompt,
-            parameters: configuration.parameters,
-            hooks: plugins.map(\.plugin),
-            hookErrorPolicy: configuration.strict ? .failReply : .disableHook,
-            overflowPolicy: configuration.overflow
-        )
+        let session = ChatSession(backend: backend, parameters: parameters, hooks: plugins.map(\.plugin),
+                                  hookErrorPolicy: configuration.hookErrorPolicy, overflowPolicy: configuration.overflow)
+        session.history = history
+        return session
     }
 
     /// The conversation so far.
@@ -87,9 +92,8 @@ public final class ChatController {
     /// What the banner says: the model, its context, the plugins.
     public var banner: String {
         let description = session.backend.modelDescription
-        let names = pluginNames
         return "\(URL(fileURLWithPath: setup.model).lastPathComponent) · context \(description.contextSize) tokens · plugins: "
-            + (names.isEmpty ? "none" : names.joined(separator: ", "))
+            + Self.list(pluginNames)
     }
 
     /// The names Tab can complete.
@@ -146,8 +150,7 @@ public final class ChatController {
             output(.problem("\(error)"))
         }
         // A reply that failed after showing text is kept, interrupted; one that failed before is not.
-        let added = history.count { $0.role == .assistant } - assistantCount
-        if added > 0 { records.append(contentsOf: Array(repeating: nil, count: added - 1) + [record]) }
+        if history.count(where: { $0.role == .assistant }) > assistantCount { records.append(record) }
     }
 
     /// Cuts the history to its first `count` messages (and the reply records with it).

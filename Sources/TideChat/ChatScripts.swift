@@ -11,7 +11,8 @@ extension ChatController {
     /// interrupted replies are fixed history.
     public var script: ConversationScript {
         var items: [ScriptItem] = [
-            .comment(" Saved by tide chat on \(Date.now.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false))); replay it with: tide run FILE"),
+            .comment(" Saved by tide chat on \(Date.now.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false))); replay it with: tide run "
+                + (setup.server.map { "--remote \($0) " } ?? "") + "FILE"),
             .directive(.model(setup.lastingModelName)),
         ]
         if let size = setup.contextSize { items.append(.directive(.contextSize(size))) }
@@ -62,7 +63,7 @@ extension ChatController {
     /// Makes a conversation script the conversation: its parameters and plugins apply, its
     /// system prompt and turns become the history, and the turns it leaves unanswered are
     /// answered now, in order. Nothing changes if the script cannot be read or a plugin cannot
-    /// be loaded.
+    /// be loaded (or cannot run on this model).
     func open(_ path: String) async throws {
         let file = NSString(string: path).expandingTildeInPath
         let script = try ConversationScript(contentsOf: URL(fileURLWithPath: file))  // its errors name the file
@@ -79,6 +80,7 @@ extension ChatController {
                 throw ChatError("\(file):\(line): @plugin \(text): \(error)")
             }
         }
+        try session.backend.checkSupport(of: loaded.sorted { $0.key < $1.key }.map(\.value.plugin))
         // The system prompt stays unless the script has its own.
         truncateHistory(to: conversationStart)
         for (index, step) in steps.enumerated() {
@@ -96,8 +98,12 @@ extension ChatController {
                     list.append(plugin)
                 }
                 install(list)
-            case .directive(.unload(let name), _):
-                install(plugins.filter { $0.plugin.name != name })
+            case .directive(.unload(let name), let line):
+                do {
+                    try unload(name)
+                } catch {
+                    output(.problem("\(file):\(line): @unload \(name): \(error)"))
+                }
             case .directive(.model(let name), _) where named(name).lastingModelName != setup.lastingModelName:
                 output(.notice("the script names the model \(name); this chat runs \(setup.model) (/model \(name) to switch)"))
             case .directive: break

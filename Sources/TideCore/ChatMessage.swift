@@ -29,3 +29,14 @@ public struct ChatMessage: Sendable, Hashable, Codable {
         self.interrupted = interrupted
     }
 }
+
+extension Array where Element == ChatMessage {
+    /// These messages with `prompt` as their system prompt: the first message replaced if it is
+    /// one, else `prompt` put in front; an empty `prompt` removes it.
+    public func replacingSystemPrompt(_ prompt: String) -> [ChatMessage] {
+        var messages = self
+        if messages.first?.role == .system { messages.removeFirst() }
+        if !prompt.isEmpty { messages.insert(ChatMessage(.system, prompt), at: 0) }
+        return messages
+    }
+}

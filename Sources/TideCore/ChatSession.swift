@@ -42,7 +42,7 @@ public final class ChatSession: Sendable {
     ) {
         self.backend = backend
         for hook in hooks { hook.attach(to: backend) }
-        let history = systemPrompt.flatMap { $0.isEmpty ? nil : [ChatMessage(.system, $0)] } ?? []
+        let history = [ChatMessage]().replacingSystemPrompt(systemPrompt ?? "")
         state = Mutex(State(history: history, parameters: parameters, hooks: hooks,
                             hookErrorPolicy: hookErrorPolicy, overflowPolicy: overflowPolicy))
     }

@@ -83,7 +83,8 @@ struct ReplyLoop {
             let step = try await decoder.nextToken(adjustingLogits: logitsAdjuster(heldText: matcher.heldText, generated: generated))
             reportFailures()
             guard case .token(let id, let bytes) = step else {
-                stopReason = step == .endOfGeneration ? .endOfGeneration : .contextFull
+                // A stream cut short by the stop (a remote reply's) ends as a stop, not as the model's end.
+                stopReason = Task.isCancelled ? .cancelled : step == .endOfGeneration ? .endOfGeneration : .contextFull
                 break
             }
             if firstToken == nil {

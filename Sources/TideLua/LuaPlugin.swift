@@ -39,10 +39,8 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
     public convenience init(spec: PluginSpec, locator: PluginLocator = .standard, limits: LuaLimits = LuaLimits(),
                             log: @escaping @Sendable (String) -> Void = { _ in }) throws(PluginError)
     {
-        let url = try locator.locate(spec.name)
-        guard let data = FileManager.default.contents(atPath: url.path) else { throw .unreadable(url.path) }
-        try self.init(source: String(decoding: data, as: UTF8.self), path: url.path, options: spec.options,
-                      limits: limits, log: log)
+        let file = try PluginSource(spec: spec, locator: locator)
+        try self.init(source: file.text, path: file.path, options: spec.options, limits: limits, log: log)
     }
 
     /// Loads a plugin from its source text.

@@ -27,7 +27,8 @@ public struct RemoteServer: Sendable, Hashable, CustomStringConvertible {
         self.init(url: url, apiKey: apiKey)
     }
 
-    /// The key in `TIDE_API_KEY`, else `OPENAI_API_KEY`, else `variable` when named; `nil` if unset.
+    /// The key in `variable` when one is named, else in `TIDE_API_KEY`, else in
+    /// `OPENAI_API_KEY`; `nil` if unset or empty.
     public static func environmentKey(_ variable: String? = nil) -> String? {
         let environment = ProcessInfo.processInfo.environment
         let names = variable.map { [$0] } ?? ["TIDE_API_KEY", "OPENAI_API_KEY"]

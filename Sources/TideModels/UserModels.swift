@@ -40,6 +40,10 @@ public struct UserModels: Sendable, Hashable {
             if ModelRegistry.entry(named: entry.name) != nil {
                 throw UserModelsError(file: file.path, detail: "'\(entry.name)' is a built-in model's name; choose another")
             }
+            if ModelStore.isPath(entry.name) {
+                throw UserModelsError(file: file.path, detail: "'\(entry.name)' reads as a file path (a / or .gguf); "
+                                          + "choose a plain name, and put the server's name for the model in \"model\"")
+            }
             guard seen.insert(entry.name.lowercased()).inserted else {
                 throw UserModelsError(file: file.path, detail: "two entries are named '\(entry.name)'")
             }

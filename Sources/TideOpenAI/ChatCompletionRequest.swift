@@ -71,8 +71,11 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
     enum CodingKeys: String, CodingKey {
         case model, messages, stream, temperature, seed, stop, n, logprobs
         case streamOptions = "stream_options", topP = "top_p", topK = "top_k", minP = "min_p"
-        case repeatPenalty = "repeat_penalty", maxTokens = "max_tokens", maxCompletionTokens = "max_completion_tokens"
+        case repeatPenalty = "repeat_penalty", maxTokens = "max_tokens"
     }
+
+    /// Names read but never written.
+    enum AliasKeys: String, CodingKey { case maxCompletionTokens = "max_completion_tokens" }
 
     /// A request.
     public init(model: String, messages: [Message], stream: Bool? = nil) {
@@ -93,7 +96,7 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
         minP = try container.decodeIfPresent(Double.self, forKey: .minP)
         repeatPenalty = try container.decodeIfPresent(Double.self, forKey: .repeatPenalty)
         maxTokens = try container.decodeIfPresent(Int.self, forKey: .maxTokens)
-            ?? container.decodeIfPresent(Int.self, forKey: .maxCompletionTokens)
+            ?? decoder.container(keyedBy: AliasKeys.self).decodeIfPresent(Int.self, forKey: .maxCompletionTokens)
         seed = try container.decodeIfPresent(Int.self, forKey: .seed)
         if let single = try? container.decodeIfPresent(String.self, forKey: .stop) {
             stop = [single]
@@ -102,23 +105,5 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
         }
         n = try container.decodeIfPresent(Int.self, forKey: .n)
         logprobs = try container.decodeIfPresent(Bool.self, forKey: .logprobs)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(model, forKey: .model)
-        try container.encode(messages, forKey: .messages)
-        try container.encodeIfPresent(stream, forKey: .stream)
-        try container.encodeIfPresent(streamOptions, forKey: .streamOptions)
-        try container.encodeIfPresent(temperature, forKey: .temperature)
-        try container.encodeIfPresent(topP, forKey: .topP)
-        try container.encodeIfPresent(topK, forKey: .topK)
-        try container.encodeIfPresent(minP, forKey: .minP)
-        try container.encodeIfPresent(repeatPenalty, forKey: .repeatPenalty)
-        try container.encodeIfPresent(maxTokens, forKey: .maxTokens)
-        try container.encodeIfPresent(seed, forKey: .seed)
-        try container.encodeIfPresent(stop, forKey: .stop)
-        try container.encodeIfPresent(n, forKey: .n)
-        try container.encodeIfPresent(logprobs, forKey: .logprobs)
     }
 }

@@ -48,7 +48,8 @@ public final class RemoteBackend: ChatBackend {
     }
 
     /// An estimate (a token for every four bytes, and a few per message): the server alone
-    /// knows its tokenizer, and it refuses a prompt that does not fit with an error of its own.
+    /// knows its tokenizer. The session fits the conversation to ``contextSize`` by this
+    /// estimate; a prompt the server still finds too long is refused with an error of its own.
     public func promptTokenCount(for messages: [ChatMessage]) async throws -> Int {
         messages.reduce(8) { $0 + 4 + ($1.content.utf8.count + 3) / 4 }
     }

@@ -106,14 +106,14 @@ final class RemoteReplyDecoder: ReplyDecoder {
                 }
                 // Every piece is a chunk; only what is not one is tried as an error report.
                 let data = Data(event.data.utf8)
-                guard let parsed = try? decoder.decode(ChatCompletionChunk.self, from: data) else {
+                guard let parsed = try? decoder.decode(StreamedChunk.self, from: data) else {
                     if let error = try? decoder.decode(APIErrorBody.self, from: data) {
                         throw RemoteError.server(url: url, message: error.error.message)
                     }
                     throw RemoteError.malformed(url: url, detail: "not a chat-completion chunk: \(event.data.prefix(120))")
                 }
                 guard let choice = parsed.choices.first else { continue }
-                if let content = choice.delta.content, !content.isEmpty {
+                if let content = choice.delta?.content, !content.isEmpty {
                     continuation.yield(.token(id: nil, bytes: Array(content.utf8)))
                 }
                 if choice.finishReason != nil { finished = true }
@@ -160,4 +160,25 @@ final class RemoteReplyDecoder: ReplyDecoder {
         }
         return RemoteError.unreachable(url: url, reason: "\(error)")
     }
+}
+
+/// What the reader needs of a streamed chunk: the first choice's new text and finish reason.
+/// Servers differ in the rest of the envelope (`id`, `created`, `model`, `usage`), which is not
+/// read, so that one that leaves a field out still streams.
+private struct StreamedChunk: Decodable {
+    struct Choice: Decodable {
+        struct Delta: Decodable {
+            var content: String?
+        }
+
+        var delta: Delta?
+        var finishReason: String?
+
+        enum CodingKeys: String, CodingKey {
+            case delta
+            case finishReason = "finish_reason"
+        }
+    }
+
+    var choices: [Choice]
 }

@@ -48,7 +48,7 @@ public enum LoadedModel: Sendable {
 
     /// The chat template for a local model: `setup`'s override, else the registry's, else the
     /// file's own.
-    func template(for setup: ModelSetup) throws -> ChatTemplate {
+    public func template(for setup: ModelSetup) throws -> ChatTemplate {
         try ChatTemplate(parsing: templateName(for: setup) ?? "model")
     }
 }

@@ -22,7 +22,7 @@ struct Replay {
         self.events = events
         parameters = runner.parameters
         session = ChatSession(backend: backend, systemPrompt: model.defaultSystemPrompt, parameters: parameters,
-                              hooks: prepared.commandLinePlugins, hookErrorPolicy: runner.strict ? .failReply : .disableHook,
+                              hooks: prepared.commandLinePlugins, hookErrorPolicy: runner.hookErrorPolicy,
                               overflowPolicy: runner.overflow)
         checker = ExpectationChecker(limits: runner.limits)
     }
@@ -34,10 +34,7 @@ struct Replay {
                 apply(directive, at: index)
                 events(.item(.directive(directive)))
             case .system(let text, _):
-                var history = session.history
-                if history.first?.role == .system { history.removeFirst() }
-                if !text.isEmpty { history.insert(ChatMessage(.system, text), at: 0) }
-                session.history = history
+                session.history = session.history.replacingSystemPrompt(text)
                 events(.item(.turn(Turn(.system, text))))
             case .history(let user, let assistant, _):
                 session.history += [ChatMessage(.user, user), ChatMessage(.assistant, assistant)]

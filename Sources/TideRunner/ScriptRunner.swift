@@ -23,8 +23,8 @@ public struct ScriptRunner: Sendable {
     public var locator = PluginLocator.standard
     /// The sandbox limits of plugins and `expect-lua:`.
     public var limits = LuaLimits()
-    /// Whether a plugin error ends the script (else the plugin is disabled and the script goes on).
-    public var strict = false
+    /// What a plugin error does: disable the plugin and go on, or end the script (`--strict`).
+    public var hookErrorPolicy = HookErrorPolicy.disableHook
     /// What to do when the conversation outgrows the context.
     public var overflow = ContextOverflowPolicy.fail
     /// Where backends come from.

@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import TideOpenAI
 
 /// Lets through only requests with `Authorization: Bearer <key>` (all of them when there is no
 /// key); `/health` is always open, for load balancers.
@@ -14,10 +13,8 @@ struct BearerTokenCheck: RouterMiddleware {
             value.lowercased().hasPrefix("bearer ") ? String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
         }
         guard let given, Self.same(given, key) else {
-            let body = APIErrorBody(message: given == nil ? "Missing API key: send it as 'Authorization: Bearer KEY'" : "Incorrect API key",
-                                    type: "invalid_request_error", code: "invalid_api_key")
-            return Response(status: .unauthorized, headers: [.contentType: "application/json"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(body))))
+            return APIError(status: 401, message: given == nil ? "Missing API key: send it as 'Authorization: Bearer KEY'" : "Incorrect API key",
+                            code: "invalid_api_key").response
         }
         return try await next(request, context)
     }

@@ -35,7 +35,7 @@ public final class ChatServer: Sendable {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: BearerTokenCheck(key: configuration.apiKey))
         router.get("health") { _, _ in try await self.health() }
-        router.get("v1/models") { _, _ in try self.json(self.models) }
+        router.get("v1/models") { _, _ in try Response.json(self.models) }
         router.post("v1/chat/completions") { request, _ in await self.complete(request) }
         let app = Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "tide"),
                               onServerRunning: { _ in await onListening() }, logger: logger)
@@ -53,54 +53,66 @@ public final class ChatServer: Sendable {
             var busy: Int
             var waiting: Int
         }
-        return try json(Health(sequences: pool.capacity, busy: await pool.busy, waiting: await pool.waiting))
+        return try Response.json(Health(sequences: pool.capacity, busy: await pool.busy, waiting: await pool.waiting))
     }
 
     /// Answers one chat-completion request; every failure is an OpenAI-style error response.
     func complete(_ request: Request) async -> Response {
         var request = request
         let job: CompletionJob
-        let run: CompletionRun
         do {
-            let body = try await Self.body(of: &request)
-            job = try CompletionJob(body, configuration: configuration)
-            run = try await start(job)
+            job = try CompletionJob(try await Self.body(of: &request), configuration: configuration)
         } catch {
-            return errorResponse(error as? APIError ?? APIError(status: 500, message: "\(error)", type: "server_error"))
+            return errorResponse(error)
         }
         let reply = ReplyWriter(model: configuration.modelName, job: job)
         let body = request.body
-        if job.stream {
-            // Watching for the client to leave uses up the connection (here and below): say so,
-            // so that clients do not send their next request on it.
-            let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache", .connection: "close"]
-            return Response(status: .ok, headers: headers, body: ResponseBody { [logger] writer in
-                // A client that leaves stops the reply at once, which frees its sequence.
-                try await body.consumeWithInboundCloseHandler { _ in
-                    await reply.stream(run, into: &writer, logger: logger)
-                } onInboundClosed: {
-                    run.cancel()
-                }
-                try await writer.finish(nil)
-            })
+        guard job.stream else { return await completeWhole(job, reply: reply, body: body) }
+        let run: CompletionRun
+        do {
+            // Waits for a sequence and the first event, so that an error still gets its status.
+            run = try await start(job)
+        } catch {
+            return errorResponse(error)
         }
+        // Watching for the client to leave uses up the connection (here and for whole replies):
+        // say so, so that clients do not send their next request on it.
+        let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache", .connection: "close"]
+        return Response(status: .ok, headers: headers, body: ResponseBody { [logger] writer in
+            // A client that leaves stops the reply at once, which frees its sequence.
+            try await body.consumeWithInboundCloseHandler { _ in
+                await reply.stream(run, into: &writer, logger: logger)
+            } onInboundClosed: {
+                run.cancel()
+            }
+            try await writer.finish(nil)
+        })
+    }
+
+    /// Answers a request for a whole reply. A client that leaves, while its request waits for a
+    /// sequence or while the reply is made, stops it at once.
+    private func completeWhole(_ job: CompletionJob, reply: ReplyWriter, body: RequestBody) async -> Response {
         do {
             let completion = try await body.consumeWithCancellationOnInboundClose { _ in
-                try await reply.collect(run, logger: self.logger)
+                let run = try await self.start(job)
+                do {
+                    let completion = try await reply.collect(run, logger: self.logger)
+                    await run.finish()
+                    return completion
+                } catch {
+                    run.cancel()
+                    await run.finish()
+                    throw error
+                }
             }
-            await run.finish()
-            var response = try json(completion)
+            var response = try Response.json(completion)
             response.headers[.connection] = "close"
             return response
+        } catch is CancellationError {
+            logger.info("\(reply.id): the client left before the reply was complete")
+            return Response(status: .init(code: 499, reasonPhrase: "Client Closed Request"))
         } catch {
-            // The client left (the reply's task is cancelled with it), or the reply failed.
-            run.cancel()
-            await run.finish()
-            if error is CancellationError {
-                logger.info("\(reply.id): the client left before the reply was complete")
-                return Response(status: .init(code: 499, reasonPhrase: "Client Closed Request"))
-            }
-            return errorResponse(error as? APIError ?? APIError(status: 500, message: "\(error)", type: "server_error"))
+            return errorResponse(error)
         }
     }
 
@@ -134,16 +146,10 @@ public final class ChatServer: Sendable {
     /// The largest request body read.
     static let maximumBodyBytes = 16 << 20
 
-    func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .withoutEscapingSlashes
-        return Response(status: status, headers: [.contentType: "application/json"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
-    }
-
-    func errorResponse(_ error: APIError) -> Response {
+    /// `error` as an OpenAI-style error response; one that is not an ``APIError`` is a 500.
+    func errorResponse(_ error: any Error) -> Response {
+        let error = error as? APIError ?? APIError(status: 500, message: "\(error)", type: "server_error")
         logger.info("refused a request: \(error)")
-        return (try? json(error.body, status: HTTPResponse.Status(code: error.status)))
-            ?? Response(status: .internalServerError)
+        return error.response
     }
 }

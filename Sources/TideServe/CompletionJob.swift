@@ -1,3 +1,4 @@
+import Foundation
 import TideCore
 import TideOpenAI
 
@@ -64,13 +65,10 @@ struct CompletionJob: Sendable {
         do {
             try parameters.validate()
         } catch {
-            let field = Self.fields[error.name] ?? error.name
+            // The request's field: Tide's name (`top-p`) in the wire's spelling (`top_p`).
+            let field = error.name.replacingOccurrences(of: "-", with: "_")
             throw .invalid("\(field) must be \(error.requirement), not \(error.value)", param: field)
         }
         return parameters
     }
-
-    /// Request fields by the names Tide's parameters have.
-    private static let fields = ["top-p": "top_p", "top-k": "top_k", "min-p": "min_p", "repeat-penalty": "repeat_penalty",
-                                 "max-tokens": "max_tokens"]
 }

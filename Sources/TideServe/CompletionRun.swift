@@ -22,12 +22,12 @@ final class CompletionRun: @unchecked Sendable {
     static func start(_ job: CompletionJob, configuration: ServeConfiguration, pool: SequencePool, logger: Logger)
         async throws -> CompletionRun
     {
-        let plugins = try configuration.plugins.map { spec in
-            try LuaPlugin(spec: spec, locator: configuration.locator, limits: configuration.limits,
-                          log: { logger.info("plugin: \($0)") })
+        let plugins = try configuration.plugins.map { source in
+            try source.instantiate(limits: configuration.limits, log: { logger.info("plugin: \($0)") })
         }
         let backend = try await pool.acquire()
-        let run = CompletionRun(job, backend: backend, plugins: plugins, strict: configuration.strict, pool: pool, logger: logger)
+        let run = CompletionRun(job, backend: backend, plugins: plugins, hookErrorPolicy: configuration.hookErrorPolicy,
+                                pool: pool, logger: logger)
         do {
             run.first = try await run.iterator.next()
         } catch {
@@ -37,13 +37,13 @@ final class CompletionRun: @unchecked Sendable {
         return run
     }
 
-    private init(_ job: CompletionJob, backend: LlamaSequenceBackend, plugins: [LuaPlugin], strict: Bool, pool: SequencePool,
-                 logger: Logger) {
+    private init(_ job: CompletionJob, backend: LlamaSequenceBackend, plugins: [LuaPlugin],
+                 hookErrorPolicy: HookErrorPolicy, pool: SequencePool, logger: Logger) {
         self.pool = pool
         self.backend = backend
         self.logger = logger
         session = ChatSession(backend: backend, systemPrompt: nil, parameters: job.parameters, hooks: plugins,
-                              hookErrorPolicy: strict ? .failReply : .disableHook)
+                              hookErrorPolicy: hookErrorPolicy)
         session.history = job.history
         iterator = session.reply(to: job.question).makeAsyncIterator()
     }

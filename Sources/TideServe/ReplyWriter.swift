@@ -24,7 +24,7 @@ struct ReplyWriter: Sendable {
             while let event = try await run.next() {
                 switch event {
                 case .text(let text): try await send(chunk(.init(content: text)), to: &writer)
-                case .hookFailure: break
+                case .hookFailure: break  // never returned: the run logs them
                 case .finished(let summary):
                     log(summary, logger: logger)
                     try await send(chunk(.init(), finishReason: Self.finishReason(summary.stopReason)), to: &writer)
@@ -38,9 +38,7 @@ struct ReplyWriter: Sendable {
         } catch {
             run.cancel()
             logger.info("\(id): ended early: \(error)")
-            if let data = try? encoder.encode(APIErrorBody(message: "\(error)", type: "server_error")) {
-                try? await writer.write(ByteBuffer(string: "data: " + String(decoding: data, as: UTF8.self) + "\n\n"))
-            }
+            try? await send(APIErrorBody(message: "\(error)", type: "server_error"), to: &writer)
         }
         await run.finish()
     }
@@ -63,9 +61,15 @@ struct ReplyWriter: Sendable {
                             choices: [ChatCompletionChunk.Choice(delta: delta, finishReason: finishReason)])
     }
 
-    private func send(_ chunk: ChatCompletionChunk, to writer: inout any ResponseBodyWriter) async throws {
-        let data = try encoder.encode(chunk)
-        try await writer.write(ByteBuffer(string: "data: " + String(decoding: data, as: UTF8.self) + "\n\n"))
+    /// Sends `value` as one `data:` event.
+    private func send(_ value: some Encodable, to writer: inout any ResponseBodyWriter) async throws {
+        let data = try encoder.encode(value)
+        var event = ByteBuffer()
+        event.reserveCapacity(data.count + 8)
+        event.writeString("data: ")
+        event.writeBytes(data)
+        event.writeString("\n\n")
+        try await writer.write(event)
     }
 
     private func log(_ summary: ReplySummary, logger: Logger) {

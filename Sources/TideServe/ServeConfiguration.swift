@@ -8,27 +8,23 @@ public struct ServeConfiguration: Sendable {
     public var modelName: String
     /// Generation parameters for the fields a request leaves out.
     public var parameters: GenerationParameters
-    /// Plugin specs (`NAME key=value …`), in hook order; each request gets fresh instances.
-    public var plugins: [PluginSpec]
-    /// Where plugin names are looked up.
-    public var locator: PluginLocator
+    /// The plugins, in hook order, read when the server starts; each request gets fresh instances.
+    public var plugins: [PluginSource]
     /// The plugin sandbox's limits.
     public var limits: LuaLimits
-    /// Whether a plugin error fails the request (else the plugin is skipped for the rest of it).
-    public var strict: Bool
+    /// What a plugin error does: skip the plugin for the rest of the request, or fail the request.
+    public var hookErrorPolicy: HookErrorPolicy
     /// The bearer token clients must send; `nil` for none.
     public var apiKey: String?
 
     /// A configuration serving `modelName` with Tide's default parameters and no plugins.
-    public init(modelName: String, parameters: GenerationParameters = GenerationParameters(), plugins: [PluginSpec] = [],
-                locator: PluginLocator = .standard, limits: LuaLimits = LuaLimits(), strict: Bool = false,
-                apiKey: String? = nil) {
+    public init(modelName: String, parameters: GenerationParameters = GenerationParameters(), plugins: [PluginSource] = [],
+                limits: LuaLimits = LuaLimits(), hookErrorPolicy: HookErrorPolicy = .disableHook, apiKey: String? = nil) {
         self.modelName = modelName
         self.parameters = parameters
         self.plugins = plugins
-        self.locator = locator
         self.limits = limits
-        self.strict = strict
+        self.hookErrorPolicy = hookErrorPolicy
         self.apiKey = apiKey
     }
 }

@@ -32,7 +32,7 @@ struct ChatCommand: AsyncParsableCommand {
     func run() async throws {
         let configuration = ChatConfiguration(
             setup: try await modelOptions.setup(), systemPrompt: sessionOptions.system, parameters: try sampling.parameters(),
-            plugins: pluginOptions.plugins, limits: pluginOptions.limits, strict: pluginOptions.strict,
+            plugins: pluginOptions.plugins, limits: pluginOptions.limits, hookErrorPolicy: pluginOptions.policy,
             overflow: sessionOptions.overflow)
         let view = ChatView()
         let cache = ModelCache()

@@ -9,7 +9,8 @@ import TideRunner
 /// Options that choose a model and size its context, shared by every command that generates.
 struct ModelOptions: ParsableArguments {
     @Option(name: .shortAndLong, help: ArgumentHelp(
-        "A model name (see `tide models list`) or a path to a .gguf file; with --remote, the model's name on the server.",
+        "A model name (see `tide models list`) or a path to a .gguf file (default: \(ModelRegistry.defaultModelID)); "
+            + "with --remote, the model's name on the server (default: the server's only model).",
         valueName: "name"))
     var model: String?
 

@@ -37,8 +37,11 @@ struct PluginOptions: ParsableArguments {
 
     /// Loads every plugin, in order; any problem is an error before generation starts.
     func load() throws -> [LuaPlugin] {
-        try plugins.map { text in
-            try LuaPlugin(spec: PluginSpec(parsing: text), limits: limits, log: { Terminal.warn($0) })
-        }
+        try sources().map { try $0.instantiate(limits: limits, log: { Terminal.warn($0) }) }
+    }
+
+    /// Finds and reads every plugin's file, in order.
+    func sources() throws -> [PluginSource] {
+        try plugins.map { try PluginSource(spec: PluginSpec(parsing: $0)) }
     }
 }

@@ -146,7 +146,7 @@ extension RunCommand {
         runner.parameters = try sampling.parameters()
         runner.plugins = pluginOptions.plugins
         runner.limits = pluginOptions.limits
-        runner.strict = pluginOptions.strict
+        runner.hookErrorPolicy = pluginOptions.policy
         runner.overflow = overflow
         return runner
     }

@@ -56,11 +56,11 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         var configuration = ServeConfiguration(modelName: "", parameters: try sampling.parameters(),
-                                               plugins: try pluginOptions.plugins.map(PluginSpec.init(parsing:)),
-                                               limits: pluginOptions.limits, strict: pluginOptions.strict,
+                                               plugins: try pluginOptions.sources(),
+                                               limits: pluginOptions.limits, hookErrorPolicy: pluginOptions.policy,
                                                apiKey: apiKey)
-        // Every plugin is loaded once now, so that a mistake stops the server before it starts.
-        _ = try pluginOptions.load()
+        // Every plugin is made once now, so that a mistake stops the server before it starts.
+        for plugin in configuration.plugins { _ = try plugin.instantiate(limits: configuration.limits, log: { Terminal.warn($0) }) }
         let (setup, loaded) = try await modelOptions.load()
         guard case .local(let weights, let entry) = loaded else { throw ValidationError("tide serve runs a local model") }
         configuration.modelName = alias ?? entry?.id ?? URL(fileURLWithPath: weights.path).deletingPathExtension().lastPathComponent
@@ -68,7 +68,7 @@ struct ServeCommand: AsyncParsableCommand {
         defer { engine.shutdown() }
         var logger = Logger(label: "tide.serve")
         logger.logLevel = .info
-        let server = try ChatServer(engine: engine, template: ChatTemplate(parsing: loaded.templateName(for: setup) ?? "model"),
+        let server = try ChatServer(engine: engine, template: loaded.template(for: setup),
                                     endOfGenerationStrings: entry?.endOfGenerationStrings ?? [],
                                     configuration: configuration, logger: logger)
         let banner = "tide serve: \(configuration.modelName) on http://\(host):\(port)/v1 · \(parallel) sequences of "

@@ -41,6 +41,7 @@ extension CommandLineTests {
             #expect(chat.stdout.contains("conversation: 2 exchanges"))
             let script = try String(contentsOf: saved, encoding: .utf8)
             #expect(script.contains("@model smollm2\n"))
+            #expect(script.contains("replay it with: tide run --remote \(server.url.absoluteString) FILE\n"))
             #expect(script.contains("@plugin stop-after-sentences sentences=1"))
 
             let replay = try TideProcess.run(["run", "--remote", server.url.absoluteString, "--json", saved.path])
@@ -88,6 +89,11 @@ extension CommandLineTests {
             let broken = try TideProcess.run(["generate", "--model", "lab", "Hi"], environment: environment)
             #expect(broken.status == 1)
             #expect(broken.stderr.contains("\(registry.path): at models[0].kind: unknown kind 'cloud'"), "\(broken.stderr)")
+
+            try Data(#"{"models": [{"name": "meta-llama/Llama-3.1-8B", "kind": "remote", "url": "http://x"}]}"#.utf8).write(to: registry)
+            let pathLike = try TideProcess.run(["models", "list"], environment: environment)
+            #expect(pathLike.status == 1)
+            #expect(pathLike.stderr.contains("'meta-llama/Llama-3.1-8B' reads as a file path"), "\(pathLike.stderr)")
         }
 
         @Test func aServerThatFailsMidReply() async throws {
@@ -97,8 +103,14 @@ extension CommandLineTests {
             #expect(stalled.stdout.hasPrefix("Hello"), "the partial reply is printed")
             #expect(stalled.stderr.contains("\(server.completions) sent nothing for 1 s; giving up"), "\(stalled.stderr)")
 
-            let chat = try TideProcess.run(["chat", "--remote", server.url.absoluteString], stdin: "malformed\nHi\n/show\n")
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            let banning = scratch.appendingPathComponent("banning.tide")
+            try "@plugin ban-words words=x\nuser: Hi\n".write(to: banning, atomically: true, encoding: .utf8)
+            let chat = try TideProcess.run(["chat", "--remote", server.url.absoluteString],
+                                           stdin: "malformed\nHi\n/open \(banning.path)\n/show\n")
             #expect(chat.status == 0, "\(chat.stderr)")
+            #expect(chat.stderr.contains("plugin ban-words defines on_logits"), "/open refuses it: \(chat.stderr)")
+            #expect(chat.stdout.contains("plugins: none"))
             #expect(chat.stderr.contains("\(server.completions) sent a stream Tide cannot read: not a chat-completion chunk"))
             #expect(chat.stdout.contains("Hello there."), "the next turn is answered")
             #expect(chat.stdout.contains("conversation: 2 exchanges"), "the partial reply is kept")

@@ -124,20 +124,35 @@ extension CommandLineTests {
                 body = {"model": "smollm2-135m-instruct", "stream": True, "max_tokens": 4000,
                         "messages": [{"role": "user", "content": "Write a very long story about a dragon."}]}
                 base = sys.argv[1]
+                health = base.removesuffix("/v1") + "/health"
                 with httpx.stream("POST", base + "/chat/completions", json=body, timeout=60) as response:
                     lines = response.iter_lines()
                     received = [next(lines) for _ in range(8)]
-                    busy = httpx.get(base.removesuffix("/v1") + "/health").json()["busy"]
+                    busy = httpx.get(health).json()["busy"]
+                    # A whole-reply request waits for the busy sequence; its client gives up.
+                    try:
+                        httpx.post(base + "/chat/completions", timeout=1, json={"model": "smollm2-135m-instruct",
+                            "messages": [{"role": "user", "content": "Hi"}]})
+                        gave_up = False
+                    except httpx.TimeoutException:
+                        gave_up = True
+                    start = time.monotonic()
+                    while httpx.get(health).json()["waiting"] and time.monotonic() - start < 10:
+                        time.sleep(0.02)
+                    unqueued = time.monotonic() - start
                     response.close()
                 start = time.monotonic()
-                while httpx.get(base.removesuffix("/v1") + "/health").json()["busy"] and time.monotonic() - start < 10:
+                while httpx.get(health).json()["busy"] and time.monotonic() - start < 10:
                     time.sleep(0.02)
                 freed = time.monotonic() - start
                 reply = httpx.post(base + "/chat/completions", timeout=60, json={"model": "smollm2-135m-instruct",
                     "temperature": 0, "messages": [{"role": "user", "content": "What is 2+2?"}]}).json()
-                print(json.dumps({"busy": busy, "freed": freed, "next": reply["choices"][0]["message"]["content"]}))
+                print(json.dumps({"busy": busy, "gave_up": gave_up, "unqueued": unqueued, "freed": freed,
+                                  "next": reply["choices"][0]["message"]["content"]}))
                 """) as? [String: Any])
             #expect(result["busy"] as? Int == 1, "the stream held the only sequence")
+            #expect(result["gave_up"] as? Bool == true, "the whole-reply request waited for it")
+            #expect((result["unqueued"] as? Double ?? 99) < 2, "a client that leaves while it waits leaves the queue")
             #expect((result["freed"] as? Double ?? 99) < 2, "freed when the client left, long before 4000 tokens")
             #expect((result["next"] as? String ?? "").contains("4"))
             let log = server.log(tail: 4000)

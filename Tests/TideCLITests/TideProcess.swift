@@ -14,10 +14,12 @@ struct TideProcess {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tide")
     }
 
-    /// Runs `tide` with `arguments`, `stdin` as its input and `environment` added to the test's.
-    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Result {
+    /// Runs `tide` (or another `program`) with `arguments`, `stdin` as its input and `environment`
+    /// added to the test's.
+    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+                    program: URL = executable) throws -> Result {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = program
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()

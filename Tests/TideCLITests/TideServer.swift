@@ -44,21 +44,10 @@ final class TideServer {
     /// Runs `script` with the Python that has the `openai` client (installed by scripts/setup.sh);
     /// `sys.argv[1]` is the server's `/v1` URL. Returns what it printed, which must be JSON.
     func python(_ script: String, arguments: [String] = []) throws -> Any {
-        let process = Process()
-        process.executableURL = LlamaCppPythonServer.python
-        process.arguments = ["-c", script, url.absoluteString + "/v1"] + arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let problems = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ServerProcess.Failure(description: "python failed: \(String(decoding: problems, as: UTF8.self))")
-        }
-        return try JSONSerialization.jsonObject(with: data)
+        let result = try TideProcess.run(["-c", script, url.absoluteString + "/v1"] + arguments,
+                                         program: LlamaCppPythonServer.python)
+        guard result.status == 0 else { throw ServerProcess.Failure(description: "python failed: \(result.stderr)") }
+        return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
     }
 
     /// Ends the server with SIGTERM, as a user's Ctrl-C would.

@@ -214,6 +214,7 @@ import TideScript
         try """
             @temperature 0
             @plugin word-budget words=40
+            @unload censor-words
             system: You are a travel guide.
             user: Hi!
             assistant: Hello! Where to?
@@ -228,6 +229,7 @@ import TideScript
         let events = recorder.take()
         #expect(events.contains(.userTurn("What is the capital of France?")))
         #expect(Recorder.reply(in: events).contains("Paris"))
+        #expect(Recorder.problems(in: events).contains("\(file.path):3: @unload censor-words: no plugin named censor-words is loaded"))
         #expect(chat.history.map(\.content).prefix(5) == ["You are a travel guide.", "Hi!", "Hello! Where to?",
                                                           "Somewhere warm.", "Try Lisbon."])
         #expect(chat.history.count == 7)

@@ -98,6 +98,26 @@ import TideTestSupport
         #expect(try await chat.reply(to: "Hi").collect().texts.joined() == "Hello there.")
     }
 
+    @Test func stoppingAReplyMidStream() async throws {
+        let server = try await MisbehavingServer()
+        let chat = session(server.url)
+        var text = ""
+        var summary: ReplySummary?
+        for try await event in chat.reply(to: "stall") {
+            switch event {
+            case .text(let piece):
+                text += piece
+                chat.cancelReply()
+            case .finished(let finished): summary = finished
+            case .hookFailure: break
+            }
+        }
+        #expect(text == "Hello")
+        #expect(summary?.stopReason == .cancelled)
+        let kept = try #require(chat.history.last)
+        #expect(kept.content == "Hello" && kept.interrupted, "kept as stopped, not as a finished reply")
+    }
+
     @Test func aConnectionThatNeverOpens() async throws {
         let listener = FullListener()
         let url = URL(string: "http://127.0.0.1:\(listener.port)")!

@@ -142,7 +142,7 @@ import TideScript
         #expect(lenient.replies[0].hookFailures.first?.contains("broken filter") == true)
         #expect(lenient.replies[1].hookFailures.isEmpty)
         var strict = runner
-        strict.strict = true
+        strict.hookErrorPolicy = .failReply
         let fatal = await strict.run(file: file)
         #expect(fatal.failure?.contains("broken filter") == true)
         #expect(fatal.replies.isEmpty)

@@ -45,7 +45,7 @@ void tide_editor_close(tide_editor *editor);
 /// Sets the prompt. Bytes between two \001 characters are not printed characters (colour codes).
 void tide_editor_set_prompt(tide_editor *editor, const char *prompt);
 
-/// Reads one line (without its newline). The text is valid until the next read.
+/// Reads one line, with its newline if it had one (el_gets's buffer). The text is valid until the next read.
 const char *tide_editor_read(tide_editor *editor, tide_read_status *status);
 
 /// Adds a line to the history (consecutive duplicates are kept once).

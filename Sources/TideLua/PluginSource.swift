@@ -1,0 +1,28 @@
+import Foundation
+
+/// A plugin's file found and read once, to make fresh instances from (`tide serve` gives every
+/// request its own).
+public struct PluginSource: Sendable, Hashable {
+    /// The plugin and its options, as given.
+    public let spec: PluginSpec
+    /// The file it was read from.
+    public let path: String
+    /// The file's Lua source.
+    public let text: String
+
+    /// Finds and reads the plugin `spec` names.
+    public init(spec: PluginSpec, locator: PluginLocator = .standard) throws(PluginError) {
+        let url = try locator.locate(spec.name)
+        guard let data = FileManager.default.contents(atPath: url.path) else { throw .unreadable(url.path) }
+        self.spec = spec
+        path = url.path
+        text = String(decoding: data, as: UTF8.self)
+    }
+
+    /// A new instance, configured with the spec's options.
+    public func instantiate(limits: LuaLimits = LuaLimits(), log: @escaping @Sendable (String) -> Void = { _ in })
+        throws(PluginError) -> LuaPlugin
+    {
+        try LuaPlugin(source: text, path: path, options: spec.options, limits: limits, log: log)
+    }
+}
