@@ -11,8 +11,7 @@ extension ChatController {
     /// interrupted replies are fixed history.
     public var script: ConversationScript {
         var items: [ScriptItem] = [
-            .comment(" Saved by tide chat on \(Date.now.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false))); replay it with: tide run "
-                + (setup.server.map { "--remote \($0) " } ?? "") + "FILE"),
+            .comment(" Saved by tide chat on \(Date.now.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false))); replay it with: \(replayCommand(for: "FILE"))"),
             .directive(.model(setup.lastingModelName)),
         ]
         if let size = setup.contextSize { items.append(.directive(.contextSize(size))) }
@@ -57,7 +56,12 @@ extension ChatController {
             throw ChatError("\(file) exists and is not a conversation script (.\(ScriptFiles.fileExtension)); choose another name")
         }
         try ScriptFiles.write(script, to: file)
-        output(.notice("saved \(exchangeCount) exchange\(exchangeCount == 1 ? "" : "s") to \(file); replay with: tide run \(file)"))
+        output(.notice("saved \(exchangeCount) exchange\(exchangeCount == 1 ? "" : "s") to \(file); replay with: \(replayCommand(for: file))"))
+    }
+
+    /// The command that replays the chat saved to `file`, on the server too if the model runs on one.
+    func replayCommand(for file: String) -> String {
+        "tide run " + (setup.server.map { "--remote \($0) " } ?? "") + file
     }
 
     /// Makes a conversation script the conversation: its parameters and plugins apply, its

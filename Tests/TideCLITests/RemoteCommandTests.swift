@@ -39,6 +39,7 @@ extension CommandLineTests {
             #expect(chat.stdout.contains("Paris"))
             #expect(chat.stdout.contains("template: the server's"))
             #expect(chat.stdout.contains("conversation: 2 exchanges"))
+            #expect(chat.stdout.contains("replay with: tide run --remote \(server.url.absoluteString) \(saved.path)"))
             let script = try String(contentsOf: saved, encoding: .utf8)
             #expect(script.contains("@model smollm2\n"))
             #expect(script.contains("replay it with: tide run --remote \(server.url.absoluteString) FILE\n"))
