@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(name: "TideLlamaTests", dependencies: ["TideLlama", "TideModels", "TideTestSupport"]),
         .testTarget(name: "TideScriptTests", dependencies: ["TideScript", "TideTestSupport"]),
         .testTarget(name: "TideRunnerTests", dependencies: ["TideRunner", "TideScript", "TideLua"]),
-        .testTarget(name: "TideModelsTests", dependencies: ["TideModels"], exclude: ["Fixtures"]),
+        .testTarget(name: "TideModelsTests", dependencies: ["TideModels", "TideTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "TideChatTests", dependencies: ["TideChat", "TideCore", "TideLua", "TideModels", "TideRunner", "TideScript"]),
         .testTarget(name: "TideRemoteTests",
                     dependencies: ["TideRemote", "TideOpenAI", "TideCore", "TideLua", "TideModels", "TideTestSupport"]),

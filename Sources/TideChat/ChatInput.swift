@@ -19,28 +19,34 @@ public struct ChatInput: Sendable {
     /// Whether a block is open (the REPL shows a continuation prompt).
     public var isInBlock: Bool { block != nil }
 
+    /// Bytes held in an open block.
+    public private(set) var pendingBytes = 0
+
     /// Adds one typed line; returns an input when one is complete.
     public mutating func add(_ line: String) -> String? {
         let isDelimiter = line.trimmingCharacters(in: .whitespaces) == Self.blockDelimiter
         guard var lines = block else {
             if isDelimiter {
                 block = []
+                pendingBytes = 0
                 return nil
             }
             return line
         }
         if isDelimiter {
             block = nil
+            pendingBytes = 0
             return lines.joined(separator: "\n")
         }
         lines.append(line)
         block = lines
+        pendingBytes += line.utf8.count + 1
         return nil
     }
 
     /// Ends an open block early (the input ended); returns its text, if it has any.
     public mutating func finish() -> String? {
-        defer { block = nil }
+        defer { abandon() }
         guard let lines = block, !lines.isEmpty else { return nil }
         return lines.joined(separator: "\n")
     }
@@ -48,5 +54,6 @@ public struct ChatInput: Sendable {
     /// Drops an open block (Ctrl-C).
     public mutating func abandon() {
         block = nil
+        pendingBytes = 0
     }
 }

@@ -59,6 +59,8 @@ public enum DecodedToken: Sendable, Hashable {
     case endOfGeneration
     /// The context window is full.
     case contextFull
+    /// Hooks banned every token of the vocabulary: nothing can be sampled.
+    case everyTokenBanned
 }
 
 /// A prompt that does not fit in the context window.

@@ -26,20 +26,32 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
     /// Parameters with every default.
     public init() {}
 
-    /// Checks every value, naming the first one that is out of range.
+    /// The largest token count a parameter may take: llama.cpp counts tokens in 32-bit integers.
+    public static let maximumTokenCount = Int(Int32.max)
+    /// The most recent tokens the repetition penalty may look at (llama.cpp keeps them in a ring
+    /// buffer of this size).
+    public static let maximumRepeatLastN = 1 << 20
+
+    /// Checks every value, naming the first one that is out of range. Every value that passes
+    /// converts to what llama.cpp takes (32-bit integers, finite floats) without trapping.
     public func validate() throws(InvalidParameterError) {
         func require(_ condition: Bool, _ name: String, _ value: any CustomStringConvertible, _ rule: String)
             throws(InvalidParameterError)
         {
             if !condition { throw InvalidParameterError(name: name, value: "\(value)", requirement: rule) }
         }
-        try require(temperature.isFinite && temperature >= 0, "temperature", temperature, "a number ≥ 0")
-        try require(topK >= 0, "top-k", topK, "a whole number ≥ 0")
+        let floatRange = 0...Double(Float.greatestFiniteMagnitude)
+        try require(floatRange.contains(temperature), "temperature", temperature, "a number from 0 to 3.4e+38")
+        try require((0...Self.maximumTokenCount).contains(topK), "top-k", topK,
+                    "a whole number from 0 to \(Self.maximumTokenCount)")
         try require(topP > 0 && topP <= 1, "top-p", topP, "a number in (0, 1]")
         try require(minP >= 0 && minP <= 1, "min-p", minP, "a number in [0, 1]")
-        try require(repeatPenalty.isFinite && repeatPenalty > 0, "repeat-penalty", repeatPenalty, "a number > 0")
-        try require(repeatLastN >= 0, "repeat-last-n", repeatLastN, "a whole number ≥ 0")
-        try require(maxTokens >= 1, "max-tokens", maxTokens, "a whole number ≥ 1")
+        try require(floatRange.contains(repeatPenalty) && repeatPenalty > 0, "repeat-penalty", repeatPenalty,
+                    "a number above 0, at most 3.4e+38")
+        try require((0...Self.maximumRepeatLastN).contains(repeatLastN), "repeat-last-n", repeatLastN,
+                    "a whole number from 0 to \(Self.maximumRepeatLastN)")
+        try require((1...Self.maximumTokenCount).contains(maxTokens), "max-tokens", maxTokens,
+                    "a whole number from 1 to \(Self.maximumTokenCount)")
         try require(!stop.contains(""), "stop", "\"\"", "a non-empty string")
     }
 }

@@ -8,6 +8,10 @@ public struct ModelDescription: Sendable, Hashable {
     public var architecture: String?
     /// The context window of this session, in tokens.
     public var contextSize: Int
+
+    /// The context sizes Tide accepts from any surface (`--ctx-size`, `@ctx-size`, a registry
+    /// entry); a model may allow fewer (no more than it was trained on).
+    public static let contextSizes = 16...(1 << 24)
     /// The context length the model was trained with, when known.
     public var trainedContextLength: Int?
     /// Tokens in the vocabulary, when the backend has a local tokenizer.

@@ -84,7 +84,12 @@ struct ReplyLoop {
             reportFailures()
             guard case .token(let id, let bytes) = step else {
                 // A stream cut short by the stop (a remote reply's) ends as a stop, not as the model's end.
-                stopReason = Task.isCancelled ? .cancelled : step == .endOfGeneration ? .endOfGeneration : .contextFull
+                stopReason = switch step {
+                case _ where Task.isCancelled: .cancelled
+                case .endOfGeneration: .endOfGeneration
+                case .everyTokenBanned: .everyTokenBanned
+                default: .contextFull
+                }
                 break
             }
             if firstToken == nil {

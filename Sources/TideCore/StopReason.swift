@@ -14,6 +14,8 @@ public enum StopReason: Sendable, Hashable, CustomStringConvertible {
     case cancelled
     /// The context window filled up before the reply ended.
     case contextFull
+    /// Logits hooks banned every token, so none could be sampled.
+    case everyTokenBanned
 
     public var description: String {
         switch self {
@@ -24,6 +26,7 @@ public enum StopReason: Sendable, Hashable, CustomStringConvertible {
         case .answeredByHook(let name): "answered:\(name)"
         case .cancelled: "cancelled"
         case .contextFull: "context-full"
+        case .everyTokenBanned: "every-token-banned"
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TideCore
 
 /// The fixed start of a GGUF file, checked before llama.cpp sees the file so that common
 /// mistakes (a wrong path, an HTML error page, a half-downloaded file) get a precise message.
@@ -12,9 +13,11 @@ struct GGUFHeader {
 
     /// Reads and checks the header of the file at `path`.
     init(path: String) throws(LlamaError) {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            throw .modelNotFound(path: path)
+        switch InputFile.kind(of: path) {
+        case .regular: break
+        case .missing, .directory: throw .modelNotFound(path: path)
+        case let kind:
+            throw .invalidModel(path: path, reason: "it is \(kind.phrase), not a regular file; llama.cpp maps a model from a regular file")
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw .invalidModel(path: path, reason: "the file cannot be read (check its permissions)")

@@ -49,10 +49,10 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     public init(model: LlamaModel, options: LlamaContextOptions = LlamaContextOptions(),
                 template: ChatTemplate = .model, endOfGenerationStrings: [String] = []) throws(LlamaError)
     {
-        let size = options.resolvedContextSize(trainedLength: model.facts.trainedContextLength)
+        let size = try options.checkedContextSize(trainedLength: model.facts.trainedContextLength)
         var parameters = llama_context_default_params()
         parameters.n_ctx = UInt32(size)
-        parameters.n_batch = UInt32(min(options.batchSize, size))
+        parameters.n_batch = UInt32(options.resolvedBatchSize(contextSize: size))
         parameters.n_ubatch = parameters.n_batch
         parameters.n_seq_max = 1
         parameters.n_threads = Int32(options.resolvedThreads)

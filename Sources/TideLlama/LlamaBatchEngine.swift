@@ -38,10 +38,10 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
 
     /// Creates a context of `sequences` sequences with `options.contextSize` tokens each.
     public init(model: LlamaModel, sequences: Int, options: LlamaContextOptions = LlamaContextOptions()) throws(LlamaError) {
-        let perSequence = options.resolvedContextSize(trainedLength: model.facts.trainedContextLength)
+        let perSequence = try options.checkedContextSize(trainedLength: model.facts.trainedContextLength, sequences: sequences)
         var parameters = llama_context_default_params()
         parameters.n_ctx = UInt32(perSequence * sequences)
-        parameters.n_batch = UInt32(max(options.batchSize, sequences))
+        parameters.n_batch = UInt32(max(options.resolvedBatchSize(contextSize: perSequence * sequences), sequences))
         parameters.n_ubatch = parameters.n_batch
         parameters.n_seq_max = UInt32(sequences)
         // Each sequence gets its own part of the cache. A unified cache decoded no faster here

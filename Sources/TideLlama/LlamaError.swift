@@ -1,3 +1,5 @@
+import TideCore
+
 /// What can go wrong with a local model, in words that say what to do.
 public enum LlamaError: Error, Sendable, Hashable, CustomStringConvertible {
     /// No file at the path.
@@ -8,8 +10,15 @@ public enum LlamaError: Error, Sendable, Hashable, CustomStringConvertible {
     case loadFailed(path: String, detail: String)
     /// llama.cpp could not create a context (usually not enough memory for the context size).
     case contextFailed(contextSize: Int, detail: String)
+    /// A context larger than the model was trained on (or than Tide allows when it does not say).
+    case contextTooLarge(requested: Int, largest: Int, trained: Bool)
     /// The chat template is neither one llama.cpp knows nor a known name.
     case unsupportedTemplate(String)
+    /// A message holding a control token's text that the chat template changed, so that Tide
+    /// cannot keep it from being read as a control token.
+    case controlTokenText(excerpt: String)
+    /// A message holding a NUL character, which a chat template cannot carry.
+    case nulCharacter(role: ChatRole)
     /// Text that could not be tokenized.
     case tokenizationFailed(characters: Int)
     /// `llama_decode` failed.
@@ -29,9 +38,18 @@ public enum LlamaError: Error, Sendable, Hashable, CustomStringConvertible {
         case .contextFailed(let size, let detail):
             "llama.cpp could not create a context of \(size) tokens" + (detail.isEmpty ? "" : ": \(detail)")
                 + "; try a smaller --ctx-size"
+        case .contextTooLarge(let requested, let largest, let trained):
+            "a context of \(requested) tokens is larger than "
+                + (trained ? "the model was trained on (\(largest) tokens)" : "the \(largest) tokens Tide allows")
+                + "; ask for at most \(largest)"
         case .unsupportedTemplate(let template):
             "the chat template \(template.prefix(60).debugDescription) is not one llama.cpp can render; "
                 + "choose one with --template (\(ChatTemplate.acceptedNames.joined(separator: ", ")))"
+        case .controlTokenText(let excerpt):
+            "a message holds the text of a control token (in \(excerpt.debugDescription)) that the chat template "
+                + "rewrote; Tide refuses it rather than let it be read as a turn marker"
+        case .nulCharacter(let role):
+            "a \(role.rawValue) message holds a NUL character (U+0000), which a chat template cannot carry; remove it"
         case .tokenizationFailed(let characters):
             "could not tokenize a text of \(characters) characters"
         case .decodeFailed(let code):

@@ -5,6 +5,8 @@ final class LlamaLogitsView: LogitsView {
     private let logits: UnsafeMutablePointer<Float>
     private let model: LlamaModel
     let vocabularySize: Int
+    /// Whether some token was banned, so that ``hasCandidates`` must look.
+    private var banned = false
 
     init(logits: UnsafeMutablePointer<Float>, model: LlamaModel) {
         self.logits = logits
@@ -37,5 +39,12 @@ final class LlamaLogitsView: LogitsView {
     func ban(_ token: Int32) {
         guard model.isValidToken(token) else { return }
         logits[Int(token)] = -.infinity
+        banned = true
+    }
+
+    /// Whether some token can still be sampled: false when hooks banned every one.
+    var hasCandidates: Bool {
+        guard banned else { return true }
+        return (0..<vocabularySize).contains { logits[$0] > -.infinity }
     }
 }

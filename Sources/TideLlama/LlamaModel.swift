@@ -38,7 +38,7 @@ public final class LlamaModel: @unchecked Sendable {
         LlamaRuntime.ensureInitialised()
         LlamaRuntime.clearErrors()
         var parameters = llama_model_default_params()
-        parameters.n_gpu_layers = Int32(gpuLayers)
+        parameters.n_gpu_layers = Int32(clamping: gpuLayers)
         let box = progress.map { Unmanaged.passRetained(ProgressBox($0)) }
         defer { box?.release() }
         if let box {
@@ -115,11 +115,6 @@ public final class LlamaModel: @unchecked Sendable {
         case .model: try ChatTemplate.render(messages, with: facts.chatTemplate ?? "chatml")
         case .raw: messages.map(\.content).filter { !$0.isEmpty }.joined(separator: "\n\n")
         }
-    }
-
-    /// A prompt's tokens: the chat rendered with `template`, tokenized with control tokens recognised.
-    public func promptTokens(for messages: [ChatMessage], template: ChatTemplate) throws(LlamaError) -> [Int32] {
-        try tokenize(renderPrompt(messages, template: template), addSpecial: true, parseSpecial: true)
     }
 
     private static func readFacts(_ model: OpaquePointer, vocab: OpaquePointer, path: String) -> ModelFacts {

@@ -25,13 +25,9 @@ final class LlamaReplyDecoder: ReplyDecoder {
             try backend.evaluate([pending])
             self.pending = nil
         }
-        if let adjustingLogits, let logits = llama_get_logits_ith(backend.context, -1) {
-            try adjustingLogits(LlamaLogitsView(logits: logits, model: backend.model))
-        }
-        let token = sampler.sample(backend.context)
-        if backend.model.isEndOfGeneration(token) { return .endOfGeneration }
-        pending = token
-        return .token(id: token, bytes: backend.model.tokenBytes(token))
+        let step = try sampler.step(backend.context, model: backend.model, adjustingLogits: adjustingLogits)
+        if case .token(let id, _) = step { pending = id }
+        return step
     }
 
     func close() { backend.endReply() }

@@ -59,14 +59,7 @@ final class LlamaSequenceDecoder: ReplyDecoder {
                 } : nil,
                 onAdvance: { chunk in backend.cache.withLock { $0.kept.tokens += chunk } },
                 onFailure: { context, start in backend.cache.withLock { $0.kept.truncate(to: start, in: context) } },
-                finish: { context, index in
-                    if let adjust = adjust.value, let logits = llama_get_logits_ith(context, index) {
-                        try adjust(LlamaLogitsView(logits: logits, model: model))
-                    }
-                    let token = sampler.sample(context, at: index)
-                    if model.isEndOfGeneration(token) { return .endOfGeneration }
-                    return .token(id: token, bytes: model.tokenBytes(token))
-                },
+                finish: { context, index in try sampler.step(context, at: index, model: model, adjustingLogits: adjust.value) },
                 resume: { continuation.resume(with: $0) })
             backend.engine.step(request)
         }

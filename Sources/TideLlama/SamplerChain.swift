@@ -49,6 +49,21 @@ final class SamplerChain {
         return Int32(best)
     }
 
+    /// One decoding step from the logits of batch entry `index`: the hooks' adjustments, then
+    /// the sampled token, the model's end, or the end of the candidates when hooks banned them all.
+    func step(_ context: OpaquePointer, at index: Int32 = -1, model: LlamaModel,
+              adjustingLogits: ((any LogitsView) throws -> Void)?) throws -> DecodedToken
+    {
+        if let adjustingLogits, let logits = llama_get_logits_ith(context, index) {
+            let view = LlamaLogitsView(logits: logits, model: model)
+            try adjustingLogits(view)
+            guard view.hasCandidates else { return .everyTokenBanned }
+        }
+        let token = sample(context, at: index)
+        if model.isEndOfGeneration(token) { return .endOfGeneration }
+        return .token(id: token, bytes: model.tokenBytes(token))
+    }
+
     private func add(_ sampler: UnsafeMutablePointer<llama_sampler>?) {
         llama_sampler_chain_add(chain, sampler)
     }

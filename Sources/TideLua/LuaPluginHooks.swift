@@ -12,8 +12,9 @@ extension LuaPlugin {
         let (results, edited) = try call(.prompt, [argument], results: 1, readBackFirst: true)
         if let answer = results.first?.string { return .answer(answer) }
         guard let edited else { return .proceed }
+        let parameters = try Self.parameters(from: edited["params"], over: prompt.parameters)
         prompt.messages = try Self.messages(from: edited["messages"])
-        prompt.parameters = Self.parameters(from: edited["params"], over: prompt.parameters)
+        prompt.parameters = parameters
         return .proceed
     }
 
@@ -87,17 +88,56 @@ extension LuaPlugin {
         return .table(array: [], fields: fields)
     }
 
-    static func parameters(from value: LuaValue, over base: GenerationParameters) -> GenerationParameters {
+    /// The parameters `on_prompt` left in `prompt.params`, over `base`. A value of the wrong
+    /// type, a fraction or a number too large for a count, and a value out of range (checked by
+    /// ``GenerationParameters/validate()``) are errors that name the field.
+    static func parameters(from value: LuaValue, over base: GenerationParameters) throws(LuaError) -> GenerationParameters {
         var parameters = base
-        if let number = value["temperature"].number { parameters.temperature = number }
-        if let number = value["top_k"].number { parameters.topK = Int(number) }
-        if let number = value["top_p"].number { parameters.topP = number }
-        if let number = value["min_p"].number { parameters.minP = number }
-        if let number = value["repeat_penalty"].number { parameters.repeatPenalty = number }
-        if let number = value["max_tokens"].number { parameters.maxTokens = Int(number) }
-        if let number = value["seed"].number, let seed = UInt32(exactly: number) { parameters.seed = seed }
+        func number(_ field: String) throws(LuaError) -> Double? {
+            switch value[field] {
+            case .nil: return nil
+            case let given:
+                guard let number = given.number else {
+                    throw LuaError(.runtime, "on_prompt set prompt.params.\(field) to a \(given.typeName); it must be a number")
+                }
+                return number
+            }
+        }
+        func whole(_ field: String) throws(LuaError) -> Int? {
+            guard let number = try number(field) else { return nil }
+            guard let whole = Int(exactly: number) else {
+                throw LuaError(.runtime, "on_prompt set prompt.params.\(field) to \(Self.shown(number)); "
+                    + "it must be a whole number")
+            }
+            return whole
+        }
+        if let number = try number("temperature") { parameters.temperature = number }
+        if let count = try whole("top_k") { parameters.topK = count }
+        if let number = try number("top_p") { parameters.topP = number }
+        if let number = try number("min_p") { parameters.minP = number }
+        if let number = try number("repeat_penalty") { parameters.repeatPenalty = number }
+        if let count = try whole("max_tokens") { parameters.maxTokens = count }
+        if let number = try number("seed") {
+            guard let seed = UInt32(exactly: number) else {
+                throw LuaError(.runtime, "on_prompt set prompt.params.seed to \(Self.shown(number)); "
+                    + "it must be a whole number from 0 to \(UInt32.max)")
+            }
+            parameters.seed = seed
+        }
         if case .table(let stops, _) = value["stop"] { parameters.stop = stops.compactMap(\.string) }
+        do {
+            try parameters.validate()
+        } catch {
+            throw LuaError(.runtime, "on_prompt set prompt.params.\(String(error.name.map { $0 == "-" ? "_" : $0 })) "
+                + "to \(error.value); it must be \(error.requirement)")
+        }
         return parameters
+    }
+
+    /// A number as Lua would print it: whole numbers without a fraction.
+    static func shown(_ number: Double) -> String {
+        if let whole = Int64(exactly: number) { return "\(whole)" }
+        return number.isNaN ? "nan" : "\(number)"
     }
 
     static func messages(from value: LuaValue) throws(LuaError) -> [ChatMessage] {

@@ -6,7 +6,7 @@ public enum PluginError: Error, Sendable, Hashable, CustomStringConvertible {
     case badSpec(String, String)
     /// No plugin by that name in the places searched.
     case notFound(String, searched: [String])
-    /// The file cannot be read.
+    /// The file cannot be read: why, naming the file.
     case unreadable(String)
     /// The file does not define a valid plugin.
     case invalid(path: String, String)
@@ -18,7 +18,7 @@ public enum PluginError: Error, Sendable, Hashable, CustomStringConvertible {
         case .badSpec(let text, let problem): "bad plugin spec '\(text)': \(problem) (write NAME key=value …)"
         case .notFound(let name, let searched):
             "no plugin '\(name)' in " + searched.joined(separator: ", ") + " (give a path to a .lua file, or see `tide plugins list`)"
-        case .unreadable(let path): "cannot read plugin file \(path)"
+        case .unreadable(let reason): reason
         case .invalid(let path, let problem): "\(path): \(problem)"
         case .badOption(let plugin, let problem): "plugin \(plugin): \(problem)"
         }

@@ -1,4 +1,5 @@
 import Foundation
+import TideCore
 
 /// A plugin's file found and read once, to make fresh instances from (`tide serve` gives every
 /// request its own).
@@ -10,13 +11,21 @@ public struct PluginSource: Sendable, Hashable {
     /// The file's Lua source.
     public let text: String
 
+    /// The most a plugin file may hold.
+    public static let fileSizeLimit = 4 << 20
+
     /// Finds and reads the plugin `spec` names.
     public init(spec: PluginSpec, locator: PluginLocator = .standard) throws(PluginError) {
         let url = try locator.locate(spec.name)
-        guard let data = FileManager.default.contents(atPath: url.path) else { throw .unreadable(url.path) }
+        let bytes: [UInt8]
+        do {
+            bytes = try InputFile.contents(of: url.path, what: "plugin", limit: Self.fileSizeLimit)
+        } catch {
+            throw .unreadable(error.description)
+        }
         self.spec = spec
         path = url.path
-        text = String(decoding: data, as: UTF8.self)
+        text = String(decoding: bytes, as: UTF8.self)
     }
 
     /// A new instance, configured with the spec's options.

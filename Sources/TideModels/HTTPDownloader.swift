@@ -8,7 +8,7 @@ struct HTTPDownloader {
 
     /// Downloads `url` into `partial`, continuing after the bytes it already holds.
     func download(_ url: URL, into partial: URL, progress: @Sendable (FetchProgress) -> Void) async throws {
-        let existing = fileSize(partial)
+        let existing = ModelStore.fileSize(partial) ?? 0
         var request = HTTPClientRequest(url: url.absoluteString)
         if existing > 0 { request.headers.add(name: "Range", value: "bytes=\(existing)-") }
         let response = try await client.execute(request, timeout: .hours(24))
@@ -34,16 +34,20 @@ struct HTTPDownloader {
         try handle.truncate(atOffset: UInt64(offset))
         try handle.seekToEnd()
         let total = response.headers.first(name: "Content-Length").flatMap(Int64.init).map { $0 + offset }
+        if let total { try ModelPuller.requireSpace(total - offset, at: partial) }
         progress(FetchProgress(received: offset, total: total))
         for try await chunk in response.body {
-            try handle.write(contentsOf: Data(chunk.readableBytesView))
+            do {
+                try handle.write(contentsOf: Data(chunk.readableBytesView))
+            } catch where FileSystemFailure.isOutOfSpace(error) {
+                throw ModelFetchError.noSpace(folder: partial.deletingLastPathComponent().path,
+                                              needed: (total ?? offset) - offset, available: FileSystemFailure.availableBytes(at: partial))
+            } catch {
+                throw ModelFetchError.cannotWrite(path: partial.path, reason: FileSystemFailure.reason(error))
+            }
             offset += Int64(chunk.readableBytes)
             progress(FetchProgress(received: offset, total: total))
         }
         if let total, offset != total { throw ModelFetchError.incomplete(received: offset, expected: total) }
-    }
-
-    private func fileSize(_ url: URL) -> Int64 {
-        ((try? FileManager.default.attributesOfItem(atPath: url.path)[.size]) as? NSNumber)?.int64Value ?? 0
     }
 }

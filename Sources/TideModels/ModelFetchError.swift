@@ -10,6 +10,10 @@ public enum ModelFetchError: Error, Sendable, Hashable, CustomStringConvertible 
     case toolFailed(command: String, status: Int32, output: String)
     /// The URL has no file name to store it under.
     case noFileName(String)
+    /// The model's folder has too little free space; the partial download is kept.
+    case noSpace(folder: String, needed: Int64, available: Int64?)
+    /// The model's folder (or a file in it) cannot be written.
+    case cannotWrite(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -23,8 +27,19 @@ public enum ModelFetchError: Error, Sendable, Hashable, CustomStringConvertible 
             "`\(command)` failed with status \(status)" + (output.isEmpty ? "" : ": \(output)")
         case .noFileName(let url):
             "cannot tell a file name from \(url)"
+        case .noSpace(let folder, let needed, let available):
+            "no space left in \(folder): the model needs \(Self.megabytes(needed))"
+                + (available.map { ", \(Self.megabytes($0)) are free" } ?? "")
+                + "; free some space (or set XDG_CACHE_HOME to a larger disk) and pull again: the part already downloaded is kept"
+        case .cannotWrite(let path, let reason):
+            "cannot write \(path): \(reason); set XDG_CACHE_HOME to a writable folder, or give the model as a path to a .gguf file"
         }
     }
+}
+
+extension ModelFetchError {
+    /// Bytes in whole megabytes ("98 MB"), as download sizes are usually given.
+    static func megabytes(_ bytes: Int64) -> String { "\((bytes + 999_999) / 1_000_000) MB" }
 }
 
 /// How much of a model has arrived.

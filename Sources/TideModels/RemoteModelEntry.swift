@@ -1,4 +1,5 @@
 import Foundation
+import TideCore
 
 /// A model of the user's registry that runs on an OpenAI-compatible server: `--model NAME`
 /// sends its replies there.
@@ -17,6 +18,9 @@ public struct RemoteModelEntry: Sendable, Hashable, Decodable {
     public var systemPrompt: String?
     /// Seconds the server may stay silent before a reply fails (default 120).
     public var timeout: Int?
+
+    /// The timeouts accepted, in seconds: up to a day.
+    public static let timeoutRange = 1...86_400
 
     enum CodingKeys: String, CodingKey {
         case name, kind, url, model, timeout
@@ -40,15 +44,15 @@ public struct RemoteModelEntry: Sendable, Hashable, Decodable {
         model = try container.decodeIfPresent(String.self, forKey: .model) ?? name
         apiKeyVariable = try container.decodeIfPresent(String.self, forKey: .apiKeyVariable)
         contextLength = try container.decodeIfPresent(Int.self, forKey: .contextLength)
-        if let contextLength, contextLength < 16 {
-            throw DecodingError.dataCorruptedError(forKey: .contextLength, in: container,
-                                                   debugDescription: "context_length must be at least 16, not \(contextLength)")
+        if let contextLength, !ModelDescription.contextSizes.contains(contextLength) {
+            throw DecodingError.dataCorruptedError(forKey: .contextLength, in: container, debugDescription:
+                "context_length must be from 16 to \(ModelDescription.contextSizes.upperBound), not \(contextLength)")
         }
         systemPrompt = try container.decodeIfPresent(String.self, forKey: .systemPrompt)
         timeout = try container.decodeIfPresent(Int.self, forKey: .timeout)
-        if let timeout, timeout < 1 {
-            throw DecodingError.dataCorruptedError(forKey: .timeout, in: container,
-                                                   debugDescription: "timeout must be at least 1 second, not \(timeout)")
+        if let timeout, !Self.timeoutRange.contains(timeout) {
+            throw DecodingError.dataCorruptedError(forKey: .timeout, in: container, debugDescription:
+                "timeout must be from 1 to \(Self.timeoutRange.upperBound) seconds, not \(timeout)")
         }
     }
 

@@ -23,9 +23,15 @@ public struct UserModels: Sendable, Hashable {
 
     /// The entries of `file`; none when it does not exist.
     public init(file: URL = UserModels.standardFile) throws(UserModelsError) {
-        guard let data = FileManager.default.contents(atPath: file.path) else {
+        guard InputFile.kind(of: file.path) != .missing else {
             entries = []
             return
+        }
+        let data: Data
+        do {
+            data = Data(try InputFile.contents(of: file.path, what: "model registry", limit: 1 << 20))
+        } catch {
+            throw UserModelsError(file: file.path, detail: error.reason)
         }
         struct Document: Decodable { var models: [RemoteModelEntry] }
         do {

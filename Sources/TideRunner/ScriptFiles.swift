@@ -1,4 +1,5 @@
 import Foundation
+import TideModels
 import TideScript
 
 /// Finding scripts on disk, naming their golden transcripts, and writing transcripts safely.
@@ -51,16 +52,47 @@ public enum ScriptFiles {
     }
 
     /// Writes `script` to `path` through a temporary file and a rename, so a reader never sees
-    /// half a transcript. Creates the folder if needed.
+    /// half a transcript, and a failed write leaves nothing behind. Creates the folder if needed.
     public static func write(_ script: ConversationScript, to path: String) throws {
         let url = URL(fileURLWithPath: path)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
-        try Data(script.printed().utf8).write(to: temporary)
+        do {
+            try prepareFolder(url.deletingLastPathComponent().path)
+            try Data(script.printed().utf8).write(to: temporary)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw ScriptRunError("\(path): cannot write the transcript: \(FileSystemFailure.reason(error))")
+        }
         guard rename(temporary.path, url.path) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = FileSystemFailure.reason(errno: errno)
             try? FileManager.default.removeItem(at: temporary)
             throw ScriptRunError("\(path): cannot write the transcript: \(reason)")
+        }
+    }
+
+    /// Creates `folder` if needed and checks that files can be made in it, so that a command
+    /// that writes transcripts fails before it generates anything, not after.
+    public static func prepareFolder(_ folder: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw ScriptRunError("\(folder): cannot create the folder: \(FileSystemFailure.reason(error))")
+        }
+        guard access(folder, W_OK) == 0 else {
+            throw ScriptRunError("\(folder): cannot write files in this folder: \(FileSystemFailure.reason(errno: errno))")
+        }
+        if let free = FileSystemFailure.availableBytes(at: URL(fileURLWithPath: folder)), free < 64 << 10 {
+            throw ScriptRunError("\(folder): cannot write files in this folder: \(FileSystemFailure.reason(errno: ENOSPC)) "
+                + "(\(free) bytes free)")
+        }
+    }
+
+    /// The scripts among `files` that writing transcripts into `folder` would replace (a script
+    /// whose transcript, named like it, lands on the script itself).
+    public static func scriptsReplaced(in files: [String], byTranscriptsIn folder: String) -> [String] {
+        let target = URL(fileURLWithPath: folder).resolvingSymlinksInPath().standardizedFileURL.path
+        return files.filter {
+            URL(fileURLWithPath: $0).resolvingSymlinksInPath().deletingLastPathComponent().standardizedFileURL.path == target
         }
     }
 }

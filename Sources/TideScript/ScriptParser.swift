@@ -3,8 +3,9 @@ import TideCore
 
 extension ConversationScript {
     /// Parses a script (the grammar is in docs/conversations.md).
+    /// A byte-order mark at the start is ignored.
     public init(parsing text: String) throws(ScriptParseError) {
-        var parser = ScriptParser(text: text)
+        var parser = ScriptParser(text: text.hasPrefix("\u{FEFF}") ? String(text.unicodeScalars.dropFirst()) : text)
         self.init(entries: try parser.parse())
     }
 
@@ -32,32 +33,21 @@ extension ConversationScript {
         throw ScriptParseError(line: line, column: 1, message: "the file is not valid UTF-8", lineText: "")
     }
 
-    /// Reads and parses a script file; errors name the file.
+    /// The most a script file may hold.
+    public static let fileSizeLimit = 16 << 20
+
+    /// Reads and parses a script file; errors name the file. A FIFO, a device or a folder, a
+    /// file over ``fileSizeLimit`` and an unreadable file are ``InputFileError``s.
     public init(contentsOf url: URL) throws {
-        let data: Data
+        let bytes = try InputFile.contents(of: url.path, what: "script", limit: Self.fileSizeLimit)
         do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw ScriptFileError(path: url.path, reason: (error as NSError).localizedDescription)
-        }
-        do {
-            try self.init(bytes: Array(data))
+            try self.init(bytes: bytes)
         } catch {
             var located = error
             located.file = url.path
             throw located
         }
     }
-}
-
-/// A script file that cannot be read at all.
-public struct ScriptFileError: Error, Sendable, CustomStringConvertible {
-    /// The file.
-    public var path: String
-    /// Why.
-    public var reason: String
-
-    public var description: String { "\(path): cannot read the script: \(reason)" }
 }
 
 /// Reads a script line by line, checking each line and the order of turns and expectations.
@@ -282,8 +272,9 @@ struct ScriptParser {
         case "plugin": directive = .plugin(try text())
         case "unload": directive = .unload(try text())
         case "ctx-size":
-            guard let size = Int(value), size >= 16 else {
-                throw error("@ctx-size must be a whole number ≥ 16, not '\(value)'", column: valueColumn)
+            guard let size = Int(value), ModelDescription.contextSizes.contains(size) else {
+                throw error("@ctx-size must be a whole number from \(ModelDescription.contextSizes.lowerBound) to "
+                    + "\(ModelDescription.contextSizes.upperBound), not '\(value)'", column: valueColumn)
             }
             directive = .contextSize(size)
         case "generated":

@@ -32,7 +32,7 @@ struct BenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         var benchmarks = Benchmarks(model: try await modelOptions.loadLocal(), executable: try Self.executablePath(),
-                                    threads: modelOptions.threads)
+                                    threads: modelOptions.checkedThreads)
         benchmarks.rounds = rounds
         benchmarks.decodeTokens = decodeTokens
         benchmarks.plugins = try Self.benchmarkPlugins.map { try LuaPlugin(spec: PluginSpec(parsing: $0)) }

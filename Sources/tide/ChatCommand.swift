@@ -53,7 +53,7 @@ struct ChatCommand: AsyncParsableCommand {
             view.banner(chat)
             await converse(chat, editor: editor, view: view)
         } else {
-            await answerPipedInput(chat)
+            try await answerPipedInput(chat)
         }
     }
 
@@ -76,11 +76,14 @@ struct ChatCommand: AsyncParsableCommand {
         }
     }
 
-    /// Answers every line (or block) of standard input, then returns.
-    private func answerPipedInput(_ chat: ChatController) async {
+    /// Answers every line (or block) of standard input, then returns. A line or block longer
+    /// than ``StandardInput/limit`` ends the chat with an error; what came before it was answered.
+    private func answerPipedInput(_ chat: ChatController) async throws {
         var input = ChatInput()
-        while let line = readLine() {
+        var standardInput = StandardInput()
+        while let line = try standardInput.readLine() {
             if let text = input.add(line), await chat.handle(text) == .quit { return }
+            if input.pendingBytes > StandardInput.limit { throw StandardInput.TooLong(what: "a block") }
         }
         if let text = input.finish() { _ = await chat.handle(text) }
     }

@@ -29,7 +29,7 @@ struct GenerateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let parameters = try sampling.parameters()
-        let text = prompt == "-" ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) : prompt
+        let text = prompt == "-" ? try StandardInput.readAll() : prompt
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw ValidationError("the prompt is empty")
         }

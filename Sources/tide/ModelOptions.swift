@@ -41,12 +41,16 @@ struct ModelOptions: ParsableArguments {
     var gpuLayers: Int = 0
 
     func validate() throws {
-        if let contextSize, contextSize < 16 { throw ValidationError("--ctx-size must be at least 16, not \(contextSize)") }
+        let contextRange = ModelDescription.contextSizes
+        if let contextSize, !contextRange.contains(contextSize) {
+            throw ValidationError("--ctx-size must be from \(contextRange.lowerBound) to \(contextRange.upperBound), not \(contextSize)")
+        }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1, not \(threads)") }
-        if let remoteTimeout, remoteTimeout < 1 {
-            throw ValidationError("--remote-timeout must be at least 1 second, not \(remoteTimeout)")
+        if let remoteTimeout, !RemoteModelEntry.timeoutRange.contains(remoteTimeout) {
+            throw ValidationError("--remote-timeout must be from 1 to \(RemoteModelEntry.timeoutRange.upperBound) seconds, not \(remoteTimeout)")
         }
         if batchSize < 1 { throw ValidationError("--batch-size must be at least 1, not \(batchSize)") }
+        if gpuLayers < -1 { throw ValidationError("--gpu-layers must be -1 (all) or a count ≥ 0, not \(gpuLayers)") }
         if let template, (try? ChatTemplate(parsing: template)) == nil {
             throw ValidationError("unknown --template '\(template)'; choose one of: "
                 + ChatTemplate.acceptedNames.joined(separator: ", "))
@@ -65,7 +69,7 @@ struct ModelOptions: ParsableArguments {
     /// which model it runs; it must run exactly one.
     func setup() async throws -> ModelSetup {
         var setup = ModelSetup(model: model ?? ModelRegistry.defaultModelID, template: template, contextSize: contextSize,
-                               threads: threads, batchSize: batchSize, gpuLayers: gpuLayers)
+                               threads: checkedThreads, batchSize: batchSize, gpuLayers: gpuLayers)
         setup.remoteTimeout = remoteTimeout.map { .seconds($0) }
         guard let remote else { return setup }
         let server = try RemoteServer(parsing: remote)
@@ -85,6 +89,16 @@ struct ModelOptions: ParsableArguments {
 }
 
 extension ModelOptions {
+    /// `--threads`, at most the machine's cores: more make every decoding step wait for
+    /// threads that are not running. Says so on stderr when it lowers the count.
+    var checkedThreads: Int? {
+        guard let threads, threads > LlamaContextOptions.coreCount else { return threads }
+        let cores = LlamaContextOptions.coreCount
+        Terminal.warn("--threads \(threads) is more than this machine's \(cores) cores; using \(cores) "
+            + "(extra threads would wait on each other at every token)")
+        return cores
+    }
+
     /// The setup, and its model loaded (with a progress bar on a terminal).
     func load(from cache: ModelCache = ModelCache()) async throws -> (setup: ModelSetup, model: LoadedModel) {
         let setup = try await setup()

@@ -23,8 +23,12 @@ struct PluginOptions: ParsableArguments {
 
     func validate() throws {
         if instructions < 1000 { throw ValidationError("--plugin-instructions must be at least 1000, not \(instructions)") }
-        if memoryMiB < 1 { throw ValidationError("--plugin-memory must be at least 1 (MiB), not \(memoryMiB)") }
-        if timeoutMilliseconds < 1 { throw ValidationError("--plugin-timeout must be at least 1 (ms), not \(timeoutMilliseconds)") }
+        if !(1...16_384).contains(memoryMiB) {
+            throw ValidationError("--plugin-memory must be from 1 to 16384 (MiB), not \(memoryMiB)")
+        }
+        if !(1...3_600_000).contains(timeoutMilliseconds) {
+            throw ValidationError("--plugin-timeout must be from 1 to 3600000 (ms), not \(timeoutMilliseconds)")
+        }
     }
 
     /// The sandbox limits the flags choose.

@@ -30,6 +30,10 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write each script's transcript (a replayable script) into this folder.", valueName: "dir"))
     var out: String?
 
+    @Flag(name: .customLong("replace-scripts"),
+          help: "Allow --out to be the scripts' own folder, replacing each script with its transcript.")
+    var replaceScripts = false
+
     @Flag(name: .shortAndLong, help: "Only failures and the summary.")
     var quiet = false
 
@@ -76,6 +80,21 @@ struct RunCommand: AsyncParsableCommand {
             Terminal.warn("Error: \(clash.joined(separator: " and ")) would both be written to \(out!)/\(name); "
                           + "replay them with separate --out folders")
             throw ExitCode(2)
+        }
+        if let out {
+            do {
+                try ScriptFiles.prepareFolder(out)
+            } catch {
+                Terminal.warn("Error: \(error)")
+                throw ExitCode(2)
+            }
+            let replaced = ScriptFiles.scriptsReplaced(in: files, byTranscriptsIn: out)
+            if let first = replaced.first, !replaceScripts {
+                Terminal.warn("Error: --out \(out) would replace \(first)"
+                    + (replaced.count > 1 ? " and \(replaced.count - 1) more script\(replaced.count > 2 ? "s" : "")" : "")
+                    + " with its transcript; choose another folder, or add --replace-scripts to do that")
+                throw ExitCode(2)
+            }
         }
         let sequences = min(parallel, files.count)
         let runner = try await makeRunner(files: files, sequences: sequences)

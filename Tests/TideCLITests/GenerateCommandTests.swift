@@ -29,10 +29,10 @@ extension CommandLineTests {
         }
 
         @Test(arguments: [
-            (["--temperature=-1"], "--temperature must be a number ≥ 0, not -1.0"),
+            (["--temperature=-1"], "--temperature must be a number from 0 to 3.4e+38, not -1.0"),
             (["--top-p", "1.5"], "--top-p must be a number in (0, 1], not 1.5"),
-            (["--max-tokens", "0"], "--max-tokens must be a whole number ≥ 1, not 0"),
-            (["--ctx-size", "2"], "--ctx-size must be at least 16, not 2"),
+            (["--max-tokens", "0"], "--max-tokens must be a whole number from 1 to 2147483647, not 0"),
+            (["--ctx-size", "2"], "--ctx-size must be from 16 to 16777216, not 2"),
             (["--template", "klingon"], "unknown --template 'klingon'"),
             (["--model", "llama-9000"], "unknown model 'llama-9000'"),
             (["--model", "/nonexistent/x.gguf"], "no model file at /nonexistent/x.gguf"),

@@ -127,14 +127,14 @@ extension CommandLineTests {
 
             try Data(#"{"models": [{"name": "flaky", "kind": "remote", "url": "http://x", "timeout": 0}]}"#.utf8).write(to: registry)
             let broken = try TideProcess.run(["generate", "--model", "flaky", "Hi"], environment: ["XDG_CONFIG_HOME": scratch.path])
-            #expect(broken.stderr.contains("\(registry.path): at models[0].timeout: timeout must be at least 1 second, not 0"),
+            #expect(broken.stderr.contains("\(registry.path): at models[0].timeout: timeout must be from 1 to 86400 seconds, not 0"),
                     "\(broken.stderr)")
         }
 
         @Test(arguments: [
             (["--remote", "ftp://host"], "--remote: 'ftp://host' is not a server URL", Int32(2)),
             (["--remote", "http://127.0.0.1:9", "--template", "chatml"], "--template does not apply to --remote", 2),
-            (["--remote", "http://127.0.0.1:9", "--remote-timeout", "0"], "--remote-timeout must be at least 1 second, not 0", 2),
+            (["--remote", "http://127.0.0.1:9", "--remote-timeout", "0"], "--remote-timeout must be from 1 to 86400 seconds, not 0", 2),
             (["--remote", "http://127.0.0.1:9"], "cannot reach http://127.0.0.1:9/v1/models: Connection refused", 1),
             (["--remote", "http://127.0.0.1:9", "--model", "m"], "cannot reach http://127.0.0.1:9/v1/chat/completions: Connection refused", 1),
         ])

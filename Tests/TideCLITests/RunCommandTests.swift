@@ -3,11 +3,7 @@ import Testing
 
 extension CommandLineTests {
     @Suite struct RunCommandTests {
-        func scratchFolder() throws -> URL {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tide-cli-run-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            return folder
-        }
+        func scratchFolder() throws -> URL { try CommandLineTests.scratchFolder("run") }
 
         @Test func theExampleConversationsPass() throws {
             let result = try TideProcess.run(["run", "Conversations/"])

@@ -14,10 +14,12 @@ struct TideProcess {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tide")
     }
 
-    /// Runs `tide` (or another `program`) with `arguments`, `stdin` as its input and `environment`
-    /// added to the test's.
-    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
-                    program: URL = executable) throws -> Result {
+    /// Runs `tide` (or another `program`) with `arguments`, `stdin` (text, or the file at
+    /// `stdinFile`) as its input and `environment` added to the test's. A process still running
+    /// after `timeout` is killed, and the result says so (status `killedStatus`).
+    static func run(_ arguments: [String], stdin: String? = nil, stdinFile: String? = nil,
+                    environment: [String: String] = [:], program: URL = executable,
+                    timeout: Duration = .seconds(900)) throws -> Result {
         let process = Process()
         process.executableURL = program
         process.arguments = arguments
@@ -27,10 +29,20 @@ struct TideProcess {
         let input = Pipe()
         process.standardOutput = output
         process.standardError = errors
-        process.standardInput = input
+        if let stdinFile {
+            guard let file = FileHandle(forReadingAtPath: stdinFile) else { throw CocoaError(.fileReadNoSuchFile) }
+            process.standardInput = file
+        } else {
+            process.standardInput = input
+        }
         try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
+        if stdinFile == nil {
+            if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+            try input.fileHandleForWriting.close()
+        }
+        let killer = DispatchWorkItem { kill(process.processIdentifier, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(timeout.components.seconds * 1000)), execute: killer)
+        defer { killer.cancel() }
         // Read both pipes concurrently so neither can fill up and block the child.
         let errorData = Mutex(Data())
         let reader = Thread { errorData.withLock { $0 = errors.fileHandleForReading.readDataToEndOfFile() } }
@@ -38,7 +50,11 @@ struct TideProcess {
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         while reader.isExecuting || !reader.isFinished { usleep(1000) }
-        return Result(status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
+        let killed = process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
+        return Result(status: killed ? killedStatus : process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
                       stderr: errorData.withLock { String(decoding: $0, as: UTF8.self) })
     }
+
+    /// The status of a process killed for outliving its timeout.
+    static let killedStatus: Int32 = -9
 }

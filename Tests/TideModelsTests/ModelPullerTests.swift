@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import TideModels
+import TideTestSupport
 
 @Suite struct ModelPullerTests {
     let server: LocalFileServer
@@ -80,5 +81,55 @@ import Testing
         _ = try await puller.pull(url: server.url("model.gguf"), sha256: sha256(data)) { _ in }
         _ = try await puller.pull(url: server.url("model.gguf"), sha256: sha256(data)) { _ in }
         #expect(server.requests.count == 1)
+    }
+
+    /// A pull into a full disk was reported as a checksum mismatch.
+    @Test(.enabled(if: ScratchFileSystem.available, "needs root to mount a tmpfs"))
+    func aFullDiskIsReportedAsSuchAndKeepsThePartialFile() async throws {
+        let data = try server.publish("model.gguf", size: 3_000_000)
+        let disk = try ScratchFileSystem(bytes: 2 << 20)
+        let small = ModelStore(directory: disk.folder.appendingPathComponent("models"))
+        do {
+            _ = try await ModelPuller(store: small).pull(url: server.url("model.gguf"), sha256: sha256(data)) { _ in }
+            Issue.record("a 3 MB model was pulled onto a 2 MiB disk")
+        } catch let error as ModelFetchError {
+            guard case .noSpace(let folder, let needed, let available) = error else {
+                Issue.record("expected noSpace, got \(error)")
+                return
+            }
+            #expect(folder == small.directory.path)
+            #expect(needed == 3_000_000)
+            #expect((available ?? .max) < 2_100_000)
+            #expect(error.description.hasPrefix("no space left in \(small.directory.path): the model needs 3 MB, "))
+            #expect(error.description.contains("the part already downloaded is kept"))
+        }
+
+        // A partial download, then a disk that fills up: the next pull says so and keeps the part.
+        let roomy = try ScratchFileSystem(bytes: 4 << 20)
+        let store = ModelStore(directory: roomy.folder.appendingPathComponent("models"))
+        await #expect(throws: (any Error).self) {
+            _ = try await ModelPuller(store: store).pull(url: server.url("drop-after/1000000/model.gguf"), sha256: sha256(data)) { _ in }
+        }
+        roomy.fill()
+        await #expect(throws: (any Error).self) {
+            _ = try await ModelPuller(store: store).pull(url: server.url("model.gguf"), sha256: sha256(data)) { _ in }
+        }
+        let partial = store.directory.appendingPathComponent("model.gguf.partial")
+        #expect(((try FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? NSNumber)?.intValue ?? 0) > 0)
+    }
+
+    @Test(.enabled(if: ScratchFileSystem.available, "needs root to mount a tmpfs"))
+    func aReadOnlyStoreIsNamedWithWhatToDo() async throws {
+        _ = try server.publish("model.gguf", size: 100_000)
+        let disk = try ScratchFileSystem(bytes: 1 << 20)
+        try disk.makeReadOnly()
+        let store = ModelStore(directory: disk.folder.appendingPathComponent("models"))
+        do {
+            _ = try await ModelPuller(store: store).pull(url: server.url("model.gguf"), sha256: nil) { _ in }
+            Issue.record("a model was pulled into a read-only folder")
+        } catch let error as ModelFetchError {
+            #expect(error == .cannotWrite(path: store.directory.path, reason: "the file system is read-only"))
+            #expect(error.description.contains("set XDG_CACHE_HOME to a writable folder"))
+        }
     }
 }

@@ -168,3 +168,11 @@ struct ScriptParserTests {
                                  .expectation(Expectation(.contains("x", ignoringCase: false)))])
     }
 }
+
+/// Editors that write a UTF-8 byte-order mark made the first line unparsable.
+@Test func aByteOrderMarkIsIgnored() throws {
+    let text = "@temperature 0\nuser: Hi\n"
+    let marked = try ConversationScript(bytes: [0xEF, 0xBB, 0xBF] + Array(text.utf8))
+    #expect(marked == (try ConversationScript(parsing: text)))
+    #expect(try ConversationScript(parsing: "\u{FEFF}" + text) == ConversationScript(parsing: text))
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// A file-system error in words: what Foundation reports as "Error Domain=NSCocoaErrorDomain
+/// Code=642" becomes "no space left on the device".
+public enum FileSystemFailure {
+    /// Why `error` happened, in a few words (no path: the caller names it).
+    public static func reason(_ error: any Error) -> String {
+        let error = error as NSError
+        if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return reason(errno: Int32(underlying.code))
+        }
+        if error.domain == NSPOSIXErrorDomain { return reason(errno: Int32(error.code)) }
+        if error.domain == NSCocoaErrorDomain {
+            switch CocoaError.Code(rawValue: error.code) {
+            case .fileWriteOutOfSpace: return reason(errno: ENOSPC)
+            case .fileWriteVolumeReadOnly: return reason(errno: EROFS)
+            case .fileWriteNoPermission, .fileReadNoPermission: return reason(errno: EACCES)
+            case .fileNoSuchFile, .fileReadNoSuchFile: return reason(errno: ENOENT)
+            case .fileWriteFileExists: return reason(errno: EEXIST)
+            default: break
+            }
+        }
+        return error.localizedDescription
+    }
+
+    /// An `errno` value in words, lower-cased as part of a sentence.
+    public static func reason(errno code: Int32) -> String {
+        switch code {
+        case ENOSPC: "no space left on the device"
+        case EROFS: "the file system is read-only"
+        case EACCES, EPERM: "permission denied"
+        case ENOENT: "no such file or folder"
+        case ENOTDIR: "a part of the path is a file, not a folder"
+        case EISDIR: "it is a folder"
+        case EDQUOT: "the disk quota is used up"
+        default: String(cString: strerror(code)).lowercased()
+        }
+    }
+
+    /// Whether `error` is the device running out of space (or of quota).
+    public static func isOutOfSpace(_ error: any Error) -> Bool {
+        let reason = reason(error)
+        return reason == self.reason(errno: ENOSPC) || reason == self.reason(errno: EDQUOT)
+    }
+
+    /// Bytes free for an unprivileged writer on the file system holding `path` (or its nearest
+    /// existing parent), if it can be told.
+    public static func availableBytes(at path: URL) -> Int64? {
+        var folder = path
+        while !FileManager.default.fileExists(atPath: folder.path), folder.path != "/" {
+            folder = folder.deletingLastPathComponent()
+        }
+        var status = statvfs()
+        guard statvfs(folder.path, &status) == 0 else { return nil }
+        return Int64(status.f_bavail) * Int64(status.f_frsize)
+    }
+}
