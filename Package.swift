@@ -29,7 +29,8 @@ let package = Package(
         .target(name: "CEditLineShim", dependencies: ["CEditLine"]),
         .target(name: "TideCore"),
         .target(name: "TideLua", dependencies: ["TideCore", "CLua", "CLuaShim"]),
-        .target(name: "TideScript", dependencies: ["TideCore"]),
+        .target(name: "TideRegex"),
+        .target(name: "TideScript", dependencies: ["TideCore", "TideRegex"]),
         .target(name: "TideRunner", dependencies: ["TideCore", "TideScript", "TideLua", "TideLlama", "TideModels", "TideRemote"]),
         .target(name: "TideLlama", dependencies: ["TideCore", "CLlama"]),
         .target(
@@ -64,6 +65,7 @@ let package = Package(
         .testTarget(name: "TideCoreTests", dependencies: ["TideCore"]),
         .testTarget(name: "TideLuaTests", dependencies: ["TideLua", "TideLlama", "TideModels"]),
         .testTarget(name: "TideLlamaTests", dependencies: ["TideLlama", "TideModels", "TideTestSupport"]),
+        .testTarget(name: "TideRegexTests", dependencies: ["TideRegex", "TideTestSupport"]),
         .testTarget(name: "TideScriptTests", dependencies: ["TideScript", "TideTestSupport"]),
         .testTarget(name: "TideRunnerTests", dependencies: ["TideRunner", "TideScript", "TideLua"]),
         .testTarget(name: "TideModelsTests", dependencies: ["TideModels", "TideTestSupport"], exclude: ["Fixtures"]),

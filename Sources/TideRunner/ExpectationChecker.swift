@@ -1,11 +1,14 @@
 import Foundation
 import TideCore
 import TideLua
+import TideRegex
 import TideScript
 
 /// Checks expectations against a generated reply.
 struct ExpectationChecker {
     let limits: LuaLimits
+    /// The most time one `regex` check may take.
+    let regexTimeLimit: Duration
 
     /// What the checks look at.
     struct Reply {
@@ -17,21 +20,36 @@ struct ExpectationChecker {
 
     func check(_ located: LocatedExpectation, on reply: Reply) -> ExpectationResult {
         let expectation = located.expectation
-        var (held, fact) = evaluate(expectation.check, on: reply)
+        let (outcome, fact) = evaluate(expectation.check, on: reply)
+        // A check that could not be decided fails, with or without `not`.
+        guard var held = outcome else {
+            return ExpectationResult(expectation: expectation, line: located.line, passed: false, detail: fact)
+        }
         if expectation.negated { held.toggle() }
         let detail = held ? "" : fact.isEmpty ? (expectation.negated ? "it does" : "it does not") : fact
         return ExpectationResult(expectation: expectation, line: located.line, passed: held, detail: detail)
     }
 
-    /// Whether the check holds, and what was measured (empty when the check itself says it all).
-    private func evaluate(_ check: Expectation.Check, on reply: Reply) -> (Bool, String) {
+    /// Whether the check holds (nil when it could not be decided), and what was measured (empty
+    /// when the check itself says it all) or why it could not be decided.
+    private func evaluate(_ check: Expectation.Check, on reply: Reply) -> (Bool?, String) {
         switch check {
         case .contains(let text, let ignoringCase):
             let found = reply.text.range(of: text, options: ignoringCase ? [.caseInsensitive] : []) != nil
             return (found, "")
-        case .regex(let pattern):
-            guard let regex = try? Regex(pattern) else { return (false, "the regular expression does not compile") }
-            return (reply.text.contains(regex), "")
+        case .regex(let source):
+            // Scripts are checked when parsed; a transcript built in code may still hold a bad pattern.
+            let pattern: Pattern
+            do {
+                pattern = try Pattern(source)
+            } catch {
+                return (nil, "the regular expression does not compile: \(error)")
+            }
+            do {
+                return (try pattern.matches(reply.text, budget: MatchBudget(deadline: .now + regexTimeLimit)), "")
+            } catch {
+                return (nil, "the regular expression took too long on a reply of \(reply.text.count) characters")
+            }
         case .length(let bound):
             return (bound.contains(reply.text.count), "the reply has \(reply.text.count) characters")
         case .tokens(let bound):

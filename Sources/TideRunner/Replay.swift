@@ -24,7 +24,7 @@ struct Replay {
         session = ChatSession(backend: backend, systemPrompt: model.defaultSystemPrompt, parameters: parameters,
                               hooks: prepared.commandLinePlugins, hookErrorPolicy: runner.hookErrorPolicy,
                               overflowPolicy: runner.overflow)
-        checker = ExpectationChecker(limits: runner.limits)
+        checker = ExpectationChecker(limits: runner.limits, regexTimeLimit: runner.regexTimeLimit)
     }
 
     mutating func run(_ result: inout ScriptResult, replies: inout [Int: RecordedReply]) async throws {

@@ -34,6 +34,27 @@ struct Cursor {
         column += count
     }
 
+    /// How many characters from here the `scalar`-th Unicode scalar (from 0) of the argument
+    /// starting here was written: in a quoted string, its escapes (`\n`, `\u{…}`) count as written.
+    func offset(ofScalar scalar: Int, quoted: Bool) -> Int {
+        var scalars = 0
+        var offset = quoted ? 1 : 0
+        var index = quoted ? rest.index(after: rest.startIndex) : rest.startIndex
+        while index < rest.endIndex && scalars < scalar {
+            var next = rest.index(after: index)
+            if quoted && rest[index] == "\\" && next < rest.endIndex {
+                next = rest[next] == "u" ? rest[next...].firstIndex(of: "}").map(rest.index(after:)) ?? rest.endIndex
+                    : rest.index(after: next)
+                scalars += 1
+            } else {
+                scalars += rest[index].unicodeScalars.count
+            }
+            offset += rest.distance(from: index, to: next)
+            index = next
+        }
+        return offset
+    }
+
     /// Moves to `remainder`, a suffix of the current rest.
     mutating func advance(to remainder: Substring) {
         advance(by: rest.count - remainder.count)

@@ -1,5 +1,6 @@
 import Foundation
 import TideCore
+import TideRegex
 
 extension ConversationScript {
     /// Parses a script (the grammar is in docs/conversations.md).
@@ -167,12 +168,13 @@ struct ScriptParser {
         case "contains", "icontains":
             check = .contains(try argument(&cursor, what: "the text to look for"), ignoringCase: kind == "icontains")
         case "regex":
-            let patternColumn = cursor.column
+            let written = cursor
             let pattern = try argument(&cursor, what: "a regular expression")
             do {
-                _ = try Regex(pattern)
+                _ = try Pattern(pattern)
             } catch {
-                throw self.error("this regular expression does not compile: \(error)", column: patternColumn)
+                throw self.error("this regular expression does not compile: \(error)",
+                                 column: written.column + written.offset(ofScalar: error.offset, quoted: written.peek == "\""))
             }
             check = .regex(pattern)
         case "length": check = .length(try bound(&cursor))

@@ -95,6 +95,48 @@ import TideScript
         #expect(comparison.difference == "- The capital of France is Lyon.\n+ The capital of France is Paris.")
     }
 
+    @Test func aRegexThatWouldBacktrackForeverGetsAPromptVerdict() async throws {
+        // A backtracking engine (Swift's Regex took 72 s for (x+x+)+y on 20 x's) tries exponentially
+        // many ways to split a run of x's, or with (.+.+)+ any reply, before giving up.
+        let file = try scratch("""
+            @temperature 0
+            @max-tokens 48
+            user: Write the letter x thirty times in a row, with nothing else.
+            expect: regex "(x+x+)+y"
+            expect: not regex "(x+x+)+y"
+            expect: regex "(a+)+$"
+            expect: regex (?s)(.+.+)+\\x00
+            """)
+        let started = ContinuousClock.now
+        let result = await runner.run(file: file)
+        // Generation takes nearly all of it (the bound allows for a busy machine).
+        #expect(ContinuousClock.now - started < .seconds(120))
+        #expect(result.failure == nil)
+        let reply = try #require(result.replies.first)
+        #expect(reply.text.count > 30)
+        // (x+x+)+y matches exactly where two x's come right before a y.
+        let matches = reply.text.contains("xxy")
+        #expect(reply.expectations.map(\.passed) == [matches, !matches, reply.text.hasSuffix("a"), false])
+        #expect(reply.expectations.last?.detail == "it does not")
+    }
+
+    @Test func aRegexOverItsTimeLimitFailsWithOrWithoutNot() async throws {
+        let file = try scratch("""
+            @temperature 0
+            @max-tokens 16
+            user: What is the capital of France?
+            expect: regex "Paris"
+            expect: not regex "Paris"
+            """)
+        var runner = self.runner
+        runner.regexTimeLimit = .zero
+        let result = await runner.run(file: file)
+        let reply = try #require(result.replies.first)
+        let message = "the regular expression took too long on a reply of \(reply.text.count) characters"
+        #expect(reply.expectations.map(\.passed) == [false, false])
+        #expect(reply.expectations.map(\.detail) == [message, message])
+    }
+
     @Test func aFailingScriptKeepsItsPartialTranscript() async throws {
         // The second question does not fit the context (llama.cpp rounds 64 up to 256 tokens).
         let file = try scratch("""

@@ -23,7 +23,12 @@ struct ScriptErrorTests {
         ("assistant: Hello", 1, 1, "an assistant turn must directly follow the user turn it answers"),
         ("user: Hi\nexpect: contain \"x\"", 2, 9, "unknown check 'contain'"),
         ("user: Hi\nexpect:", 2, 8, "expect: needs a check"),
-        ("user: Hi\nexpect: regex \"(\"", 2, 15, "this regular expression does not compile"),
+        ("user: Hi\nexpect: regex \"(\"", 2, 16, "this regular expression does not compile: this group is never closed"),
+        ("user: Hi\nexpect: regex \"\\n\\u{E9}(a)\\\\1\"", 2, 27,
+         "this regular expression does not compile: backreferences (\\1) are not supported: the pattern must match in "
+            + "linear time (at offset 5)"),
+        ("user: Hi\nexpect: regex 🌊é(?=b)", 2, 17, "lookaheads ((?=) are not supported"),
+        ("user: Hi\nexpect: not regex \"a{9999}\"", 2, 21, "{9999} repeats of a make the pattern too large"),
         ("user: Hi\nexpect: length about 10", 2, 16, "expected a bound such as <= 200"),
         ("user: Hi\nexpect: length 10..2", 2, 16, "the range 10..2 is empty"),
         ("user: Hi\nexpect: contains \"x\" extra", 2, 22, "unexpected text after the check"),
