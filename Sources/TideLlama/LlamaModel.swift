@@ -17,12 +17,15 @@ public final class LlamaModel: @unchecked Sendable {
     public let path: String
     /// What the model is.
     public let facts: ModelFacts
+    /// Where prompts are cut to be tokenized in pieces.
+    private let splitter: SpecialTokenSplitter
 
     private init(pointer: OpaquePointer, path: String) {
         self.pointer = pointer
         self.vocab = llama_model_get_vocab(pointer)
         self.path = path
         self.facts = Self.readFacts(pointer, vocab: vocab, path: path)
+        splitter = SpecialTokenSplitter(vocab: vocab)
     }
 
     deinit { llama_model_free(pointer) }
@@ -61,14 +64,19 @@ public final class LlamaModel: @unchecked Sendable {
     public func tokenize(_ text: String, addSpecial: Bool = false, parseSpecial: Bool = false) throws(LlamaError)
         -> [Int32]
     {
-        let utf8 = Array(text.utf8)
+        try tokenize(utf8: Array(text.utf8)[...], addSpecial: addSpecial, parseSpecial: parseSpecial)
+    }
+
+    /// Splits UTF-8 text into tokens, as ``tokenize(_:addSpecial:parseSpecial:)``.
+    private func tokenize(utf8: ArraySlice<UInt8>, addSpecial: Bool, parseSpecial: Bool) throws(LlamaError) -> [Int32] {
+        let utf8 = Array(utf8)
         var tokens = [Int32](repeating: 0, count: utf8.count + 2)
         var count = Int(llama_tokenize(vocab, utf8, Int32(utf8.count), &tokens, Int32(tokens.count), addSpecial, parseSpecial))
         if count < 0, count != Int(Int32.min) {
             tokens = [Int32](repeating: 0, count: -count)
             count = Int(llama_tokenize(vocab, utf8, Int32(utf8.count), &tokens, Int32(tokens.count), addSpecial, parseSpecial))
         }
-        guard count >= 0 else { throw .tokenizationFailed(characters: text.count) }
+        guard count >= 0 else { throw .tokenizationFailed(characters: String(decoding: utf8, as: UTF8.self).count) }
         return Array(tokens[..<count])
     }
 
@@ -117,9 +125,17 @@ public final class LlamaModel: @unchecked Sendable {
         }
     }
 
-    /// A prompt's tokens: the chat rendered with `template`, tokenized with control tokens recognised.
+    /// A prompt's tokens: the chat rendered with `template`, tokenized with control tokens
+    /// recognised. The text is tokenized in pieces cut before special tokens, in time linear in
+    /// its length (see ``SpecialTokenSplitter``), unless the model adds a token at the end of a text.
     public func promptTokens(for messages: [ChatMessage], template: ChatTemplate) throws(LlamaError) -> [Int32] {
-        try tokenize(renderPrompt(messages, template: template), addSpecial: true, parseSpecial: true)
+        let text = Array(try renderPrompt(messages, template: template).utf8)
+        let pieces = llama_vocab_get_add_eos(vocab) ? [text.indices] : splitter.pieces(of: text)
+        var tokens: [Int32] = []
+        for (number, piece) in pieces.enumerated() {
+            tokens += try tokenize(utf8: text[piece], addSpecial: number == 0, parseSpecial: true)
+        }
+        return tokens
     }
 
     private static func readFacts(_ model: OpaquePointer, vocab: OpaquePointer, path: String) -> ModelFacts {
