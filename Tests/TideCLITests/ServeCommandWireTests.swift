@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TideTestSupport
 
 extension CommandLineTests.ServeCommandTests {
     /// Mistakes on the wire get a 400 that names the field and says what to send; unsupported
@@ -59,8 +60,10 @@ extension CommandLineTests.ServeCommandTests {
         #expect(message.contains("There is no /v2/nothing here") && message.contains("POST /v1/chat/completions"), "\(json)")
     }
 
+    /// Refused before anything starts (a model that does not exist and a free port keep a server
+    /// that wrongly started from staying up).
     @Test func anEmptyAliasIsRefused() throws {
-        let result = try TideProcess.run(["serve", "--alias", ""])
+        let result = try TideProcess.run(["serve", "--alias", "", "--model", "/nonexistent/model.gguf", "--port", "\(LoopbackPort.free())"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("--alias must not be empty"), "\(result.stderr)")
     }
