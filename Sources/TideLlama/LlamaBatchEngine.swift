@@ -28,6 +28,11 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     /// Tokens each sequence may hold.
     public let contextSizePerSequence: Int
     let context: OpaquePointer
+    /// Where prompts are rendered and tokenized: neither on the engine's thread, which would
+    /// hold up every sequence's next step, nor on the cooperative pool, which would hold up the
+    /// tasks that stream the replies; and at a lower priority, so that a long prompt slows the
+    /// replies being decoded as little as possible.
+    let promptThread = ThreadExecutor(name: "tide-prompts", niceness: 10)
     private let batch: TokenBatch
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
@@ -72,6 +77,7 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     /// Lets the engine's thread end once the work queued has run (the thread holds the engine
     /// until then). Call when no conversation needs the engine any more.
     public func shutdown() {
+        promptThread.shutdown()
         condition.lock()
         stopping = true
         condition.signal()

@@ -17,12 +17,15 @@ public final class LlamaModel: @unchecked Sendable {
     public let path: String
     /// What the model is.
     public let facts: ModelFacts
+    /// Where prompts are cut to be tokenized in pieces.
+    let splitter: SpecialTokenSplitter
 
     private init(pointer: OpaquePointer, path: String) {
         self.pointer = pointer
         self.vocab = llama_model_get_vocab(pointer)
         self.path = path
         self.facts = Self.readFacts(pointer, vocab: vocab, path: path)
+        splitter = SpecialTokenSplitter(vocab: vocab)
     }
 
     deinit { llama_model_free(pointer) }
@@ -61,14 +64,19 @@ public final class LlamaModel: @unchecked Sendable {
     public func tokenize(_ text: String, addSpecial: Bool = false, parseSpecial: Bool = false) throws(LlamaError)
         -> [Int32]
     {
-        let utf8 = Array(text.utf8)
+        try tokenize(utf8: Array(text.utf8)[...], addSpecial: addSpecial, parseSpecial: parseSpecial)
+    }
+
+    /// Splits UTF-8 text into tokens, as ``tokenize(_:addSpecial:parseSpecial:)``.
+    func tokenize(utf8: ArraySlice<UInt8>, addSpecial: Bool, parseSpecial: Bool) throws(LlamaError) -> [Int32] {
+        let utf8 = Array(utf8)
         var tokens = [Int32](repeating: 0, count: utf8.count + 2)
         var count = Int(llama_tokenize(vocab, utf8, Int32(utf8.count), &tokens, Int32(tokens.count), addSpecial, parseSpecial))
         if count < 0, count != Int(Int32.min) {
             tokens = [Int32](repeating: 0, count: -count)
             count = Int(llama_tokenize(vocab, utf8, Int32(utf8.count), &tokens, Int32(tokens.count), addSpecial, parseSpecial))
         }
-        guard count >= 0 else { throw .tokenizationFailed(characters: text.count) }
+        guard count >= 0 else { throw .tokenizationFailed(characters: String(decoding: utf8, as: UTF8.self).count) }
         return Array(tokens[..<count])
     }
 

@@ -25,6 +25,9 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
                                 vocabularySize: facts.vocabularySize)
     }
     let cache: Mutex<State>
+    /// The prompt counted last, so that the reply that follows the count does not render and
+    /// tokenize it a second time.
+    private let counted = Mutex<(messages: [ChatMessage], tokens: [Int32])?>(nil)
 
     struct State {
         var kept: SequenceCache
@@ -45,13 +48,24 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
     deinit { engine.release(sequence) }
 
     public func promptTokenCount(for messages: [ChatMessage]) async throws -> Int {
-        try engine.model.promptTokens(for: messages, template: template).count
+        let tokens = try await promptTokens(for: messages)
+        counted.withLock { $0 = (messages, tokens) }
+        return tokens.count
     }
 
     public func startReply(to messages: [ChatMessage], parameters: GenerationParameters) async throws
         -> sending any ReplyDecoder
     {
-        let prompt = try engine.model.promptTokens(for: messages, template: template)
+        let counted = counted.withLock { counted in
+            defer { counted = nil }
+            return counted
+        }
+        let prompt: [Int32]
+        if let counted, counted.messages == messages {
+            prompt = counted.tokens
+        } else {
+            prompt = try await promptTokens(for: messages)
+        }
         guard prompt.count < contextSize else {
             throw ContextOverflowError(promptTokens: prompt.count + 1, contextSize: contextSize)
         }
@@ -65,6 +79,16 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
         let sampler = SamplerChain(parameters, vocabularySize: engine.model.facts.vocabularySize)
         sampler.accept(prompt.suffix(parameters.repeatLastN))
         return LlamaSequenceDecoder(backend: self, sampler: sampler, prompt: prompt, reused: reused)
+    }
+
+    /// The prompt's tokens, rendered and tokenized on the engine's prompt thread: replies run on
+    /// the engine's thread, and a long prompt would hold up every sequence's next step. (A task
+    /// of its own, because a preference alone moves a task only at its next suspension, and
+    /// tokenizing has none.)
+    private func promptTokens(for messages: [ChatMessage]) async throws -> [Int32] {
+        try await Task(executorPreference: engine.promptThread) { [engine, template] in
+            try engine.model.promptTokens(for: messages, template: template)
+        }.value
     }
 
     /// Called by the decoder when its reply ends.

@@ -1,3 +1,4 @@
+import CLlama
 import Foundation
 import TideCore
 
@@ -6,20 +7,25 @@ extension LlamaModel {
     /// tokens recognised (`<|im_start|>` is one token) and the messages' text tokenized literally,
     /// so that a message cannot forge a turn by writing a control token's text.
     ///
-    /// Messages without such text (nearly all) are tokenized with the rest of the prompt in one
-    /// pass, exactly as before; only a prompt holding one is tokenized piece by piece.
+    /// Messages without such text (nearly all) are tokenized with the rest of the prompt, exactly
+    /// as llama.cpp would tokenize the whole; only a prompt holding one is tokenized piece by piece.
     public func promptTokens(for messages: [ChatMessage], template: ChatTemplate) throws(LlamaError) -> [Int32] {
         let prompt = try renderPrompt(messages, template: template)
-        var literal: [String] = []
-        for message in messages where try holdsControlTokenText(message.content) { literal.append(message.content) }
-        guard !literal.isEmpty else { return try tokenize(prompt, addSpecial: true, parseSpecial: true) }
+        let literal = messages.map(\.content).filter { splitter.containsSpecialText(Array($0.utf8)) }
+        guard !literal.isEmpty else { return try markupTokens(Array(prompt.utf8)[...], atStart: true) }
         return try tokenize(prompt, keepingLiteral: literal)
     }
 
-    /// Whether `text` reads differently with control tokens recognised.
-    private func holdsControlTokenText(_ text: String) throws(LlamaError) -> Bool {
-        guard text.contains(where: { !$0.isLetter && !$0.isNumber && !$0.isWhitespace }) else { return false }
-        return try tokenize(text, parseSpecial: true) != tokenize(text, parseSpecial: false)
+    /// Tokens of text with control tokens recognised, in pieces cut before special tokens, in time
+    /// linear in its length (see ``SpecialTokenSplitter``), unless the model adds a token at the end
+    /// of a text. `atStart` adds the model's BOS token if it wants one.
+    private func markupTokens(_ text: ArraySlice<UInt8>, atStart: Bool) throws(LlamaError) -> [Int32] {
+        let pieces = llama_vocab_get_add_eos(vocab) ? [text.indices] : splitter.pieces(of: text)
+        var tokens: [Int32] = []
+        for (number, piece) in pieces.enumerated() {
+            tokens += try tokenize(utf8: text[piece], addSpecial: atStart && number == 0, parseSpecial: true)
+        }
+        return tokens
     }
 
     /// Tokenizes `prompt` with control tokens recognised, except inside each of `literal` (in
@@ -30,7 +36,7 @@ extension LlamaModel {
         var atStart = true
         func markup(_ text: Substring) throws(LlamaError) {
             guard !text.isEmpty || atStart else { return }
-            tokens += try tokenize(String(text), addSpecial: atStart, parseSpecial: true)
+            tokens += try markupTokens(Array(text.utf8)[...], atStart: atStart)
             atStart = false
         }
         for text in literal {

@@ -7,8 +7,16 @@ final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     private var jobs: [UnownedJob] = []
     private var stopping = false
 
-    init(name: String) {
-        let thread = Thread { [self] in run() }
+    /// A thread named `name`; with `niceness` above 0 (on Linux), it yields the processor to the
+    /// process's other threads when they compete for it.
+    init(name: String, niceness: Int32 = 0) {
+        let thread = Thread { [self] in
+            #if os(Linux)
+            // On Linux, `who` 0 is the calling thread alone.
+            if niceness != 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
+            #endif
+            run()
+        }
         thread.name = name
         thread.start()
     }

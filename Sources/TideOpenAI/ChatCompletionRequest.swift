@@ -1,6 +1,8 @@
 /// The body of `POST /v1/chat/completions`, as OpenAI defines it, with the sampling fields
-/// llama.cpp-based servers add (`top_k`, `min_p`, `repeat_penalty`). Fields Tide does not use
-/// are ignored, as OpenAI-compatible servers do.
+/// llama.cpp-based servers add (`top_k`, `min_p`, `repeat_penalty`). Unknown fields are ignored,
+/// as OpenAI-compatible servers do; OpenAI's fields that Tide does not use (`presence_penalty`,
+/// `frequency_penalty`, `user`) are still checked for their type, and those whose meaning Tide
+/// cannot honour (tools, `logit_bias`) are refused with a ``RequestFieldError``.
 public struct ChatCompletionRequest: Codable, Sendable, Hashable {
     /// One message of the conversation. On the wire, `content` may also be a list of parts
     /// (`{"type": "text", "text": …}`), read as their texts joined, or null (read as empty).
@@ -25,7 +27,7 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
             role = try container.decode(String.self, forKey: .role)
             if try container.decodeNil(forKey: .content) {
                 content = ""
-            } else if let text = try? container.decode(String.self, forKey: .content) {
+            } else if let text = try container.decodeUnlessOtherType(String.self, forKey: .content) {
                 content = text
             } else {
                 let parts = try container.decode([Part].self, forKey: .content)
@@ -77,6 +79,21 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
     /// Names read but never written.
     enum AliasKeys: String, CodingKey { case maxCompletionTokens = "max_completion_tokens" }
 
+    /// OpenAI's fields that Tide reads only to check their type.
+    enum CheckedKeys: String, CodingKey { case presencePenalty = "presence_penalty", frequencyPenalty = "frequency_penalty", user }
+
+    /// OpenAI's fields that Tide refuses: a reply that ignored them would not be what was asked for.
+    enum RefusedKeys: String, CodingKey, CaseIterable {
+        case tools, toolChoice = "tool_choice", functions, functionCall = "function_call", logitBias = "logit_bias"
+
+        var refusal: String {
+            switch self {
+            case .logitBias: "logit_bias is not supported by tide serve; leave it out"
+            default: "tools are not supported by tide serve: its replies are text only; leave out \(stringValue)"
+            }
+        }
+    }
+
     /// A request.
     public init(model: String, messages: [Message], stream: Bool? = nil) {
         self.model = model
@@ -85,6 +102,10 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
     }
 
     public init(from decoder: any Decoder) throws {
+        let refused = try decoder.container(keyedBy: RefusedKeys.self)
+        for key in RefusedKeys.allCases where refused.contains(key) {
+            guard try refused.decodeNil(forKey: key) else { throw RequestFieldError(field: key.stringValue, message: key.refusal) }
+        }
         let container = try decoder.container(keyedBy: CodingKeys.self)
         model = try container.decode(String.self, forKey: .model)
         messages = try container.decode([Message].self, forKey: .messages)
@@ -92,18 +113,24 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
         streamOptions = try container.decodeIfPresent(StreamOptions.self, forKey: .streamOptions)
         temperature = try container.decodeIfPresent(Double.self, forKey: .temperature)
         topP = try container.decodeIfPresent(Double.self, forKey: .topP)
-        topK = try container.decodeIfPresent(Int.self, forKey: .topK)
+        topK = try container.decodeWholeNumberIfPresent(forKey: .topK)
         minP = try container.decodeIfPresent(Double.self, forKey: .minP)
         repeatPenalty = try container.decodeIfPresent(Double.self, forKey: .repeatPenalty)
-        maxTokens = try container.decodeIfPresent(Int.self, forKey: .maxTokens)
-            ?? decoder.container(keyedBy: AliasKeys.self).decodeIfPresent(Int.self, forKey: .maxCompletionTokens)
-        seed = try container.decodeIfPresent(Int.self, forKey: .seed)
-        if let single = try? container.decodeIfPresent(String.self, forKey: .stop) {
+        maxTokens = try container.decodeWholeNumberIfPresent(forKey: .maxTokens)
+            ?? decoder.container(keyedBy: AliasKeys.self).decodeWholeNumberIfPresent(forKey: .maxCompletionTokens)
+        seed = try container.decodeWholeNumberIfPresent(forKey: .seed)
+        if try !container.contains(.stop) || container.decodeNil(forKey: .stop) {
+            stop = nil
+        } else if let single = try container.decodeUnlessOtherType(String.self, forKey: .stop) {
             stop = [single]
         } else {
-            stop = try container.decodeIfPresent([String].self, forKey: .stop)
+            stop = try container.decode([String].self, forKey: .stop)
         }
-        n = try container.decodeIfPresent(Int.self, forKey: .n)
+        n = try container.decodeWholeNumberIfPresent(forKey: .n)
         logprobs = try container.decodeIfPresent(Bool.self, forKey: .logprobs)
+        let checked = try decoder.container(keyedBy: CheckedKeys.self)
+        _ = try checked.decodeIfPresent(Double.self, forKey: .presencePenalty)
+        _ = try checked.decodeIfPresent(Double.self, forKey: .frequencyPenalty)
+        _ = try checked.decodeIfPresent(String.self, forKey: .user)
     }
 }

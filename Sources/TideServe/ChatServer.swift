@@ -1,7 +1,9 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
+import ServiceLifecycle
 import TideCore
 import TideLlama
 import TideOpenAI
@@ -29,17 +31,34 @@ public final class ChatServer: Sendable {
         pool = try SequencePool(engine: engine, template: template, endOfGenerationStrings: endOfGenerationStrings)
     }
 
-    /// Listens on `host`:`port` until the process is told to stop; `onListening` runs once
-    /// connections are accepted.
+    /// Listens on `host`:`port` until the process is told to stop (SIGTERM or SIGINT): it then
+    /// stops accepting connections, lets running replies finish for the configured grace, and
+    /// closes what is left. `onListening` runs once connections are accepted.
     public func run(host: String, port: Int, onListening: @escaping @Sendable () async -> Void = {}) async throws {
+        let limits = configuration.serverLimits
+        let endpoints: [(method: HTTPRequest.Method, path: String, respond: @Sendable (Request) async throws -> Response)] = [
+            (.get, "/health", { _ in try await self.health() }),
+            (.get, "/v1/models", { _ in try Response.json(self.models) }),
+            (.post, "/v1/chat/completions", { request in await self.complete(request) }),
+        ]
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: BearerTokenCheck(key: configuration.apiKey))
-        router.get("health") { _, _ in try await self.health() }
-        router.get("v1/models") { _, _ in try Response.json(self.models) }
-        router.post("v1/chat/completions") { request, _ in await self.complete(request) }
-        let app = Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "tide"),
+        router.add(middleware: UnroutedRequestAnswer(methods: Dictionary(grouping: endpoints) { $0.path }.mapValues { $0.map { $0.method } }))
+        for endpoint in endpoints {
+            router.on(RouterPath(endpoint.path), method: endpoint.method) { request, _ in try await endpoint.respond(request) }
+        }
+        let app = Application(router: router, server: .http1(configuration: .init(idleTimeout: Self.timeAmount(limits.requestTimeout))),
+                              configuration: .init(address: .hostname(host, port: port), serverName: "tide",
+                                                   availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections, logger: logger)),
                               onServerRunning: { _ in await onListening() }, logger: logger)
-        try await app.runService()
+        var services = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // Past the grace, the server's tasks are cancelled: replies stop and connections close.
+        services.maximumGracefulShutdownDuration = limits.shutdownGrace
+        try await ServiceGroup(configuration: services).run()
+    }
+
+    private static func timeAmount(_ duration: Duration) -> TimeAmount {
+        .nanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
     var models: ModelList {
@@ -131,15 +150,33 @@ public final class ChatServer: Sendable {
         let bytes: ByteBuffer
         do {
             bytes = try await request.collectBody(upTo: maximumBodyBytes)
+        } catch is NIOTooManyBytesError {
+            throw APIError(status: 413, message: "the request body is over \(maximumBodyBytes >> 20) MiB; send less")
         } catch {
-            throw APIError(status: 413, message: "the request body is over \(maximumBodyBytes >> 20) MiB")
+            throw .invalid("the request body ended before it was complete (the client left or stopped sending): \(error)")
         }
+        let data = Data(bytes.readableBytesView)
         do {
-            return try JSONDecoder().decode(ChatCompletionRequest.self, from: Data(bytes.readableBytesView))
+            return try JSONDecoder().decode(ChatCompletionRequest.self, from: data)
+        } catch let error as RequestFieldError {
+            throw .invalid(error.message, param: error.field)
         } catch let error as DecodingError {
-            throw .invalid("The body is not a chat-completion request: \(error.plainDescription)")
+            throw .invalid("The body is not a chat-completion request: \(describe(error, in: data))")
         } catch {
             throw .invalid("The body is not a chat-completion request: \(error)")
+        }
+    }
+
+    /// What is wrong with `data`, where `error` says it. For a body that is not JSON, the decoder
+    /// says only that; Foundation's other parser says where.
+    private static func describe(_ error: DecodingError, in data: Data) -> String {
+        guard case .dataCorrupted(let context) = error, context.codingPath.isEmpty else { return error.plainDescription }
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
+            return error.plainDescription
+        } catch {
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+            return "not valid JSON" + (detail.map { ": \($0)" } ?? "")
         }
     }
 

@@ -18,6 +18,7 @@ struct CompletionJob: Sendable {
             throw APIError(status: 404, message: "The model '\(request.model)' does not exist; this server runs '\(configuration.modelName)'",
                            code: "model_not_found", param: "model")
         }
+        try Self.checkSize(of: request.messages, within: configuration.serverLimits)
         if let n = request.n, n != 1 { throw .invalid("n must be 1: Tide generates one choice per request", param: "n") }
         if request.logprobs == true { throw .invalid("logprobs are not supported", param: "logprobs") }
         var messages: [ChatMessage] = []
@@ -43,6 +44,19 @@ struct CompletionJob: Sendable {
         parameters = try Self.parameters(of: request, over: configuration.parameters)
         stream = request.stream ?? false
         includeUsage = request.streamOptions?.includeUsage ?? false
+    }
+
+    /// Refuses a request larger than the server's limits, before any of its messages is read.
+    private static func checkSize(of messages: [ChatCompletionRequest.Message], within limits: ServerLimits) throws(APIError) {
+        guard messages.count <= limits.maximumMessages else {
+            throw .invalid("messages holds \(messages.count) messages, over this server's limit of \(limits.maximumMessages); "
+                               + "send fewer (tide serve --max-messages sets the limit)", param: "messages", code: "too_many_messages")
+        }
+        let characters = messages.reduce(0) { $0 + $1.content.unicodeScalars.count }
+        guard characters <= limits.maximumCharacters else {
+            throw .invalid("the messages hold \(characters) characters, over this server's limit of \(limits.maximumCharacters); "
+                               + "shorten them (tide serve --max-characters sets the limit)", param: "messages", code: "request_too_large")
+        }
     }
 
     private static func parameters(of request: ChatCompletionRequest, over defaults: GenerationParameters)

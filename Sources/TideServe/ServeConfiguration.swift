@@ -2,7 +2,8 @@ import TideCore
 import TideLua
 
 /// What `tide serve` was started with: the model's name for clients, the defaults of every
-/// request, the plugins applied to every request, and the key clients must send.
+/// request, the plugins applied to every request, the key clients must send, and the limits that
+/// keep one client from holding up the others.
 public struct ServeConfiguration: Sendable {
     /// The name clients use in `model` and see in `GET /v1/models`.
     public var modelName: String
@@ -16,15 +17,19 @@ public struct ServeConfiguration: Sendable {
     public var hookErrorPolicy: HookErrorPolicy
     /// The bearer token clients must send; `nil` for none.
     public var apiKey: String?
+    /// Request sizes, timeouts, connections and the grace of a stop.
+    public var serverLimits: ServerLimits
 
     /// A configuration serving `modelName` with Tide's default parameters and no plugins.
     public init(modelName: String, parameters: GenerationParameters = GenerationParameters(), plugins: [PluginSource] = [],
-                limits: LuaLimits = LuaLimits(), hookErrorPolicy: HookErrorPolicy = .disableHook, apiKey: String? = nil) {
+                limits: LuaLimits = LuaLimits(), hookErrorPolicy: HookErrorPolicy = .disableHook, apiKey: String? = nil,
+                serverLimits: ServerLimits = ServerLimits()) {
         self.modelName = modelName
         self.parameters = parameters
         self.plugins = plugins
         self.limits = limits
         self.hookErrorPolicy = hookErrorPolicy
         self.apiKey = apiKey
+        self.serverLimits = serverLimits
     }
 }

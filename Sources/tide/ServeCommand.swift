@@ -17,6 +17,12 @@ struct ServeCommand: AsyncParsableCommand {
             requests wait for a free sequence. Sampling options set the defaults that a request's \
             own fields override.
 
+            Limits: a request over --max-messages or --max-characters is refused with a 400 before \
+            any work; a connection silent for --request-timeout seconds while its request is sent \
+            (or between requests) is closed; past --max-connections, new connections wait to be \
+            accepted. SIGTERM or Ctrl-C stops accepting, lets running replies finish for \
+            --shutdown-grace seconds, then closes what is left.
+
             Examples:
               tide serve
               tide serve --port 9000 --parallel 8 --plugin 'stop-after-sentences sentences=3'
@@ -47,18 +53,60 @@ struct ServeCommand: AsyncParsableCommand {
                                valueName: "key"))
     var apiKey: String?
 
+    @Option(help: "The most messages one request may hold; more is refused with a 400.")
+    var maxMessages = ServerLimits().maximumMessages
+
+    @Option(help: "The most characters the messages of one request may hold together; more is refused with a 400.")
+    var maxCharacters = ServerLimits().maximumCharacters
+
+    @Option(help: ArgumentHelp("Seconds a connection may send nothing while its request is sent, or between requests, "
+                                   + "before it is closed.", valueName: "seconds"))
+    var requestTimeout = Double(ServerLimits().requestTimeout.components.seconds)
+
+    @Option(help: ArgumentHelp("Connections served at once; more wait to be accepted (default: \(ServerLimits().maximumConnections), "
+                                   + "or half the open-file limit, ulimit -n, if that is lower)."))
+    var maxConnections: Int?
+
+    @Option(help: ArgumentHelp("On SIGTERM or Ctrl-C, seconds running replies get to finish before their connections are closed.",
+                               valueName: "seconds"))
+    var shutdownGrace = Double(ServerLimits().shutdownGrace.components.seconds)
+
     func validate() throws {
         if modelOptions.remote != nil { throw ValidationError("tide serve runs a local model; --remote does not apply") }
         if !(1...65535).contains(port) { throw ValidationError("--port must be from 1 to 65535, not \(port)") }
         if !(1...64).contains(parallel) { throw ValidationError("--parallel must be from 1 to 64, not \(parallel)") }
         if apiKey?.isEmpty == true { throw ValidationError("--api-key must not be empty") }
+        if alias?.isEmpty == true { throw ValidationError("--alias must not be empty: give the name clients should use, or leave --alias out") }
+        if maxMessages < 1 { throw ValidationError("--max-messages must be at least 1, not \(maxMessages)") }
+        if maxCharacters < 1 { throw ValidationError("--max-characters must be at least 1, not \(maxCharacters)") }
+        if !(requestTimeout > 0 && requestTimeout <= 86400) {
+            throw ValidationError("--request-timeout must be a number of seconds from 0 to 86400 (0 excluded), not \(requestTimeout)")
+        }
+        if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be at least 1, not \(maxConnections)") }
+        if !(shutdownGrace >= 0 && shutdownGrace <= 3600) {
+            throw ValidationError("--shutdown-grace must be a number of seconds from 0 to 3600, not \(shutdownGrace)")
+        }
+    }
+
+    /// The limits asked for; connections are bounded by the open-file limit, which is raised first.
+    func serverLimits() throws -> ServerLimits {
+        let openFiles = OpenFileLimit.raise()
+        // Room for the model, the log and the listening socket besides the connections.
+        let reserve = 64
+        if let maxConnections, maxConnections > openFiles - reserve {
+            throw ValidationError("--max-connections \(maxConnections) needs more files open than the limit of \(openFiles) "
+                                      + "allows (ulimit -n); lower it to \(max(1, openFiles - reserve)) or raise the limit")
+        }
+        return ServerLimits(maximumMessages: maxMessages, maximumCharacters: maxCharacters, requestTimeout: .seconds(requestTimeout),
+                            maximumConnections: maxConnections ?? max(1, min(ServerLimits().maximumConnections, openFiles / 2)),
+                            shutdownGrace: .seconds(shutdownGrace))
     }
 
     func run() async throws {
         var configuration = ServeConfiguration(modelName: "", parameters: try sampling.parameters(),
                                                plugins: try pluginOptions.sources(),
                                                limits: pluginOptions.limits, hookErrorPolicy: pluginOptions.policy,
-                                               apiKey: apiKey)
+                                               apiKey: apiKey, serverLimits: try serverLimits())
         // Every plugin is made once now, so that a mistake stops the server before it starts.
         for plugin in configuration.plugins { _ = try plugin.instantiate(limits: configuration.limits, log: { Terminal.warn($0) }) }
         let (setup, loaded) = try await modelOptions.load()
@@ -76,5 +124,6 @@ struct ServeCommand: AsyncParsableCommand {
             + (pluginOptions.plugins.isEmpty ? "none" : pluginOptions.plugins.joined(separator: ", "))
             + (configuration.apiKey == nil ? "" : " · API key required")
         try await server.run(host: host, port: port) { Terminal.warn(banner) }
+        Terminal.warn("tide serve: stopped")
     }
 }

@@ -11,11 +11,23 @@ final class TideServer {
     /// The base URL, as clients are configured with it.
     var url: URL { process.url }
 
-    /// Starts `tide serve` with `arguments` and waits until `/health` answers.
-    init(_ arguments: [String] = []) async throws {
+    /// Starts `tide serve` with `arguments` and waits until `/health` answers; with `openFiles`,
+    /// under that limit on open files (`ulimit -n`).
+    init(_ arguments: [String] = [], openFiles: Int? = nil) async throws {
         port = LoopbackPort.free()
-        process = try await ServerProcess(TideProcess.executable, arguments: ["serve", "--port", "\(port)"] + arguments,
-                                          port: port, readyPath: "health", timeout: .seconds(60))
+        let serve = ["serve", "--port", "\(port)"] + arguments
+        let (program, programArguments) = openFiles.map { limit in
+            (URL(fileURLWithPath: "/bin/sh"), ["-c", "ulimit -n \(limit) && exec \"$0\" \"$@\"", TideProcess.executable.path] + serve)
+        } ?? (TideProcess.executable, serve)
+        process = try await ServerProcess(program, arguments: programArguments, port: port, readyPath: "health", timeout: .seconds(60))
+    }
+
+    /// The server's process id.
+    var processIdentifier: Int32 { process.processIdentifier }
+
+    /// Sends SIGTERM and waits: how long the server took to end, or `nil` if it runs after `limit`.
+    func terminate(waitingAtMost limit: Duration) -> Duration? {
+        process.terminate(waitingAtMost: limit)
     }
 
     /// The end of what the server printed.
@@ -31,14 +43,23 @@ final class TideServer {
 
     /// `POST /v1/chat/completions` with `body` as it is: the status and the JSON answer.
     func post(_ body: String, key: String? = nil) async throws -> (status: Int, json: [String: Any]) {
-        var request = URLRequest(url: url.appendingPathComponent("v1/chat/completions"))
-        request.httpMethod = "POST"
-        request.httpBody = Data(body.utf8)
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        let (status, json, _) = try await send("POST", "v1/chat/completions", body: Data(body.utf8), key: key)
+        return (status, json)
+    }
+
+    /// `method path` with `body` as it is: the status, the JSON answer and the headers.
+    func send(_ method: String, _ path: String, body: Data? = nil, key: String? = nil)
+        async throws -> (status: Int, json: [String: Any], headers: [AnyHashable: Any])
+    {
+        var request = URLRequest(url: url.appendingPathComponent(path))
+        request.httpMethod = method
+        request.httpBody = body
+        if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
         if let key { request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization") }
         let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0,
-                (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:])
+        let http = response as? HTTPURLResponse
+        return (http?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:],
+                http?.allHeaderFields ?? [:])
     }
 
     /// Runs `script` with the Python that has the `openai` client (installed by scripts/setup.sh);

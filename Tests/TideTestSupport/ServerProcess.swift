@@ -57,13 +57,23 @@ public final class ServerProcess {
         process.waitUntilExit()
     }
 
+    /// The server's process id.
+    public var processIdentifier: Int32 { process.processIdentifier }
+
     /// Asks the server to stop (SIGTERM), and kills it if it has not within 10 s.
     public func stop() {
+        if terminate(waitingAtMost: .seconds(10)) == nil { kill() }
+    }
+
+    /// Sends SIGTERM and waits for the server to end: how long it took, or `nil` if it still
+    /// runs after `limit`.
+    public func terminate(waitingAtMost limit: Duration) -> Duration? {
+        let start = ContinuousClock.now
         process.terminate()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while process.isRunning, ContinuousClock.now < deadline { usleep(20_000) }
-        if process.isRunning { kill() }
+        while process.isRunning, ContinuousClock.now - start < limit { usleep(20_000) }
+        guard !process.isRunning else { return nil }
         process.waitUntilExit()
+        return ContinuousClock.now - start
     }
 
     /// Ends the server at once (a graceful stop could wait for idle keep-alive connections).

@@ -1,0 +1,16 @@
+/// A field of a request that is well-formed JSON but cannot be taken as sent: a whole-number field
+/// given a fraction, or a feature Tide does not offer. Servers answer it with a 400 naming `field`.
+public struct RequestFieldError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The field, as spelled on the wire (`max_tokens`).
+    public var field: String
+    /// What is wrong and what to send instead.
+    public var message: String
+
+    /// The error for `field`.
+    public init(field: String, message: String) {
+        self.field = field
+        self.message = message
+    }
+
+    public var description: String { message }
+}
