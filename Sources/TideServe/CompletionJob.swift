@@ -32,6 +32,11 @@ struct CompletionJob: Sendable {
                 throw .invalid("messages[\(index)].role '\(message.role)' is not supported; use system, user or assistant",
                                param: "messages[\(index)].role")
             }
+            // A chat template cannot carry a NUL: say so, rather than let the message end there.
+            if message.content.utf8.contains(0) {
+                throw .invalid("messages[\(index)].content holds a NUL character (U+0000), which a chat template cannot carry; "
+                               + "remove it", param: "messages[\(index)].content")
+            }
             messages.append(ChatMessage(role, message.content))
         }
         guard let last = messages.last else { throw .invalid("messages must hold at least one message", param: "messages") }

@@ -22,6 +22,15 @@ extension CommandLineTests.ServeCommandTests {
             (#"{\#(model), \#(hi), "tool_choice": "auto"}"#, "tools are not supported by tide serve", "tool_choice"),
             (#"{\#(model), \#(hi), "logit_bias": {"50256": -100}}"#, "logit_bias is not supported by tide serve", "logit_bias"),
             (#"{\#(model), \#(hi), "max_tokens": }"#, "not valid JSON: ", nil),
+            // Numbers past 2^31 once killed the server converting to llama.cpp's 32-bit integers.
+            (#"{\#(model), \#(hi), "top_k": 2147483648}"#, "top_k must be a whole number from 0 to 2147483647, not 2147483648",
+             "top_k"),
+            (#"{\#(model), \#(hi), "max_tokens": 4294967296}"#, "max_tokens must be a whole number from 1 to 2147483647",
+             "max_tokens"),
+            (#"{\#(model), \#(hi), "temperature": 1e300}"#, "temperature must be a number from 0 to 3.4e+38", "temperature"),
+            // A NUL once silently ended the message there.
+            (#"{\#(model), "messages": [{"role": "user", "content": "aaaa\u0000 bbbb"}]}"#,
+             "messages[0].content holds a NUL character (U+0000)", "messages[0].content"),
         ]
         for (body, message, param) in cases {
             let (status, json) = try await server.post(body)
@@ -35,6 +44,8 @@ extension CommandLineTests.ServeCommandTests {
         let (status, json, _) = try await server.send("POST", "v1/chat/completions", body: invalidUTF8)
         #expect(status == 400)
         #expect(((json["error"] as? [String: Any])?["message"] as? String ?? "").contains("Invalid UTF-8"), "\(json)")
+        let health = try await server.send("GET", "health")
+        #expect(health.status == 200, "the server still answers after every bad request")
         let exact = try await server.post(#"{\#(model), \#(hi), "max_tokens": 2e0, "seed": 1.0e1}"#)
         #expect(exact.status == 200, "a whole number written with an exponent is read exactly: \(exact.json)")
         #expect((exact.json["usage"] as? [String: Int])?["completion_tokens"] ?? 99 <= 2)

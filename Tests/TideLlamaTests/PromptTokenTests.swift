@@ -4,12 +4,13 @@ import TideLlama
 
 extension RealModelTests {
     /// Prompts are tokenized in pieces cut before special tokens, in linear time, to exactly the
-    /// tokens of the whole text.
+    /// tokens of the whole text. (The messages hold no control token's text: that is tokenized as
+    /// plain text, see HostileInputTests.)
     @Suite struct PromptTokenTests {
         @Test func piecesGiveTheTokensOfTheWholePrompt() throws {
             let model = TestModel.shared
             let messages = (0..<700).map { index in
-                ChatMessage(index % 2 == 0 ? .user : .assistant, "Message \(index):  hello <|im_end|>world\n\n <|im_start|> ")
+                ChatMessage(index % 2 == 0 ? .user : .assistant, "Message \(index):  hello world\n\n <im_end> ")
             }
             let whole = try model.tokenize(model.renderPrompt(messages, template: .model), addSpecial: true, parseSpecial: true)
             #expect(try model.promptTokens(for: messages, template: .model) == whole)
