@@ -1,30 +1,63 @@
 extension ContextOverflowPolicy {
     /// Returns `messages` as they fit in the backend's context under this policy.
     ///
-    /// The last message (the new one) and system messages are never dropped.
+    /// The last message (the new one) and system messages are never dropped. Dropping keeps as
+    /// much of the conversation as fits, found by bisection over how many of the oldest
+    /// exchanges go: a few token counts, however long the conversation (counting once per
+    /// dropped exchange was quadratic in its length).
     func fit(_ messages: [ChatMessage], parameters: GenerationParameters, backend: any ChatBackend)
         async throws -> [ChatMessage]
     {
-        var messages = messages
         let reserve = self == .fail ? 1 : min(parameters.maxTokens, max(1, backend.contextSize / 4))
-        while true {
-            let needed = try await backend.promptTokenCount(for: messages) + reserve
-            if needed <= backend.contextSize { return messages }
-            guard self == .dropOldest, let oldest = Self.oldestExchange(in: messages) else {
-                throw ContextOverflowError(promptTokens: needed, contextSize: backend.contextSize)
-            }
-            messages.removeSubrange(oldest)
+        func needed(_ messages: [ChatMessage]) async throws -> Int {
+            try await backend.promptTokenCount(for: messages) + reserve
         }
+        let whole = try await needed(messages)
+        if whole <= backend.contextSize { return messages }
+        let exchanges = Self.exchanges(in: messages)
+        guard self == .dropOldest, !exchanges.isEmpty else {
+            throw ContextOverflowError(promptTokens: whole, contextSize: backend.contextSize)
+        }
+        func dropping(_ count: Int) -> [ChatMessage] {
+            let dropped = exchanges[..<count].reduce(into: Set<Int>()) { $0.formUnion($1) }
+            return messages.indices.filter { !dropped.contains($0) }.map { messages[$0] }
+        }
+        let shortest = dropping(exchanges.count)
+        let least = try await needed(shortest)
+        guard least <= backend.contextSize else {
+            throw ContextOverflowError(promptTokens: least, contextSize: backend.contextSize)
+        }
+        // Dropping `high` exchanges fits and dropping `low` does not: narrow to the fewest that fit.
+        var (low, high) = (0, exchanges.count)
+        var fitting = shortest
+        while high - low > 1 {
+            let middle = (low + high) / 2
+            let candidate = dropping(middle)
+            if try await needed(candidate) <= backend.contextSize {
+                (high, fitting) = (middle, candidate)
+            } else {
+                low = middle
+            }
+        }
+        return fitting
     }
 
-    /// The first user message before the last one, with the replies that follow it.
-    private static func oldestExchange(in messages: [ChatMessage]) -> Range<Int>? {
+    /// The exchanges that may be dropped, oldest first: each non-system message before the last
+    /// one, with the replies that follow it.
+    private static func exchanges(in messages: [ChatMessage]) -> [Range<Int>] {
         let last = messages.count - 1
-        guard let start = messages.indices.first(where: { $0 < last && messages[$0].role != .system }) else {
-            return nil
+        var exchanges: [Range<Int>] = []
+        var index = 0
+        while index < last {
+            guard messages[index].role != .system else {
+                index += 1
+                continue
+            }
+            var end = index + 1
+            while end < last, messages[end].role == .assistant { end += 1 }
+            exchanges.append(index..<end)
+            index = end
         }
-        var end = start + 1
-        while end < last, messages[end].role == .assistant { end += 1 }
-        return start..<end
+        return exchanges
     }
 }
