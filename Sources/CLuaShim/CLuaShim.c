@@ -259,6 +259,7 @@ static int open_sandbox(lua_State *L) {
     lua_setfield(L, -2, "dump");
     tide_open_patterns(L);
     lua_pop(L, 1);
+    tide_open_bounded_library(L);
     return 0;
 }
 
