@@ -114,8 +114,9 @@ final class PluginHost: @unchecked Sendable {
                     return fail(output, "no token \(text ?? "nil") in a vocabulary of \(logits.vocabularySize)")
                 }
                 if function == "_ban" { return logits.ban(id) }
-                guard input.number.isFinite else { return fail(output, "the bias for token \(id) must be a finite number, not \(input.number)") }
-                logits.bias(id, by: Float(input.number))
+                let delta = Float(input.number)  // a double past Float's range would become infinite
+                guard delta.isFinite else { return fail(output, "the bias for token \(id) must be a finite number, not \(input.number)") }
+                logits.bias(id, by: delta)
             }
         default: fail(output, "unknown host function \(function)")
         }
