@@ -18,7 +18,9 @@ typedef enum {
 
 /// Creates a sandboxed state: a memory-capped allocator and only the safe libraries (base
 /// without dofile/loadfile/print and with a text-only load, string without dump, table, math,
-/// utf8, and os.clock/os.time/os.date). Returns NULL if the state cannot be created.
+/// utf8, and os.clock/os.time/os.date). The library functions that loop in C (patterns, and
+/// those listed in Sandbox.h) charge their work to each call's limits. Returns NULL if the state
+/// cannot be created.
 lua_State *tide_lua_open(size_t memory_limit);
 
 /// Closes a state made by tide_lua_open.
