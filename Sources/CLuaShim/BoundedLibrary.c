@@ -9,6 +9,7 @@
 #include <lauxlib.h>
 #include <limits.h>
 #include <lualib.h>
+#include <stdio.h>
 #include <string.h>
 
 enum {
