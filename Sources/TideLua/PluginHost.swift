@@ -77,7 +77,8 @@ final class PluginHost: @unchecked Sendable {
 
     /// Serves a host function call. Never touches the Lua state: C pushes the results.
     fileprivate func serve(_ function: String, _ input: tide_host_input, _ output: UnsafeMutablePointer<tide_host_output>) {
-        let text = input.text.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: input.text_length), as: UTF8.self) }
+        // Decoded only when used: tide.tokenize reads long text in pieces, straight from the bytes.
+        lazy var text = input.text.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: input.text_length), as: UTF8.self) }
         let tokens = Array(UnsafeBufferPointer(start: input.tokens, count: input.token_count))
         switch function {
         case "_log": log("[\(name)] \(text ?? "")")
@@ -87,7 +88,8 @@ final class PluginHost: @unchecked Sendable {
             switch function {
             case "_tokenize":
                 // nil: the call's limit was hit, and C raises its error.
-                guard let ids = vocabulary.tokens(of: text ?? "", inPiecesCharging: input.state) else { return }
+                let bytes = UnsafeRawBufferPointer(start: input.text, count: input.text_length)
+                guard let ids = vocabulary.tokens(ofUTF8: bytes, inPiecesCharging: input.state) else { return }
                 give(tokens: ids, to: output)
             case "_detokenize":
                 if let bad = tokens.first(where: { $0 < 0 || Int($0) >= vocabulary.vocabularySize }) {
