@@ -65,7 +65,7 @@ let package = Package(
         ),
         .target(name: "TideTestSupport", dependencies: ["TideModels"], path: "Tests/TideTestSupport", exclude: ["Fixtures"]),
         .testTarget(name: "TideCoreTests", dependencies: ["TideCore"]),
-        .testTarget(name: "TideLuaTests", dependencies: ["TideLua", "TideLlama", "TideModels"]),
+        .testTarget(name: "TideLuaTests", dependencies: ["TideLua", "TideLlama", "TideModels", "CLua"]),
         .testTarget(name: "TideLlamaTests", dependencies: ["TideLlama", "TideModels", "TideTestSupport"]),
         .testTarget(name: "TideRegexTests", dependencies: ["TideRegex", "TideTestSupport"]),
         .testTarget(name: "TideScriptTests", dependencies: ["TideScript", "TideTestSupport"]),

@@ -1,4 +1,5 @@
 #include "CLuaShim.h"
+#include "Sandbox.h"
 
 #include <lauxlib.h>
 #include <lualib.h>
@@ -14,9 +15,22 @@ typedef struct {
     double deadline;
     tide_limit stopped;
     int enforcing;  // the cap applies inside plugin code, not while Tide marshals values
+    int64_t unchecked;  // units charged by C code since the clock was last read
+    uint32_t allocations;
+    lua_State *state;
 } sandbox;
 
-enum { HOOK_EVERY = 1000 };
+enum {
+    HOOK_EVERY = 1000,
+    /// Growing allocations between two clock checks by the allocator, and the size from which
+    /// every one is checked: a C function that builds a large result allocates as it grows.
+    ALLOCATIONS_PER_CHECK = 256,
+    LARGE_ALLOCATION = 64 << 10,
+    /// Past the deadline, allocations from this size on are refused.
+    REFUSED_ALLOCATION = 1 << 20,
+    /// The parser reads `load`'s chunk in pieces of this size, charging each.
+    LOAD_PIECE = 64 << 10,
+};
 
 static sandbox *sandbox_of(lua_State *L) {
     void *ud = NULL;
@@ -30,7 +44,16 @@ static double now_seconds(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/// Refuses allocations past the cap; Lua turns a NULL into a memory error it can recover from.
+static int past_deadline(const sandbox *box) { return box->deadline > 0 && now_seconds() > box->deadline; }
+
+static void limit_hook(lua_State *L, lua_Debug *ar);
+
+/// Refuses allocations past the cap. Also checks the call's deadline on growing allocations
+/// (large ones, and every ALLOCATIONS_PER_CHECK others): once it has passed, the hook is set to
+/// fire at the very next VM instruction, and large allocations are refused, which stops C code
+/// building a large result (Lua turns the NULL into a memory error, which tide_lua_pcall
+/// reports as the time limit). This catches code like `while true do local t = s .. "b" end`,
+/// which copies megabytes per instruction between two firings of the hook.
 static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     sandbox *box = (sandbox *)ud;
     size_t old = ptr ? osize : 0;
@@ -42,6 +65,13 @@ static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     if (box->enforcing && nsize > old && box->used - old + nsize > box->limit) {
         box->stopped = TIDE_LIMIT_MEMORY;
         return NULL;
+    }
+    if (box->enforcing && nsize > old && (nsize >= LARGE_ALLOCATION || ++box->allocations % ALLOCATIONS_PER_CHECK == 0)) {
+        if (box->stopped == TIDE_LIMIT_NONE && past_deadline(box)) {
+            box->stopped = TIDE_LIMIT_TIME;
+            lua_sethook(box->state, limit_hook, LUA_MASKCOUNT, 1);
+        }
+        if (box->stopped == TIDE_LIMIT_TIME && nsize >= REFUSED_ALLOCATION) return NULL;
     }
     void *grown = realloc(ptr, nsize);
     if (grown) box->used = box->used - old + nsize;
@@ -57,22 +87,45 @@ static const char *limit_message(tide_limit limit) {
     }
 }
 
+/// Charges `instructions` to the running call and reads the clock when `check_clock` is set;
+/// returns (and records) the limit that is now exhausted, if any.
+static tide_limit spend(sandbox *box, int64_t instructions, int check_clock) {
+    if (box->stopped != TIDE_LIMIT_NONE) return box->stopped;
+    if (box->instructions_left > 0) {
+        box->instructions_left -= instructions;
+        if (box->instructions_left <= 0) return box->stopped = TIDE_LIMIT_INSTRUCTIONS;
+    }
+    if (check_clock && past_deadline(box)) return box->stopped = TIDE_LIMIT_TIME;
+    return TIDE_LIMIT_NONE;
+}
+
+/// Charges work done in C; reads the clock once TIDE_CHECK_EVERY units have accumulated.
+static tide_limit spend_in_c(sandbox *box, int64_t instructions) {
+    box->unchecked += instructions;
+    int check_clock = box->unchecked >= TIDE_CHECK_EVERY;
+    if (check_clock) box->unchecked = 0;
+    return spend(box, instructions, check_clock);
+}
+
 /// Runs every HOOK_EVERY instructions: charges the budget and checks the clock.
 static void limit_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
-    sandbox *box = sandbox_of(L);
-    if (box->stopped != TIDE_LIMIT_NONE) luaL_error(L, "%s", limit_message(box->stopped));
-    if (box->instructions_left > 0) {
-        box->instructions_left -= HOOK_EVERY;
-        if (box->instructions_left <= 0) {
-            box->stopped = TIDE_LIMIT_INSTRUCTIONS;
-            luaL_error(L, "%s", limit_message(box->stopped));
-        }
-    }
-    if (box->deadline > 0 && now_seconds() > box->deadline) {
-        box->stopped = TIDE_LIMIT_TIME;
-        luaL_error(L, "%s", limit_message(box->stopped));
-    }
+    tide_limit hit = spend(sandbox_of(L), HOOK_EVERY, 1);
+    if (hit != TIDE_LIMIT_NONE) luaL_error(L, "%s", limit_message(hit));
+}
+
+void tide_sandbox_charge(lua_State *L, int64_t instructions) {
+    tide_limit hit = spend_in_c(sandbox_of(L), instructions);
+    if (hit != TIDE_LIMIT_NONE) luaL_error(L, "%s", limit_message(hit));
+}
+
+void tide_sandbox_reraise(lua_State *L) {
+    tide_limit stopped = sandbox_of(L)->stopped;
+    if (stopped != TIDE_LIMIT_NONE) luaL_error(L, "%s", limit_message(stopped));
+}
+
+int tide_lua_spend(lua_State *L, int64_t instructions) {
+    return spend_in_c(sandbox_of(L), instructions) != TIDE_LIMIT_NONE;
 }
 
 /// Message handler: any error value becomes a string with a traceback.
@@ -89,13 +142,37 @@ static int traceback_handler(lua_State *L) {
     return 1;
 }
 
+/// A chunk handed to the parser in pieces, each charged to the running call: the parser is C
+/// code that the hook does not interrupt.
+typedef struct {
+    const char *next;
+    size_t left;
+    sandbox *box;
+} chunk_reader;
+
+static const char *read_piece(lua_State *L, void *data, size_t *size) {
+    (void)L;
+    chunk_reader *reader = (chunk_reader *)data;
+    *size = reader->left < LOAD_PIECE ? reader->left : LOAD_PIECE;
+    if (*size == 0 || spend_in_c(reader->box, (int64_t)*size / 16) != TIDE_LIMIT_NONE) {
+        *size = 0;  // the parser stops here; text_only_load then raises the limit's error
+        return NULL;
+    }
+    const char *piece = reader->next;
+    reader->next += *size;
+    reader->left -= *size;
+    return piece;
+}
+
 /// `load` for text chunks only: load(chunk [, chunkname [, mode [, env]]]) with mode forced to "t".
 static int text_only_load(lua_State *L) {
-    size_t length;
-    const char *chunk = luaL_checklstring(L, 1, &length);
+    chunk_reader reader = {0};
+    reader.next = luaL_checklstring(L, 1, &reader.left);
+    reader.box = sandbox_of(L);
     const char *name = luaL_optstring(L, 2, "=(load)");
     int has_env = !lua_isnone(L, 4);
-    int status = luaL_loadbufferx(L, chunk, length, name, "t");
+    int status = lua_load(L, read_piece, &reader, name, "t");
+    tide_sandbox_reraise(L);
     if (status != LUA_OK) {
         luaL_pushfail(L);
         lua_insert(L, -2);
@@ -180,7 +257,9 @@ static int open_sandbox(lua_State *L) {
     lua_getglobal(L, LUA_STRLIBNAME);
     lua_pushnil(L);
     lua_setfield(L, -2, "dump");
+    tide_open_patterns(L);
     lua_pop(L, 1);
+    tide_open_bounded_library(L);
     return 0;
 }
 
@@ -193,6 +272,7 @@ lua_State *tide_lua_open(size_t memory_limit) {
         free(box);
         return NULL;
     }
+    box->state = L;
     lua_pushcfunction(L, open_sandbox);
     if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
         tide_lua_close(L);
@@ -220,6 +300,7 @@ int tide_lua_load(lua_State *L, const char *code, size_t length, const char *chu
 int tide_lua_pcall(lua_State *L, int nargs, int nresults, int64_t instruction_budget, double seconds) {
     sandbox *box = sandbox_of(L);
     box->stopped = TIDE_LIMIT_NONE;
+    box->unchecked = 0;
     box->instructions_left = instruction_budget;
     box->deadline = seconds > 0 ? now_seconds() + seconds : 0;
     int base = lua_gettop(L) - nargs;
@@ -229,9 +310,16 @@ int tide_lua_pcall(lua_State *L, int nargs, int nresults, int64_t instruction_bu
     box->enforcing = 1;
     int status = lua_pcall(L, nargs, nresults, base);
     box->enforcing = 0;
+    box->instructions_left = 0;
+    box->deadline = 0;
     lua_sethook(L, NULL, 0, 0);
     lua_remove(L, base);
     if (status != LUA_OK && box->stopped == TIDE_LIMIT_NONE && status == LUA_ERRMEM) box->stopped = TIDE_LIMIT_MEMORY;
+    if (status == LUA_ERRMEM && box->stopped != TIDE_LIMIT_MEMORY) {
+        // The allocator refused to grow past the deadline: report the limit, not "not enough memory".
+        lua_pop(L, 1);
+        lua_pushstring(L, limit_message(box->stopped));
+    }
     return status;
 }
 
@@ -265,6 +353,7 @@ static int host_trampoline(lua_State *L) {
             lua_Integer value = lua_tointegerx(L, -1, &is_number);
             lua_pop(L, 1);
             if (!is_number) return luaL_error(L, "token %d is not an integer", (int)i + 1);
+            if (value < INT32_MIN || value > INT32_MAX) return luaL_error(L, "no token %I in the vocabulary", (LUAI_UACINT)value);
             tokens[i] = (int32_t)value;
         }
         input.tokens = tokens;
@@ -276,8 +365,16 @@ static int host_trampoline(lua_State *L) {
         input.number = lua_tonumber(L, 2);
         input.has_number = 1;
     }
+    input.state = L;
     tide_host_output output = {0};
     function(context, name, &input, &output);
+    if (sandbox_of(L)->stopped != TIDE_LIMIT_NONE) {
+        free(output.error);
+        free(output.text);
+        free(output.tokens);
+        free(output.numbers);
+        tide_sandbox_reraise(L);
+    }
     if (output.error) {
         lua_pushstring(L, output.error);
         free(output.error);

@@ -77,7 +77,8 @@ final class PluginHost: @unchecked Sendable {
 
     /// Serves a host function call. Never touches the Lua state: C pushes the results.
     fileprivate func serve(_ function: String, _ input: tide_host_input, _ output: UnsafeMutablePointer<tide_host_output>) {
-        let text = input.text.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: input.text_length), as: UTF8.self) }
+        // Decoded only when used: tide.tokenize reads long text in pieces, straight from the bytes.
+        lazy var text = input.text.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: input.text_length), as: UTF8.self) }
         let tokens = Array(UnsafeBufferPointer(start: input.tokens, count: input.token_count))
         switch function {
         case "_log": log("[\(name)] \(text ?? "")")
@@ -85,8 +86,17 @@ final class PluginHost: @unchecked Sendable {
         case "_tokenize", "_detokenize", "_token_text":
             guard let vocabulary else { return fail(output, "tide.\(function.dropFirst()) needs the model's tokenizer: none is attached yet, or the model runs on a server") }
             switch function {
-            case "_tokenize": give(tokens: vocabulary.tokens(of: text ?? ""), to: output)
-            case "_detokenize": give(text: vocabulary.text(of: tokens), to: output)
+            case "_tokenize":
+                // nil: the call's limit was hit, and C raises its error.
+                let bytes = UnsafeRawBufferPointer(start: input.text, count: input.text_length)
+                guard let ids = vocabulary.tokens(ofUTF8: bytes, inPiecesCharging: input.state) else { return }
+                give(tokens: ids, to: output)
+            case "_detokenize":
+                if let bad = tokens.first(where: { $0 < 0 || Int($0) >= vocabulary.vocabularySize }) {
+                    return fail(output, "no token \(bad) in a vocabulary of \(vocabulary.vocabularySize)")
+                }
+                if let state = input.state, tide_lua_spend(state, Int64(tokens.count) / 16) != 0 { return }
+                give(text: vocabulary.text(of: tokens), to: output)
             default:
                 guard let id = text.flatMap({ Int32($0) }), id >= 0, Int(id) < vocabulary.vocabularySize else {
                     return fail(output, "no token \(text ?? "nil") in a vocabulary of \(vocabulary.vocabularySize)")
@@ -105,7 +115,10 @@ final class PluginHost: @unchecked Sendable {
                 guard id >= 0, Int(id) < logits.vocabularySize else {
                     return fail(output, "no token \(text ?? "nil") in a vocabulary of \(logits.vocabularySize)")
                 }
-                if function == "_ban" { logits.ban(id) } else { logits.bias(id, by: Float(input.number)) }
+                if function == "_ban" { return logits.ban(id) }
+                let delta = Float(input.number)  // a double past Float's range would become infinite
+                guard delta.isFinite else { return fail(output, "the bias for token \(id) must be a finite number, not \(input.number)") }
+                logits.bias(id, by: delta)
             }
         default: fail(output, "unknown host function \(function)")
         }

@@ -18,7 +18,7 @@ enum PluginFixtures {
     static let limits = LuaLimits(instructions: 2_000_000, memoryBytes: 16 << 20, time: .seconds(2))
 
     /// Loads `source` as a plugin file called `name`.lua with the given spec options.
-    static func plugin(_ name: String, _ source: String, options: String = "",
+    static func plugin(_ name: String, _ source: String, options: String = "", limits: LuaLimits = limits,
                        log: @escaping @Sendable (String) -> Void = { _ in }) throws -> LuaPlugin
     {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tide-plugins-\(UUID().uuidString)")
@@ -29,7 +29,7 @@ enum PluginFixtures {
     }
 
     /// A greedy session on the bundled model with `plugins`.
-    static func session(_ plugins: [LuaPlugin], policy: HookErrorPolicy = .disableHook, maxTokens: Int = 48)
+    static func session(_ plugins: [any ChatHook], policy: HookErrorPolicy = .disableHook, maxTokens: Int = 48)
         throws -> ChatSession
     {
         var parameters = GenerationParameters()

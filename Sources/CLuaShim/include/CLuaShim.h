@@ -18,7 +18,9 @@ typedef enum {
 
 /// Creates a sandboxed state: a memory-capped allocator and only the safe libraries (base
 /// without dofile/loadfile/print and with a text-only load, string without dump, table, math,
-/// utf8, and os.clock/os.time/os.date). Returns NULL if the state cannot be created.
+/// utf8, and os.clock/os.time/os.date). The library functions that loop in C (patterns, and
+/// those listed in Sandbox.h) charge their work to each call's limits. Returns NULL if the state
+/// cannot be created.
 lua_State *tide_lua_open(size_t memory_limit);
 
 /// Closes a state made by tide_lua_open.
@@ -39,8 +41,16 @@ int tide_lua_pcall(lua_State *L, int nargs, int nresults, int64_t instruction_bu
 /// Which limit stopped the last tide_lua_pcall, if any.
 tide_limit tide_lua_last_limit(lua_State *L);
 
-/// What a host function receives: the string argument of the call, if any, and a token list.
+/// For host functions doing long work during a call: charges `instructions` units to the call's
+/// instruction budget and checks its deadline (at most every 4096 units). Returns 1 when a limit
+/// is exhausted; the host function should then stop and return, and the call fails with that
+/// limit's error (a limit, once hit, cannot be caught by the plugin).
+int tide_lua_spend(lua_State *L, int64_t instructions);
+
+/// What a host function receives: the string argument of the call, if any, and a token list;
+/// and the calling state, for tide_lua_spend.
 typedef struct {
+    lua_State *state;
     const char *text;
     size_t text_length;
     const int32_t *tokens;

@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+import TideLua
+
+/// The sandbox's replacements for library functions that loop in C: same results and errors as
+/// stock Lua, and stopped by the call's limits like any loop.
+@Suite struct BoundedLibraryTests {
+    static let unlimited = LuaLimits(instructions: 0, memoryBytes: 64 << 20, time: .zero)
+    static let short = LuaLimits(instructions: 0, memoryBytes: 64 << 20, time: .milliseconds(200))
+
+    @Test func resultsAndErrorsMatchStockLua() throws {
+        let stock = try #require(StockLua.strings(returnedBy: LibraryCases.chunk, chunkName: "=cases", argument: 0))
+        guard case .table(let array, _) = try LuaState(limits: Self.unlimited).run(LibraryCases.chunk, chunkName: "=cases") else {
+            Issue.record("the cases did not return a list")
+            return
+        }
+        let sandbox = array.map { $0.string ?? "" }
+        #expect(sandbox.count == stock.count)
+        for (mine, theirs) in zip(sandbox, stock) { #expect(mine == theirs) }
+    }
+
+    @Test func anEmptyRepetitionIsImmediate() throws {
+        // Stock string.rep copies nothing 10^15 times.
+        #expect(try LuaState(limits: Self.short).run("return string.rep('', 1e15, '')", chunkName: "=rep") == .string(""))
+    }
+
+    /// Each body spends its time inside one library call, or in calls so long that the hook
+    /// (every 1000 VM instructions) would fire only after seconds. A first call builds the
+    /// inputs (`grow(unit, n)` doubles a string); the body runs in a second call, with no
+    /// instruction budget, and must be stopped by the 200 ms limit within 50 ms of it.
+    @Test(arguments: [
+        ("s = grow('a', 30000)", "string.find(s, '.-.-.-.-.-.-.-.-.-.-b')"),
+        ("s = grow('(', 200000)", "s:gsub('%b()', '')"),
+        ("s = grow('a', 2e7) n = grow('a', 1e5) .. 'b'", "s:find(n, 1, true)"),
+        ("s = grow('a', 8e6)", "while true do local t = s .. 'b' end"),
+        ("", "while true do local t = ('ab'):rep(2e6, ',') end"),
+        ("s = grow('aB', 8e6)", "while true do local t = s:upper() .. s:lower() .. s:reverse() end"),
+        ("s = grow('a', 9e5)", "while true do local t = {s:byte(1, -1)} end"),
+        ("s = grow('a\\0', 4e6)", "while true do local t = string.format('%q', s) end"),
+        ("t = {} for i = 1, 1e5 do t[i] = i end f = grow('%d', 2e5)", "while true do local x = string.format(f, table.unpack(t)) end"),
+        ("t = {} for i = 1, 2e5 do t[i] = 'w' end", "while true do local x = table.concat(t, ',') end"),
+        ("t = {} for i = 1, 2e5 do t[i] = (i * 7919) % 200000 end", "while true do table.sort(t) end"),
+        ("t = {} for i = 1, 2e5 do t[i] = i end", "while true do table.insert(t, 1, 0) table.remove(t, 1) end"),
+        ("", "table.move({}, 1, 1e12, 1)"),
+        ("t = {} for i = 1, 1e5 do t[i] = 0x4E00 + i % 1000 end", "while true do local x = utf8.char(table.unpack(t)) end"),
+        ("s = grow('é', 8e6)", "while true do local n = utf8.len(s) end"),
+        ("s = grow('é', 8e6)", "while true do local n = utf8.offset(s, 3e6) end"),
+        ("f = grow('b', 1e5) s = grow('x', 1e5)", "while true do local t = {string.unpack(f, s)} end"),
+        ("chunk = 'return ' .. grow('1 + ', 4e6) .. '1'", "while true do load(chunk) end"),
+    ])
+    func longWorkInCIsStoppedByTheTimeLimit(setup: String, body: String) throws {
+        let lua = try LuaState(limits: Self.short)
+        try lua.run("function grow(unit, n) local s = unit while #s < n do s = s .. s end return s:sub(1, n) end \(setup)",
+                    chunkName: "=setup")
+        let started = ContinuousClock.now
+        do {
+            try lua.run(body, chunkName: "=hostile")
+            Issue.record("\(body) was not stopped")
+        } catch {
+            #expect(error.kind == .timeLimit || error.kind == .instructionBudget, "\(error.kind): \(error.message)")
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed < .milliseconds(250), "\(body) ran \(elapsed)")
+    }
+}
