@@ -29,15 +29,16 @@ let package = Package(
         .systemLibrary(name: "CEditLine", pkgConfig: "libedit", providers: [.apt(["libedit-dev"]), .brew(["libedit"])]),
         .target(name: "CEditLineShim", dependencies: ["CEditLine"]),
         .target(name: "TideCore"),
-        .target(name: "TideLua", dependencies: ["TideCore", "CLua", "CLuaShim"]),
+        .target(name: "TideFiles"),
+        .target(name: "TideLua", dependencies: ["TideCore", "TideFiles", "CLua", "CLuaShim"]),
         .target(name: "TideRegex"),
-        .target(name: "TideScript", dependencies: ["TideCore", "TideRegex"]),
-        .target(name: "TideRunner", dependencies: ["TideCore", "TideScript", "TideLua", "TideLlama", "TideModels", "TideRemote"]),
-        .target(name: "TideLlama", dependencies: ["TideCore", "CLlama"]),
+        .target(name: "TideScript", dependencies: ["TideCore", "TideFiles", "TideRegex"]),
+        .target(name: "TideRunner", dependencies: ["TideCore", "TideFiles", "TideScript", "TideLua", "TideLlama", "TideModels", "TideRemote"]),
+        .target(name: "TideLlama", dependencies: ["TideCore", "TideFiles", "CLlama"]),
         .target(
             name: "TideModels",
             dependencies: [
-                "TideCore",
+                "TideCore", "TideFiles",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -59,12 +60,13 @@ let package = Package(
         .executableTarget(
             name: "tide",
             dependencies: [
-                "TideCore", "TideLlama", "TideLua", "TideModels", "TideBench", "TideScript", "TideRunner", "TideChat", "TideServe",
+                "TideCore", "TideFiles", "TideLlama", "TideLua", "TideModels", "TideBench", "TideScript", "TideRunner", "TideChat", "TideServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .target(name: "TideTestSupport", dependencies: ["TideModels"], path: "Tests/TideTestSupport", exclude: ["Fixtures"]),
         .testTarget(name: "TideCoreTests", dependencies: ["TideCore"]),
+        .testTarget(name: "TideFilesTests", dependencies: ["TideFiles"]),
         .testTarget(name: "TideLuaTests", dependencies: ["TideLua", "TideLlama", "TideModels", "CLua"]),
         .testTarget(name: "TideLlamaTests", dependencies: ["TideLlama", "TideModels", "TideTestSupport"]),
         .testTarget(name: "TideRegexTests", dependencies: ["TideRegex", "TideTestSupport"]),

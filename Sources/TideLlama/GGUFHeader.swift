@@ -1,5 +1,5 @@
 import Foundation
-import TideCore
+import TideFiles
 
 /// The fixed start of a GGUF file, checked before llama.cpp sees the file so that common
 /// mistakes (a wrong path, an HTML error page, a half-downloaded file) get a precise message.

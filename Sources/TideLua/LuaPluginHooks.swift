@@ -10,10 +10,12 @@ extension LuaPlugin {
         let argument = LuaValue.table(array: [], fields: ["messages": .table(array: messages, fields: [:]),
                                                           "params": Self.luaParameters(prompt.parameters)])
         let (results, edited) = try call(.prompt, [argument], results: 1, readBackFirst: true)
-        if let answer = results.first?.string { return .answer(answer) }
+        if let answer = results.first?.string { return .answer(try Self.bounded(answer, from: .prompt, limit: Self.textLimit)) }
         guard let edited else { return .proceed }
         let parameters = try Self.parameters(from: edited["params"], over: prompt.parameters)
-        prompt.messages = try Self.messages(from: edited["messages"])
+        let edits = try Self.messages(from: edited["messages"])
+        _ = try Self.bounded(edits.map(\.content).joined(), from: .prompt, limit: Self.textLimit)
+        prompt.messages = edits
         prompt.parameters = parameters
         return .proceed
     }
@@ -50,7 +52,7 @@ extension LuaPlugin {
         switch result ?? .nil {
         case .nil, .boolean(true): break
         case .boolean(false): decision.replacement = ""
-        case .string(let replacement): decision.replacement = replacement
+        case .string(let replacement): decision.replacement = try Self.bounded(replacement, from: .token, limit: Self.tokenTextLimit)
         case let other: throw LuaError(.runtime, "on_token must return nil, a string or false, not a \(other.typeName)")
         }
         return decision
@@ -68,8 +70,23 @@ extension LuaPlugin {
             "raw": .string(reply.rawText), "text": .string(reply.shownText), "stored": .string(reply.storedText),
             "stop_reason": .string(reply.stopReason.description), "stats": stats,
         ])
-        if let stored = try call(.reply, [argument], results: 1).results.first?.string { reply.storedText = stored }
+        if let stored = try call(.reply, [argument], results: 1).results.first?.string {
+            reply.storedText = try Self.bounded(stored, from: .reply, limit: Self.textLimit)
+        }
         _ = takeRequestedStop()
+    }
+
+    /// The most text `on_token` may return in one call: a reply made of such pieces still grows
+    /// by a bounded amount per token.
+    static let tokenTextLimit = 1 << 20
+    /// The most text `on_prompt` may leave in the messages or answer with, and `on_reply` may store.
+    static let textLimit = 16 << 20
+
+    /// `text`, if it is within `limit` bytes; else an error naming the hook.
+    static func bounded(_ text: String, from point: HookPoint, limit: Int) throws(LuaError) -> String {
+        guard text.utf8.count > limit else { return text }
+        throw LuaError(.runtime, "\(point.rawValue) returned \(text.utf8.count) bytes of text; "
+            + "it may return at most \(limit >> 20) MiB")
     }
 
     static func luaProgress(_ reply: ReplyProgress) -> LuaValue {

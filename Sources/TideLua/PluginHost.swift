@@ -81,7 +81,7 @@ final class PluginHost: @unchecked Sendable {
         lazy var text = input.text.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: input.text_length), as: UTF8.self) }
         let tokens = Array(UnsafeBufferPointer(start: input.tokens, count: input.token_count))
         switch function {
-        case "_log": log("[\(name)] \(text ?? "")")
+        case "_log": log("[\(name)] " + Self.logLine(text ?? ""))
         case "_stop": requestedStop = text ?? ""
         case "_tokenize", "_detokenize", "_token_text":
             guard let vocabulary else { return fail(output, "tide.\(function.dropFirst()) needs the model's tokenizer: none is attached yet, or the model runs on a server") }
@@ -122,6 +122,22 @@ final class PluginHost: @unchecked Sendable {
             }
         default: fail(output, "unknown host function \(function)")
         }
+    }
+
+    /// The most of one `tide.log` call that reaches the log.
+    static let logLineLimit = 64 << 10
+
+    /// `text` cut to ``logLineLimit`` bytes (at a character boundary), saying how much was left out.
+    static func logLine(_ text: String) -> String {
+        let bytes = text.utf8.count
+        guard bytes > logLineLimit else { return text }
+        var kept = 0
+        let head = text.unicodeScalars.prefix { scalar in
+            kept += UTF8.width(scalar)
+            return kept <= logLineLimit
+        }
+        let shown = String(String.UnicodeScalarView(head))
+        return shown + "… (\(bytes - shown.utf8.count) more bytes not shown)"
     }
 
     private func fail(_ output: UnsafeMutablePointer<tide_host_output>, _ message: String) {

@@ -1,5 +1,5 @@
 import Foundation
-import TideCore
+import TideFiles
 
 /// A plugin's file found and read once, to make fresh instances from (`tide serve` gives every
 /// request its own).

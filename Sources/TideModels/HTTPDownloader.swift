@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import TideFiles
 
 /// Downloads a URL into a file, resuming a partial one with an HTTP range request.
 struct HTTPDownloader {

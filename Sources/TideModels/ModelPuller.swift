@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 import Foundation
+import TideFiles
 
 /// Fetches models into a ``ModelStore``: downloads into `NAME.partial` (resumed on the next
 /// try), checks the SHA-256, then renames atomically, so the store never holds a half file

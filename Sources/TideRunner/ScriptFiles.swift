@@ -1,4 +1,5 @@
 import Foundation
+import TideFiles
 import TideModels
 import TideScript
 
@@ -56,8 +57,8 @@ public enum ScriptFiles {
     public static func write(_ script: ConversationScript, to path: String) throws {
         let url = URL(fileURLWithPath: path)
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
+        try prepareFolder(url.deletingLastPathComponent().path)
         do {
-            try prepareFolder(url.deletingLastPathComponent().path)
             try Data(script.printed().utf8).write(to: temporary)
         } catch {
             try? FileManager.default.removeItem(at: temporary)

@@ -1,5 +1,6 @@
 import Foundation
 import TideCore
+import TideFiles
 import TideRegex
 
 extension ConversationScript {

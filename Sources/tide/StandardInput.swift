@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import TideCore
+import TideFiles
 
 /// Standard input read in bounded pieces: a prompt or a line larger than ``limit`` is an error
 /// that says so, instead of a process that grows without bound (`tide generate - < /dev/zero`).

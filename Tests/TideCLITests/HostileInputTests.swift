@@ -129,6 +129,12 @@ extension CommandLineTests {
             #expect(refused.stderr.contains("\(readOnly.folder.path): cannot write files in this folder: the file system is read-only"),
                     "\(refused.stderr)")
             #expect(!refused.stderr.contains("NSCocoaErrorDomain"))
+            let saved = try TideProcess.run(["chat", "--max-tokens", "2"],
+                                            stdin: "Hi\n/save \(readOnly.folder.path)/chat.tide\n", timeout: .seconds(120))
+            let said = saved.stdout + saved.stderr
+            #expect(said.contains("\(readOnly.folder.path): cannot write files in this folder: the file system is read-only"),
+                    "\(said)")
+            #expect(!said.contains("NSCocoaErrorDomain"))
 
             let full = try ScratchFileSystem(bytes: 64 << 10)
             full.fill()

@@ -1,6 +1,6 @@
 import Testing
 import TideCore
-import TideLua
+@testable import TideLua
 
 /// What `on_prompt` may set in `prompt.params`: values that once trapped converting to
 /// llama.cpp's integers are errors that name the field, and the prompt is left as it was.
@@ -25,5 +25,24 @@ import TideLua
             #expect(error.message == message)
             #expect(prompt == before)
         }
+    }
+}
+
+/// A hook that returns megabytes of text on every call would grow the reply without bound.
+@Suite struct HookTextLimitTests {
+    @Test func onTokenTextIsBounded() throws {
+        let plugin = try PluginFixtures.plugin("flood", "return { on_token = function() return string.rep('x', 2^21) end }")
+        let progress = ReplyProgress(text: "", tokenCount: 1, elapsed: .zero)
+        #expect(throws: LuaError(.runtime, "on_token returned 2097152 bytes of text; it may return at most 1 MiB")) {
+            _ = try plugin.filterToken(TokenInfo(id: 1, text: "a", index: 0), reply: progress)
+        }
+        let modest = try PluginFixtures.plugin("modest", "return { on_token = function(t) return t.text:rep(1000) end }")
+        #expect(try modest.filterToken(TokenInfo(id: 1, text: "ab", index: 0), reply: progress).replacement?.count == 2000)
+    }
+
+    @Test func aLogLineIsCutAtACharacterBoundary() throws {
+        let line = PluginHost.logLine(String(repeating: "é", count: 40_000))
+        #expect(line.hasSuffix("… (14464 more bytes not shown)"), "\(line.suffix(40))")
+        #expect(line.utf8.count < 66_000)
     }
 }

@@ -5,6 +5,7 @@ import Foundation
 public enum FileSystemFailure {
     /// Why `error` happened, in a few words (no path: the caller names it).
     public static func reason(_ error: any Error) -> String {
+        let original = error
         let error = error as NSError
         if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
             return reason(errno: Int32(underlying.code))
@@ -20,7 +21,9 @@ public enum FileSystemFailure {
             default: break
             }
         }
-        return error.localizedDescription
+        // Foundation's own errors read best as Foundation words them; Tide's own, as they describe themselves.
+        guard error.domain != NSCocoaErrorDomain, error.domain != NSPOSIXErrorDomain else { return error.localizedDescription }
+        return String(describing: original)
     }
 
     /// An `errno` value in words, lower-cased as part of a sentence.

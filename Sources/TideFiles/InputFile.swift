@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// A file Tide reads whole (a script, a plugin, a model's header): checked to be a regular file
 /// of bounded size before it is opened, so that a named pipe, a device or a folder given by
@@ -108,20 +104,4 @@ public struct InputFileError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     public var description: String { "\(path): cannot read the \(what): \(reason)" }
-}
-
-/// A byte count in the largest unit that keeps it whole-ish ("16 MiB", "512 KiB", "12 bytes").
-public struct ByteCount: Sendable, Hashable, CustomStringConvertible {
-    /// The count.
-    public let bytes: Int
-
-    /// A count of `bytes`.
-    public init(_ bytes: Int) { self.bytes = bytes }
-
-    public var description: String {
-        if bytes >= 1 << 30 { return "\((bytes + (1 << 29)) >> 30) GiB" }
-        if bytes >= 1 << 20 { return "\((bytes + (1 << 19)) >> 20) MiB" }
-        if bytes >= 1 << 10 { return "\((bytes + (1 << 9)) >> 10) KiB" }
-        return "\(bytes) bytes"
-    }
 }

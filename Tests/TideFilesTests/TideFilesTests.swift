@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+import TideFiles
+
+@Suite struct InputFileTests {
+    func scratch() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tide-files-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    @Test func kindsArePhrasedAndOnlyRegularFilesAreRead() throws {
+        let folder = try scratch()
+        let fifo = folder.appendingPathComponent("pipe").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(InputFile.kind(of: fifo) == .fifo)
+        #expect(InputFile.kind(of: "/dev/null") == .characterDevice)
+        #expect(InputFile.kind(of: folder.path) == .directory)
+        #expect(InputFile.kind(of: folder.appendingPathComponent("none").path) == .missing)
+        #expect(throws: InputFileError(path: fifo, what: "script", reason: "it is a named pipe (FIFO), not a regular file; "
+                                         + "Tide reads a script from a regular file (save it to one first)")) {
+            _ = try InputFile.contents(of: fifo, what: "script", limit: 100)
+        }
+        #expect(throws: InputFileError(path: folder.path, what: "plugin", reason: "it is a folder; give a plugin file inside it")) {
+            _ = try InputFile.contents(of: folder.path, what: "plugin", limit: 100)
+        }
+    }
+
+    @Test func aFileOverTheLimitIsRefusedAndAByteOrderMarkDropped() throws {
+        let file = try scratch().appendingPathComponent("text")
+        try Data([0xEF, 0xBB, 0xBF] + Array("hello".utf8)).write(to: file)
+        #expect(try InputFile.contents(of: file.path, what: "script", limit: 8) == Array("hello".utf8))
+        #expect(throws: InputFileError(path: file.path, what: "script",
+                                       reason: "it is larger than 4 bytes, the most Tide reads for a script")) {
+            _ = try InputFile.contents(of: file.path, what: "script", limit: 4)
+        }
+        #expect("\(ByteCount(16 << 20)) \(ByteCount(1536)) \(ByteCount(3))" == "16 MiB 2 KiB 3 bytes")
+    }
+}
+
+@Suite struct FileSystemFailureTests {
+    struct OwnError: Error, CustomStringConvertible { var description: String { "a reason of our own" } }
+
+    @Test func foundationErrorsInWords() {
+        #expect(FileSystemFailure.reason(CocoaError(.fileWriteOutOfSpace)) == "no space left on the device")
+        #expect(FileSystemFailure.reason(CocoaError(.fileWriteVolumeReadOnly)) == "the file system is read-only")
+        #expect(FileSystemFailure.reason(POSIXError(.EACCES)) == "permission denied")
+        let wrapped = NSError(domain: NSCocoaErrorDomain, code: 512,
+                              userInfo: [NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(ENOSPC))])
+        #expect(FileSystemFailure.reason(wrapped) == "no space left on the device")
+        #expect(FileSystemFailure.isOutOfSpace(wrapped))
+        #expect(FileSystemFailure.reason(OwnError()) == "a reason of our own")
+        #expect(!FileSystemFailure.reason(CocoaError(.fileReadCorruptFile)).contains("NSCocoaErrorDomain"))
+    }
+}
