@@ -1,13 +1,16 @@
 /// Extends a reply at the five points of the pipeline. Lua plugins implement it; so can Swift code.
+/// Each method is named after the Lua hook it serves: `on_prompt` is ``onPrompt(_:)``,
+/// `on_logits` ``onLogits(_:reply:)``, `should_stop` ``shouldStop(_:)``, `on_token`
+/// ``onToken(_:reply:)`` and `on_reply` ``onReply(_:)``.
 ///
 /// Every method has a default that does nothing, so a hook implements only what it needs and
 /// declares it in ``points`` (the engine calls nothing else, and skips the logits view entirely
 /// when no hook asks for it). Calls for one reply come from a single task, in pipeline order:
 ///
-/// 1. ``preparePrompt(_:)`` once, before the prompt is rendered;
-/// 2. per token: ``adjustLogits(_:reply:)`` before sampling, ``shouldStop(_:)`` after the token's text
-///    is known, ``filterToken(_:reply:)`` on the text about to be shown;
-/// 3. ``finishReply(_:)`` once, after the last token.
+/// 1. ``onPrompt(_:)`` once, before the prompt is rendered;
+/// 2. per token: ``onLogits(_:reply:)`` before sampling, ``shouldStop(_:)`` after the token's text
+///    is known, ``onToken(_:reply:)`` on the text about to be shown;
+/// 3. ``onReply(_:)`` once, after the last token.
 ///
 /// A thrown error is reported once as a ``HookFailure``; the session then disables the hook
 /// (or ends the reply, under ``HookErrorPolicy/failReply``).
@@ -16,7 +19,7 @@
 /// final class Shout: ChatHook {
 ///     let name = "shout"
 ///     let points: Set<HookPoint> = [.token]
-///     func filterToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision {
+///     func onToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision {
 ///         .replace(token.text.uppercased())
 ///     }
 /// }
@@ -27,26 +30,26 @@ public protocol ChatHook: AnyObject, Sendable {
     /// The pipeline points this hook implements.
     var points: Set<HookPoint> { get }
     /// Sees and may edit the messages and parameters of this turn, or answer in the model's place.
-    func preparePrompt(_ prompt: inout PromptContext) throws -> PromptDecision
+    func onPrompt(_ prompt: inout PromptContext) throws -> PromptDecision
     /// Sees the most likely next tokens and may bias or ban tokens before sampling. `reply` is
     /// the text generated so far, before any filter.
-    func adjustLogits(_ logits: any LogitsView, reply: ReplyProgress) throws
+    func onLogits(_ logits: any LogitsView, reply: ReplyProgress) throws
     /// Returns a reason to end the reply now, or `nil` to go on.
     func shouldStop(_ reply: ReplyProgress) throws -> String?
     /// Passes, replaces or drops the text about to be shown, and may ask to stop after it.
-    func filterToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision
+    func onToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision
     /// Sees the finished reply and may change the text stored in the history.
-    func finishReply(_ reply: inout FinishedReply) throws
+    func onReply(_ reply: inout FinishedReply) throws
     /// Called when the hook joins a session, with the session's backend.
     func attach(to backend: any ChatBackend)
 }
 
 extension ChatHook {
-    public func preparePrompt(_ prompt: inout PromptContext) throws -> PromptDecision { .proceed }
-    public func adjustLogits(_ logits: any LogitsView, reply: ReplyProgress) throws {}
+    public func onPrompt(_ prompt: inout PromptContext) throws -> PromptDecision { .proceed }
+    public func onLogits(_ logits: any LogitsView, reply: ReplyProgress) throws {}
     public func shouldStop(_ reply: ReplyProgress) throws -> String? { nil }
-    public func filterToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision { .pass }
-    public func finishReply(_ reply: inout FinishedReply) throws {}
+    public func onToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision { .pass }
+    public func onReply(_ reply: inout FinishedReply) throws {}
     public func attach(to backend: any ChatBackend) {}
 }
 

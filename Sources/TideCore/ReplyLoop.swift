@@ -59,7 +59,7 @@ struct ReplyLoop {
     private mutating func runPromptHooks(_ prompt: inout PromptContext) throws -> (String, String)? {
         defer { reportFailures() }
         for hook in hooks.active(at: .prompt) {
-            if case .answer(let text) = try hooks.call(hook, at: .prompt, { try hook.preparePrompt(&prompt) }) {
+            if case .answer(let text) = try hooks.call(hook, at: .prompt, { try hook.onPrompt(&prompt) }) {
                 return (hook.name, text)
             }
         }
@@ -131,7 +131,7 @@ struct ReplyLoop {
         let hooks = self.hooks
         return { view in
             for hook in hooks.active(at: .logits) {
-                _ = try hooks.call(hook, at: .logits) { try hook.adjustLogits(view, reply: progress) }
+                _ = try hooks.call(hook, at: .logits) { try hook.onLogits(view, reply: progress) }
             }
         }
     }
@@ -157,7 +157,7 @@ struct ReplyLoop {
         for hook in hooks.active(at: .token) where token.isFinal || !piece.isEmpty {
             var info = token
             info.text = piece
-            guard let decision = try hooks.call(hook, at: .token, { try hook.filterToken(info, reply: progress) })
+            guard let decision = try hooks.call(hook, at: .token, { try hook.onToken(info, reply: progress) })
             else { continue }
             piece = decision.replacement ?? piece
             if stop == nil, let reason = decision.stopReason { stop = .hook(name: hook.name, reason: reason) }
@@ -183,7 +183,7 @@ struct ReplyLoop {
         var reply = FinishedReply(rawText: rawText, shownText: shownText, storedText: shownText,
                                   stopReason: reason, statistics: statistics)
         for hook in hooks.active(at: .reply) {
-            _ = try hooks.call(hook, at: .reply) { try hook.finishReply(&reply) }
+            _ = try hooks.call(hook, at: .reply) { try hook.onReply(&reply) }
         }
         statistics.hookDuration = hooks.duration
         return ReplySummary(stopReason: reason, statistics: statistics, rawText: rawText,

@@ -4,7 +4,7 @@ import TideCore
 
 /// The five hooks, marshalled to and from Lua tables (shapes documented in docs/plugins.md).
 extension LuaPlugin {
-    public func preparePrompt(_ prompt: inout PromptContext) throws -> PromptDecision {
+    public func onPrompt(_ prompt: inout PromptContext) throws -> PromptDecision {
         let messages = prompt.messages.map { LuaValue.table(array: [], fields: ["role": .string($0.role.rawValue),
                                                                                  "content": .string($0.content)]) }
         let argument = LuaValue.table(array: [], fields: ["messages": .table(array: messages, fields: [:]),
@@ -20,7 +20,7 @@ extension LuaPlugin {
         return .proceed
     }
 
-    public func adjustLogits(_ logits: any LogitsView, reply: ReplyProgress) throws {
+    public func onLogits(_ logits: any LogitsView, reply: ReplyProgress) throws {
         guard let reference = hookReference(.logits) else { return }
         let view = viewReference
         try withLogits(logits) {
@@ -43,7 +43,7 @@ extension LuaPlugin {
         return results.dropFirst().first?.string ?? "stop"
     }
 
-    public func filterToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision {
+    public func onToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision {
         var fields: [String: LuaValue] = ["text": .string(token.text), "index": .integer(Int64(token.index))]
         if let id = token.id { fields["id"] = .integer(Int64(id)) }
         if token.isFinal { fields["final"] = .boolean(true) }
@@ -58,7 +58,7 @@ extension LuaPlugin {
         return decision
     }
 
-    public func finishReply(_ reply: inout FinishedReply) throws {
+    public func onReply(_ reply: inout FinishedReply) throws {
         let statistics = reply.statistics
         let stats = LuaValue.table(array: [], fields: [
             "prompt_tokens": .integer(Int64(statistics.promptTokens)),

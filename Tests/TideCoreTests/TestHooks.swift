@@ -6,11 +6,11 @@ final class TestHook: ChatHook, Sendable {
     let name: String
     let points: Set<HookPoint>
     let journal: Journal
-    let onPrompt: @Sendable (inout PromptContext) throws -> PromptDecision
-    let onLogits: @Sendable (any LogitsView) throws -> Void
-    let onStop: @Sendable (ReplyProgress) throws -> String?
-    let onToken: @Sendable (TokenInfo, ReplyProgress) throws -> TokenDecision
-    let onReply: @Sendable (inout FinishedReply) throws -> Void
+    let promptBody: @Sendable (inout PromptContext) throws -> PromptDecision
+    let logitsBody: @Sendable (any LogitsView) throws -> Void
+    let stopBody: @Sendable (ReplyProgress) throws -> String?
+    let tokenBody: @Sendable (TokenInfo, ReplyProgress) throws -> TokenDecision
+    let replyBody: @Sendable (inout FinishedReply) throws -> Void
 
     init(_ name: String, _ points: Set<HookPoint>, journal: Journal,
          prompt: @escaping @Sendable (inout PromptContext) throws -> PromptDecision = { _ in .proceed },
@@ -22,32 +22,32 @@ final class TestHook: ChatHook, Sendable {
         self.name = name
         self.points = points
         self.journal = journal
-        self.onPrompt = prompt
-        self.onLogits = logits
-        self.onStop = stop
-        self.onToken = token
-        self.onReply = reply
+        self.promptBody = prompt
+        self.logitsBody = logits
+        self.stopBody = stop
+        self.tokenBody = token
+        self.replyBody = reply
     }
 
-    func preparePrompt(_ prompt: inout PromptContext) throws -> PromptDecision {
+    func onPrompt(_ prompt: inout PromptContext) throws -> PromptDecision {
         journal.add("\(name).prompt")
-        return try onPrompt(&prompt)
+        return try promptBody(&prompt)
     }
-    func adjustLogits(_ logits: any LogitsView, reply: ReplyProgress) throws {
+    func onLogits(_ logits: any LogitsView, reply: ReplyProgress) throws {
         journal.add("\(name).logits")
-        try onLogits(logits)
+        try logitsBody(logits)
     }
     func shouldStop(_ reply: ReplyProgress) throws -> String? {
         journal.add("\(name).stop")
-        return try onStop(reply)
+        return try stopBody(reply)
     }
-    func filterToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision {
+    func onToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision {
         journal.add("\(name).token \(token.text)")
-        return try onToken(token, reply)
+        return try tokenBody(token, reply)
     }
-    func finishReply(_ reply: inout FinishedReply) throws {
+    func onReply(_ reply: inout FinishedReply) throws {
         journal.add("\(name).reply")
-        try onReply(&reply)
+        try replyBody(&reply)
     }
 }
 

@@ -100,7 +100,7 @@ final class BanHook: ChatHook, Sendable {
     let token: Int32
     let topSeen = Mutex(false)
     init(token: Int32) { self.token = token }
-    func adjustLogits(_ logits: any LogitsView, reply: ReplyProgress) throws {
+    func onLogits(_ logits: any LogitsView, reply: ReplyProgress) throws {
         let top = logits.top(5)
         topSeen.withLock { $0 = top.count == 5 && zip(top, top.dropFirst()).allSatisfy { $0.logit >= $1.logit } }
         logits.ban(token)

@@ -77,7 +77,7 @@ extension RealModelTests {
 private final class BanEverything: ChatHook, @unchecked Sendable {
     let name = "ban-everything"
     let points: Set<HookPoint> = [.logits]
-    func adjustLogits(_ logits: any LogitsView, reply: ReplyProgress) throws {
+    func onLogits(_ logits: any LogitsView, reply: ReplyProgress) throws {
         for token in 0..<Int32(logits.vocabularySize) { logits.ban(token) }
     }
 }

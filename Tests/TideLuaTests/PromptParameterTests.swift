@@ -19,7 +19,7 @@ import TideCore
         var prompt = PromptContext(messages: [ChatMessage(.user, "Hi")], parameters: GenerationParameters())
         let before = prompt
         do {
-            _ = try plugin.preparePrompt(&prompt)
+            _ = try plugin.onPrompt(&prompt)
             #expect(message.isEmpty, "\(assignment) was accepted")
         } catch let error as LuaError {
             #expect(error.message == message)
@@ -34,10 +34,10 @@ import TideCore
         let plugin = try PluginFixtures.plugin("flood", "return { on_token = function() return string.rep('x', 2^21) end }")
         let progress = ReplyProgress(text: "", tokenCount: 1, elapsed: .zero)
         #expect(throws: LuaError(.runtime, "on_token returned 2097152 bytes of text; it may return at most 1 MiB")) {
-            _ = try plugin.filterToken(TokenInfo(id: 1, text: "a", index: 0), reply: progress)
+            _ = try plugin.onToken(TokenInfo(id: 1, text: "a", index: 0), reply: progress)
         }
         let modest = try PluginFixtures.plugin("modest", "return { on_token = function(t) return t.text:rep(1000) end }")
-        #expect(try modest.filterToken(TokenInfo(id: 1, text: "ab", index: 0), reply: progress).replacement?.count == 2000)
+        #expect(try modest.onToken(TokenInfo(id: 1, text: "ab", index: 0), reply: progress).replacement?.count == 2000)
     }
 
     @Test func aLogLineIsCutAtACharacterBoundary() throws {

@@ -22,10 +22,10 @@ final class TimedHook: ChatHook {
         return try body()
     }
 
-    func preparePrompt(_ prompt: inout PromptContext) throws -> PromptDecision { try timed { try hook.preparePrompt(&prompt) } }
-    func adjustLogits(_ logits: any LogitsView, reply: ReplyProgress) throws { try timed { try hook.adjustLogits(logits, reply: reply) } }
+    func onPrompt(_ prompt: inout PromptContext) throws -> PromptDecision { try timed { try hook.onPrompt(&prompt) } }
+    func onLogits(_ logits: any LogitsView, reply: ReplyProgress) throws { try timed { try hook.onLogits(logits, reply: reply) } }
     func shouldStop(_ reply: ReplyProgress) throws -> String? { try timed { try hook.shouldStop(reply) } }
-    func filterToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision { try timed { try hook.filterToken(token, reply: reply) } }
-    func finishReply(_ reply: inout FinishedReply) throws { try timed { try hook.finishReply(&reply) } }
+    func onToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision { try timed { try hook.onToken(token, reply: reply) } }
+    func onReply(_ reply: inout FinishedReply) throws { try timed { try hook.onReply(&reply) } }
     func attach(to backend: any ChatBackend) { hook.attach(to: backend) }
 }
