@@ -60,8 +60,9 @@ let package = Package(
         .executableTarget(
             name: "tide",
             dependencies: [
-                "TideCore", "TideFiles", "TideLlama", "TideLua", "TideModels", "TideBench", "TideScript", "TideRunner", "TideChat", "TideServe",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "TideCore", "TideFiles", "TideLlama", "TideLua", "TideModels", "TideRemote", "TideBench", "TideScript", "TideRunner",
+                "TideChat", "TideServe",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(name: "TideTestSupport", dependencies: ["TideModels"], path: "Tests/TideTestSupport", exclude: ["Fixtures"]),
