@@ -49,7 +49,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     public init(model: LlamaModel, options: LlamaContextOptions = LlamaContextOptions(),
                 template: ChatTemplate = .model, endOfGenerationStrings: [String] = []) throws(LlamaError)
     {
-        let size = try options.checkedContextSize(trainedLength: model.facts.trainedContextLength)
+        let size = try options.checkedContextSize(for: model)
         var parameters = llama_context_default_params()
         parameters.n_ctx = UInt32(size)
         parameters.n_batch = UInt32(options.resolvedBatchSize(contextSize: size))

@@ -43,7 +43,7 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
 
     /// Creates a context of `sequences` sequences with `options.contextSize` tokens each.
     public init(model: LlamaModel, sequences: Int, options: LlamaContextOptions = LlamaContextOptions()) throws(LlamaError) {
-        let perSequence = try options.checkedContextSize(trainedLength: model.facts.trainedContextLength, sequences: sequences)
+        let perSequence = try options.checkedContextSize(for: model, sequences: sequences)
         var parameters = llama_context_default_params()
         parameters.n_ctx = UInt32(perSequence * sequences)
         parameters.n_batch = UInt32(max(options.resolvedBatchSize(contextSize: perSequence * sequences), sequences))

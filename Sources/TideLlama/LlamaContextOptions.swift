@@ -21,16 +21,23 @@ public struct LlamaContextOptions: Sendable, Hashable {
         contextSize ?? min(4096, trainedLength > 0 ? trainedLength : 4096)
     }
 
-    /// The context size per sequence for `sequences` sequences on a model trained on
-    /// `trainedLength` tokens, checked: a size beyond what the model was trained on (or, when
-    /// the file does not say, beyond 2^20 tokens) is refused before llama.cpp allocates a cache
-    /// for it.
-    func checkedContextSize(trainedLength: Int, sequences: Int = 1) throws(LlamaError) -> Int {
+    /// The context size per sequence for `sequences` sequences on `model`, checked: a size beyond
+    /// what the model was trained on (or, when the file does not say, beyond 2^20 tokens), or one
+    /// whose cache would not fit in the machine's memory, is refused before llama.cpp allocates it.
+    func checkedContextSize(for model: LlamaModel, sequences: Int = 1) throws(LlamaError) -> Int {
+        let trainedLength = model.facts.trainedContextLength
         let size = resolvedContextSize(trainedLength: trainedLength)
         let largest = trainedLength > 0 ? trainedLength : 1 << 20
         guard size <= largest else { throw .contextTooLarge(requested: size, largest: largest, trained: trainedLength > 0) }
         guard size.multipliedReportingOverflow(by: sequences).partialValue <= Int(Int32.max), sequences <= 1 << 16 else {
             throw .contextFailed(contextSize: size, detail: "\(sequences) sequences of \(size) tokens are more than llama.cpp can address")
+        }
+        // llama.cpp would allocate the cache and the kernel end the process when it is touched.
+        let cache = model.kvCacheBytes(contextSize: size * sequences)
+        let memory = Int64(clamping: ProcessInfo.processInfo.physicalMemory)
+        guard cache < memory else {
+            throw .contextFailed(contextSize: size * sequences, detail: "its cache would take \(cache >> 20) MiB, "
+                + "more than this machine's \(memory >> 20) MiB of memory")
         }
         return size
     }

@@ -25,6 +25,15 @@ extension RealModelTests {
             #expect(throws: LlamaError.self) {
                 _ = try LlamaBatchEngine(model: TestModel.shared, sequences: 4, options: LlamaContextOptions(contextSize: trained + 1))
             }
+            // Within the trained length, but more sequences than the machine's memory holds.
+            var refusal = "allocated"
+            do {
+                _ = try LlamaBatchEngine(model: TestModel.shared, sequences: 4096, options: LlamaContextOptions(contextSize: trained))
+            } catch {
+                refusal = error.description
+            }
+            #expect(refusal.contains("llama.cpp could not create a context of \(4096 * trained) tokens"), "\(refusal)")
+            #expect(refusal.contains("more than this machine's"), "\(refusal)")
             let description = LlamaError.contextTooLarge(requested: 1 << 24, largest: trained, trained: true).description
             #expect(description == "a context of 16777216 tokens is larger than the model was trained on (\(trained) tokens); "
                 + "ask for at most \(trained)")
