@@ -24,7 +24,7 @@ public struct LlamaContextOptions: Sendable, Hashable {
     /// The context size per sequence for `sequences` sequences on `model`, checked: a size beyond
     /// what the model was trained on (or, when the file does not say, beyond 2^20 tokens), or one
     /// whose cache would not fit in the machine's memory, is refused before llama.cpp allocates it.
-    func checkedContextSize(for model: LlamaModel, sequences: Int = 1) throws(LlamaError) -> Int {
+    public func checkedContextSize(for model: LlamaModel, sequences: Int = 1) throws(LlamaError) -> Int {
         let trainedLength = model.facts.trainedContextLength
         let size = resolvedContextSize(trainedLength: trainedLength)
         let largest = trainedLength > 0 ? trainedLength : 1 << 20

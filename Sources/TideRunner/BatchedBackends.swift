@@ -30,10 +30,13 @@ public final class BatchedBackends: BackendProvider {
         let model = try load(setup, models)
         // A server batches its own clients: a remote script gets a backend of its own.
         guard case .local(let weights, let entry) = model else { return (try model.makeBackend(setup), model) }
+        // A script asking for more than the model allows fails alone, not the scripts sharing the engine.
+        _ = try setup.contextOptions.checkedContextSize(for: weights)
         let engine = try engines.withLock { engines throws -> LlamaBatchEngine in
             if let engine = engines[weights.path] { return engine }
             var options = setup.contextOptions
-            options.contextSize = contextSize ?? setup.contextSize
+            let trained = weights.facts.trainedContextLength
+            options.contextSize = (contextSize ?? setup.contextSize).map { trained > 0 ? min($0, trained) : $0 }
             let engine = try LlamaBatchEngine(model: weights, sequences: sequences, options: options)
             engines[weights.path] = engine
             return engine

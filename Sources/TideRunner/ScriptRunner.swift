@@ -62,7 +62,12 @@ public struct ScriptRunner: Sendable {
         var replies: [Int: RecordedReply] = [:]
         do {
             let prepared = try prepare(script, file: file)
-            let (backend, model) = try await backends.backend(for: prepared.setup)
+            let (backend, model): (any ChatBackend, LoadedModel)
+            do {
+                (backend, model) = try await backends.backend(for: prepared.setup)
+            } catch {
+                throw ScriptRunError("\(file): \(error)")
+            }
             try await withTaskExecutorPreference(backends.replayExecutor(for: backend)) {
                 var replay = Replay(runner: self, prepared: prepared, backend: backend, model: model, file: file,
                                     golden: golden.map(Self.recordedReplies) ?? [], events: events)

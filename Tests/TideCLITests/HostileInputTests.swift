@@ -46,6 +46,23 @@ extension CommandLineTests {
                 || chat.stderr.contains("top-k must be a whole number from 0 to 2147483647"), "\(chat.stdout)\(chat.stderr)")
         }
 
+        /// A script asking for more context than the model was trained on fails alone, named, also
+        /// when it shares a batch with others.
+        @Test func aScriptsOversizedContextFailsThatScriptAlone() throws {
+            let folder = try scratchFolder()
+            let big = folder.appendingPathComponent("big.tide")
+            let fine = folder.appendingPathComponent("fine.tide")
+            try Data("@ctx-size 100000\nuser: Hi\n".utf8).write(to: big)
+            try Data("@temperature 0\n@max-tokens 3\nuser: Hi\nexpect: tokens <= 3\n".utf8).write(to: fine)
+            for parallel in ["1", "2"] {
+                let result = try TideProcess.run(["run", "--parallel", parallel, big.path, fine.path], timeout: .seconds(120))
+                #expect(result.status == 2)
+                #expect(result.stdout.contains("\(big.path): a context of 100000 tokens is larger than the model was trained on"),
+                        "\(result.stdout)")
+                #expect(result.stdout.contains("1 passed, 0 failed, 1 script could not run (2 scripts"), "\(result.stdout)")
+            }
+        }
+
         /// `tide generate - < /dev/zero` grew to 20 GB in a minute.
         @Test func endlessStandardInputIsCutOffWithAnError() throws {
             let generate = try TideProcess.run(["generate", "-"], stdinFile: "/dev/zero", timeout: .seconds(60))
