@@ -45,7 +45,7 @@ let package = Package(
         ),
         .target(name: "TideChat",
                 dependencies: ["TideCore", "TideLlama", "TideLua", "TideModels", "TideScript", "TideRunner", "CEditLineShim"]),
-        .target(name: "TideOpenAI"),
+        .target(name: "TideOpenAI", dependencies: ["TideCore"]),
         .target(name: "TideRemote", dependencies: [
             "TideCore", "TideOpenAI", .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
@@ -68,6 +68,7 @@ let package = Package(
         .target(name: "TideTestSupport", dependencies: ["TideModels"], path: "Tests/TideTestSupport", exclude: ["Fixtures"]),
         .testTarget(name: "TideCoreTests", dependencies: ["TideCore"]),
         .testTarget(name: "TideFilesTests", dependencies: ["TideFiles"]),
+        .testTarget(name: "TideOpenAITests", dependencies: ["TideOpenAI", "TideCore"]),
         .testTarget(name: "TideLuaTests", dependencies: ["TideLua", "TideLlama", "TideModels", "CLua"]),
         .testTarget(name: "TideLlamaTests", dependencies: ["TideLlama", "TideModels", "TideTestSupport"]),
         .testTarget(name: "TideRegexTests", dependencies: ["TideRegex", "TideTestSupport"]),

@@ -60,14 +60,7 @@ public final class RemoteBackend: ChatBackend {
         var body = ChatCompletionRequest(model: model, messages: messages.map {
             ChatCompletionRequest.Message(role: $0.role.rawValue, content: $0.content)
         }, stream: true)
-        body.temperature = parameters.temperature
-        body.topP = parameters.topP
-        body.topK = parameters.topK
-        body.minP = parameters.minP
-        if parameters.repeatPenalty != 1 { body.repeatPenalty = parameters.repeatPenalty }
-        body.maxTokens = parameters.maxTokens
-        body.seed = parameters.seed.map(Int.init)
-        if !parameters.stop.isEmpty { body.stop = parameters.stop }
+        body.setParameters(parameters)
         var request = HTTPClientRequest(url: endpoint("v1/chat/completions"))
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")

@@ -100,7 +100,7 @@ final class RemoteReplyDecoder: ReplyDecoder {
         var finished = false
         for try await chunk in body {
             for event in parser.feed(chunk.readableBytesView) where !finished {
-                if event.data == "[DONE]" {
+                if event.data == ServerSentEvent.doneMarker {
                     finished = true
                     break
                 }

@@ -46,7 +46,11 @@ struct CompletionJob: Sendable {
         }
         history = Array(messages.dropLast())
         question = last.content
-        parameters = try Self.parameters(of: request, over: configuration.parameters)
+        do {
+            parameters = try request.parameters(over: configuration.parameters)
+        } catch {
+            throw .invalid(error.message, param: error.field)
+        }
         stream = request.stream ?? false
         includeUsage = request.streamOptions?.includeUsage ?? false
     }
@@ -62,32 +66,5 @@ struct CompletionJob: Sendable {
             throw .invalid("the messages hold \(characters) characters, over this server's limit of \(limits.maximumCharacters); "
                                + "shorten them (tide serve --max-characters sets the limit)", param: "messages", code: "request_too_large")
         }
-    }
-
-    private static func parameters(of request: ChatCompletionRequest, over defaults: GenerationParameters)
-        throws(APIError) -> GenerationParameters
-    {
-        var parameters = defaults
-        if let value = request.temperature { parameters.temperature = value }
-        if let value = request.topP { parameters.topP = value }
-        if let value = request.topK { parameters.topK = value }
-        if let value = request.minP { parameters.minP = value }
-        if let value = request.repeatPenalty { parameters.repeatPenalty = value }
-        if let value = request.maxTokens { parameters.maxTokens = value }
-        if let stop = request.stop { parameters.stop = stop }
-        if let seed = request.seed {
-            guard let value = UInt32(exactly: seed) else {
-                throw .invalid("seed must be a whole number from 0 to \(UInt32.max), not \(seed)", param: "seed")
-            }
-            parameters.seed = value
-        }
-        do {
-            try parameters.validate()
-        } catch {
-            // The request's field: Tide's name (`top-p`) in the wire's spelling (`top_p`).
-            let field = error.name.replacingOccurrences(of: "-", with: "_")
-            throw .invalid("\(field) must be \(error.requirement), not \(error.value)", param: field)
-        }
-        return parameters
     }
 }

@@ -32,7 +32,7 @@ struct ReplyWriter: Sendable {
                         try await send(ChatCompletionChunk(id: id, created: created, model: model, choices: [],
                                                            usage: Self.usage(summary)), to: &writer)
                     }
-                    try await writer.write(ByteBuffer(string: "data: [DONE]\n\n"))
+                    try await writer.write(ByteBuffer(bytes: ServerSentEvent.done))
                 }
             }
         } catch {
@@ -63,13 +63,7 @@ struct ReplyWriter: Sendable {
 
     /// Sends `value` as one `data:` event.
     private func send(_ value: some Encodable, to writer: inout any ResponseBodyWriter) async throws {
-        let data = try encoder.encode(value)
-        var event = ByteBuffer()
-        event.reserveCapacity(data.count + 8)
-        event.writeString("data: ")
-        event.writeBytes(data)
-        event.writeString("\n\n")
-        try await writer.write(event)
+        try await writer.write(ByteBuffer(bytes: ServerSentEvent.encoded(data: try encoder.encode(value))))
     }
 
     private func log(_ summary: ReplySummary, logger: Logger) {

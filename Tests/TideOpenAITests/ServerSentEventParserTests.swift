@@ -1,5 +1,5 @@
 import Testing
-import TideRemote
+import TideOpenAI
 
 @Suite struct ServerSentEventParserTests {
     let stream = "data: {\"a\":1}\n\n: a comment\nevent: note\ndata: line one\ndata: line two\n\ndata: [DONE]\n\n"
@@ -28,5 +28,13 @@ import TideRemote
         var parser = ServerSentEventParser()
         #expect(parser.feed(Array("data: half".utf8)).isEmpty)
         #expect(parser.feed(Array("\n\n".utf8)).map(\.data) == ["half"])
+    }
+
+    @Test func encodedEventsParseBack() {
+        var parser = ServerSentEventParser()
+        let bytes = ServerSentEvent.encoded(data: Array(#"{"a":1}"#.utf8)) + ServerSentEvent.done
+        #expect(String(decoding: bytes, as: UTF8.self) == "data: {\"a\":1}\n\ndata: [DONE]\n\n")
+        #expect(parser.feed(bytes) == [ServerSentEvent(name: "message", data: #"{"a":1}"#),
+                                       ServerSentEvent(name: "message", data: ServerSentEvent.doneMarker)])
     }
 }

@@ -12,6 +12,24 @@ public struct ServerSentEvent: Sendable, Hashable {
     }
 }
 
+extension ServerSentEvent {
+    /// The data of the event that ends an OpenAI stream.
+    public static let doneMarker = "[DONE]"
+
+    /// The bytes of a `data:` event carrying `data` (which holds no line break: JSON encoded
+    /// compactly), as a streaming server sends it.
+    public static func encoded(data: some Collection<UInt8>) -> [UInt8] {
+        var bytes = Array("data: ".utf8)
+        bytes.reserveCapacity(data.count + 8)
+        bytes += data
+        bytes += Array("\n\n".utf8)
+        return bytes
+    }
+
+    /// The event that ends an OpenAI stream, as bytes.
+    public static let done = encoded(data: Array(doneMarker.utf8))
+}
+
 /// Reads server-sent events from bytes as they arrive, however the stream is cut into chunks:
 /// lines end with LF, CRLF or CR; an empty line ends an event; `:` lines are comments.
 public struct ServerSentEventParser: Sendable {
