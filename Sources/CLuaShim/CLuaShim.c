@@ -334,6 +334,51 @@ const char *tide_lua_tostring(lua_State *L, int index, size_t *length) { return 
 int tide_lua_upvalueindex(int i) { return lua_upvalueindex(i); }
 int tide_lua_registryindex(void) { return LUA_REGISTRYINDEX; }
 
+/// Frees what a host function returned.
+static void free_output(tide_host_output *output) {
+    free(output->error);
+    free(output->text);
+    free(output->tokens);
+    free(output->numbers);
+    output->error = NULL;
+    output->text = NULL;
+    output->tokens = NULL;
+    output->numbers = NULL;
+}
+
+/// Pushes a host function's results (or its error message): text, then tokens, then numbers,
+/// each if present. Runs under lua_pcall; frees nothing.
+static int push_output(lua_State *L) {
+    const tide_host_output *output = (const tide_host_output *)lua_touserdata(L, 1);
+    lua_pop(L, 1);
+    if (output->error) {
+        lua_pushstring(L, output->error);
+        return 1;
+    }
+    int results = 0;
+    if (output->has_text) {
+        lua_pushlstring(L, output->text ? output->text : "", output->text_length);
+        results++;
+    }
+    if (output->has_tokens) {
+        lua_createtable(L, (int)output->token_count, 0);
+        for (size_t i = 0; i < output->token_count; i++) {
+            lua_pushinteger(L, output->tokens[i]);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        results++;
+    }
+    if (output->has_numbers) {
+        lua_createtable(L, (int)output->number_count, 0);
+        for (size_t i = 0; i < output->number_count; i++) {
+            lua_pushnumber(L, output->numbers[i]);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        results++;
+    }
+    return results;
+}
+
 /// The Lua side of a host function: upvalues are the Swift function, its context and its name.
 static int host_trampoline(lua_State *L) {
     tide_host_function function = (tide_host_function)lua_touserdata(L, lua_upvalueindex(1));
@@ -366,48 +411,24 @@ static int host_trampoline(lua_State *L) {
         input.has_number = 1;
     }
     input.state = L;
+    // The host reads the whole argument: charge it, so a loop of calls on a long text is stopped.
+    tide_sandbox_charge(L, (int64_t)(input.text_length / 64 + input.token_count / 64));
     tide_host_output output = {0};
     function(context, name, &input, &output);
     if (sandbox_of(L)->stopped != TIDE_LIMIT_NONE) {
-        free(output.error);
-        free(output.text);
-        free(output.tokens);
-        free(output.numbers);
+        free_output(&output);
         tide_sandbox_reraise(L);
     }
-    if (output.error) {
-        lua_pushstring(L, output.error);
-        free(output.error);
-        free(output.text);
-        free(output.tokens);
-        free(output.numbers);
-        return lua_error(L);
-    }
-    int results = 0;
-    if (output.has_text) {
-        lua_pushlstring(L, output.text ? output.text : "", output.text_length);
-        results++;
-    }
-    free(output.text);
-    if (output.has_tokens) {
-        lua_createtable(L, (int)output.token_count, 0);
-        for (size_t i = 0; i < output.token_count; i++) {
-            lua_pushinteger(L, output.tokens[i]);
-            lua_rawseti(L, -2, (lua_Integer)i + 1);
-        }
-        results++;
-    }
-    free(output.tokens);
-    if (output.has_numbers) {
-        lua_createtable(L, (int)output.number_count, 0);
-        for (size_t i = 0; i < output.number_count; i++) {
-            lua_pushnumber(L, output.numbers[i]);
-            lua_rawseti(L, -2, (lua_Integer)i + 1);
-        }
-        results++;
-    }
-    free(output.numbers);
-    return results;
+    // Pushing can fail for memory: push under a protected call, so the host's buffers are
+    // freed whatever happens, then raise its error (or the host's) once they are.
+    int top = lua_gettop(L);
+    lua_pushcfunction(L, push_output);
+    lua_pushlightuserdata(L, &output);
+    int status = lua_pcall(L, 1, LUA_MULTRET, 0);
+    int failed = output.error != NULL;
+    free_output(&output);
+    if (status != LUA_OK || failed) return lua_error(L);
+    return lua_gettop(L) - top;
 }
 
 void tide_lua_add_host_function(lua_State *L, const char *name, tide_host_function function, void *context) {

@@ -99,6 +99,7 @@ static int in_set(int c, const char *p, const char *close) {
 
 /// Where the single-character class at `p` (`x`, `.`, `%x` or a set) ends.
 static const char *class_end(matcher *m, const char *p) {
+    const char *start = p;
     int c = (unsigned char)*p++;
     if (c == '%') {
         if (p >= m->pattern_end) luaL_error(m->L, "malformed pattern (ends with '%%')");
@@ -111,19 +112,22 @@ static const char *class_end(matcher *m, const char *p) {
             c = (unsigned char)*p++;
             if (c == '%' && p < m->pattern_end) p++;
         } while (pattern_byte(m, p) != ']');
+        spend(m, (int64_t)((p - start) / 64));  // a set is scanned again at every use
         return p + 1;
     }
     return p;
 }
 
 /// Whether the subject byte at `s` matches the class from `p` to `end`.
-static int matches_class(const matcher *m, const char *s, const char *p, const char *end) {
+static int matches_class(matcher *m, const char *s, const char *p, const char *end) {
     if (s >= m->subject_end) return 0;
     int c = (unsigned char)*s;
     switch (*p) {
     case '.': return 1;
     case '%': return in_class(c, (unsigned char)p[1]);
-    case '[': return in_set(c, p, end - 1);
+    case '[':
+        spend(m, (int64_t)((end - p) / 64));  // a long set costs its length at every character
+        return in_set(c, p, end - 1);
     default: return (unsigned char)*p == c;
     }
 }
@@ -215,6 +219,7 @@ static const char *match_here(matcher *m, const char *s, const char *p) {
     if (m->nesting_left-- == 0) luaL_error(m->L, "pattern too complex");
     spend(m, 1);
     while (s != NULL && p != m->pattern_end) {
+        spend(m, 1);  // each item, so a long literal run costs its length
         int next = pattern_byte(m, p + 1);
         if (*p == '(') {
             s = next == ')' ? open_capture(m, s, p + 2, CAPTURE_POSITION) : open_capture(m, s, p + 1, CAPTURE_OPEN);
@@ -393,6 +398,7 @@ static int gmatch_next(lua_State *L) {
     it->m.L = L;
     for (const char *at = it->next; at <= it->m.subject_end; at++) {
         it->m.level = 0;
+        it->m.nesting_left = MAX_NESTING;  // a caught error may have left it lowered
         const char *end = match_here(&it->m, at, it->pattern);
         if (end != NULL && end != it->last_match) {
             it->next = it->last_match = end;

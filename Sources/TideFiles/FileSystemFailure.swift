@@ -42,8 +42,11 @@ public enum FileSystemFailure {
 
     /// Whether `error` is the device running out of space (or of quota).
     public static func isOutOfSpace(_ error: any Error) -> Bool {
-        let reason = reason(error)
-        return reason == self.reason(errno: ENOSPC) || reason == self.reason(errno: EDQUOT)
+        let error = error as NSError
+        let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
+        let codes = [error, underlying].compactMap { $0 }.filter { $0.domain == NSPOSIXErrorDomain }.map { Int32($0.code) }
+        return codes.contains(ENOSPC) || codes.contains(EDQUOT)
+            || (error.domain == NSCocoaErrorDomain && error.code == CocoaError.Code.fileWriteOutOfSpace.rawValue)
     }
 
     /// Bytes free for an unprivileged writer on the file system holding `path` (or its nearest
@@ -55,6 +58,7 @@ public enum FileSystemFailure {
         }
         var status = statvfs()
         guard statvfs(folder.path, &status) == 0 else { return nil }
-        return Int64(status.f_bavail) * Int64(status.f_frsize)
+        let (bytes, overflow) = Int64(clamping: status.f_bavail).multipliedReportingOverflow(by: Int64(clamping: status.f_frsize))
+        return overflow ? .max : bytes
     }
 }

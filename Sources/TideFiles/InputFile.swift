@@ -6,12 +6,13 @@ import Foundation
 public enum InputFile {
     /// What kind of thing a path names, as `stat` sees it (links followed).
     public enum Kind: Sendable, Hashable {
-        case missing, regular, directory, fifo, characterDevice, blockDevice, socket, other
+        case missing, inaccessible, regular, directory, fifo, characterDevice, blockDevice, socket, other
 
         /// The kind in words, with an article ("a named pipe (FIFO)").
         public var phrase: String {
             switch self {
             case .missing: "missing"
+            case .inaccessible: "out of reach (permission denied on the way to it)"
             case .regular: "a regular file"
             case .directory: "a folder"
             case .fifo: "a named pipe (FIFO)"
@@ -26,7 +27,11 @@ public enum InputFile {
     /// What `path` names.
     public static func kind(of path: String) -> Kind {
         var status = stat()
-        guard stat(path, &status) == 0 else { return .missing }
+        guard stat(path, &status) == 0 else { return errno == ENOENT || errno == ENOTDIR ? .missing : .inaccessible }
+        return kind(of: status)
+    }
+
+    private static func kind(of status: stat) -> Kind {
         switch status.st_mode & S_IFMT {
         case S_IFREG: return .regular
         case S_IFDIR: return .directory
@@ -48,12 +53,18 @@ public enum InputFile {
     /// error, not a truncated read). A UTF-8 byte-order mark at the start is dropped.
     public static func contents(of path: String, what: String, limit: Int) throws(InputFileError) -> [UInt8] {
         try requireRegular(path, what: what)
-        let descriptor = open(path, O_RDONLY)
+        // Opened without blocking (a FIFO put in its place since the check would wait for a
+        // writer), then checked again on the descriptor itself.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             let reason = errno == EACCES ? "permission denied (check the file's permissions)" : String(cString: strerror(errno))
             throw InputFileError(path: path, what: what, reason: reason)
         }
         defer { close(descriptor) }
+        var status = stat()
+        if fstat(descriptor, &status) == 0, kind(of: status) != .regular {
+            throw InputFileError(path: path, what: what, kind: kind(of: status))
+        }
         var data: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while data.count <= limit {
@@ -97,6 +108,7 @@ public struct InputFileError: Error, Sendable, Hashable, CustomStringConvertible
     init(path: String, what: String, kind: InputFile.Kind) {
         let reason = switch kind {
         case .missing: "no such file"
+        case .inaccessible: "permission denied on the way to it (check the folders' permissions)"
         case .directory: "it is a folder; give a \(what) file inside it"
         default: "it is \(kind.phrase), not a regular file; Tide reads a \(what) from a regular file (save it to one first)"
         }

@@ -16,6 +16,7 @@ struct GGUFHeader {
         switch InputFile.kind(of: path) {
         case .regular: break
         case .missing, .directory: throw .modelNotFound(path: path)
+        case .inaccessible: throw .invalidModel(path: path, reason: "permission denied on the way to it (check the folders' permissions)")
         case let kind:
             throw .invalidModel(path: path, reason: "it is \(kind.phrase), not a regular file; llama.cpp maps a model from a regular file")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import TideCore
 
 /// How a llama.cpp context is sized and run.
 public struct LlamaContextOptions: Sendable, Hashable {
@@ -27,9 +28,14 @@ public struct LlamaContextOptions: Sendable, Hashable {
     public func checkedContextSize(for model: LlamaModel, sequences: Int = 1) throws(LlamaError) -> Int {
         let trainedLength = model.facts.trainedContextLength
         let size = resolvedContextSize(trainedLength: trainedLength)
+        guard size >= ModelDescription.contextSizes.lowerBound, sequences >= 1 else {
+            throw .contextFailed(contextSize: size, detail: "a context needs at least \(ModelDescription.contextSizes.lowerBound) "
+                + "tokens and one sequence (asked: \(sequences) of \(size))")
+        }
         let largest = trainedLength > 0 ? trainedLength : 1 << 20
         guard size <= largest else { throw .contextTooLarge(requested: size, largest: largest, trained: trainedLength > 0) }
-        guard size.multipliedReportingOverflow(by: sequences).partialValue <= Int(Int32.max), sequences <= 1 << 16 else {
+        let (total, overflow) = size.multipliedReportingOverflow(by: sequences)
+        guard !overflow, total <= Int(Int32.max), sequences <= 1 << 16 else {
             throw .contextFailed(contextSize: size, detail: "\(sequences) sequences of \(size) tokens are more than llama.cpp can address")
         }
         // llama.cpp would allocate the cache and the kernel end the process when it is touched.

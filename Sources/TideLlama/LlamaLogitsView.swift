@@ -33,7 +33,8 @@ final class LlamaLogitsView: LogitsView {
 
     func bias(_ token: Int32, by delta: Float) {
         guard model.isValidToken(token) else { return }
-        logits[Int(token)] += delta
+        // Kept finite: biases that add up to ±inf would leave the sampler nothing but NaN (a ban is -inf, on purpose).
+        logits[Int(token)] = min(max(logits[Int(token)] + delta, -.greatestFiniteMagnitude), .greatestFiniteMagnitude)
     }
 
     func ban(_ token: Int32) {

@@ -10,10 +10,20 @@ extension LlamaModel {
     /// Messages without such text (nearly all) are tokenized with the rest of the prompt, exactly
     /// as llama.cpp would tokenize the whole; only a prompt holding one is tokenized piece by piece.
     public func promptTokens(for messages: [ChatMessage], template: ChatTemplate) throws(LlamaError) -> [Int32] {
-        let prompt = try renderPrompt(messages, template: template)
-        let literal = messages.map(\.content).filter { splitter.containsSpecialText(Array($0.utf8)) }
-        guard !literal.isEmpty else { return try markupTokens(Array(prompt.utf8)[...], atStart: true) }
-        return try tokenize(prompt, keepingLiteral: literal)
+        let literal = messages.indices.filter { splitter.containsControlText(Array(messages[$0].content.utf8)) }
+        guard !literal.isEmpty else {
+            return try markupTokens(Array(try renderPrompt(messages, template: template).utf8)[...], atStart: true)
+        }
+        // Render with a placeholder in place of each such message, then put its text back as
+        // plain tokens: the placeholders mark exactly where the messages stand in the markup.
+        var masked = messages
+        var texts: [(placeholder: String, text: String)] = []
+        for index in literal {
+            let placeholder = "\u{F8FF}tide-\(UUID().uuidString)\u{F8FF}"
+            texts.append((placeholder, messages[index].content))
+            masked[index].content = placeholder
+        }
+        return try tokenize(try renderPrompt(masked, template: template), replacing: texts)
     }
 
     /// Tokens of text with control tokens recognised, in pieces cut before special tokens, in time
@@ -28,9 +38,11 @@ extension LlamaModel {
         return tokens
     }
 
-    /// Tokenizes `prompt` with control tokens recognised, except inside each of `literal` (in
-    /// the order the prompt holds them), which is tokenized as plain text.
-    private func tokenize(_ prompt: String, keepingLiteral literal: [String]) throws(LlamaError) -> [Int32] {
+    /// Tokenizes `prompt` with control tokens recognised, with each placeholder of `texts` (in
+    /// the order the prompt holds them) replaced by its text, tokenized as plain text.
+    private func tokenize(_ prompt: String, replacing texts: [(placeholder: String, text: String)]) throws(LlamaError)
+        -> [Int32]
+    {
         var tokens: [Int32] = []
         var rest = Substring(prompt)
         var atStart = true
@@ -39,14 +51,10 @@ extension LlamaModel {
             tokens += try markupTokens(Array(text.utf8)[...], atStart: atStart)
             atStart = false
         }
-        for text in literal {
-            // Some templates trim a message's text; look for it as written, then trimmed.
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard let range = rest.range(of: text) ?? (trimmed.isEmpty ? nil : rest.range(of: trimmed)) else {
-                throw .controlTokenText(excerpt: String(text.prefix(40)))
-            }
+        for (placeholder, text) in texts {
+            guard let range = rest.range(of: placeholder) else { throw .controlTokenText(excerpt: String(text.prefix(40))) }
             try markup(rest[..<range.lowerBound])
-            tokens += try tokenize(String(rest[range]), parseSpecial: false)
+            tokens += try tokenize(text, parseSpecial: false)
             rest = rest[range.upperBound...]
         }
         try markup(rest)

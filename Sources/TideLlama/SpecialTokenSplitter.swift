@@ -15,6 +15,9 @@ struct SpecialTokenSplitter: Sendable {
         /// Whether a cut may fall before it: not for a token that strips the spaces before it,
         /// which in the whole text would be stripped from the piece before the cut.
         var cuttable: Bool
+        /// Whether llama.cpp reads it only when asked to parse special tokens (a control or
+        /// unknown token); user-defined tokens are read as such in any text.
+        var control: Bool
     }
 
     /// The texts of the tokens llama.cpp parses as special, by their first byte, longest first.
@@ -31,7 +34,9 @@ struct SpecialTokenSplitter: Sendable {
             guard attributes & special != 0, let text = llama_vocab_get_text(vocab, token) else { continue }
             let bytes = Array(String(cString: text).utf8)
             guard let first = bytes.first else { continue }
-            table[Int(first)].append(Special(text: bytes, cuttable: attributes & LLAMA_TOKEN_ATTR_LSTRIP.rawValue == 0))
+            let control = attributes & (LLAMA_TOKEN_ATTR_CONTROL.rawValue | LLAMA_TOKEN_ATTR_UNKNOWN.rawValue) != 0
+            table[Int(first)].append(Special(text: bytes, cuttable: attributes & LLAMA_TOKEN_ATTR_LSTRIP.rawValue == 0,
+                                             control: control))
         }
         byFirstByte = table.map { $0.sorted { $0.text.count > $1.text.count } }
     }
@@ -52,12 +57,13 @@ struct SpecialTokenSplitter: Sendable {
         return zip(cuts, cuts.dropFirst()).map { $0..<$1 }
     }
 
-    /// Whether `text` holds the text of a special token.
-    func containsSpecialText(_ text: [UInt8]) -> Bool {
+    /// Whether `text` holds the text of a control token, which it would forge if it were
+    /// tokenized with special tokens parsed.
+    func containsControlText(_ text: [UInt8]) -> Bool {
         var found = false
-        forEachSpecial(in: text[...]) { _, _ in
-            found = true
-            return false
+        forEachSpecial(in: text[...]) { _, special in
+            found = special.control
+            return !found
         }
         return found
     }

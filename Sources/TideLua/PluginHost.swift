@@ -99,7 +99,7 @@ final class PluginHost: @unchecked Sendable {
                 give(text: vocabulary.text(of: tokens), to: output)
             default:
                 guard let id = text.flatMap({ Int32($0) }), id >= 0, Int(id) < vocabulary.vocabularySize else {
-                    return fail(output, "no token \(text ?? "nil") in a vocabulary of \(vocabulary.vocabularySize)")
+                    return fail(output, "no token \((text ?? "nil").prefix(40)) in a vocabulary of \(vocabulary.vocabularySize)")
                 }
                 give(text: vocabulary.tokenText(id), to: output)
             }
@@ -113,7 +113,7 @@ final class PluginHost: @unchecked Sendable {
                 give(numbers: candidates.map { Double($0.logit) }, to: output)
             default:
                 guard id >= 0, Int(id) < logits.vocabularySize else {
-                    return fail(output, "no token \(text ?? "nil") in a vocabulary of \(logits.vocabularySize)")
+                    return fail(output, "no token \((text ?? "nil").prefix(40)) in a vocabulary of \(logits.vocabularySize)")
                 }
                 if function == "_ban" { return logits.ban(id) }
                 let delta = Float(input.number)  // a double past Float's range would become infinite

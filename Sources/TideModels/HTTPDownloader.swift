@@ -42,7 +42,7 @@ struct HTTPDownloader {
                 try handle.write(contentsOf: Data(chunk.readableBytesView))
             } catch where FileSystemFailure.isOutOfSpace(error) {
                 throw ModelFetchError.noSpace(folder: partial.deletingLastPathComponent().path,
-                                              needed: (total ?? offset) - offset, available: FileSystemFailure.availableBytes(at: partial))
+                                              needed: total.map { $0 - offset }, available: FileSystemFailure.availableBytes(at: partial))
             } catch {
                 throw ModelFetchError.cannotWrite(path: partial.path, reason: FileSystemFailure.reason(error))
             }

@@ -11,7 +11,7 @@ public enum ModelFetchError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The URL has no file name to store it under.
     case noFileName(String)
     /// The model's folder has too little free space; the partial download is kept.
-    case noSpace(folder: String, needed: Int64, available: Int64?)
+    case noSpace(folder: String, needed: Int64?, available: Int64?)
     /// The model's folder (or a file in it) cannot be written.
     case cannotWrite(path: String, reason: String)
 
@@ -28,7 +28,7 @@ public enum ModelFetchError: Error, Sendable, Hashable, CustomStringConvertible 
         case .noFileName(let url):
             "cannot tell a file name from \(url)"
         case .noSpace(let folder, let needed, let available):
-            "no space left in \(folder): the model needs \(Self.megabytes(needed))"
+            "no space left in \(folder): " + (needed.map { "the model needs \(Self.megabytes($0))" } ?? "the disk filled up")
                 + (available.map { ", \(Self.megabytes($0)) are free" } ?? "")
                 + "; free some space (or set XDG_CACHE_HOME to a larger disk) and pull again: the part already downloaded is kept"
         case .cannotWrite(let path, let reason):

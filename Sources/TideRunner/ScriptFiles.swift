@@ -1,6 +1,5 @@
 import Foundation
 import TideFiles
-import TideModels
 import TideScript
 
 /// Finding scripts on disk, naming their golden transcripts, and writing transcripts safely.

@@ -20,6 +20,12 @@ struct StandardInput {
         }
     }
 
+    /// Standard input that cannot be read.
+    struct ReadFailure: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { "cannot read standard input: \(reason)" }
+    }
+
     /// Everything until the end of input.
     static func readAll() throws -> String {
         var input = StandardInput()
@@ -49,12 +55,19 @@ struct StandardInput {
     /// Reads more into the buffer; false at the end of input. A buffer past the limit throws.
     private mutating func fill(what: String) throws -> Bool {
         guard !ended else { return false }
-        let chunk = FileHandle.standardInput.readData(ofLength: 1 << 16)
-        guard !chunk.isEmpty else {
+        // read(2) returns what has arrived, so a program that writes a line and waits for the
+        // answer gets it (FileHandle.readData(ofLength:) would wait for 64 KiB or the end).
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        var count: Int
+        repeat {
+            count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+        } while count < 0 && errno == EINTR
+        guard count >= 0 else { throw ReadFailure(reason: String(cString: strerror(errno))) }
+        guard count > 0 else {
             ended = true
             return false
         }
-        buffer += chunk
+        buffer += chunk[..<count]
         guard buffer.count <= Self.limit else { throw TooLong(what: what) }
         return true
     }

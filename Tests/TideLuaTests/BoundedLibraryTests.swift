@@ -47,6 +47,10 @@ import TideLua
         ("s = grow('é', 8e6)", "while true do local n = utf8.offset(s, 3e6) end"),
         ("f = grow('b', 1e5) s = grow('x', 1e5)", "while true do local t = {string.unpack(f, s)} end"),
         ("chunk = 'return ' .. grow('1 + ', 4e6) .. '1'", "while true do load(chunk) end"),
+        // A long literal run is compared one character at a time at every start position.
+        ("s = grow('a', 1e6) p = grow('a', 1e5) .. '.b'", "s:find(p)"),
+        // A long set is scanned at every character it is tried on.
+        ("s = grow('z', 1e5) p = '[' .. grow('a', 1e6) .. 'z]*q'", "s:find(p)"),
     ])
     func longWorkInCIsStoppedByTheTimeLimit(setup: String, body: String) throws {
         let lua = try LuaState(limits: Self.short)
