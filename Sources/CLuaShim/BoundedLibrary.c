@@ -215,11 +215,18 @@ static int bounded_format(lua_State *L) {
     return 1;
 }
 
-/// string.pack and unpack: their formats carry state from item to item (endianness,
-/// alignment relative to the whole result), so they are not split; each call is charged its
-/// format and data up front, and the deadline is checked before it runs.
+/// string.pack: its format carries state from item to item (endianness, alignment relative to
+/// the whole result), so it is not split; each call is charged its format and the strings it
+/// copies up front, and the deadline is checked before it runs.
 static int charged_pack(lua_State *L) {
-    charge_bytes(L, 16 * string_bytes(L, 1, lua_gettop(L)));
+    charge_bytes(L, string_bytes(L, 1, lua_gettop(L)));
+    return stock(L)(L);
+}
+
+/// string.unpack: charged its format, not the data it reads from (a loop reading a long buffer
+/// a few bytes at a time does work in proportion to what it reads, as in stock Lua).
+static int charged_unpack(lua_State *L) {
+    charge_bytes(L, string_bytes(L, 1, 1));
     return stock(L)(L);
 }
 
@@ -471,7 +478,7 @@ void tide_open_bounded_library(lua_State *L) {
     replace(L, "byte", bounded_byte);
     replace(L, "format", bounded_format);
     replace(L, "pack", charged_pack);
-    replace(L, "unpack", charged_pack);
+    replace(L, "unpack", charged_unpack);
     lua_pop(L, 1);
     lua_getglobal(L, LUA_TABLIBNAME);
     replace(L, "concat", bounded_concat);

@@ -24,6 +24,23 @@ import TideLua
         #expect(try LuaState(limits: Self.short).run("return string.rep('', 1e15, '')", chunkName: "=rep") == .string(""))
     }
 
+    /// Reading a long buffer a few bytes at a time, a common use of string.unpack, stays within
+    /// the budget: a call is charged its format, not the whole buffer.
+    @Test func unpackingALongBufferPieceByPieceFitsTheBudget() throws {
+        let lua = try LuaState(limits: LuaLimits())
+        let total = try lua.run("""
+            local data = string.rep(string.pack('<I4', 7), 250000)
+            local sum, position = 0, 1
+            for _ = 1, 20000 do
+              local value
+              value, position = string.unpack('<I4', data, position)
+              sum = sum + value
+            end
+            return sum
+            """, chunkName: "=unpack")
+        #expect(total == .integer(140_000))
+    }
+
     /// Each body spends its time inside one library call, or in calls so long that the hook
     /// (every 1000 VM instructions) would fire only after seconds. A first call builds the
     /// inputs (`grow(unit, n)` doubles a string); the body runs in a second call, with no
