@@ -30,9 +30,23 @@ extension ServerSentEvent {
     public static let done = encoded(data: Array(doneMarker.utf8))
 }
 
+/// An event larger than ``ServerSentEventParser/eventLimit``: a server that never ends its line
+/// would otherwise grow the reader without bound (and, never silent, never time out).
+public struct ServerSentEventTooLarge: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The error.
+    public init() {}
+
+    public var description: String {
+        "an event is larger than \(ServerSentEventParser.eventLimit >> 20) MiB without ending"
+    }
+}
+
 /// Reads server-sent events from bytes as they arrive, however the stream is cut into chunks:
 /// lines end with LF, CRLF or CR; an empty line ends an event; `:` lines are comments.
 public struct ServerSentEventParser: Sendable {
+    /// The most bytes one event may hold.
+    public static let eventLimit = 16 << 20
+    private var eventBytes = 0
     private var line: [UInt8] = []
     private var lastWasCR = false
     private var name = ""
@@ -43,7 +57,9 @@ public struct ServerSentEventParser: Sendable {
     public init() {}
 
     /// Reads `bytes` and returns the events they complete.
-    public mutating func feed<Bytes: Sequence>(_ bytes: Bytes) -> [ServerSentEvent] where Bytes.Element == UInt8 {
+    public mutating func feed<Bytes: Sequence>(_ bytes: Bytes) throws(ServerSentEventTooLarge) -> [ServerSentEvent]
+        where Bytes.Element == UInt8
+    {
         var events: [ServerSentEvent] = []
         for byte in bytes {
             if lastWasCR {
@@ -55,7 +71,10 @@ public struct ServerSentEventParser: Sendable {
             case UInt8(ascii: "\r"):
                 lastWasCR = true
                 endLine(into: &events)
-            default: line.append(byte)
+            default:
+                line.append(byte)
+                eventBytes += 1
+                guard eventBytes <= Self.eventLimit else { throw ServerSentEventTooLarge() }
             }
         }
         return events
@@ -65,6 +84,7 @@ public struct ServerSentEventParser: Sendable {
         defer { line.removeAll(keepingCapacity: true) }
         guard !line.isEmpty else {
             if hasData { events.append(ServerSentEvent(name: name.isEmpty ? "message" : name, data: data.joined(separator: "\n"))) }
+            eventBytes = 0
             name = ""
             data = []
             hasData = false

@@ -99,7 +99,13 @@ final class RemoteReplyDecoder: ReplyDecoder {
         let decoder = JSONDecoder()
         var finished = false
         for try await chunk in body {
-            for event in parser.feed(chunk.readableBytesView) where !finished {
+            let events: [ServerSentEvent]
+            do {
+                events = try parser.feed(chunk.readableBytesView)
+            } catch {
+                throw RemoteError.malformed(url: url, detail: error.description)
+            }
+            for event in events where !finished {
                 if event.data == ServerSentEvent.doneMarker {
                     finished = true
                     break
