@@ -1,5 +1,4 @@
 import CLlama
-import TideCore
 @_spi(Benchmarks) import TideLlama
 
 /// The reference for decode speed: llama.cpp's own minimal greedy loop (as in its `simple`

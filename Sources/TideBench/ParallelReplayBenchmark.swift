@@ -1,5 +1,6 @@
 import Foundation
 import TideLlama
+import TideProvider
 import TideRunner
 
 /// Eight scripts of three turns each, replayed one after another and then as eight parallel
@@ -40,7 +41,7 @@ struct ParallelReplayBenchmark {
                 """.write(to: file, atomically: true, encoding: .utf8)
             return file.path
         }
-        let loaded = LoadedModel.local(model, entry: nil)
+        let loaded = FixedModelProvider(LocalModel(weights: model, entry: nil))
         var setup = ModelSetup(model: model.path, threads: threads)
         setup.contextSize = 2048
         var sequentialTimes: [Double] = []
@@ -72,16 +73,16 @@ struct ParallelReplayBenchmark {
                       ratio: median(ratios), generatedTokens: tokens, differingReplies: differing, ceiling: ceiling)
     }
 
-    private func replayInSequence(_ files: [String], loaded: LoadedModel, setup: ModelSetup) async -> [ScriptResult] {
-        var runner = ScriptRunner(backends: SequentialBackends(models: ModelCache()) { _, _ in loaded })
+    private func replayInSequence(_ files: [String], loaded: FixedModelProvider, setup: ModelSetup) async -> [ScriptResult] {
+        var runner = ScriptRunner(backends: SequentialBackends(models: loaded))
         runner.setup = setup
         var results: [ScriptResult] = []
         for file in files { results.append(await runner.run(file: file)) }
         return results
     }
 
-    private func replayInParallel(_ files: [String], loaded: LoadedModel, setup: ModelSetup) async -> [ScriptResult] {
-        let backends = BatchedBackends(models: ModelCache(), sequences: files.count) { _, _ in loaded }
+    private func replayInParallel(_ files: [String], loaded: FixedModelProvider, setup: ModelSetup) async -> [ScriptResult] {
+        let backends = BatchedBackends(models: loaded, sequences: files.count)
         var runner = ScriptRunner(backends: backends)
         runner.setup = setup
         return await withTaskGroup(of: (Int, ScriptResult).self) { group in

@@ -1,8 +1,5 @@
 import Foundation
-import TideCore
 import TideLua
-import TideModels
-import TideRunner
 import TideScript
 
 extension ChatController {
@@ -175,7 +172,7 @@ extension ChatController {
             return
         }
         let newSetup = named(name)
-        let loaded = try loader(newSetup)
+        let loaded = try models.model(for: newSetup)
         // The new model's default system prompt, unless the user chose one.
         let messages = systemPromptChosen ? history : history.replacingSystemPrompt(loaded.defaultSystemPrompt)
         session = try Self.session(on: loaded, setup: newSetup, plugins: plugins, configuration: configuration,

@@ -1,6 +1,6 @@
 import TideCore
 import TideLua
-import TideRunner
+import TideProvider
 
 /// How a chat starts: what `tide chat`'s options say.
 public struct ChatConfiguration: Sendable {
@@ -20,13 +20,16 @@ public struct ChatConfiguration: Sendable {
     public var hookErrorPolicy: HookErrorPolicy
     /// What to do when the conversation outgrows the context.
     public var overflow: ContextOverflowPolicy
+    /// How the chat names the setting that gets past an error (`tide chat`: its flag); `nil`
+    /// leaves it to the error's words.
+    public var remedyName: @Sendable (Remedy) -> String?
 
     /// A configuration; the defaults are `tide chat`'s.
     public init(setup: ModelSetup = ModelSetup(), systemPrompt: String? = nil,
                 parameters: GenerationParameters = GenerationParameters(), plugins: [String] = [],
                 locator: PluginLocator = .standard, limits: LuaLimits = LuaLimits(),
                 hookErrorPolicy: HookErrorPolicy = .disableHook,
-                overflow: ContextOverflowPolicy = .fail) {
+                overflow: ContextOverflowPolicy = .fail, remedyName: @escaping @Sendable (Remedy) -> String? = { _ in nil }) {
         self.setup = setup
         self.systemPrompt = systemPrompt
         self.parameters = parameters
@@ -35,5 +38,6 @@ public struct ChatConfiguration: Sendable {
         self.limits = limits
         self.hookErrorPolicy = hookErrorPolicy
         self.overflow = overflow
+        self.remedyName = remedyName
     }
 }

@@ -1,9 +1,8 @@
 import Foundation
 import TideCore
-import TideLlama
 import TideLua
 import TideModels
-import TideRunner
+import TideProvider
 import TideScript
 
 /// An interactive chat: a session with a model and plugins, driven by typed inputs — messages,
@@ -13,23 +12,20 @@ import TideScript
 /// `tide chat` draws and tests record.
 ///
 /// ```swift
-/// let chat = try ChatController(configuration: ChatConfiguration(), loader: { try cache.load($0) },
-///                               output: { print($0) })
+/// let chat = try ChatController(configuration: ChatConfiguration(), models: ModelCache(), output: { print($0) })
 /// _ = await chat.handle("What is the capital of France?")
 /// _ = await chat.handle("/stats")
 /// ```
 public final class ChatController {
-    /// Loads the model a setup names (the REPL shows a progress bar).
-    public typealias ModelLoader = @Sendable (ModelSetup) throws -> LoadedModel
-
     /// Cancels the running reply from another thread (Ctrl-C).
     public let canceller = ReplyCanceller()
 
     let configuration: ChatConfiguration
-    let loader: ModelLoader
+    /// Where the first model and `/model`'s come from (the REPL's shows a progress bar).
+    let models: any ModelProvider
     let output: @Sendable (ChatEvent) -> Void
     var setup: ModelSetup
-    var model: LoadedModel
+    var model: any ChatModel
     var session: ChatSession
     /// Plugins in hook order, with the specs they were loaded from (for `/reload` and `/save`).
     var plugins: [ActivePlugin]
@@ -48,17 +44,17 @@ public final class ChatController {
     }
 
     /// Loads the plugins (so a mistake in one is reported before the model loads), then the model.
-    public init(configuration: ChatConfiguration, loader: @escaping ModelLoader,
+    public init(configuration: ChatConfiguration, models: any ModelProvider,
                 output: @escaping @Sendable (ChatEvent) -> Void) throws {
         self.configuration = configuration
-        self.loader = loader
+        self.models = models
         self.output = output
         setup = configuration.setup
         plugins = try configuration.plugins.map { text in
             try Self.loadPlugin(PluginSpec(parsing: text), locator: configuration.locator, limits: configuration.limits,
                                 output: output)
         }
-        model = try loader(setup)
+        model = try models.model(for: setup)
         systemPromptChosen = configuration.systemPrompt != nil
         session = try Self.session(on: model, setup: setup, plugins: plugins, configuration: configuration,
                                    parameters: configuration.parameters,
@@ -67,7 +63,7 @@ public final class ChatController {
 
     /// A session on `model` holding `history`, with the chat's plugins (refused if the model
     /// cannot run them) and policies.
-    static func session(on model: LoadedModel, setup: ModelSetup, plugins: [ActivePlugin], configuration: ChatConfiguration,
+    static func session(on model: any ChatModel, setup: ModelSetup, plugins: [ActivePlugin], configuration: ChatConfiguration,
                         parameters: GenerationParameters, history: [ChatMessage]) throws -> ChatSession {
         let backend = try model.makeBackend(setup)
         try backend.checkSupport(of: plugins.map(\.plugin))
@@ -118,7 +114,7 @@ public final class ChatController {
         do {
             return try await run(SlashCommand(parsing: text))
         } catch {
-            output(.problem("\(error)"))
+            output(.problem(Remedy.describe(error, naming: configuration.remedyName)))
             return .proceed
         }
     }
@@ -147,7 +143,7 @@ public final class ChatController {
             output(.replyEnded(stopReason))
         } catch {
             output(.replyEnded(nil))
-            output(.problem("\(error)"))
+            output(.problem(Remedy.describe(error, naming: configuration.remedyName)))
         }
         // A reply that failed after showing text is kept, interrupted; one that failed before is not.
         if history.count(where: { $0.role == .assistant }) > assistantCount { records.append(record) }

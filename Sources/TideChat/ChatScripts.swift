@@ -1,6 +1,7 @@
 import Foundation
 import TideCore
 import TideLua
+import TideProvider
 import TideRunner
 import TideScript
 
@@ -66,64 +67,42 @@ extension ChatController {
 
     /// Makes a conversation script the conversation: its parameters and plugins apply, its
     /// system prompt and turns become the history, and the turns it leaves unanswered are
-    /// answered now, in order. Nothing changes if the script cannot be read or a plugin cannot
-    /// be loaded (or cannot run on this model).
+    /// answered now, in order. The steps mean what they mean to `tide run` (one
+    /// ``ScriptInterpreter``); nothing changes if the script cannot be read, a plugin cannot be
+    /// loaded (or cannot run on this model) or an `@unload` names no loaded plugin.
     func open(_ path: String) async throws {
         let file = NSString(string: path).expandingTildeInPath
         let script = try ConversationScript(contentsOf: URL(fileURLWithPath: file))  // its errors name the file
-        // Plugins first, before anything changes, looked up as `tide run` does.
-        let locator = configuration.locator.forScript(at: file)
-        var loaded: [Int: ActivePlugin] = [:]
-        let steps = script.steps
-        for (index, step) in steps.enumerated() {
-            guard case .directive(.plugin(let text), let line) = step else { continue }
-            do {
-                let spec = try PluginSpec(parsing: text).relative(toScript: file)
-                loaded[index] = try loadPlugin(spec, locator: locator)
-            } catch {
-                throw ChatError("\(file):\(line): @plugin \(text): \(error)")
-            }
+        let interpreter: ScriptInterpreter
+        do {
+            interpreter = try ScriptInterpreter(script, file: file, loaded: pluginNames, locator: configuration.locator,
+                                                limits: configuration.limits, log: { [output] in output(.notice($0)) })
+        } catch {
+            throw ChatError(error.description)
         }
-        try session.backend.checkSupport(of: loaded.sorted { $0.key < $1.key }.map(\.value.plugin))
+        try session.backend.checkSupport(of: interpreter.plugins.values.map(\.plugin))
+        var active = plugins
+        active += interpreter.plugins.values.map { ActivePlugin(spec: $0.spec, plugin: $0.plugin) }
         // The system prompt stays unless the script has its own.
         truncateHistory(to: conversationStart)
-        for (index, step) in steps.enumerated() {
+        for (index, step) in interpreter.steps.enumerated() {
             switch step {
-            case .directive(.parameter(let setting), _):
-                var parameters = session.parameters
-                setting.apply(to: &parameters)
-                session.parameters = parameters
-            case .directive(.plugin, _):
-                guard let plugin = loaded[index] else { continue }
-                var list = plugins
-                if let same = list.firstIndex(where: { $0.plugin.name == plugin.plugin.name }) {
-                    list[same] = plugin
-                } else {
-                    list.append(plugin)
-                }
-                install(list)
-            case .directive(.unload(let name), let line):
-                do {
-                    try unload(name)
-                } catch {
-                    output(.problem("\(file):\(line): @unload \(name): \(error)"))
-                }
             case .directive(.model(let name), _) where named(name).lastingModelName != setup.lastingModelName:
                 output(.notice("the script names the model \(name); this chat runs \(setup.model) (/model \(name) to switch)"))
-            case .directive: break
-            case .system(let text, _):
-                setSystemPrompt(text)
-            case .history(let user, let assistant, _):
-                session.history += [ChatMessage(.user, user), ChatMessage(.assistant, assistant)]
-                records.append(nil)
-            case .reply(let reply):
-                if let recorded = reply.recorded {
-                    session.history += [ChatMessage(.user, reply.user), ChatMessage(.assistant, recorded.text)]
-                    records.append(recorded.record)
-                } else {
-                    output(.userTurn(reply.user))
-                    await ask(reply.user)
-                }
+            case .system: systemPromptChosen = true
+            case .history: records.append(nil)
+            default: break
+            }
+            let reply = interpreter.apply(index, to: session)
+            // The chat keeps each plugin's spec, for /reload and /save.
+            plugins = session.hooks.compactMap { hook in active.first { $0.plugin === hook as? LuaPlugin } }
+            guard let reply else { continue }
+            if let recorded = reply.recorded {
+                session.history += [ChatMessage(.user, reply.user), ChatMessage(.assistant, recorded.text)]
+                records.append(recorded.record)
+            } else {
+                output(.userTurn(reply.user))
+                await ask(reply.user)
             }
         }
         output(.notice("opened \(file): \(exchangeCount) exchange\(exchangeCount == 1 ? "" : "s"); plugins: " + Self.list(pluginNames)))

@@ -64,7 +64,7 @@ public enum DecodedToken: Sendable, Hashable {
 }
 
 /// A prompt that does not fit in the context window.
-public struct ContextOverflowError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ContextOverflowError: RemediableError, Sendable, Hashable {
     /// Tokens the prompt needs (including room for at least one reply token).
     public let promptTokens: Int
     /// Tokens the context holds.
@@ -78,9 +78,10 @@ public struct ContextOverflowError: Error, Sendable, Hashable, CustomStringConve
 
     public var description: String {
         "the conversation needs \(promptTokens) tokens but the context holds \(contextSize): "
-            + "raise the context size (--ctx-size), shorten the conversation, "
-            + "or let Tide drop the oldest turns (--context-overflow drop-oldest)"
+            + "raise the context size, shorten the conversation, or let Tide drop the oldest turns"
     }
+
+    public var remedies: [Remedy] { [.contextSize, .dropOldestTurns] }
 }
 
 /// What a session does when the conversation outgrows the context window.

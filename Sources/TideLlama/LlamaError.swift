@@ -1,7 +1,7 @@
 import TideCore
 
 /// What can go wrong with a local model, in words that say what to do.
-public enum LlamaError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum LlamaError: RemediableError, Sendable, Hashable {
     /// No file at the path.
     case modelNotFound(path: String)
     /// The file is not a usable GGUF model.
@@ -37,14 +37,14 @@ public enum LlamaError: Error, Sendable, Hashable, CustomStringConvertible {
                 + " (is the file complete? `tide models pull` re-downloads registry models)"
         case .contextFailed(let size, let detail):
             "llama.cpp could not create a context of \(size) tokens" + (detail.isEmpty ? "" : ": \(detail)")
-                + "; try a smaller --ctx-size"
+                + "; try a smaller context"
         case .contextTooLarge(let requested, let largest, let trained):
             "a context of \(requested) tokens is larger than "
                 + (trained ? "the model was trained on (\(largest) tokens)" : "the \(largest) tokens Tide allows")
                 + "; ask for at most \(largest)"
         case .unsupportedTemplate(let template):
             "the chat template \(template.prefix(60).debugDescription) is not one llama.cpp can render; "
-                + "choose one with --template (\(ChatTemplate.acceptedNames.joined(separator: ", ")))"
+                + "choose one of: \(ChatTemplate.acceptedNames.joined(separator: ", "))"
         case .controlTokenText(let excerpt):
             "a message holds the text of a control token (in \(excerpt.debugDescription)) that the chat template "
                 + "rewrote; Tide refuses it rather than let it be read as a turn marker"
@@ -56,6 +56,14 @@ public enum LlamaError: Error, Sendable, Hashable, CustomStringConvertible {
             "llama_decode failed with code \(code)"
         case .noFreeSequence(let capacity):
             "all \(capacity) sequences of the batch are in use; release a conversation first"
+        }
+    }
+
+    public var remedies: [Remedy] {
+        switch self {
+        case .contextFailed, .contextTooLarge: [.contextSize]
+        case .unsupportedTemplate: [.chatTemplate]
+        default: []
         }
     }
 }

@@ -1,6 +1,5 @@
 import CLua
 import CLuaShim
-import TideCore
 
 /// One sandboxed Lua state (see CLuaShim): safe libraries only, a memory cap, and an
 /// instruction budget and time limit on every call. Not thread-safe: one owner at a time.

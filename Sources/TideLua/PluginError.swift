@@ -1,4 +1,3 @@
-import TideCore
 
 /// A plugin that cannot be found, loaded or configured.
 public enum PluginError: Error, Sendable, Hashable, CustomStringConvertible {

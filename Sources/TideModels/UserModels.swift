@@ -1,5 +1,4 @@
 import Foundation
-import TideCore
 import TideFiles
 
 /// The user's own registry entries: `$XDG_CONFIG_HOME/tide/models.json` (by default

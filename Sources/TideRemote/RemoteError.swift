@@ -1,5 +1,7 @@
+import TideCore
+
 /// What went wrong talking to a remote model, said so a user knows what to do.
-public enum RemoteError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum RemoteError: RemediableError, Sendable, Hashable {
     /// No connection could be made.
     case unreachable(url: String, reason: String)
     /// The server sent nothing for too long.
@@ -16,12 +18,16 @@ public enum RemoteError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unreachable(let url, let reason): "cannot reach \(url): \(reason)"
-        case .timedOut(let url, let seconds): "\(url) sent nothing for \(seconds) s; giving up (--remote-timeout sets how long to wait)"
+        case .timedOut(let url, let seconds): "\(url) sent nothing for \(seconds) s; giving up: wait longer or check the server"
         case .http(let status, let url, let message):
             "\(url) answered HTTP \(status)" + (message.isEmpty ? "" : ": \(message)")
         case .malformed(let url, let detail): "\(url) sent a stream Tide cannot read: \(detail)"
         case .dropped(let url): "\(url) closed the stream before the reply was complete"
         case .server(let url, let message): "\(url) reported an error: \(message)"
         }
+    }
+
+    public var remedies: [Remedy] {
+        if case .timedOut = self { [.remoteTimeout] } else { [] }
     }
 }

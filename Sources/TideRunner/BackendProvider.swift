@@ -1,30 +1,26 @@
 import TideCore
-import TideLlama
+import TideProvider
 
 /// Gives each script a backend for its model setup.
 public protocol BackendProvider: Sendable {
-    /// A backend on the model `setup` names, and the loaded model (for its default system prompt).
-    func backend(for setup: ModelSetup) async throws -> (backend: any ChatBackend, model: LoadedModel)
+    /// A backend on the model `setup` names, and the model (for its default system prompt).
+    func backend(for setup: ModelSetup) async throws -> (backend: any ChatBackend, model: any ChatModel)
     /// Where a script's replay runs (the consumer of its replies, its checks), or `nil` for the
     /// default.
     func replayExecutor(for backend: any ChatBackend) -> (any TaskExecutor)?
 }
 
-/// One llama.cpp context per script, on models loaded once: scripts replayed one after another.
+/// A backend of its own per script, on models loaded once: scripts replayed one after another.
 public struct SequentialBackends: BackendProvider {
-    let models: ModelCache
-    let load: @Sendable (ModelSetup, ModelCache) throws -> LoadedModel
+    let models: any ModelProvider
 
-    /// Backends on models from `models`; `load` loads one (with a progress bar, say).
-    public init(models: ModelCache,
-                load: @escaping @Sendable (ModelSetup, ModelCache) throws -> LoadedModel = { try $1.load($0) })
-    {
+    /// Backends on models from `models`.
+    public init(models: any ModelProvider) {
         self.models = models
-        self.load = load
     }
 
-    public func backend(for setup: ModelSetup) async throws -> (backend: any ChatBackend, model: LoadedModel) {
-        let model = try load(setup, models)
+    public func backend(for setup: ModelSetup) async throws -> (backend: any ChatBackend, model: any ChatModel) {
+        let model = try models.model(for: setup)
         return (try model.makeBackend(setup), model)
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import TideCore
 import TideLua
 import TideRegex
 import TideScript

@@ -1,5 +1,5 @@
 import TideCore
-import TideLua
+import TideProvider
 import TideScript
 
 /// One replay of a prepared script: a chat session driven step by step.
@@ -10,60 +10,40 @@ struct Replay {
     let events: @Sendable (RunEvent) -> Void
     let session: ChatSession
     let checker: ExpectationChecker
-    var parameters: GenerationParameters
     var repliesSoFar = 0
 
-    init(runner: ScriptRunner, prepared: PreparedScript, backend: any ChatBackend, model: LoadedModel, file: String,
+    init(runner: ScriptRunner, prepared: PreparedScript, backend: any ChatBackend, model: any ChatModel, file: String,
          golden: [RecordedReply?], events: @escaping @Sendable (RunEvent) -> Void)
     {
         self.prepared = prepared
         self.file = file
         self.golden = golden
         self.events = events
-        parameters = runner.parameters
-        session = ChatSession(backend: backend, systemPrompt: model.defaultSystemPrompt, parameters: parameters,
+        session = ChatSession(backend: backend, systemPrompt: model.defaultSystemPrompt, parameters: runner.parameters,
                               hooks: prepared.commandLinePlugins, hookErrorPolicy: runner.hookErrorPolicy,
                               overflowPolicy: runner.overflow)
         checker = ExpectationChecker(limits: runner.limits, regexTimeLimit: runner.regexTimeLimit)
     }
 
     mutating func run(_ result: inout ScriptResult, replies: inout [Int: RecordedReply]) async throws {
-        for (index, step) in prepared.steps.enumerated() {
+        let interpreter = prepared.interpreter
+        for (index, step) in interpreter.steps.enumerated() {
             switch step {
-            case .directive(let directive, _):
-                apply(directive, at: index)
-                events(.item(.directive(directive)))
-            case .system(let text, _):
-                session.history = session.history.replacingSystemPrompt(text)
-                events(.item(.turn(Turn(.system, text))))
+            case .directive(let directive, _): events(.item(.directive(directive)))
+            case .system(let text, _): events(.item(.turn(Turn(.system, text))))
             case .history(let user, let assistant, _):
-                session.history += [ChatMessage(.user, user), ChatMessage(.assistant, assistant)]
                 events(.item(.turn(Turn(.user, user))))
                 events(.item(.turn(Turn(.assistant, assistant))))
-            case .reply(let step):
-                let reply = try await generate(step)
-                replies[step.entry] = RecordedReply(text: Self.transcriptText(reply.text),
-                                                    record: ReplyRecord(stopReason: reply.stopReason,
-                                                                        tokens: reply.statistics.generatedTokens))
-                result.replies.append(reply)
-                events(.replyFinished(reply))
-                events(.transcript(prepared.script.transcript(replies: replies)))
+            case .reply: break
             }
-        }
-    }
-
-    private mutating func apply(_ directive: Directive, at index: Int) {
-        switch directive {
-        case .parameter(let setting):
-            setting.apply(to: &parameters)
-            session.parameters = parameters
-        case .plugin:
-            if let plugin = prepared.plugins[index] { session.hooks.append(plugin) }
-        case .unload(let name):
-            var hooks = session.hooks
-            if let position = hooks.lastIndex(where: { $0.name == name }) { hooks.remove(at: position) }
-            session.hooks = hooks
-        case .name, .description, .model, .contextSize, .template: break
+            guard let step = interpreter.apply(index, to: session) else { continue }
+            let reply = try await generate(step)
+            replies[step.entry] = RecordedReply(text: Self.transcriptText(reply.text),
+                                                record: ReplyRecord(stopReason: reply.stopReason,
+                                                                    tokens: reply.statistics.generatedTokens))
+            result.replies.append(reply)
+            events(.replyFinished(reply))
+            events(.transcript(prepared.script.transcript(replies: replies)))
         }
     }
 
@@ -87,7 +67,7 @@ struct Replay {
                 }
             }
         } catch {
-            throw ScriptRunError("\(file):\(step.line): \(error)")
+            throw ScriptRunError("\(file):\(step.line): \(error)", cause: error)
         }
         guard let summary else { throw ScriptRunError("\(file):\(step.line): the reply ended without a summary") }
         let stopReason = summary.stopReason.description

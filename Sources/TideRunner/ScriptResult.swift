@@ -12,6 +12,8 @@ public struct ScriptResult: Sendable {
     public var replies: [ReplyResult] = []
     /// Why the script could not be replayed to its end, if it could not.
     public var failure: String?
+    /// The settings that would get past the failure, for the front end to name.
+    public var remedies: [Remedy] = []
     /// The script with its replies filled in (up to the failure, if any); `nil` if it did not parse.
     public var transcript: ConversationScript?
 

@@ -1,6 +1,7 @@
 import Foundation
 import TideCore
 import TideLua
+import TideProvider
 import TideScript
 
 /// Replays conversation scripts through the engine: turns, plugins and parameters as the script
@@ -62,11 +63,11 @@ public struct ScriptRunner: Sendable {
         var replies: [Int: RecordedReply] = [:]
         do {
             let prepared = try prepare(script, file: file)
-            let (backend, model): (any ChatBackend, LoadedModel)
+            let (backend, model): (any ChatBackend, any ChatModel)
             do {
                 (backend, model) = try await backends.backend(for: prepared.setup)
             } catch {
-                throw ScriptRunError("\(file): \(error)")
+                throw ScriptRunError("\(file): \(error)", cause: error)
             }
             try await withTaskExecutorPreference(backends.replayExecutor(for: backend)) {
                 var replay = Replay(runner: self, prepared: prepared, backend: backend, model: model, file: file,
@@ -75,6 +76,7 @@ public struct ScriptRunner: Sendable {
             }
         } catch {
             result.failure = "\(error)"
+            result.remedies = Remedy.of(error)
         }
         var transcript = script.transcript(replies: replies)
         if let failure = result.failure {
@@ -92,37 +94,24 @@ public struct ScriptRunner: Sendable {
     }
 
     /// Everything that can be checked before the model runs: the model setup, every plugin
-    /// (loaded now, attached when its `@plugin` line is reached) and every Lua expectation.
+    /// (loaded now, attached when its `@plugin` line is reached), every `@unload` and every Lua
+    /// expectation.
     func prepare(_ script: ConversationScript, file: String) throws -> PreparedScript {
-        var prepared = PreparedScript(script: script, steps: script.steps, setup: setup)
-        var loaded = try plugins.map { spec in
+        let commandLinePlugins = try plugins.map { spec in
             do {
                 return try LuaPlugin(spec: PluginSpec(parsing: spec), locator: locator, limits: limits, log: Self.log)
             } catch {
                 throw ScriptRunError("\(file): --plugin \(spec): \(error)")
             }
         }
-        prepared.commandLinePlugins = loaded
-        for (index, step) in prepared.steps.enumerated() {
+        let interpreter = try ScriptInterpreter(script, file: file, loaded: commandLinePlugins.map(\.name), locator: locator,
+                                                limits: limits, log: Self.log)
+        var prepared = PreparedScript(script: script, interpreter: interpreter, setup: setup, commandLinePlugins: commandLinePlugins)
+        for step in interpreter.steps {
             switch step {
             case .directive(.model(let model), _): prepared.setup.model = model
             case .directive(.contextSize(let size), _): prepared.setup.contextSize = size
             case .directive(.template(let template), _): prepared.setup.template = template
-            case .directive(.plugin(let spec), let line):
-                do {
-                    let plugin = try LuaPlugin(spec: PluginSpec(parsing: spec).relative(toScript: file),
-                                               locator: locator.forScript(at: file), limits: limits, log: Self.log)
-                    prepared.plugins[index] = plugin
-                    loaded.append(plugin)
-                } catch {
-                    throw ScriptRunError("\(file):\(line): @plugin \(spec): \(error)")
-                }
-            case .directive(.unload(let name), let line):
-                guard let position = loaded.lastIndex(where: { $0.name == name }) else {
-                    throw ScriptRunError("\(file):\(line): @unload \(name): no plugin of that name is loaded here; loaded: "
-                                         + (loaded.isEmpty ? "none" : loaded.map(\.name).joined(separator: ", ")))
-                }
-                loaded.remove(at: position)
             case .reply(let reply):
                 for located in reply.expectations {
                     guard case .lua(let code) = located.expectation.check else { continue }
@@ -147,19 +136,22 @@ public struct ScriptRunner: Sendable {
 /// A script checked and ready to replay.
 struct PreparedScript {
     var script: ConversationScript
-    var steps: [ScriptStep]
+    /// Its steps, with their plugins loaded.
+    var interpreter: ScriptInterpreter
     var setup: ModelSetup
     /// `--plugin` instances, loaded first.
-    var commandLinePlugins: [LuaPlugin] = []
-    /// The plugin of each `@plugin` step, by step index.
-    var plugins: [Int: LuaPlugin] = [:]
+    var commandLinePlugins: [LuaPlugin]
 }
 
 /// A script that could not be replayed to its end.
-public struct ScriptRunError: Error, Sendable, CustomStringConvertible {
+public struct ScriptRunError: RemediableError, Sendable {
     public let description: String
+    /// The remedies of the error behind this one.
+    public let remedies: [Remedy]
 
-    init(_ description: String) {
+    /// `description`, with the remedies of the error that caused it, if any.
+    init(_ description: String, cause: (any Error)? = nil) {
         self.description = description
+        remedies = cause.map(Remedy.of) ?? []
     }
 }

@@ -5,16 +5,17 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import TideCore
-import TideLlama
 import TideOpenAI
 
 /// `tide serve`: an OpenAI-compatible server on one model. `POST /v1/chat/completions`
 /// (streamed as server-sent events, or whole, with `usage`), `GET /v1/models`, `GET /health`.
 /// Every request runs the configured plugins, in fresh instances; concurrent requests decode as
-/// parallel sequences of one ``LlamaBatchEngine`` batch.
+/// parallel sequences of one `BackendBatch`.
 ///
 /// ```swift
-/// let server = try ChatServer(engine: engine, template: .model, configuration: ServeConfiguration(modelName: "smollm2"))
+/// let model = try ModelCache().model(for: ModelSetup())
+/// let batch = try model.makeBatch(ModelSetup(), sequences: 4, contextSize: nil)!
+/// let server = try ChatServer(batch: batch, configuration: ServeConfiguration(modelName: model.name))
 /// try await server.run(host: "127.0.0.1", port: 8080)
 /// ```
 public final class ChatServer: Sendable {
@@ -23,18 +24,30 @@ public final class ChatServer: Sendable {
     let logger: Logger
     let started = Int(Date.now.timeIntervalSince1970)
 
-    /// A server on every sequence of `engine`.
-    public init(engine: LlamaBatchEngine, template: ChatTemplate, endOfGenerationStrings: [String] = [],
-                configuration: ServeConfiguration, logger: Logger = Logger(label: "tide.serve")) throws {
+    /// A server on every sequence of `batch`.
+    public init(batch: any BackendBatch, configuration: ServeConfiguration, logger: Logger = Logger(label: "tide.serve")) throws {
         self.configuration = configuration
         self.logger = logger
-        pool = try SequencePool(engine: engine, template: template, endOfGenerationStrings: endOfGenerationStrings)
+        pool = try SequencePool(batch: batch)
     }
 
     /// Listens on `host`:`port` until the process is told to stop (SIGTERM or SIGINT): it then
     /// stops accepting connections, lets running replies finish for the configured grace, and
     /// closes what is left. `onListening` runs once connections are accepted.
     public func run(host: String, port: Int, onListening: @escaping @Sendable () async -> Void = {}) async throws {
+        let app = application(host: host, port: port, onListening: onListening)
+        var services = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // Past the grace, the server's tasks are cancelled: replies stop and connections close.
+        services.maximumGracefulShutdownDuration = configuration.serverLimits.shutdownGrace
+        try await ServiceGroup(configuration: services).run()
+    }
+
+    /// The HTTP application: the endpoints behind the API-key check, on `host`:`port`, with the
+    /// connection limits. ``run(host:port:onListening:)`` runs it until a signal; tests drive it
+    /// directly.
+    public func application(host: String, port: Int, onListening: @escaping @Sendable () async -> Void = {})
+        -> some ApplicationProtocol
+    {
         let limits = configuration.serverLimits
         let endpoints: [(method: HTTPRequest.Method, path: String, respond: @Sendable (Request) async throws -> Response)] = [
             (.get, "/health", { _ in try await self.health() }),
@@ -47,14 +60,10 @@ public final class ChatServer: Sendable {
         for endpoint in endpoints {
             router.on(RouterPath(endpoint.path), method: endpoint.method) { request, _ in try await endpoint.respond(request) }
         }
-        let app = Application(router: router, server: .http1(configuration: .init(idleTimeout: Self.timeAmount(limits.requestTimeout))),
-                              configuration: .init(address: .hostname(host, port: port), serverName: "tide",
-                                                   availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections, logger: logger)),
-                              onServerRunning: { _ in await onListening() }, logger: logger)
-        var services = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        // Past the grace, the server's tasks are cancelled: replies stop and connections close.
-        services.maximumGracefulShutdownDuration = limits.shutdownGrace
-        try await ServiceGroup(configuration: services).run()
+        return Application(router: router, server: .http1(configuration: .init(idleTimeout: Self.timeAmount(limits.requestTimeout))),
+                           configuration: .init(address: .hostname(host, port: port), serverName: "tide",
+                                                availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections, logger: logger)),
+                           onServerRunning: { _ in await onListening() }, logger: logger)
     }
 
     private static func timeAmount(_ duration: Duration) -> TimeAmount {
@@ -135,13 +144,12 @@ public final class ChatServer: Sendable {
         }
     }
 
-    /// Starts the reply; a prompt that does not fit is the client's error.
+    /// Starts the reply; a prompt that does not fit is the client's error, in the engine's words.
     private func start(_ job: CompletionJob) async throws -> CompletionRun {
         do {
             return try await CompletionRun.start(job, configuration: configuration, pool: pool, logger: logger)
         } catch let error as ContextOverflowError {
-            throw APIError.invalid("This model's context holds \(error.contextSize) tokens, but the messages need "
-                                       + "\(error.promptTokens); shorten them", param: "messages", code: "context_length_exceeded")
+            throw APIError.invalid(error.description, param: "messages", code: "context_length_exceeded")
         }
     }
 

@@ -1,7 +1,6 @@
 import Logging
 import Synchronization
 import TideCore
-import TideLlama
 import TideLua
 
 /// One request's reply on a sequence lent by the pool: fresh plugin instances, a session holding
@@ -10,7 +9,7 @@ import TideLua
 final class CompletionRun: @unchecked Sendable {
     // Used by one request's task at a time: started, then read to its end.
     private let pool: SequencePool
-    private let backend: LlamaSequenceBackend
+    private let backend: any ChatBackend
     private let session: ChatSession
     private var iterator: AsyncThrowingStream<ReplyEvent, any Error>.AsyncIterator
     private var first: ReplyEvent?
@@ -37,7 +36,7 @@ final class CompletionRun: @unchecked Sendable {
         return run
     }
 
-    private init(_ job: CompletionJob, backend: LlamaSequenceBackend, plugins: [LuaPlugin],
+    private init(_ job: CompletionJob, backend: any ChatBackend, plugins: [LuaPlugin],
                  hookErrorPolicy: HookErrorPolicy, pool: SequencePool, logger: Logger) {
         self.pool = pool
         self.backend = backend

@@ -1,21 +1,19 @@
-import TideLlama
+import TideCore
 
-/// The sequences of a ``LlamaBatchEngine``, lent to one request at a time. A request that finds
+/// The sequences of a `BackendBatch`, lent to one request at a time. A request that finds
 /// none free waits its turn (first come, first served) and joins the running batch as soon as
 /// one is returned. The most recently returned sequence is lent first: a client going on with
 /// its conversation is likely to find its prefix still in that sequence's cache.
 actor SequencePool {
-    private var idle: [LlamaSequenceBackend]
-    private var waiters: [(id: Int, continuation: CheckedContinuation<LlamaSequenceBackend, any Error>)] = []
+    private var idle: [any ChatBackend]
+    private var waiters: [(id: Int, continuation: CheckedContinuation<any ChatBackend, any Error>)] = []
     private var nextWaiter = 0
     /// How many sequences there are.
     let capacity: Int
 
-    /// Every sequence of `engine`, on `template`.
-    init(engine: LlamaBatchEngine, template: ChatTemplate, endOfGenerationStrings: [String]) throws {
-        idle = try (0..<engine.sequenceCapacity).map { _ in
-            try engine.makeBackend(template: template, endOfGenerationStrings: endOfGenerationStrings)
-        }
+    /// Every sequence of `batch`.
+    init(batch: any BackendBatch) throws {
+        idle = try (0..<batch.sequenceCapacity).map { _ in try batch.makeBackend(contextSize: nil) }
         capacity = idle.count
     }
 
@@ -27,7 +25,7 @@ actor SequencePool {
 
     /// A free sequence, waiting for one if need be. Throws `CancellationError` when the task is
     /// cancelled while it waits.
-    func acquire() async throws -> LlamaSequenceBackend {
+    func acquire() async throws -> any ChatBackend {
         if let backend = idle.popLast() { return backend }
         let id = nextWaiter
         nextWaiter += 1
@@ -41,7 +39,7 @@ actor SequencePool {
     }
 
     /// Returns a sequence: the longest-waiting request gets it, else it is kept for the next.
-    func release(_ backend: LlamaSequenceBackend) {
+    func release(_ backend: any ChatBackend) {
         if waiters.isEmpty {
             idle.append(backend)
         } else {

@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
 import TideChat
-import TideCore
-import TideRunner
 
 /// `tide chat`: an interactive chat in the terminal, with plugins loaded.
 struct ChatCommand: AsyncParsableCommand {
@@ -33,12 +31,9 @@ struct ChatCommand: AsyncParsableCommand {
         let configuration = ChatConfiguration(
             setup: try await modelOptions.setup(), systemPrompt: sessionOptions.system, parameters: try sampling.parameters(),
             plugins: pluginOptions.plugins, limits: pluginOptions.limits, hookErrorPolicy: pluginOptions.policy,
-            overflow: sessionOptions.overflow)
+            overflow: sessionOptions.overflow, remedyName: \.flag)
         let view = ChatView()
-        let cache = ModelCache()
-        let chat = try ChatController(configuration: configuration, loader: { setup in
-            try ModelProgress.load(setup, from: cache)
-        }, output: view.show)
+        let chat = try ChatController(configuration: configuration, models: ProgressBarModels(), output: view.show)
         let editor = LineEditor(historyFile: LineEditor.standardHistoryFile,
                                 complete: { TabCompletion(before: $0, vocabulary: chat.completionVocabulary) },
                                 list: view.list)

@@ -3,8 +3,8 @@ import Foundation
 import TideCore
 import TideLlama
 import TideModels
+import TideProvider
 import TideRemote
-import TideRunner
 
 /// Options that choose a model and size its context, shared by every command that generates.
 struct ModelOptions: ParsableArguments {
@@ -100,28 +100,16 @@ extension ModelOptions {
     }
 
     /// The setup, and its model loaded (with a progress bar on a terminal).
-    func load(from cache: ModelCache = ModelCache()) async throws -> (setup: ModelSetup, model: LoadedModel) {
+    func load() async throws -> (setup: ModelSetup, model: any ChatModel) {
         let setup = try await setup()
-        return (setup, try ModelProgress.load(setup, from: cache))
+        return (setup, try ProgressBarModels().model(for: setup))
     }
 
     /// The weights of a local model, for the commands that measure or describe them.
     func loadLocal() async throws -> LlamaModel {
-        guard case .local(let weights, _) = try await load().model else {
+        guard let local = try await load().model as? LocalModel else {
             throw ValidationError("this command needs a local model, not one on a server")
         }
-        return weights
-    }
-}
-
-/// Loading a model with a progress bar named after its file.
-enum ModelProgress {
-    static func load(_ setup: ModelSetup, from cache: ModelCache) throws -> LoadedModel {
-        guard setup.server == nil, let path = try? ModelStore.standard.resolve(setup.model).path else {
-            return try cache.load(setup)
-        }
-        let bar = ProgressBar(label: "loading \(URL(fileURLWithPath: path).lastPathComponent)")
-        defer { bar.finish() }
-        return try cache.load(setup) { bar.update($0) }
+        return local.weights
     }
 }

@@ -153,13 +153,10 @@ extension RunCommand {
     /// A runner with this command's defaults: one context per script, or with `sequences` > 1 one
     /// batch engine per model whose sequences hold the largest `@ctx-size` the scripts ask for.
     func makeRunner(files: [String], sequences: Int) async throws -> ScriptRunner {
-        let load: @Sendable (ModelSetup, ModelCache) throws -> LoadedModel = { setup, cache in
-            try ModelProgress.load(setup, from: cache)
-        }
         let backends: any BackendProvider = sequences > 1
-            ? BatchedBackends(models: ModelCache(), sequences: sequences,
-                              contextSize: ScriptFiles.largestContextSize(in: files) ?? modelOptions.contextSize, load: load)
-            : SequentialBackends(models: ModelCache(), load: load)
+            ? BatchedBackends(models: ProgressBarModels(), sequences: sequences,
+                              contextSize: ScriptFiles.largestContextSize(in: files) ?? modelOptions.contextSize)
+            : SequentialBackends(models: ProgressBarModels())
         var runner = ScriptRunner(backends: backends)
         runner.setup = try await modelOptions.setup()
         runner.parameters = try sampling.parameters()

@@ -26,7 +26,9 @@ struct RunReport {
                         + golden.difference)
             }
         }
-        if let failure = result.failure { lines.append(style.red("ERROR") + " \(failure)") }
+        if let failure = result.failure {
+            lines.append(style.red("ERROR") + " \(failure)" + Remedy.hint(for: result.remedies, naming: \.flag))
+        }
         return lines
     }
 
@@ -96,7 +98,7 @@ private struct ScriptJSON: Encodable {
         name = result.name
         passed = result.passed
         failed = result.failed
-        error = result.failure
+        error = result.failure.map { $0 + Remedy.hint(for: result.remedies, naming: \.flag) }
         replies = result.replies.map { reply in
             Reply(line: reply.line, user: reply.user, reply: reply.text, stop_reason: reply.stopReason,
                   tokens: reply.statistics.generatedTokens, prompt_tokens: reply.statistics.promptTokens,

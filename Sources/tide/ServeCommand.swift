@@ -1,9 +1,6 @@
 import ArgumentParser
-import Foundation
 import Logging
-import TideLlama
 import TideLua
-import TideRunner
 import TideServe
 
 /// `tide serve`: an OpenAI-compatible server on a local model, with plugins applied to every request.
@@ -109,18 +106,17 @@ struct ServeCommand: AsyncParsableCommand {
                                                apiKey: apiKey, serverLimits: try serverLimits())
         // Every plugin is made once now, so that a mistake stops the server before it starts.
         for plugin in configuration.plugins { _ = try plugin.instantiate(limits: configuration.limits, log: { Terminal.warn($0) }) }
-        let (setup, loaded) = try await modelOptions.load()
-        guard case .local(let weights, let entry) = loaded else { throw ValidationError("tide serve runs a local model") }
-        configuration.modelName = alias ?? entry?.id ?? URL(fileURLWithPath: weights.path).deletingPathExtension().lastPathComponent
-        let engine = try LlamaBatchEngine(model: weights, sequences: parallel, options: setup.contextOptions)
-        defer { engine.shutdown() }
+        let (setup, model) = try await modelOptions.load()
+        guard let batch = try model.makeBatch(setup, sequences: parallel, contextSize: nil) else {
+            throw ValidationError("tide serve runs a local model")
+        }
+        defer { batch.shutdown() }
+        configuration.modelName = alias ?? model.name
         var logger = Logger(label: "tide.serve")
         logger.logLevel = .info
-        let server = try ChatServer(engine: engine, template: loaded.template(for: setup),
-                                    endOfGenerationStrings: entry?.endOfGenerationStrings ?? [],
-                                    configuration: configuration, logger: logger)
+        let server = try ChatServer(batch: batch, configuration: configuration, logger: logger)
         let banner = "tide serve: \(configuration.modelName) on http://\(host):\(port)/v1 · \(parallel) sequences of "
-            + "\(engine.contextSizePerSequence) tokens · plugins: "
+            + "\(batch.contextSizePerSequence) tokens · plugins: "
             + (pluginOptions.plugins.isEmpty ? "none" : pluginOptions.plugins.joined(separator: ", "))
             + (configuration.apiKey == nil ? "" : " · API key required")
         try await server.run(host: host, port: port) { Terminal.warn(banner) }

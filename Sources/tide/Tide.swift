@@ -28,6 +28,11 @@ struct Tide: AsyncParsableCommand {
                 FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
                 Foundation.exit(2)
             }
+            // An error from the engine says what to do in words; here its flags are named too.
+            if !Remedy.of(error).isEmpty {
+                FileHandle.standardError.write(Data(("Error: " + Remedy.withFlags(error) + "\n").utf8))
+                Foundation.exit(1)
+            }
             exit(withError: error)
         }
     }

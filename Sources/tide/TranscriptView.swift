@@ -1,6 +1,5 @@
 import Foundation
 import TideRunner
-import TideScript
 
 /// Shows a script's replay as it happens, in the script format: turns and directives as they are
 /// applied, replies as they stream, then each expectation with ✓ or ✗.

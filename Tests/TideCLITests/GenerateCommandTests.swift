@@ -56,6 +56,8 @@ extension CommandLineTests {
             let result = try TideProcess.run(["generate", "--ctx-size", "256", long])
             #expect(result.status != 0)
             #expect(result.stderr.contains("but the context holds 256"))
+            #expect(result.stderr.contains("drop the oldest turns (--ctx-size, --context-overflow drop-oldest)"),
+                    "the command line names the flags: \(result.stderr)")
         }
     }
 }

@@ -101,7 +101,7 @@ extension CommandLineTests {
                 (#"{"model": "smollm2-135m-instruct", "messages": [{"role": "assistant", "content": "Hi"}]}"#, 400,
                  "the last message must be the user's"),
                 (#"{"model": "smollm2-135m-instruct", "messages": [{"role": "user", "content": "\#(String(repeating: "word ", count: 400))"}], "stream": true}"#,
-                 400, "This model's context holds 256 tokens"),
+                 400, "but the context holds 256: raise the context size, shorten the conversation"),
             ]
             for (body, status, message) in cases {
                 let (code, json) = try await server.post(body)

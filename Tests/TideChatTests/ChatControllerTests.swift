@@ -4,9 +4,9 @@ import Testing
 import TideChat
 import TideCore
 import TideLua
+import TideProvider
 import TideModels
 import TideRunner
-import TideScript
 
 /// The chat's commands on the real model and real Lua plugins.
 @Suite(.serialized) struct ChatControllerTests {
@@ -43,7 +43,7 @@ import TideScript
         configuration.parameters.temperature = 0
         configuration.parameters.maxTokens = 48
         configure(&configuration)
-        return try ChatController(configuration: configuration, loader: { try Self.models.load($0) },
+        return try ChatController(configuration: configuration, models: Self.models,
                                   output: recorder.record)
     }
 
@@ -214,7 +214,6 @@ import TideScript
         try """
             @temperature 0
             @plugin word-budget words=40
-            @unload censor-words
             system: You are a travel guide.
             user: Hi!
             assistant: Hello! Where to?
@@ -229,7 +228,6 @@ import TideScript
         let events = recorder.take()
         #expect(events.contains(.userTurn("What is the capital of France?")))
         #expect(Recorder.reply(in: events).contains("Paris"))
-        #expect(Recorder.problems(in: events).contains("\(file.path):3: @unload censor-words: no plugin named censor-words is loaded"))
         #expect(chat.history.map(\.content).prefix(5) == ["You are a travel guide.", "Hi!", "Hello! Where to?",
                                                           "Somewhere warm.", "Try Lisbon."])
         #expect(chat.history.count == 7)
@@ -242,6 +240,13 @@ import TideScript
         _ = await chat.handle("/open \(file.path)")
         #expect(Recorder.problems(in: recorder.take()).contains("\(file.path):1:"))
         #expect(chat.history.count == 7, "a script that cannot be read changes nothing")
+
+        try "@plugin word-budget words=5\n@unload censor-words\nuser: Hi\n".write(to: file, atomically: true, encoding: .utf8)
+        _ = await chat.handle("/open \(file.path)")
+        #expect(Recorder.problems(in: recorder.take())
+            .contains("\(file.path):2: @unload censor-words: no plugin of that name is loaded here; loaded: word-budget"))
+        #expect(chat.history.count == 7, "an @unload of no loaded plugin changes nothing, as in tide run")
+        #expect(chat.pluginNames == ["word-budget"])
 
         try "user: What is the capital of Italy?\n".write(to: file, atomically: true, encoding: .utf8)
         _ = await chat.handle("/system Answer briefly.")

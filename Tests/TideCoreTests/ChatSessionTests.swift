@@ -1,5 +1,6 @@
 import Testing
 @testable import TideCore
+import TideTestSupport
 
 @Suite struct ChatSessionTests {
     @Test func streamsTextThenASummaryAndStoresTheTurn() async throws {

@@ -62,7 +62,8 @@ extension RealModelTests {
             } catch let error as ContextOverflowError {
                 #expect(error.contextSize == backend.contextSize)
                 #expect(error.promptTokens > backend.contextSize)
-                #expect(error.description.contains("--ctx-size"))
+                #expect(error.remedies == [.contextSize, .dropOldestTurns])
+                #expect(!error.description.contains("--"), "the engine names no flag: \(error)")
             }
             #expect(session.history.count == 1)
             let next = try await session.reply(to: "Hi").collect()

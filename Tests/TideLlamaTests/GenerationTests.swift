@@ -2,7 +2,6 @@ import Foundation
 import Synchronization
 import Testing
 import TideCore
-@testable import TideLlama
 
 extension RealModelTests {
     @Suite struct GenerationTests {

@@ -1,6 +1,5 @@
 import Testing
 import TideCore
-import TideLlama
 
 extension RealModelTests {
     /// Prompts are tokenized in pieces cut before special tokens, in linear time, to exactly the

@@ -1,6 +1,5 @@
 import Synchronization
 import Testing
-import TideLua
 
 /// tide.tokenize on text longer than one 64 KiB piece gives the ids of the whole text.
 @Suite(.serialized) struct PiecewiseTokenizingTests {

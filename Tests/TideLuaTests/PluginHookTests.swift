@@ -1,7 +1,6 @@
 import Synchronization
 import Testing
 import TideCore
-import TideLua
 
 /// Hook semantics on the real model, one test at a time (each has its own llama.cpp context).
 @Suite(.serialized) struct PluginHookTests {

@@ -72,7 +72,7 @@ import TideTestSupport
         let (text, error) = await failingReply(chat, to: "stall")
         #expect(text == "Hello")
         #expect(error as? RemoteError == .timedOut(url: server.completions, seconds: 1))
-        #expect((error.map { "\($0)" } ?? "no error") == "\(server.completions) sent nothing for 1 s; giving up (--remote-timeout sets how long to wait)")
+        #expect((error.map { "\($0)" } ?? "no error") == "\(server.completions) sent nothing for 1 s; giving up: wait longer or check the server")
         try await expectPartialKeptAndChatGoesOn(chat)
     }
 

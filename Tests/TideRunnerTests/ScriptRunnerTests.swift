@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TideLua
+import TideProvider
 import TideRunner
 import TideScript
 

@@ -1,6 +1,4 @@
 import Foundation
-import Synchronization
-import TideCore
 import TideLlama
 import TideModels
 
@@ -48,43 +46,5 @@ public struct ModelSetup: Sendable, Hashable {
     /// The context options this setup asks for.
     public var contextOptions: LlamaContextOptions {
         LlamaContextOptions(contextSize: contextSize, threads: threads, batchSize: batchSize)
-    }
-}
-
-/// Loads each model file once, however many scripts name it.
-public final class ModelCache: Sendable {
-    private let loaded = Mutex<[String: LoadedModel]>([:])
-    private let store: ModelStore
-    private let userModels: @Sendable () throws -> UserModels
-
-    /// A cache over `store`, with remote models from `userModels` (read when a name is neither
-    /// a path nor a built-in model's).
-    public init(store: ModelStore = .standard, userModels: @escaping @Sendable () throws -> UserModels = { try UserModels() }) {
-        self.store = store
-        self.userModels = userModels
-    }
-
-    /// The model `setup` names: on its server, a remote registry entry, or a file loaded on
-    /// first use. `progress` gets the fraction loaded, from 0 to 1, only when a file is read.
-    /// Scripts replayed side by side ask at the same time; the lock is held while a model loads,
-    /// so each file is read once.
-    public func load(_ setup: ModelSetup, progress: @escaping @Sendable (Double) -> Void = { _ in }) throws -> LoadedModel {
-        if let server = setup.server {
-            return .remote(RemoteModel(server: server, name: setup.model, contextSize: setup.contextSize,
-                                       timeout: setup.remoteTimeout))
-        }
-        if ModelRegistry.entry(named: setup.model) == nil, !ModelStore.isPath(setup.model),
-           let entry = try userModels().entry(named: setup.model)
-        {
-            return .remote(RemoteModel(entry: entry, setup: setup))
-        }
-        let resolved = try store.resolve(setup.model)
-        return try loaded.withLock { loaded throws -> LoadedModel in
-            if let model = loaded[resolved.path] { return model }
-            let model = LoadedModel.local(try LlamaModel.load(path: resolved.path, gpuLayers: setup.gpuLayers, progress: progress),
-                                          entry: resolved.entry)
-            loaded[resolved.path] = model
-            return model
-        }
     }
 }

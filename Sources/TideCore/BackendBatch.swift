@@ -1,0 +1,16 @@
+/// Backends that decode side by side, as the sequences of one batch: each conversation gets a
+/// backend of its own, and the steps of every reply in progress run as one decode.
+///
+/// The llama.cpp batch engine provides one (TideProvider's `ChatModel.makeBatch`); `tide serve`
+/// lends its backends to requests, and `tide run --parallel` gives one to each script.
+public protocol BackendBatch: AnyObject, Sendable {
+    /// How many backends the batch can give at once.
+    var sequenceCapacity: Int { get }
+    /// The most tokens one backend's conversation may hold.
+    var contextSizePerSequence: Int { get }
+    /// A backend on a free sequence; `contextSize`, when given, limits its conversations further.
+    /// Throws when every sequence is in use.
+    func makeBackend(contextSize: Int?) throws -> any ChatBackend
+    /// Lets the batch stop once the work queued has run. Call when no backend needs it any more.
+    func shutdown()
+}

@@ -1,0 +1,28 @@
+import TideCore
+import TideLlama
+
+/// The sequences of a ``LlamaBatchEngine``, each a backend on one model's template.
+final class LocalBatch: BackendBatch {
+    let engine: LlamaBatchEngine
+    let template: ChatTemplate
+    let endOfGenerationStrings: [String]
+
+    init(engine: LlamaBatchEngine, template: ChatTemplate, endOfGenerationStrings: [String]) {
+        self.engine = engine
+        self.template = template
+        self.endOfGenerationStrings = endOfGenerationStrings
+    }
+
+    var sequenceCapacity: Int { engine.sequenceCapacity }
+
+    var contextSizePerSequence: Int { engine.contextSizePerSequence }
+
+    /// A backend of `contextSize` tokens, at most the sequence's. Asking for more than the model
+    /// allows is this backend's error alone, not the batch's.
+    func makeBackend(contextSize: Int?) throws -> any ChatBackend {
+        _ = try LlamaContextOptions(contextSize: contextSize).checkedContextSize(for: engine.model)
+        return try engine.makeBackend(template: template, endOfGenerationStrings: endOfGenerationStrings, contextSize: contextSize)
+    }
+
+    func shutdown() { engine.shutdown() }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import TideCore
+import TideLlama
+import TideModels
+
+/// Weights loaded in this process, with their registry entry when the model was named.
+public struct LocalModel: ChatModel {
+    /// The loaded weights.
+    public let weights: LlamaModel
+    /// The registry entry (template, end strings, system prompt); `nil` for a bare file.
+    public let entry: ModelEntry?
+
+    /// `weights`, as `entry` describes them.
+    public init(weights: LlamaModel, entry: ModelEntry?) {
+        self.weights = weights
+        self.entry = entry
+    }
+
+    public var name: String { entry?.id ?? URL(fileURLWithPath: weights.path).deletingPathExtension().lastPathComponent }
+
+    public var identifier: String { weights.path }
+
+    public var defaultSystemPrompt: String { entry?.defaultSystemPrompt ?? "You are a helpful assistant." }
+
+    public func origin(in setup: ModelSetup) -> String { setup.model }
+
+    /// `setup`'s override, else the registry's, else `model` (the file's own).
+    public func templateName(for setup: ModelSetup) -> String? { setup.template ?? entry?.template ?? "model" }
+
+    /// A llama.cpp context with the template and end strings of the registry entry.
+    public func makeBackend(_ setup: ModelSetup) throws -> any ChatBackend {
+        try LlamaBackend(model: weights, options: setup.contextOptions, template: template(for: setup),
+                         endOfGenerationStrings: entry?.endOfGenerationStrings ?? [])
+    }
+
+    /// One llama.cpp context whose sequences hold `contextSize` tokens each (default: `setup`'s,
+    /// else min(4096, the model's)), never more than the model was trained on.
+    public func makeBatch(_ setup: ModelSetup, sequences: Int, contextSize: Int?) throws -> (any BackendBatch)? {
+        var options = setup.contextOptions
+        let trained = weights.facts.trainedContextLength
+        options.contextSize = (contextSize ?? setup.contextSize).map { trained > 0 ? min($0, trained) : $0 }
+        return LocalBatch(engine: try LlamaBatchEngine(model: weights, sequences: sequences, options: options),
+                          template: try template(for: setup), endOfGenerationStrings: entry?.endOfGenerationStrings ?? [])
+    }
+
+    /// The chat template `setup` asks for.
+    func template(for setup: ModelSetup) throws -> ChatTemplate {
+        try ChatTemplate(parsing: templateName(for: setup) ?? "model")
+    }
+}

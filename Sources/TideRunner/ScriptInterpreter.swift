@@ -1,0 +1,98 @@
+import TideCore
+import TideLua
+import TideScript
+
+/// The one interpreter of a conversation script's steps, used by `tide run` and by `tide chat`'s
+/// `/open`, so that a script means the same in both.
+///
+/// Everything that can fail is done first, before anything changes: each `@plugin` is loaded
+/// (looked up next to the script) and each `@unload` is checked against the plugins loaded by
+/// then. Then ``apply(_:to:)`` applies the steps in order to a session: parameters, plugins,
+/// the system prompt and written turns change the session; a user turn the model answers is
+/// handed back to the caller, which generates (and checks) the reply or records it.
+///
+/// Plugins follow one rule: `@plugin NAME` replaces a loaded plugin of the same name where it
+/// stands in the hook order, else it runs after those loaded; `@unload NAME` removes it.
+public struct ScriptInterpreter: Sendable {
+    /// The steps, in order.
+    public let steps: [ScriptStep]
+    /// The plugin each `@plugin` step loads and its spec (a path made relative to the script
+    /// resolved), by step index.
+    public let plugins: [Int: (spec: PluginSpec, plugin: LuaPlugin)]
+
+    /// Loads the plugins of `script` at `file` and checks its `@unload`s, starting from the
+    /// plugins named `loaded` (`--plugin`, or those of the chat). Errors name the file and line.
+    public init(_ script: ConversationScript, file: String, loaded: [String], locator: PluginLocator, limits: LuaLimits,
+                log: @escaping @Sendable (String) -> Void) throws(ScriptRunError)
+    {
+        steps = script.steps
+        var plugins: [Int: (spec: PluginSpec, plugin: LuaPlugin)] = [:]
+        var names = loaded
+        for (index, step) in steps.enumerated() {
+            switch step {
+            case .directive(.plugin(let text), let line):
+                do {
+                    let spec = try PluginSpec(parsing: text).relative(toScript: file)
+                    let plugin = try LuaPlugin(spec: spec, locator: locator.forScript(at: file), limits: limits, log: log)
+                    plugins[index] = (spec, plugin)
+                    Self.load(plugin.name, into: &names, name: { $0 })
+                } catch {
+                    throw ScriptRunError("\(file):\(line): @plugin \(text): \(error)")
+                }
+            case .directive(.unload(let name), let line):
+                guard Self.unload(name, from: &names, name: { $0 }) else {
+                    throw ScriptRunError("\(file):\(line): @unload \(name): no plugin of that name is loaded here; loaded: "
+                                             + (names.isEmpty ? "none" : names.joined(separator: ", ")))
+                }
+            default: break
+            }
+        }
+        self.plugins = plugins
+    }
+
+    /// Applies step `index` to `session`. Returns the reply step of a user turn the model
+    /// answers, for the caller to generate or record; `nil` for every other step.
+    public func apply(_ index: Int, to session: ChatSession) -> ReplyStep? {
+        switch steps[index] {
+        case .directive(.parameter(let setting), _):
+            var parameters = session.parameters
+            setting.apply(to: &parameters)
+            session.parameters = parameters
+        case .directive(.plugin, _):
+            guard let plugin = plugins[index]?.plugin else { return nil }
+            var hooks = session.hooks
+            Self.load(plugin, into: &hooks, name: \.name)
+            session.hooks = hooks
+        case .directive(.unload(let name), _):
+            var hooks = session.hooks
+            _ = Self.unload(name, from: &hooks, name: \.name)
+            session.hooks = hooks
+        case .directive(.name, _), .directive(.description, _), .directive(.model, _), .directive(.contextSize, _),
+             .directive(.template, _):
+            break
+        case .system(let text, _):
+            session.history = session.history.replacingSystemPrompt(text)
+        case .history(let user, let assistant, _):
+            session.history += [ChatMessage(.user, user), ChatMessage(.assistant, assistant)]
+        case .reply(let reply):
+            return reply
+        }
+        return nil
+    }
+
+    /// `@plugin`: replaces the plugin of the same name where it stands, else appends.
+    static func load<Plugin>(_ plugin: Plugin, into list: inout [Plugin], name: (Plugin) -> String) {
+        if let same = list.firstIndex(where: { name($0) == name(plugin) }) {
+            list[same] = plugin
+        } else {
+            list.append(plugin)
+        }
+    }
+
+    /// `@unload`: removes the plugin named `unloaded`; `false` if none is loaded.
+    static func unload<Plugin>(_ unloaded: String, from list: inout [Plugin], name: (Plugin) -> String) -> Bool {
+        guard let index = list.lastIndex(where: { name($0) == unloaded }) else { return false }
+        list.remove(at: index)
+        return true
+    }
+}

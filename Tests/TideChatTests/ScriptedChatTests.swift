@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+@testable import TideChat
+import TideLua
+import TideProvider
+import TideRunner
+import TideTestSupport
+
+/// The chat controller's logic on a scripted model (replies "You said: …"): no model file.
+@Suite struct ScriptedChatTests {
+    typealias Recorder = ChatControllerTests.Recorder
+    let recorder = Recorder()
+    let plugins: URL
+    let models = FixedModelProvider(ScriptedModel.echo())
+
+    init() throws {
+        plugins = try ScratchPlugins.folder(["tag": ScratchPlugins.tag])
+    }
+
+    func chat(_ configure: (inout ChatConfiguration) -> Void = { _ in }) throws -> ChatController {
+        var configuration = ChatConfiguration(locator: PluginLocator(directories: [plugins]))
+        configure(&configuration)
+        return try ChatController(configuration: configuration, models: models, output: recorder.record)
+    }
+
+    /// `/save` writes what `tide run` replays to the same replies, and what `/open` makes the
+    /// same conversation again — through the one script interpreter, with a plugin of a loaded
+    /// name replacing it rather than running twice.
+    @Test func saveRunAndOpenRoundTrip() async throws {
+        let chat = try chat { $0.plugins = ["tag mark=x"]; $0.parameters.maxTokens = 4 }
+        _ = await chat.handle("/set temperature 0")
+        _ = await chat.handle("first question here")
+        _ = await chat.handle("second")
+        let replies = chat.history.filter { $0.role == .assistant }.map(\.content)
+        #expect(replies == ["You said: first question[x]", "You said: second[x]"])
+        let file = plugins.appendingPathComponent("saved.tide").path
+        _ = await chat.handle("/save \(file)")
+        let saved = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(saved.contains("@temperature 0\n@max-tokens 4\n@plugin tag mark=x\n"))
+
+        var runner = ScriptRunner(backends: SequentialBackends(models: models))
+        runner.locator = PluginLocator(directories: [plugins])
+        let run = await runner.run(file: file)
+        #expect(run.failure == nil)
+        #expect(run.replies.map(\.text) == replies, "tide run gives the chat's replies")
+        let transcript = plugins.appendingPathComponent("transcript.tide").path
+        try ScriptFiles.write(try #require(run.transcript), to: transcript)
+
+        for opened in [file, transcript] {
+            let again = try self.chat { $0.plugins = ["tag mark=x"] }
+            _ = await again.handle("/open \(opened)")
+            #expect(Recorder.problems(in: recorder.take()) == "")
+            #expect(again.history == chat.history, "\(opened)")
+            #expect(again.pluginNames == ["tag"], "the script's @plugin tag replaced the loaded one")
+            #expect(again.parameters.maxTokens == 4)
+            _ = await again.handle("third")
+            #expect(again.history.last?.content == "You said: third[x]", "one tag, not two")
+        }
+    }
+
+    @Test func aScriptThatCannotRunChangesNothing() async throws {
+        let chat = try chat()
+        _ = await chat.handle("hello")
+        _ = recorder.take()
+        let file = plugins.appendingPathComponent("bad.tide").path
+        for (script, problem) in [("@temperature 0\n@unload tag\nuser: x\n", "\(file):2: @unload tag: no plugin of that name is loaded here; loaded: none"),
+                                  ("@temperature 0\n@plugin nowhere\nuser: x\n", "\(file):2: @plugin nowhere: no plugin 'nowhere'")] {
+            try script.write(toFile: file, atomically: true, encoding: .utf8)
+            _ = await chat.handle("/open \(file)")
+            #expect(Recorder.problems(in: recorder.take()).contains(problem))
+            #expect(chat.history.map(\.content) == ["You are a scripted assistant.", "hello", "You said: hello"])
+            #expect(chat.parameters.temperature != 0)
+        }
+    }
+
+    /// The chat names the settings that get past an error as its front end says them.
+    @Test func problemsNameTheirRemediesAsConfigured() async throws {
+        let chat = try ChatController(configuration: ChatConfiguration(remedyName: { "set \($0)" }),
+                                      models: FixedModelProvider(ScriptedModel.echo(contextSize: 60)), output: recorder.record)
+        _ = await chat.handle(String(repeating: "word ", count: 20))
+        let problems = Recorder.problems(in: recorder.take())
+        #expect(problems.hasSuffix("drop the oldest turns (set contextSize, set dropOldestTurns)"), "\(problems)")
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+import TideLua
+import TideProvider
+@testable import TideRunner
+import TideTestSupport
+
+/// The runner's logic on a scripted model (replies "You said: …"): no model file. The same
+/// runner on the real model is tested in ``ScriptRunnerTests``.
+@Suite struct ScriptedRunTests {
+    let plugins: URL
+
+    init() throws {
+        plugins = try ScratchPlugins.folder(["tag": ScratchPlugins.tag])
+    }
+
+    func runner(_ model: ScriptedModel = .echo(), parallel: Int = 1) -> ScriptRunner {
+        let models = FixedModelProvider(model)
+        var runner = ScriptRunner(backends: parallel > 1 ? BatchedBackends(models: models, sequences: parallel)
+                                                         : SequentialBackends(models: models))
+        runner.locator = PluginLocator(directories: [plugins])
+        return runner
+    }
+
+    func scratch(_ text: String, name: String = "script") throws -> String {
+        let file = plugins.appendingPathComponent("\(name).tide")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        return file.path
+    }
+
+    @Test func stepsApplyInOrderAndEveryReplyIsChecked() async throws {
+        let file = try scratch("""
+            @max-tokens 3
+            system: Be brief.
+            user: one two three four
+            assistant: Written by hand.
+            user: hello world
+            expect: contains "You said"
+            expect: contains "world"
+            @max-tokens 10
+            @plugin tag mark=late
+            user: hello world
+            expect: regex "late]$"
+            """)
+        let result = await runner().run(file: file)
+        #expect(result.failure == nil)
+        #expect(result.replies.map(\.text) == ["You said: hello", "You said: hello world[late]"])
+        try #require(result.replies.count == 2)
+        #expect(result.replies[0].stopReason == "max-tokens")
+        #expect(result.replies[0].expectations.map(\.passed) == [true, false])
+        #expect(result.replies[1].expectations.map(\.passed) == [true])
+        let transcript = try #require(result.transcript?.printed())
+        #expect(transcript.contains("user: hello world\nassistant: You said: hello\n@generated stop=\"max-tokens\" tokens=3\n"))
+    }
+
+    /// `@plugin NAME` replaces a loaded plugin of that name (here one from `--plugin`) where it
+    /// stands; `@unload NAME` removes it.
+    @Test func aPluginOfALoadedNameReplacesIt() async throws {
+        var runner = runner()
+        runner.plugins = ["tag mark=command-line"]
+        let file = try scratch("user: a\n@plugin tag mark=script\nuser: b\n@unload tag\nuser: c\n")
+        let result = await runner.run(file: file)
+        #expect(result.failure == nil)
+        #expect(result.replies.map(\.text) == ["You said: a[command-line]", "You said: b[script]", "You said: c"])
+    }
+
+    @Test func scriptsReplayedSideBySideGiveTheSameResults() async throws {
+        let files = try (0..<4).map { index in
+            try scratch("@plugin tag mark=\(index)\nuser: script \(index)\nuser: again \(index)\n", name: "side-\(index)")
+        }
+        let sequential = runner(.echo(tokenDelay: .milliseconds(2)))
+        var one: [[String]] = []
+        for file in files { one.append(await sequential.run(file: file).replies.map(\.text)) }
+        let parallel = runner(.echo(tokenDelay: .milliseconds(2)), parallel: 4)
+        let side = await withTaskGroup(of: (Int, [String]).self) { group in
+            for (index, file) in files.enumerated() { group.addTask { (index, await parallel.run(file: file).replies.map(\.text)) } }
+            return await group.reduce(into: [[String]](repeating: [], count: files.count)) { $0[$1.0] = $1.1 }
+        }
+        #expect(one == side)
+        #expect(one[2] == ["You said: script 2[2]", "You said: again 2[2]"])
+    }
+
+    /// A failure names the file and line, keeps the replies before it, and carries the
+    /// remedies of the error behind it for the command line to name.
+    @Test func aContextOverflowEndsTheScriptWithItsRemedies() async throws {
+        let file = try scratch("user: short\nuser: \(String(repeating: "long ", count: 30))\n")
+        let result = await runner(.echo(contextSize: 120)).run(file: file)
+        #expect(result.replies.count == 1)
+        #expect(result.failure?.hasPrefix("\(file):2: the conversation needs") == true, "\(result.failure ?? "")")
+        #expect(result.remedies == [.contextSize, .dropOldestTurns])
+        #expect(result.transcript?.printed().contains("# tide run stopped here: \(file):2:") == true)
+    }
+}

@@ -1,0 +1,97 @@
+import Synchronization
+import TideCore
+
+/// A backend that replies with fixed token texts, for testing the pipeline's logic without a
+/// model. It counts one prompt token per character, so context limits are easy to reason about.
+/// (`tokenDelay` and `supportsLogits` are set before use and then only read.)
+public final class ScriptedBackend: ChatBackend, @unchecked Sendable {
+    public let contextSize: Int
+    public let endOfGenerationStrings: [String]
+    /// Whether logits hooks can run (a remote model's backend says no).
+    public var supportsLogits = true
+    /// The model's name in ``modelDescription``.
+    public let modelName: String
+    public var modelDescription: ModelDescription { ModelDescription(name: modelName, backend: "scripted", contextSize: contextSize) }
+    private let reply: @Sendable ([ChatMessage]) -> [[UInt8]]
+    /// A pause before each token, to make a reply slow enough to interrupt.
+    public var tokenDelay: Duration = .zero
+    private let log = Mutex<[String]>([])
+    private let prompts = Mutex<[[ChatMessage]]>([])
+
+    /// A backend whose every reply is `tokens` (as raw bytes), then end of generation.
+    public init(tokens: [[UInt8]], contextSize: Int = 4096, endOfGenerationStrings: [String] = [], modelName: String = "scripted") {
+        self.reply = { _ in tokens }
+        self.contextSize = contextSize
+        self.endOfGenerationStrings = endOfGenerationStrings
+        self.modelName = modelName
+    }
+
+    /// A backend whose every reply is the token texts `texts`, then end of generation.
+    public convenience init(_ texts: [String], contextSize: Int = 4096, endOfGenerationStrings: [String] = []) {
+        self.init(tokens: texts.map { Array($0.utf8) }, contextSize: contextSize, endOfGenerationStrings: endOfGenerationStrings)
+    }
+
+    /// A backend replying to each prompt with the token texts `reply` gives for its messages.
+    public init(contextSize: Int = 4096, endOfGenerationStrings: [String] = [], modelName: String = "scripted",
+                reply: @escaping @Sendable ([ChatMessage]) -> [String]) {
+        self.reply = { messages in reply(messages).map { Array($0.utf8) } }
+        self.contextSize = contextSize
+        self.endOfGenerationStrings = endOfGenerationStrings
+        self.modelName = modelName
+    }
+
+    /// What happened, in order: `prompt`, `sample N`, `bias T D`, `ban T`, `close`.
+    public var events: [String] { log.withLock { $0 } }
+    /// The message lists the backend was asked to reply to.
+    public var receivedPrompts: [[ChatMessage]] { prompts.withLock { $0 } }
+
+    func record(_ event: String) { log.withLock { $0.append(event) } }
+
+    public func promptTokenCount(for messages: [ChatMessage]) async throws -> Int {
+        messages.reduce(0) { $0 + $1.content.count }
+    }
+
+    public func startReply(to messages: [ChatMessage], parameters: GenerationParameters) async throws
+        -> sending any ReplyDecoder
+    {
+        let promptTokens = try await promptTokenCount(for: messages)
+        record("prompt")
+        prompts.withLock { $0.append(messages) }
+        return Decoder(backend: self, tokens: reply(messages), promptTokens: promptTokens)
+    }
+
+    final class Decoder: ReplyDecoder {
+        let backend: ScriptedBackend
+        var remaining: ArraySlice<[UInt8]>
+        var index = 0
+        let promptTokenCount: Int
+        var reusedPromptTokenCount: Int { 0 }
+
+        init(backend: ScriptedBackend, tokens: [[UInt8]], promptTokens: Int) {
+            self.backend = backend
+            self.remaining = tokens[...]
+            self.promptTokenCount = promptTokens
+        }
+
+        func nextToken(adjustingLogits: ((any LogitsView) throws -> Void)?) async throws -> DecodedToken {
+            if let adjustingLogits { try adjustingLogits(RecordingLogits(backend: backend)) }
+            if backend.tokenDelay > .zero { try? await Task.sleep(for: backend.tokenDelay) } else { await Task.yield() }
+            guard let bytes = remaining.popFirst() else { return .endOfGeneration }
+            backend.record("sample \(index)")
+            index += 1
+            return .token(id: Int32(index), bytes: bytes)
+        }
+
+        func close() { backend.record("close") }
+    }
+
+    /// A logits view that records what hooks do to it.
+    final class RecordingLogits: LogitsView {
+        let backend: ScriptedBackend
+        init(backend: ScriptedBackend) { self.backend = backend }
+        var vocabularySize: Int { 100 }
+        func top(_ k: Int) -> [TokenCandidate] { (0..<k).map { TokenCandidate(id: Int32($0), text: "t\($0)", logit: Float(-$0)) } }
+        func bias(_ token: Int32, by delta: Float) { backend.record("bias \(token) \(delta)") }
+        func ban(_ token: Int32) { backend.record("ban \(token)") }
+    }
+}
