@@ -21,6 +21,7 @@ public struct StatisticsReport: CustomStringConvertible, Sendable {
         let s = statistics
         var parts = ["prompt tokens: \(s.promptTokens) (\(s.reusedPromptTokens) reused)",
                      "generated tokens: \(s.generatedTokens)"]
+        if s.rewinds > 0 { parts.append("rewinds: \(s.rewinds) (\(s.discardedTokens) token\(s.discardedTokens == 1 ? "" : "s") taken back)") }
         if let ttft = s.timeToFirstToken { parts.append("time to first token: \(milliseconds(ttft))") }
         if let rate = s.tokensPerSecond { parts.append("tokens/s: " + rate.formatted(.number.precision(.fractionLength(1)))) }
         if s.hookDuration > .zero { parts.append("hooks: \(milliseconds(s.hookDuration))") }

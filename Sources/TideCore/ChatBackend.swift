@@ -12,6 +12,8 @@ public protocol ChatBackend: AnyObject, Sendable {
     var endOfGenerationStrings: [String] { get }
     /// Whether ``ReplyDecoder/nextToken(adjustingLogits:)`` can offer a ``LogitsView``.
     var supportsLogits: Bool { get }
+    /// Whether its decoders can take back tokens (``ReplyDecoder/rewind(to:)``).
+    var supportsRewind: Bool { get }
     /// Where replies should run, for backends whose decoding blocks a thread; `nil` for the
     /// default (the cooperative pool).
     var taskExecutor: (any TaskExecutor)? { get }
@@ -29,12 +31,19 @@ public protocol ChatBackend: AnyObject, Sendable {
 extension ChatBackend {
     public var taskExecutor: (any TaskExecutor)? { nil }
     public var vocabulary: (any Vocabulary)? { nil }
+    public var supportsRewind: Bool { false }
 
-    /// Refuses hooks that need what this backend cannot give: a logits hook on a model that
-    /// samples on its server.
+    /// Refuses hooks that need what this backend cannot give: a logits hook, or one that takes
+    /// back text, on a model that samples on its server.
     public func checkSupport(of hooks: [any ChatHook]) throws(UnsupportedHookError) {
-        guard !supportsLogits, let hook = hooks.first(where: { $0.points.contains(.logits) }) else { return }
-        throw UnsupportedHookError(hook: hook.name, model: modelDescription.name)
+        for hook in hooks {
+            if !supportsLogits, hook.points.contains(.logits) {
+                throw UnsupportedHookError(hook: hook.name, model: modelDescription.name, needs: .logits)
+            }
+            if !supportsRewind, hook.points.contains(.stop), ((try? hook.rewindWindow) ?? 0) > 0 {
+                throw UnsupportedHookError(hook: hook.name, model: modelDescription.name, needs: .rewind)
+            }
+        }
     }
 }
 
@@ -49,6 +58,27 @@ public protocol ReplyDecoder: AnyObject {
     func nextToken(adjustingLogits: ((any LogitsView) throws -> Void)?) async throws -> DecodedToken
     /// Ends the reply, leaving the backend ready for the next turn. Called exactly once.
     func close()
+    /// From now on, keeps what ``rewind(to:)`` needs at every position (the scores and the
+    /// sampler's state). Called before the first token, when a hook may rewind.
+    func keepRewindPoints() throws
+    /// Takes back every token from reply position `position` on (the first token is position 0):
+    /// they leave the cache, the sampler's state goes back, and the next ``nextToken(adjustingLogits:)``
+    /// samples position `position` again from the scores it had.
+    func rewind(to position: Int) throws
+    /// Forgets what rewinding needs for the positions before `position`, which no rewind can reach.
+    func forgetRewindPoints(before position: Int) throws
+}
+
+extension ReplyDecoder {
+    public func keepRewindPoints() throws { throw RewindUnsupported() }
+    public func rewind(to position: Int) throws { throw RewindUnsupported() }
+    public func forgetRewindPoints(before position: Int) throws {}
+}
+
+/// A decoder that cannot take back tokens was asked to.
+public struct RewindUnsupported: Error, Sendable, Hashable, CustomStringConvertible {
+    public init() {}
+    public var description: String { "this model's backend cannot take back tokens" }
 }
 
 /// One step of a reply.
@@ -93,22 +123,39 @@ public enum ContextOverflowPolicy: String, Sendable, Hashable, CaseIterable {
     case dropOldest = "drop-oldest"
 }
 
-/// A hook that needs what the model's backend cannot give: a logits hook on a model that samples
-/// elsewhere (a remote server).
+/// A hook that needs what the model's backend cannot give: a logits hook, or one that takes back
+/// text, on a model that samples elsewhere (a remote server).
 public struct UnsupportedHookError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What a hook may need of a backend.
+    public enum Need: Sendable, Hashable {
+        /// The scores before sampling (`on_logits`).
+        case logits
+        /// Taking back tokens (a rewind window).
+        case rewind
+    }
+
     /// The hook (plugin) that cannot run.
     public let hook: String
     /// The model it cannot run with.
     public let model: String
+    /// What it needs.
+    public let needs: Need
 
     /// The error for `hook` on `model`.
-    public init(hook: String, model: String) {
+    public init(hook: String, model: String, needs: Need) {
         self.hook = hook
         self.model = model
+        self.needs = needs
     }
 
     public var description: String {
-        "plugin \(hook) defines on_logits, which needs the model's scores, but \(model) samples on its server; "
-            + "unload the plugin or use a local model"
+        switch needs {
+        case .logits:
+            "plugin \(hook) defines on_logits, which needs the model's scores, but \(model) samples on its server; "
+                + "unload the plugin or use a local model"
+        case .rewind:
+            "plugin \(hook) takes back text (it declares a rewind window), which needs the model's cache, but \(model) "
+                + "generates on its server; unload the plugin or use a local model"
+        }
     }
 }

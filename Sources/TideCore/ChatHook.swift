@@ -9,7 +9,8 @@
 ///
 /// 1. ``onPrompt(_:)`` once, before the prompt is rendered;
 /// 2. per token: ``onLogits(_:reply:)`` before sampling, ``shouldStop(_:)`` after the token's text
-///    is known, ``onToken(_:reply:)`` on the text about to be shown;
+///    is known (it may end the reply, or take back its end: a ``Rewind``), ``onToken(_:reply:)``
+///    on the text about to be shown;
 /// 3. ``onReply(_:)`` once, after the last token.
 ///
 /// A thrown error is reported once as a ``HookFailure``; the session then disables the hook
@@ -29,13 +30,17 @@ public protocol ChatHook: AnyObject, Sendable {
     var name: String { get }
     /// The pipeline points this hook implements.
     var points: Set<HookPoint> { get }
+    /// The most bytes at the end of the reply text that ``shouldStop(_:)`` may take back with a
+    /// ``Rewind``; 0 for a hook that never rewinds. Read when each reply starts: the engine holds
+    /// back twice the largest window of the session's hooks from per-token hooks and the screen.
+    var rewindWindow: Int { get throws }
     /// Sees and may edit the messages and parameters of this turn, or answer in the model's place.
     func onPrompt(_ prompt: inout PromptContext) throws -> PromptDecision
     /// Sees the most likely next tokens and may bias or ban tokens before sampling. `reply` is
     /// the text generated so far, before any filter.
     func onLogits(_ logits: any LogitsView, reply: ReplyProgress) throws
-    /// Returns a reason to end the reply now, or `nil` to go on.
-    func shouldStop(_ reply: ReplyProgress) throws -> String?
+    /// Decides, after each token, whether the reply goes on, ends, or takes back its end.
+    func shouldStop(_ reply: ReplyProgress) throws -> StopDecision
     /// Passes, replaces or drops the text about to be shown, and may ask to stop after it.
     func onToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision
     /// Sees the finished reply and may change the text stored in the history.
@@ -47,7 +52,8 @@ public protocol ChatHook: AnyObject, Sendable {
 extension ChatHook {
     public func onPrompt(_ prompt: inout PromptContext) throws -> PromptDecision { .proceed }
     public func onLogits(_ logits: any LogitsView, reply: ReplyProgress) throws {}
-    public func shouldStop(_ reply: ReplyProgress) throws -> String? { nil }
+    public var rewindWindow: Int { 0 }
+    public func shouldStop(_ reply: ReplyProgress) throws -> StopDecision { .proceed }
     public func onToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision { .pass }
     public func onReply(_ reply: inout FinishedReply) throws {}
     public func attach(to backend: any ChatBackend) {}
@@ -100,6 +106,36 @@ public enum PromptDecision: Sendable, Hashable {
     case proceed
     /// Answer with this text; the model is not run and later hooks are skipped.
     case answer(String)
+}
+
+/// What a stop-condition hook decided after a token.
+public enum StopDecision: Sendable, Hashable {
+    /// Go on.
+    case proceed
+    /// End the reply after this token, for this reason.
+    case stop(reason: String)
+    /// Take back the end of the reply and generate it again.
+    case rewind(Rewind)
+}
+
+/// A request to take back the end of a reply: the text from ``offset`` on is discarded (from
+/// the start of the token that holds that byte), and the model picks again at that position —
+/// by default with that token banned there, so that it continues differently.
+public struct Rewind: Sendable, Hashable {
+    /// Where the text taken back starts: a byte offset (UTF-8, from 0) into
+    /// ``ReplyProgress/text``. It must lie within the hook's ``ChatHook/rewindWindow`` of the end.
+    public var offset: Int
+    /// Whether to ban, at the rewound position, the token that began the text taken back.
+    public var banFirstToken: Bool
+    /// More tokens to ban at the rewound position.
+    public var bannedTokens: [Int32]
+
+    /// A rewind to `offset`, banning the first token taken back unless `banFirstToken` is false.
+    public init(offset: Int, banFirstToken: Bool = true, bannedTokens: [Int32] = []) {
+        self.offset = offset
+        self.banFirstToken = banFirstToken
+        self.bannedTokens = bannedTokens
+    }
 }
 
 /// The reply so far, as stop-condition and per-token hooks see it.

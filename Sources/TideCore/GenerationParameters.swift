@@ -22,6 +22,9 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
     public var maxTokens: Int = 1024
     /// Strings that end the reply when generated; they are never shown.
     public var stop: [String] = []
+    /// The most times plugins may take back the end of one reply; past it the reply ends
+    /// (``StopReason/rewindLimit``).
+    public var maxRewinds: Int = 32
 
     /// Parameters with every default.
     public init() {}
@@ -31,6 +34,9 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
     /// The most recent tokens the repetition penalty may look at (llama.cpp keeps them in a ring
     /// buffer of this size).
     public static let maximumRepeatLastN = 1 << 20
+
+    /// The most rewinds one reply may be allowed.
+    public static let maximumRewinds = 100_000
 
     /// Checks every value, naming the first one that is out of range. Every value that passes
     /// converts to what llama.cpp takes (32-bit integers, finite floats) without trapping.
@@ -53,6 +59,8 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
         try require((1...Self.maximumTokenCount).contains(maxTokens), "max-tokens", maxTokens,
                     "a whole number from 1 to \(Self.maximumTokenCount)")
         try require(!stop.contains(""), "stop", "\"\"", "a non-empty string")
+        try require((0...Self.maximumRewinds).contains(maxRewinds), "max-rewinds", maxRewinds,
+                    "a whole number from 0 to \(Self.maximumRewinds)")
     }
 }
 

@@ -4,8 +4,12 @@ public struct GenerationStatistics: Sendable, Hashable {
     public var promptTokens = 0
     /// Prompt tokens already in the backend's cache from earlier turns, and so not evaluated again.
     public var reusedPromptTokens = 0
-    /// Tokens the model generated for this reply.
+    /// Tokens the model generated for this reply (those taken back by rewinds not included).
     public var generatedTokens = 0
+    /// How many times a plugin took back the end of the reply.
+    public var rewinds = 0
+    /// Tokens generated and then taken back by rewinds.
+    public var discardedTokens = 0
     /// From the request to the first generated token (prompt evaluation included).
     public var timeToFirstToken: Duration?
     /// From the first generated token to the end of the reply.

@@ -28,7 +28,7 @@ struct ReplyLoop {
 
     /// Produces the reply to the last of `messages`, emitting text as it goes.
     mutating func run(messages: [ChatMessage], parameters: GenerationParameters) async throws -> ReplySummary {
-        try backend.checkSupport(of: hooks.active(at: .logits))
+        try backend.checkSupport(of: hooks.active(at: .logits) + hooks.active(at: .stop))
         var prompt = PromptContext(messages: messages, parameters: parameters)
         if let (name, answer) = try runPromptHooks(&prompt) {
             rawText = answer
@@ -72,6 +72,9 @@ struct ReplyLoop {
     {
         var assembler = UTF8Assembler()
         var matcher = StopStringMatcher(parameters.stop + backend.endOfGenerationStrings)
+        let windows = try rewindWindows()
+        var ledger = RewindLedger(window: windows.values.max() ?? 0)
+        if ledger.window > 0 { try decoder.keepRewindPoints() }
         var generated = 0
         var firstToken: ContinuousClock.Instant?
         defer { if let firstToken { statistics.decodeDuration = clock.now - firstToken } }
@@ -80,7 +83,8 @@ struct ReplyLoop {
         var lastID: Int32?
         while true {
             if Task.isCancelled { stopReason = .cancelled; break }
-            let step = try await decoder.nextToken(adjustingLogits: logitsAdjuster(heldText: matcher.heldText, generated: generated))
+            let adjust = logitsAdjuster(heldText: matcher.heldText, generated: generated, banned: ledger.bans[generated] ?? [])
+            let step = try await decoder.nextToken(adjustingLogits: adjust)
             reportFailures()
             guard case .token(let id, let bytes) = step else {
                 // A stream cut short by the stop (a remote reply's) ends as a stop, not as the model's end.
@@ -96,55 +100,151 @@ struct ReplyLoop {
                 firstToken = clock.now
                 statistics.timeToFirstToken = clock.now - start
             }
+            ledger.record(RewindLedger.Entry(index: generated, id: id, textStart: rawText.utf8.count + matcher.heldText.utf8.count,
+                                             rawLength: rawText.utf8.count, assembler: assembler, matcher: matcher))
             generated += 1
             statistics.generatedTokens = generated
             lastID = id
             let match = matcher.append(assembler.append(bytes))
             rawText += match.released
             let progress = ReplyProgress(text: rawText + matcher.heldText, tokenCount: generated, elapsed: clock.now - start)
+            let piece = RewindLedger.Piece(index: generated - 1, id: id, text: match.released, rawEnd: rawText.utf8.count)
             if let stop = match.stop {
-                try show(match.released, token: TokenInfo(id: id, text: match.released, index: generated - 1), progress: progress)
+                ledger.queue(piece)
+                try release(&ledger, progress: progress, everything: true)
                 return backend.endOfGenerationStrings.contains(stop) ? .endOfGeneration : .stopString(stop)
             }
-            let hookStop = try runStopHooks(progress)
-            var pending = match.released
+            var hookStop: StopReason?
+            switch try runStopHooks(progress) {
+            case .rewind(let hook, let rewind):
+                guard let entry = try checkedRewind(rewind, by: hook, window: windows[ObjectIdentifier(hook)] ?? 0, ledger: ledger,
+                                                    progress: progress) else { break }
+                try decoder.rewind(to: entry.index)
+                statistics.rewinds += 1
+                statistics.discardedTokens += generated - entry.index
+                generated = entry.index
+                statistics.generatedTokens = generated
+                (assembler, matcher) = (entry.assembler, entry.matcher)
+                rawText = String(decoding: rawText.utf8.prefix(entry.rawLength), as: UTF8.self)
+                var banned = Set(rewind.bannedTokens)
+                if rewind.banFirstToken, let first = entry.id { banned.insert(first) }
+                ledger.rewind(to: entry, banning: banned)
+                if statistics.rewinds > parameters.maxRewinds {
+                    _ = try hooks.call(hook, at: .stop) { throw RewindMisuse.tooMany(parameters.maxRewinds) }
+                    reportFailures()
+                    try release(&ledger, progress: progress, everything: true)
+                    return .rewindLimit
+                }
+                continue
+            case .stop(let reason): hookStop = reason
+            case .proceed: break
+            }
+            var pending = piece
             if hookStop != nil || generated >= parameters.maxTokens {
                 let tail = matcher.flush() + assembler.finish()
                 rawText += tail
-                pending += tail
+                pending.text += tail
+                pending.rawEnd = rawText.utf8.count
             }
-            let tokenStop = try show(pending, token: TokenInfo(id: id, text: pending, index: generated - 1), progress: progress)
+            ledger.queue(pending)
+            let ending = hookStop != nil || generated >= parameters.maxTokens
+            let tokenStop = try release(&ledger, progress: progress, everything: ending)
+            try decoder.forgetRewindPoints(before: ledger.firstRewindable ?? generated)
             if let reason = hookStop ?? tokenStop { return reason }
             if generated >= parameters.maxTokens { return .maxTokens }
         }
         let tail = matcher.flush() + assembler.finish()
         rawText += tail
-        try show(tail, token: TokenInfo(id: lastID, text: tail, index: max(0, generated - 1)),
-                 progress: ReplyProgress(text: rawText, tokenCount: generated, elapsed: clock.now - start))
+        let progress = ReplyProgress(text: rawText, tokenCount: generated, elapsed: clock.now - start)
+        ledger.queue(RewindLedger.Piece(index: max(0, generated - 1), id: lastID, text: tail, rawEnd: rawText.utf8.count))
+        try release(&ledger, progress: progress, everything: true)
         return stopReason
     }
 
-    /// The closure that lets logits hooks see this step's scores, or `nil` when none is active.
-    private func logitsAdjuster(heldText: @autoclosure () -> String, generated: Int) -> ((any LogitsView) throws -> Void)? {
-        guard hooks.has(.logits) else { return nil }
+    /// The rewind windows of the enabled stop-condition hooks that may rewind. A hook that
+    /// cannot say is reported and disabled; one that rewinds on a backend that cannot is refused.
+    private mutating func rewindWindows() throws -> [ObjectIdentifier: Int] {
+        defer { reportFailures() }
+        var windows: [ObjectIdentifier: Int] = [:]
+        for hook in hooks.active(at: .stop) {
+            guard let size = try hooks.call(hook, at: .stop, { try hook.rewindWindow }), size > 0 else { continue }
+            windows[ObjectIdentifier(hook)] = size
+        }
+        return windows
+    }
+
+    /// The token a hook's rewind takes the reply back to, or `nil` (the hook reported and
+    /// disabled) when the rewind reaches past the start of the reply, past the hook's window or
+    /// into text already shown.
+    private mutating func checkedRewind(_ rewind: Rewind, by hook: any ChatHook, window: Int, ledger: RewindLedger,
+                                        progress: ReplyProgress) throws -> RewindLedger.Entry?
+    {
+        let length = progress.text.utf8.count
+        let misuse: RewindMisuse? =
+            if rewind.offset < 0 { .beforeTheStart }
+            else if rewind.offset > length { .afterTheEnd(offset: rewind.offset, length: length) }
+            else if length - rewind.offset > window { .pastTheWindow(bytes: length - rewind.offset, window: window) }
+            else { nil }
+        if let misuse {
+            _ = try hooks.call(hook, at: .stop) { throw misuse }
+            reportFailures()
+            return nil
+        }
+        guard let entry = ledger.entry(at: rewind.offset) else {
+            _ = try hooks.call(hook, at: .stop) { throw RewindMisuse.alreadyShown }
+            reportFailures()
+            return nil
+        }
+        return entry
+    }
+
+    /// Shows the pieces of text that no rewind can reach any more (all of them when
+    /// `everything`). Returns a stop a per-token hook requested; the text after it is dropped.
+    @discardableResult
+    private mutating func release(_ ledger: inout RewindLedger, progress: ReplyProgress, everything: Bool = false) throws -> StopReason? {
+        for piece in ledger.release(length: progress.text.utf8.count, everything: everything) {
+            if let stop = try show(piece.text, token: TokenInfo(id: piece.id, text: piece.text, index: piece.index), progress: progress) {
+                if ledger.window > 0 { rawText = String(decoding: rawText.utf8.prefix(piece.rawEnd), as: UTF8.self) }
+                _ = ledger.release(length: 0, everything: true)
+                return stop
+            }
+        }
+        return nil
+    }
+
+    /// The closure that lets logits hooks see this step's scores and bans the tokens rewinds
+    /// banned at this position, or `nil` when there is nothing to do.
+    private func logitsAdjuster(heldText: @autoclosure () -> String, generated: Int,
+                                banned: Set<Int32>) -> ((any LogitsView) throws -> Void)? {
+        guard hooks.has(.logits) || !banned.isEmpty else { return nil }
         let progress = ReplyProgress(text: rawText + heldText(), tokenCount: generated, elapsed: clock.now - start)
         let hooks = self.hooks
         return { view in
+            for token in banned { view.ban(token) }
             for hook in hooks.active(at: .logits) {
                 _ = try hooks.call(hook, at: .logits) { try hook.onLogits(view, reply: progress) }
             }
         }
     }
 
-    /// Asks the stop-condition hooks in order; the first reason wins.
-    private mutating func runStopHooks(_ progress: ReplyProgress) throws -> StopReason? {
+    /// What the stop-condition hooks decided, asked in order: the first stop or rewind wins.
+    private enum StopOutcome {
+        case proceed
+        case stop(StopReason)
+        case rewind(any ChatHook, Rewind)
+    }
+
+    /// Asks the stop-condition hooks in order; the first to stop or rewind wins.
+    private mutating func runStopHooks(_ progress: ReplyProgress) throws -> StopOutcome {
         defer { reportFailures() }
         for hook in hooks.active(at: .stop) {
-            if let reason = try hooks.call(hook, at: .stop, { try hook.shouldStop(progress) }) ?? nil {
-                return .hook(name: hook.name, reason: reason)
+            switch try hooks.call(hook, at: .stop, { try hook.shouldStop(progress) }) ?? .proceed {
+            case .proceed: continue
+            case .stop(let reason): return .stop(.hook(name: hook.name, reason: reason))
+            case .rewind(let rewind): return .rewind(hook, rewind)
             }
         }
-        return nil
+        return .proceed
     }
 
     /// Passes text through the per-token hooks and emits what survives. Returns a stop a hook requested.

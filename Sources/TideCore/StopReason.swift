@@ -16,6 +16,9 @@ public enum StopReason: Sendable, Hashable, CustomStringConvertible {
     case contextFull
     /// Logits hooks banned every token, so none could be sampled.
     case everyTokenBanned
+    /// A plugin asked for more rewinds than `GenerationParameters.maxRewinds` allows; the reply
+    /// ends where the last rewind took it back to.
+    case rewindLimit
 
     public var description: String {
         switch self {
@@ -27,6 +30,7 @@ public enum StopReason: Sendable, Hashable, CustomStringConvertible {
         case .cancelled: "cancelled"
         case .contextFull: "context-full"
         case .everyTokenBanned: "every-token-banned"
+        case .rewindLimit: "rewind-limit"
         }
     }
 }

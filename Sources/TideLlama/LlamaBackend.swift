@@ -21,6 +21,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     public let endOfGenerationStrings: [String]
     public let contextSize: Int
     public var supportsLogits: Bool { true }
+    public var supportsRewind: Bool { true }
     public var vocabulary: (any Vocabulary)? { model }
     public var modelDescription: ModelDescription {
         ModelDescription(name: model.facts.name, backend: "llama.cpp", architecture: model.facts.architecture,
@@ -140,6 +141,11 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     }
 
     /// Called by the decoder when its reply ends.
+    /// Drops the cached tokens from `position` on (a rewind); false if the cache cannot.
+    func truncate(to position: Int) -> Bool {
+        cache.withLock { $0.kept.truncate(to: position, in: context) }
+    }
+
     func endReply() {
         cache.withLock { $0.busy = false }
     }

@@ -25,6 +25,9 @@ public enum LlamaError: RemediableError, Sendable, Hashable {
     case decodeFailed(code: Int32)
     /// Every sequence of a batch engine is in use.
     case noFreeSequence(capacity: Int)
+    /// Tokens could not be taken back: no rewind point for the position, or a cache that cannot
+    /// drop its tail.
+    case rewindFailed(position: Int)
 
     public var description: String {
         switch self {
@@ -56,6 +59,8 @@ public enum LlamaError: RemediableError, Sendable, Hashable {
             "llama_decode failed with code \(code)"
         case .noFreeSequence(let capacity):
             "all \(capacity) sequences of the batch are in use; release a conversation first"
+        case .rewindFailed(let position):
+            "could not take the reply back to its token \(position + 1): it is out of reach, or this model's cache cannot drop tokens"
         }
     }
 

@@ -30,5 +30,16 @@ final class LlamaReplyDecoder: ReplyDecoder {
         return step
     }
 
+    func keepRewindPoints() throws { sampler.keepRewindPoints() }
+
+    func rewind(to position: Int) throws {
+        guard sampler.rewind(to: position), backend.truncate(to: promptTokenCount + position) else {
+            throw LlamaError.rewindFailed(position: position)
+        }
+        pending = nil
+    }
+
+    func forgetRewindPoints(before position: Int) throws { sampler.forgetRewindPoints(before: position) }
+
     func close() { backend.endReply() }
 }

@@ -15,6 +15,7 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
     public let endOfGenerationStrings: [String]
     public let contextSize: Int
     public var supportsLogits: Bool { true }
+    public var supportsRewind: Bool { true }
     public var vocabulary: (any Vocabulary)? { engine.model }
     /// Replies run on the engine's thread, between its decoding steps.
     public var taskExecutor: (any TaskExecutor)? { engine }

@@ -11,6 +11,8 @@ final class LlamaSequenceDecoder: ReplyDecoder {
     private let prompt: [Int32]
     private var started = false
     private var pending: Int32?
+    /// Where the sequence is cut before the next decode, after a rewind.
+    private var cut: Int?
     let promptTokenCount: Int
     let reusedPromptTokenCount: Int
 
@@ -23,24 +25,31 @@ final class LlamaSequenceDecoder: ReplyDecoder {
     }
 
     func nextToken(adjustingLogits: ((any LogitsView) throws -> Void)?) async throws -> DecodedToken {
+        if sampler.isResampling {
+            // A rewound position is sampled again from its saved scores: no decode.
+            let step = try sampler.resample(model: backend.engine.model, adjustingLogits: adjustingLogits)
+            if case .token(let id, _) = step { pending = id } else { pending = nil }
+            return step
+        }
         let tokens: ArraySlice<Int32>
         let position: Int
         if started {
             guard let pending else { return .endOfGeneration }
-            position = backend.cache.withLock { $0.kept.tokens.count }
+            position = cut ?? backend.cache.withLock { $0.kept.tokens.count }
             guard position < backend.contextSize else { return .contextFull }
             tokens = [pending]
         } else {
             position = reusedPromptTokenCount
             tokens = prompt[reusedPromptTokenCount...]
         }
-        let step = try await decode(tokens, at: position, trimming: !started, adjustingLogits: adjustingLogits)
+        let step = try await decode(tokens, at: position, trimming: !started, cutting: cut, adjustingLogits: adjustingLogits)
         started = true
+        cut = nil
         if case .token(let id, _) = step { pending = id } else { pending = nil }
         return step
     }
 
-    private func decode(_ tokens: ArraySlice<Int32>, at position: Int, trimming: Bool,
+    private func decode(_ tokens: ArraySlice<Int32>, at position: Int, trimming: Bool, cutting cut: Int?,
                         adjustingLogits: ((any LogitsView) throws -> Void)?) async throws -> DecodedToken
     {
         let backend = backend
@@ -56,14 +65,27 @@ final class LlamaSequenceDecoder: ReplyDecoder {
                     // a tail, it starts over and the whole prompt is evaluated.
                     let kept = backend.cache.withLock { $0.kept.reuseCommonPrefix(of: prompt, in: context) }
                     if kept != position { request.restart(with: prompt[kept...], at: kept) }
-                } : nil,
+                } : cut.map { cut in { context, _ in
+                    // After a rewind, the tokens taken back leave the cache.
+                    _ = backend.cache.withLock { $0.kept.truncate(to: cut, in: context) }
+                } },
                 onAdvance: { chunk in backend.cache.withLock { $0.kept.tokens += chunk } },
-                onFailure: { context, start in backend.cache.withLock { $0.kept.truncate(to: start, in: context) } },
+                onFailure: { context, start in _ = backend.cache.withLock { $0.kept.truncate(to: start, in: context) } },
                 finish: { context, index in try sampler.step(context, at: index, model: model, adjustingLogits: adjust.value) },
                 resume: { continuation.resume(with: $0) })
             backend.engine.step(request)
         }
     }
+
+    func keepRewindPoints() throws { sampler.keepRewindPoints() }
+
+    func rewind(to position: Int) throws {
+        guard sampler.rewind(to: position) else { throw LlamaError.rewindFailed(position: position) }
+        pending = nil
+        cut = promptTokenCount + position
+    }
+
+    func forgetRewindPoints(before position: Int) throws { sampler.forgetRewindPoints(before: position) }
 
     func close() { backend.endReply() }
 }

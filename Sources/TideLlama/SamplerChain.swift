@@ -3,8 +3,18 @@ import TideCore
 
 /// A llama.cpp sampler chain built from generation parameters, in llama.cpp's usual order:
 /// repetition penalty, then greedy, or top-k → top-p → min-p → temperature → random draw.
+///
+/// When a hook may rewind, the chain keeps a ``RewindPoint`` per reply position (the scores
+/// before hooks and its own state before sampling), so that a position can be sampled again
+/// exactly as it was first sampled, with no decode.
 final class SamplerChain {
-    private let chain: UnsafeMutablePointer<llama_sampler>
+    private var chain: UnsafeMutablePointer<llama_sampler>
+    /// The rewind points of the positions from ``firstPoint`` on, while ``keepsPoints``.
+    private var points: [RewindPoint] = []
+    private var firstPoint = 0
+    private var keepsPoints = false
+    /// The point to sample again at the next step, after a rewind.
+    private var resampling: RewindPoint?
     /// Plain greedy decoding (no penalties), which needs only the best logit: llama.cpp's
     /// sampler would first copy the whole vocabulary into a candidate array.
     private let argmaxOnly: Bool
@@ -34,9 +44,50 @@ final class SamplerChain {
 
     deinit { llama_sampler_free(chain) }
 
+    /// What sampling a reply position again needs: the scores the model gave it, before any
+    /// hook, and a copy of the sampler's state before it was sampled.
+    final class RewindPoint {
+        let logits: [Float]
+        let sampler: UnsafeMutablePointer<llama_sampler>
+
+        init(logits: [Float], sampler: UnsafeMutablePointer<llama_sampler>) {
+            self.logits = logits
+            self.sampler = sampler
+        }
+
+        deinit { llama_sampler_free(sampler) }
+    }
+
     /// Lets the repetition penalty see tokens that precede the reply (the prompt's tail).
     func accept(_ tokens: some Sequence<Int32>) {
         for token in tokens { llama_sampler_accept(chain, token) }
+    }
+
+    /// Keeps a rewind point at every position from now on.
+    func keepRewindPoints() {
+        keepsPoints = true
+    }
+
+    /// Goes back to reply position `position`: the sampler's state is what it was before that
+    /// position was sampled, and the next step samples it again from its saved scores. Returns
+    /// false when no point is kept for it.
+    func rewind(to position: Int) -> Bool {
+        let offset = position - firstPoint
+        guard keepsPoints, offset >= 0, offset < points.count, let clone = llama_sampler_clone(points[offset].sampler) else {
+            return false
+        }
+        llama_sampler_free(chain)
+        chain = clone
+        points.removeSubrange((offset + 1)...)
+        resampling = points[offset]
+        return true
+    }
+
+    /// Forgets the rewind points of the positions before `position`.
+    func forgetRewindPoints(before position: Int) {
+        let count = min(max(position - firstPoint, 0), points.count)
+        points.removeFirst(count)
+        firstPoint += count
     }
 
     /// Samples (and accepts) a token from the logits of batch entry `index` (the last by default).
@@ -44,8 +95,13 @@ final class SamplerChain {
         guard argmaxOnly, let logits = llama_get_logits_ith(context, index) else {
             return llama_sampler_sample(chain, context, index)
         }
+        return argmax(logits)
+    }
+
+    /// The token with the highest score.
+    private func argmax(_ scores: UnsafePointer<Float>) -> Int32 {
         var best = 0
-        for token in 1..<vocabularySize where logits[token] > logits[best] { best = token }
+        for token in 1..<vocabularySize where scores[token] > scores[best] { best = token }
         return Int32(best)
     }
 
@@ -54,12 +110,46 @@ final class SamplerChain {
     func step(_ context: OpaquePointer, at index: Int32 = -1, model: LlamaModel,
               adjustingLogits: ((any LogitsView) throws -> Void)?) throws -> DecodedToken
     {
+        if isResampling { return try resample(model: model, adjustingLogits: adjustingLogits) }
+        if keepsPoints, let logits = llama_get_logits_ith(context, index), let clone = llama_sampler_clone(chain) {
+            points.append(RewindPoint(logits: Array(UnsafeBufferPointer(start: logits, count: vocabularySize)), sampler: clone))
+        }
         if let adjustingLogits, let logits = llama_get_logits_ith(context, index) {
             let view = LlamaLogitsView(logits: logits, model: model)
             try adjustingLogits(view)
             guard view.hasCandidates else { return .everyTokenBanned }
         }
         let token = sample(context, at: index)
+        if model.isEndOfGeneration(token) { return .endOfGeneration }
+        return .token(id: token, bytes: model.tokenBytes(token))
+    }
+
+    /// Whether the next step samples a rewound position again (and needs no decode).
+    var isResampling: Bool { resampling != nil }
+
+    /// Samples the rewound position again, from its saved scores.
+    func resample(model: LlamaModel, adjustingLogits: ((any LogitsView) throws -> Void)?) throws -> DecodedToken {
+        guard let point = resampling else { preconditionFailure("resample() follows rewind(to:)") }
+        resampling = nil
+        var logits = point.logits
+        let token = try logits.withUnsafeMutableBufferPointer { buffer throws -> Int32? in
+            let scores = buffer.baseAddress!
+            if let adjustingLogits {
+                let view = LlamaLogitsView(logits: scores, model: model)
+                try adjustingLogits(view)
+                guard view.hasCandidates else { return nil }
+            }
+            if argmaxOnly { return argmax(scores) }
+            var candidates = (0..<vocabularySize).map { llama_token_data(id: Int32($0), logit: scores[$0], p: 0) }
+            return candidates.withUnsafeMutableBufferPointer { data in
+                var array = llama_token_data_array(data: data.baseAddress, size: data.count, selected: -1, sorted: false)
+                llama_sampler_apply(chain, &array)
+                let chosen = array.data[Int(array.selected)].id
+                llama_sampler_accept(chain, chosen)
+                return chosen
+            }
+        }
+        guard let token else { return .everyTokenBanned }
         if model.isEndOfGeneration(token) { return .endOfGeneration }
         return .token(id: token, bytes: model.tokenBytes(token))
     }

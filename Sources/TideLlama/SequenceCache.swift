@@ -23,10 +23,13 @@ struct SequenceCache {
         return shared
     }
 
-    /// Forgets everything from `position` on (after a failed decode).
-    mutating func truncate(to position: Int, in context: OpaquePointer) {
-        llama_memory_seq_rm(llama_get_memory(context), sequence, Int32(position), -1)
-        tokens.removeSubrange(position...)
+    /// Forgets everything from `position` on (after a failed decode, or a rewind). Returns false
+    /// when the cache could not drop that tail (some recurrent or sliding-window caches).
+    @discardableResult
+    mutating func truncate(to position: Int, in context: OpaquePointer) -> Bool {
+        let dropped = llama_memory_seq_rm(llama_get_memory(context), sequence, Int32(position), -1)
+        tokens.removeSubrange(min(position, tokens.count)...)
+        return dropped
     }
 
     /// Forgets the whole sequence.

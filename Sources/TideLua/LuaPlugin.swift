@@ -31,9 +31,14 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
     private let lock = NSLock()
     private let host: PluginHost
     private let hookReferences: [HookPoint: Int32]
+    /// `rewind_window`: a number of bytes, or the registry reference of a function returning one.
+    private let declaredWindow: (bytes: Int, function: Int32?)
+
+    /// The largest `rewind_window` a plugin may declare, in bytes.
+    public static let maximumRewindWindow = 1 << 20
 
     /// Names a plugin table may define besides the hooks.
-    static let metadataFields: Set<String> = ["name", "version", "description", "options"]
+    static let metadataFields: Set<String> = ["name", "version", "description", "options", "rewind_window"]
 
     /// Finds, loads and configures the plugin `spec` names.
     public convenience init(spec: PluginSpec, locator: PluginLocator = .standard, limits: LuaLimits = LuaLimits(),
@@ -99,13 +104,34 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
             lua_rawget(lua.pointer, -2)
             references[point] = luaL_ref(lua.pointer, tide_lua_registryindex())
         }
+        var windowFunction: Int32?
+        if case .opaque("function") = fields["rewind_window"] ?? .nil {
+            _ = "rewind_window".withCString { lua_pushstring(lua.pointer, $0) }
+            lua_rawget(lua.pointer, -2)
+            windowFunction = luaL_ref(lua.pointer, tide_lua_registryindex())
+        }
         tide_lua_pop(lua.pointer, 1)
         hookReferences = references
         points = Set(references.keys)
+        let windowBytes = try Self.windowBytes(fields["rewind_window"] ?? .nil, function: windowFunction != nil, path: path)
+        if windowBytes > 0 || windowFunction != nil, !points.contains(.stop) {
+            throw .invalid(path: path, "rewind_window needs a should_stop hook, where tide.rewind takes text back")
+        }
+        declaredWindow = (windowBytes, windowFunction)
         options = try Self.resolveOptions(plugin: name, path: path, declared: fields["options"] ?? .nil, given: given)
         host.name = name
         lua.setField("options", of: "tide", to: .table(array: [], fields: options))
         lua.setField("plugin", of: "tide", to: .string(name))
+    }
+
+    /// The bytes a `rewind_window` value declares (0 for a function, read at each reply).
+    static func windowBytes(_ value: LuaValue, function: Bool, path: String) throws(PluginError) -> Int {
+        if function || value == .nil { return 0 }
+        guard let bytes = value.wholeNumber, (0...maximumRewindWindow).contains(bytes) else {
+            throw .invalid(path: path, "rewind_window must be a whole number of bytes from 0 to \(maximumRewindWindow), "
+                + "or a function returning one, not " + (value.number.map { "\($0)" } ?? "a \(value.typeName)"))
+        }
+        return bytes
     }
 
     /// Merges given values into the declared defaults, typed like the defaults.
@@ -160,11 +186,30 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
     /// The registry reference of a hook's function.
     func hookReference(_ point: HookPoint) -> Int32? { hookReferences[point] }
 
-    /// Runs `body` with exclusive use of the Lua state.
-    func withState<Result>(_ body: (LuaState) throws(LuaError) -> Result) throws(LuaError) -> Result {
+    /// Runs `body` with exclusive use of the Lua state, inside hook `point` if given.
+    func withState<Result>(at point: HookPoint? = nil, _ body: (LuaState) throws(LuaError) -> Result) throws(LuaError) -> Result {
         lock.lock()
         defer { lock.unlock() }
+        host.point = point
+        defer { host.point = nil }
         return try body(lua)
+    }
+
+    /// The plugin's `rewind_window`: as declared, or what its function returns now (options and
+    /// `tide.state` are known by then).
+    public var rewindWindow: Int {
+        get throws {
+            guard let function = declaredWindow.function else { return declaredWindow.bytes }
+            let value = try withState { lua throws(LuaError) in
+                let state = lua.pointer
+                let top = lua_gettop(state)
+                defer { lua_settop(state, top) }
+                lua_rawgeti(state, tide_lua_registryindex(), lua_Integer(function))
+                try lua.call(arguments: 0, results: 1)
+                return lua.value(at: top + 1)
+            }
+            return try Self.windowBytes(value, function: false, path: path)
+        }
     }
 
     public func attach(to backend: any ChatBackend) {
@@ -205,5 +250,12 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return host.takeRequestedStop()
+    }
+
+    /// Takes the rewind `should_stop` asked for with `tide.rewind`, if it did.
+    func takeRequestedRewind() -> Rewind? {
+        lock.lock()
+        defer { lock.unlock() }
+        return host.takeRequestedRewind()
     }
 }

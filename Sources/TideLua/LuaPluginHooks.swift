@@ -24,7 +24,7 @@ extension LuaPlugin {
         guard let reference = hookReference(.logits) else { return }
         let view = viewReference
         try withLogits(logits) {
-            try withState { lua throws(LuaError) in
+            try withState(at: .logits) { lua throws(LuaError) in
                 let state = lua.pointer
                 let top = lua_gettop(state)
                 defer { lua_settop(state, top) }
@@ -36,11 +36,12 @@ extension LuaPlugin {
         }
     }
 
-    public func shouldStop(_ reply: ReplyProgress) throws -> String? {
+    public func shouldStop(_ reply: ReplyProgress) throws -> StopDecision {
         let results = try call(.stop, [Self.luaProgress(reply)], results: 2).results
-        if let requested = takeRequestedStop() { return requested }
-        guard results.first == .boolean(true) else { return nil }
-        return results.dropFirst().first?.string ?? "stop"
+        if let rewind = takeRequestedRewind() { return .rewind(rewind) }
+        if let requested = takeRequestedStop() { return .stop(reason: requested) }
+        guard results.first == .boolean(true) else { return .proceed }
+        return .stop(reason: results.dropFirst().first?.string ?? "stop")
     }
 
     public func onToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision {
@@ -175,7 +176,7 @@ extension LuaPlugin {
         throws(LuaError) -> (results: [LuaValue], first: LuaValue?)
     {
         guard let reference = hookReference(point) else { return ([], nil) }
-        return try withState { lua throws(LuaError) in
+        return try withState(at: point) { lua throws(LuaError) in
             let state = lua.pointer
             let top = lua_gettop(state)
             defer { lua_settop(state, top) }

@@ -25,6 +25,15 @@ public enum LuaValue: Sendable, Hashable {
         }
     }
 
+    /// The value as a whole number, if it is one that fits an `Int` (`3` and `3.0`, not `3.5`).
+    public var wholeNumber: Int? {
+        switch self {
+        case .integer(let value): Int(exactly: value)
+        case .number(let value): Int(exactly: value)
+        default: nil
+        }
+    }
+
     /// A field of a table value.
     public subscript(field: String) -> LuaValue {
         if case .table(_, let fields) = self { return fields[field] ?? .nil }

@@ -10,6 +10,9 @@ final class PluginHost: @unchecked Sendable {
     var name: String
     private let log: @Sendable (String) -> Void
     private var requestedStop: String?
+    private var requestedRewind: Rewind?
+    /// The hook running now, if any (`tide.rewind` works only in `should_stop`).
+    var point: HookPoint?
     /// The session's tokenizer, once the plugin is attached to a session.
     var vocabulary: (any Vocabulary)?
     /// The scores of the step being sampled, during an `on_logits` call only.
@@ -26,7 +29,7 @@ final class PluginHost: @unchecked Sendable {
     /// Lua-side conveniences of the prelude. The state must not outlive this object.
     func install(in lua: LuaState) throws(LuaError) {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        for function in ["_log", "_stop", "_tokenize", "_detokenize", "_token_text", "_top", "_bias", "_ban"] {
+        for function in ["_log", "_stop", "_rewind", "_rewind_keeping", "_tokenize", "_detokenize", "_token_text", "_top", "_bias", "_ban"] {
             tide_lua_add_host_function(lua.pointer, function, pluginHostFunction, context)
         }
         lua.setField("state", of: "tide", to: .table(array: [], fields: [:]))
@@ -46,16 +49,30 @@ final class PluginHost: @unchecked Sendable {
         return requestedStop
     }
 
+    /// Takes the rewind a `should_stop` call asked for with `tide.rewind`, if it did.
+    func takeRequestedRewind() -> Rewind? {
+        defer { requestedRewind = nil }
+        return requestedRewind
+    }
+
     /// Lua-side conveniences over the host functions.
     private static let prelude = """
-        local log, stop = tide._log, tide._stop
-        tide._log, tide._stop = nil, nil
+        local log, stop, rewind, rewind_keeping = tide._log, tide._stop, tide._rewind, tide._rewind_keeping
+        tide._log, tide._stop, tide._rewind, tide._rewind_keeping = nil, nil, nil, nil
         function tide.log(...)
           local parts = {}
           for i = 1, select('#', ...) do parts[i] = tostring((select(i, ...))) end
           log(table.concat(parts, ' '))
         end
         function tide.stop(reason) stop(reason == nil and '' or tostring(reason)) end
+        function tide.rewind(at, options)
+          at = math.tointeger(at) or error('tide.rewind needs the byte where the text to take back starts (as string.find gives it)', 2)
+          options = options or {}
+          if type(options) ~= 'table' then error('tide.rewind options must be a table', 2) end
+          local also = options.also_ban or {}
+          if type(also) ~= 'table' then error('also_ban must be a list of token ids', 2) end
+          if options.ban == false then rewind_keeping(also, at) else rewind(also, at) end
+        end
         print = tide.log
         local tokenize, detokenize, token_text = tide._tokenize, tide._detokenize, tide._token_text
         local top, bias, ban = tide._top, tide._bias, tide._ban
@@ -83,6 +100,13 @@ final class PluginHost: @unchecked Sendable {
         switch function {
         case "_log": log("[\(name)] " + Self.logLine(text ?? ""))
         case "_stop": requestedStop = text ?? ""
+        case "_rewind", "_rewind_keeping":
+            guard point == .stop else {
+                return fail(output, "tide.rewind can only be called in should_stop" + (point.map { ", not in \($0)" } ?? ""))
+            }
+            // The position is checked against the reply and the plugin's window by the engine.
+            requestedRewind = Rewind(offset: Int(max(min(input.number, 1e15), -1e15)) - 1, banFirstToken: function == "_rewind",
+                                     bannedTokens: tokens)
         case "_tokenize", "_detokenize", "_token_text":
             guard let vocabulary else { return fail(output, "tide.\(function.dropFirst()) needs the model's tokenizer: none is attached yet, or the model runs on a server") }
             switch function {

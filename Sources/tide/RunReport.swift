@@ -82,6 +82,8 @@ private struct ScriptJSON: Encodable {
         var prompt_tokens: Int
         var time_to_first_token: Double?
         var tokens_per_second: Double?
+        var rewinds: Int
+        var tokens_taken_back: Int
         var expectations: [Check]
         var plugin_errors: [String]
         var golden: Golden?
@@ -104,6 +106,7 @@ private struct ScriptJSON: Encodable {
                   tokens: reply.statistics.generatedTokens, prompt_tokens: reply.statistics.promptTokens,
                   time_to_first_token: reply.statistics.timeToFirstToken?.seconds,
                   tokens_per_second: reply.statistics.tokensPerSecond,
+                  rewinds: reply.statistics.rewinds, tokens_taken_back: reply.statistics.discardedTokens,
                   expectations: reply.expectations.map { Check(line: $0.line, expectation: $0.text, passed: $0.passed,
                                                                detail: $0.passed ? nil : $0.detail) },
                   plugin_errors: reply.hookFailures,

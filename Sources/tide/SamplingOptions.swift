@@ -30,6 +30,10 @@ struct SamplingOptions: ParsableArguments {
     @Option(help: "A string that ends the reply (repeatable); it is never shown.")
     var stop: [String] = []
 
+    @Option(name: .customLong("max-rewinds"),
+            help: "The most times plugins may take back the end of one reply; past it the reply ends (default: 32).")
+    var maxRewinds: Int?
+
     /// The parameters, validated: a bad value is a usage error that names it.
     func parameters() throws -> GenerationParameters {
         var parameters = GenerationParameters()
@@ -42,6 +46,7 @@ struct SamplingOptions: ParsableArguments {
         parameters.seed = seed
         if let maxTokens { parameters.maxTokens = maxTokens }
         parameters.stop = stop
+        if let maxRewinds { parameters.maxRewinds = maxRewinds }
         do {
             try parameters.validate()
         } catch {

@@ -37,9 +37,9 @@ final class TestHook: ChatHook, Sendable {
         journal.add("\(name).logits")
         try logitsBody(logits)
     }
-    func shouldStop(_ reply: ReplyProgress) throws -> String? {
+    func shouldStop(_ reply: ReplyProgress) throws -> StopDecision {
         journal.add("\(name).stop")
-        return try stopBody(reply)
+        return try stopBody(reply).map { .stop(reason: $0) } ?? .proceed
     }
     func onToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision {
         journal.add("\(name).token \(token.text)")

@@ -24,7 +24,8 @@ final class TimedHook: ChatHook {
 
     func onPrompt(_ prompt: inout PromptContext) throws -> PromptDecision { try timed { try hook.onPrompt(&prompt) } }
     func onLogits(_ logits: any LogitsView, reply: ReplyProgress) throws { try timed { try hook.onLogits(logits, reply: reply) } }
-    func shouldStop(_ reply: ReplyProgress) throws -> String? { try timed { try hook.shouldStop(reply) } }
+    var rewindWindow: Int { get throws { try hook.rewindWindow } }
+    func shouldStop(_ reply: ReplyProgress) throws -> StopDecision { try timed { try hook.shouldStop(reply) } }
     func onToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision { try timed { try hook.onToken(token, reply: reply) } }
     func onReply(_ reply: inout FinishedReply) throws { try timed { try hook.onReply(&reply) } }
     func attach(to backend: any ChatBackend) { hook.attach(to: backend) }

@@ -9,6 +9,10 @@ public final class ScriptedBackend: ChatBackend, @unchecked Sendable {
     public let endOfGenerationStrings: [String]
     /// Whether logits hooks can run (a remote model's backend says no).
     public var supportsLogits = true
+    /// Whether replies can be rewound (a remote model's backend says no). A rewound position
+    /// gives the same token again unless it was banned there; a banned token is skipped, and
+    /// the script goes on with the next.
+    public var supportsRewind = true
     /// The model's name in ``modelDescription``.
     public let modelName: String
     public var modelDescription: ModelDescription { ModelDescription(name: modelName, backend: "scripted", contextSize: contextSize) }
@@ -62,24 +66,38 @@ public final class ScriptedBackend: ChatBackend, @unchecked Sendable {
 
     final class Decoder: ReplyDecoder {
         let backend: ScriptedBackend
-        var remaining: ArraySlice<[UInt8]>
+        /// The reply's tokens with their ids (their places in the script, from 1).
+        var tokens: [(id: Int32, bytes: [UInt8])]
+        /// The position of the next token.
         var index = 0
         let promptTokenCount: Int
         var reusedPromptTokenCount: Int { 0 }
 
         init(backend: ScriptedBackend, tokens: [[UInt8]], promptTokens: Int) {
             self.backend = backend
-            self.remaining = tokens[...]
+            self.tokens = tokens.enumerated().map { (Int32($0.offset + 1), $0.element) }
             self.promptTokenCount = promptTokens
         }
 
         func nextToken(adjustingLogits: ((any LogitsView) throws -> Void)?) async throws -> DecodedToken {
-            if let adjustingLogits { try adjustingLogits(RecordingLogits(backend: backend)) }
+            let logits = RecordingLogits(backend: backend)
+            if let adjustingLogits { try adjustingLogits(logits) }
             if backend.tokenDelay > .zero { try? await Task.sleep(for: backend.tokenDelay) } else { await Task.yield() }
-            guard let bytes = remaining.popFirst() else { return .endOfGeneration }
+            while index < tokens.count, logits.banned.contains(tokens[index].id) { tokens.remove(at: index) }
+            guard index < tokens.count else { return .endOfGeneration }
             backend.record("sample \(index)")
             index += 1
-            return .token(id: Int32(index), bytes: bytes)
+            return .token(id: tokens[index - 1].id, bytes: tokens[index - 1].bytes)
+        }
+
+        func keepRewindPoints() throws {
+            guard backend.supportsRewind else { throw RewindUnsupported() }
+        }
+
+        func rewind(to position: Int) throws {
+            guard backend.supportsRewind, position <= index else { throw RewindUnsupported() }
+            backend.record("rewind \(position)")
+            index = position
         }
 
         func close() { backend.record("close") }
@@ -88,10 +106,15 @@ public final class ScriptedBackend: ChatBackend, @unchecked Sendable {
     /// A logits view that records what hooks do to it.
     final class RecordingLogits: LogitsView {
         let backend: ScriptedBackend
+        /// The tokens banned in this step.
+        var banned: Set<Int32> = []
         init(backend: ScriptedBackend) { self.backend = backend }
         var vocabularySize: Int { 100 }
         func top(_ k: Int) -> [TokenCandidate] { (0..<k).map { TokenCandidate(id: Int32($0), text: "t\($0)", logit: Float(-$0)) } }
         func bias(_ token: Int32, by delta: Float) { backend.record("bias \(token) \(delta)") }
-        func ban(_ token: Int32) { backend.record("ban \(token)") }
+        func ban(_ token: Int32) {
+            banned.insert(token)
+            backend.record("ban \(token)")
+        }
     }
 }

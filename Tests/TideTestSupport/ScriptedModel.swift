@@ -11,7 +11,7 @@ public struct ScriptedModel: ChatModel {
     public var defaultSystemPrompt: String { "You are a scripted assistant." }
     /// The context of each backend, in characters (one token each).
     public let contextSize: Int
-    /// Whether its backends run logits hooks.
+    /// Whether its backends run logits hooks and take back tokens (false: like a remote model).
     public let supportsLogits: Bool
     /// A pause before each token.
     public let tokenDelay: Duration
@@ -43,6 +43,7 @@ public struct ScriptedModel: ChatModel {
     public func makeBackend(_ setup: ModelSetup) throws -> any ChatBackend {
         let backend = ScriptedBackend(contextSize: setup.contextSize ?? contextSize, modelName: name, reply: reply)
         backend.supportsLogits = supportsLogits
+        backend.supportsRewind = supportsLogits
         backend.tokenDelay = tokenDelay
         return backend
     }
