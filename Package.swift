@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "TideCoreTests", dependencies: ["TideCore", "TideTestSupport"]),
         .testTarget(name: "TideFilesTests", dependencies: ["TideFiles"]),
         .testTarget(name: "TideOpenAITests", dependencies: ["TideOpenAI", "TideCore"]),
-        .testTarget(name: "TideLuaTests", dependencies: ["TideCore", "TideLua", "TideLlama", "TideModels", "CLua"]),
+        .testTarget(name: "TideLuaTests", dependencies: ["TideCore", "TideLua", "TideLlama", "TideModels", "TideTestSupport", "CLua"]),
         .testTarget(name: "TideLlamaTests", dependencies: ["TideCore", "TideLlama", "TideModels", "TideTestSupport"]),
         .testTarget(name: "TideRegexTests", dependencies: ["TideRegex", "TideTestSupport"]),
         .testTarget(name: "TideScriptTests", dependencies: ["TideScript", "TideTestSupport"]),

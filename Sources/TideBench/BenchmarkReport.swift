@@ -11,6 +11,7 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
     var cacheReuse: CacheReuseBenchmark.Result?
     var chatTurns: ChatTurnsBenchmark.Result?
     var parallelReplay: ParallelReplayBenchmark.Result?
+    var rewind: RewindBenchmark.Result?
     var process: ProcessBenchmark.Result?
 
     /// Whether every measured figure is within its budget.
@@ -32,6 +33,15 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
         for hook in logitsHook {
             lines.append(("one on_logits call with view:top(40) on \(hook.model) (\(hook.vocabularySize) tokens): "
                 + "\(fixed(hook.microsecondsPerCall)) µs, \(fixed(hook.shareOfTokenTime * 100)) % of the time per token", true))
+        }
+        if let rewind {
+            lines.append(("ban-phrases on a reply without the phrases (\(rewind.quietRewinds) rewinds): built-in list → paired ratio "
+                + "\(fixed(rewind.slopListRatio, 3)) (budget ≥ 0.95), 1,000 phrases → \(fixed(rewind.thousandPhrasesRatio, 3)) "
+                + "(budget ≥ 0.90); no plugin \(fixed(rewind.plainTokensPerSecond)) tok/s",
+                          rewind.quietRewinds == 0 && rewind.slopListRatio >= 0.95 && rewind.thousandPhrasesRatio >= 0.90))
+            lines.append(("a ban that fires: \(rewind.rewinds) rewinds taking back \(rewind.discardedTokens) tokens, "
+                + "\(fixed(rewind.rewindsPerSecond)) rewinds/s; each costs \(fixed(rewind.millisecondsPerRewind, 2)) ms beyond "
+                + "decoding the tokens again (budget ≤ 2 ms)", rewind.rewinds > 0 && rewind.millisecondsPerRewind <= 2))
         }
         if let cacheReuse {
             lines.append(("follow-up time to first token: \(milliseconds(cacheReuse.reusedSeconds)) with "

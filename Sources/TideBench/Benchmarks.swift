@@ -25,6 +25,9 @@ public struct Benchmarks: Sendable {
     public var logitsHook: (any ChatHook)?
     /// Models besides ``model`` to measure the logits hook on (Gemma 3's 262k vocabulary).
     public var logitsModels: [LlamaModel] = []
+    /// `ban-phrases` with its built-in list, with 1,000 phrases, and with a phrase that occurs
+    /// (`phrases=the`), for the rewind figures (none: skipped).
+    public var phraseBans: (slopList: any ChatHook, thousandPhrases: any ChatHook, firing: any ChatHook)?
 
     /// Benchmarks on `model`, spawning `executable` for the process figures.
     public init(model: LlamaModel, executable: String, threads: Int? = nil) {
@@ -43,6 +46,13 @@ public struct Benchmarks: Sendable {
             log("one on_logits call with view:top(40), \(decodeTokens / 4) tokens × \(rounds) rounds per model")
             report.logitsHook = try await LogitsHookBenchmark(models: [model] + logitsModels, hook: logitsHook,
                                                               tokens: decodeTokens / 4, rounds: rounds, threads: threads).run()
+        }
+        if let bans = phraseBans {
+            log("ban-phrases: built-in list and 1,000 phrases on a reply without them, and a ban that fires, "
+                + "\(decodeTokens / 2) tokens × \(rounds) rounds")
+            report.rewind = try await RewindBenchmark(model: model, tokens: decodeTokens / 2, rounds: rounds, threads: threads,
+                                                      slopList: bans.slopList, thousandPhrases: bans.thousandPhrases,
+                                                      firingBan: bans.firing).run()
         }
         let replayRounds = min(rounds, 3)
         log("eight 3-turn scripts, one after another vs --parallel 8, \(replayRounds) alternating rounds")

@@ -100,8 +100,10 @@ struct ReplyLoop {
                 firstToken = clock.now
                 statistics.timeToFirstToken = clock.now - start
             }
-            ledger.record(RewindLedger.Entry(index: generated, id: id, textStart: rawText.utf8.count + matcher.heldText.utf8.count,
-                                             rawLength: rawText.utf8.count, assembler: assembler, matcher: matcher))
+            if ledger.window > 0 {
+                ledger.record(RewindLedger.Entry(index: generated, id: id, textStart: rawText.utf8.count + matcher.heldText.utf8.count,
+                                                 rawLength: rawText.utf8.count, assembler: assembler, matcher: matcher))
+            }
             generated += 1
             statistics.generatedTokens = generated
             lastID = id
@@ -149,7 +151,7 @@ struct ReplyLoop {
             ledger.queue(pending)
             let ending = hookStop != nil || generated >= parameters.maxTokens
             let tokenStop = try release(&ledger, progress: progress, everything: ending)
-            try decoder.forgetRewindPoints(before: ledger.firstRewindable ?? generated)
+            if ledger.window > 0 { try decoder.forgetRewindPoints(before: ledger.firstRewindable ?? generated) }
             if let reason = hookStop ?? tokenStop { return reason }
             if generated >= parameters.maxTokens { return .maxTokens }
         }

@@ -38,9 +38,8 @@ struct RewindLedger {
         self.window = window
     }
 
-    /// Records the state before token `index`.
+    /// Records the state before a token (only when a hook may rewind).
     mutating func record(_ entry: Entry) {
-        guard window > 0 else { return }
         entries.append(entry)
     }
 

@@ -38,10 +38,21 @@ struct BenchCommand: AsyncParsableCommand {
         benchmarks.plugins = try Self.benchmarkPlugins.map { try LuaPlugin(spec: PluginSpec(parsing: $0)) }
         benchmarks.logitsHook = try LuaPlugin(source: Self.topFortyPlugin, path: "top-40.lua")
         if let large = try await loadLargeVocabularyModel() { benchmarks.logitsModels = [large] }
+        benchmarks.phraseBans = (try LuaPlugin(spec: PluginSpec(parsing: "ban-phrases slop=true")),
+                                 try LuaPlugin(spec: PluginSpec(parsing: "ban-phrases phrases=\"\(Self.thousandPhrases)\"")),
+                                 try LuaPlugin(spec: PluginSpec(parsing: "ban-phrases phrases=the")))
         let report = try await benchmarks.run { Terminal.warn("… \($0)") }
         print(report)
         if !report.withinBudgets { throw ExitCode(1) }
     }
+
+    /// 1,000 two-word phrases of made-up words, comma-separated: a list as long as a large
+    /// anti-slop list, none of which a reply holds.
+    static let thousandPhrases: String = {
+        let syllables = ["ka", "zu", "mo", "ri", "te", "vo", "pli", "gra", "shu", "nek"]
+        let word = { (n: Int) in (0..<3).map { syllables[(n / [1, 10, 100][$0]) % 10] }.joined() }
+        return (0..<1000).map { word($0) + " " + word(999 - $0) }.joined(separator: ",")
+    }()
 
     /// One pre-prompt hook (setting the same system prompt, so the text decoded is the same), one
     /// stop rule that never fires, and one per-token filter, from the shipped plugins.

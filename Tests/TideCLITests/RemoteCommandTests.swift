@@ -16,10 +16,16 @@ extension CommandLineTests {
             #expect(result.stdout.contains("Paris"))
             #expect(result.stderr.contains("stop: eos"))
 
-            let banned = try TideProcess.run(["generate", "--remote", server.url.absoluteString, "--plugin", "ban-words words=Paris",
+            let preferring = try TideProcess.run(["generate", "--remote", server.url.absoluteString, "--plugin", "prefer-words words=Paris",
+                                                  "What is the capital of France?"])
+            #expect(preferring.status == 1)
+            #expect(preferring.stderr.contains("plugin prefer-words defines on_logits, which needs the model's scores, but smollm2 samples on its server"))
+            #expect(preferring.stdout.isEmpty)
+            let banned = try TideProcess.run(["generate", "--remote", server.url.absoluteString, "--plugin", "ban-phrases phrases=Paris",
                                               "What is the capital of France?"])
             #expect(banned.status == 1)
-            #expect(banned.stderr.contains("plugin ban-words defines on_logits, which needs the model's scores, but smollm2 samples on its server"))
+            #expect(banned.stderr.contains("plugin ban-phrases takes back text (it declares a rewind window), which needs the model's cache, "
+                                           + "but smollm2 generates on its server"), "\(banned.stderr)")
             #expect(banned.stdout.isEmpty)
 
             let wrongModel = try TideProcess.run(["generate", "--remote", server.url.absoluteString + "/v1", "--model", "nope",
@@ -54,10 +60,10 @@ extension CommandLineTests {
                 #expect(script.contains("assistant: \(reply)\n@generated"), "regenerated as recorded: \(reply)")
             }
 
-            let refused = try TideProcess.run(["chat", "--remote", server.url.absoluteString, "--plugin", "ban-words words=x"],
+            let refused = try TideProcess.run(["chat", "--remote", server.url.absoluteString, "--plugin", "prefer-words words=x"],
                                               stdin: "Hi\n")
             #expect(refused.status == 1)
-            #expect(refused.stderr.contains("plugin ban-words defines on_logits"))
+            #expect(refused.stderr.contains("plugin prefer-words defines on_logits"))
         }
 
         @Test func aRemoteEntryOfTheUserRegistry() async throws {
@@ -107,11 +113,11 @@ extension CommandLineTests {
 
             try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
             let banning = scratch.appendingPathComponent("banning.tide")
-            try "@plugin ban-words words=x\nuser: Hi\n".write(to: banning, atomically: true, encoding: .utf8)
+            try "@plugin ban-phrases phrases=x\nuser: Hi\n".write(to: banning, atomically: true, encoding: .utf8)
             let chat = try TideProcess.run(["chat", "--remote", server.url.absoluteString],
                                            stdin: "malformed\nHi\n/open \(banning.path)\n/show\n")
             #expect(chat.status == 0, "\(chat.stderr)")
-            #expect(chat.stderr.contains("plugin ban-words defines on_logits"), "/open refuses it: \(chat.stderr)")
+            #expect(chat.stderr.contains("plugin ban-phrases takes back text"), "/open refuses it: \(chat.stderr)")
             #expect(chat.stdout.contains("plugins: none"))
             #expect(chat.stderr.contains("\(server.completions) sent a stream Tide cannot read: not a chat-completion chunk"))
             #expect(chat.stdout.contains("Hello there."), "the next turn is answered")

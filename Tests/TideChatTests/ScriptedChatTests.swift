@@ -73,6 +73,27 @@ import TideTestSupport
         }
     }
 
+    /// `/stats` counts the rewinds of the last reply and the tokens they took back.
+    @Test func statsReportRewinds() async throws {
+        let folder = try ScratchPlugins.folder(["unsay": """
+            -- Takes back " said" wherever it appears.
+            return {
+              rewind_window = 16,
+              should_stop = function(reply)
+                local at = reply.text:find(" said", 1, true)
+                if at then tide.rewind(at) end
+              end,
+            }
+            """])
+        let chat = try ChatController(configuration: ChatConfiguration(plugins: ["unsay"], locator: PluginLocator(directories: [folder])),
+                                      models: models, output: recorder.record)
+        _ = await chat.handle("hello")
+        #expect(chat.history.last?.content == "You hello", "the scripted model skips the banned token")
+        _ = recorder.take()
+        _ = await chat.handle("/stats")
+        #expect(Recorder.notices(in: recorder.take()).contains("rewinds: 1 (1 token taken back)"))
+    }
+
     /// The chat names the settings that get past an error as its front end says them.
     @Test func problemsNameTheirRemediesAsConfigured() async throws {
         let chat = try ChatController(configuration: ChatConfiguration(remedyName: { "set \($0)" }),

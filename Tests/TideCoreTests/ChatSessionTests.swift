@@ -38,8 +38,8 @@ import TideTestSupport
         let backend = ScriptedBackend(["x"])
         backend.supportsLogits = false
         let session = ChatSession(backend: backend, hooks: [TestHook("filter", [.token], journal: Journal()),
-                                                            TestHook("ban-words", [.logits], journal: Journal())])
-        await #expect(throws: UnsupportedHookError(hook: "ban-words", model: "scripted", needs: .logits)) {
+                                                            TestHook("prefer-words", [.logits], journal: Journal())])
+        await #expect(throws: UnsupportedHookError(hook: "prefer-words", model: "scripted", needs: .logits)) {
             _ = try await session.reply(to: "go").collect()
         }
         #expect(backend.events.isEmpty, "nothing reached the model")

@@ -63,7 +63,13 @@ extension RealModelTests {
             #expect(throws: LlamaError.noFreeSequence(capacity: 2)) { try engine.makeBackend() }
             _ = try await ChatSession(backend: first!, parameters: greedy(4)).reply(to: "Hi").collect()
             first = nil
-            let third = try engine.makeBackend()
+            // The reply's task lets go of the backend just after its last event: wait for it (bounded).
+            var freed: LlamaSequenceBackend?
+            for _ in 0..<500 where freed == nil {
+                freed = try? engine.makeBackend()
+                if freed == nil { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            let third = try #require(freed, "the released sequence came back")
             // The released sequence starts empty for its new owner.
             let reply = try await ChatSession(backend: third, parameters: greedy(4)).reply(to: "Hi").collect()
             #expect(reply.summary?.statistics.reusedPromptTokens == 0)

@@ -56,20 +56,51 @@ import TideLua
         #expect(result.text.split(whereSeparator: \.isWhitespace).count == 8)
     }
 
-    @Test func banWords() async throws {
+    /// A banned phrase is taken back as it forms and the model chooses again: the reply never
+    /// shows it, not even in part, and every rewind is counted.
+    @Test func banPhrases() async throws {
         let free = try await reply([], to: "What is the capital of France?", maxTokens: 40)
         #expect(free.text.contains("Paris"))
-        for words in ["Paris", "paris,London", "Par"] {
-            let banned = try await reply(["ban-words words=\(words)"], to: "What is the capital of France?", maxTokens: 40)
+        for phrases in ["Paris", "paris,London", "Par"] {
+            let banned = try await reply(["ban-phrases phrases=\(phrases)"], to: "What is the capital of France?", maxTokens: 40)
             #expect(banned.failures.isEmpty)
-            #expect(!banned.text.lowercased().contains("par"), "\(words): \(banned.text)")
+            #expect(!banned.texts.joined().lowercased().contains("par"), "\(phrases): \(banned.text)")
+            #expect(banned.text.hasPrefix("The capital of France is "), "the text before the phrase stays: \(banned.text)")
+            #expect(banned.summary?.statistics.rewinds ?? 0 >= 1)
         }
-        // A word the model spells over several tokens is caught at the token that completes it.
-        let spelled = try await reply([], to: "Spell the word cat with dashes between the letters, like c-a-t. Now do it for dog.", maxTokens: 30)
-        let dashed = try await reply(["ban-words words=dog"], to: "Spell the word cat with dashes between the letters, like c-a-t. Now do it for dog.", maxTokens: 30)
-        #expect(!dashed.text.lowercased().contains("dog"), "\(spelled.text) / \(dashed.text)")
-        let missing = try await reply(["ban-words"], to: "Hi", maxTokens: 4)
-        #expect(missing.failures.first?.message.contains("set the words option") == true)
+        // A word the model spells over several tokens is taken back from its first token.
+        let question = "Spell the word cat with dashes between the letters, like c-a-t. Now do it for dog."
+        let dashed = try await reply(["ban-phrases phrases=dog"], to: question, maxTokens: 30)
+        #expect(!dashed.texts.joined().lowercased().contains("dog"), "\(dashed.text)")
+        let missing = try await reply(["ban-phrases"], to: "Hi", maxTokens: 4)
+        #expect(missing.failures.first?.message.contains("nothing to ban") == true)
+    }
+
+    /// The built-in list: a reply that would use its phrases does not, and one that would not is
+    /// the same reply as without the plugin.
+    @Test func banPhrasesSlopList() async throws {
+        let prompt = "Write two sentences about a bustling city, using the words tapestry and vibrant."
+        let free = try await reply([], to: prompt, maxTokens: 60)
+        let filtered = try await reply(["ban-phrases slop=true"], to: prompt, maxTokens: 60)
+        let text = filtered.texts.joined().lowercased()
+        for phrase in ["tapestry", "bustling city", "a testament to", "delve into"] { #expect(!text.contains(phrase), "\(filtered.text)") }
+        #expect(free.text.lowercased().contains("tapestry") || free.text.lowercased().contains("bustling"), "the prompt draws slop: \(free.text)")
+        let plain = try await reply([], to: "What is 2 + 2?", maxTokens: 20)
+        let unchanged = try await reply(["ban-phrases slop=true"], to: "What is 2 + 2?", maxTokens: 20)
+        #expect(unchanged.text == plain.text)
+        #expect(unchanged.summary?.statistics.rewinds == 0)
+    }
+
+    @Test func banRegex() async throws {
+        let question = "In which year did the Berlin Wall fall?"
+        let free = try await reply([], to: question, maxTokens: 40)
+        #expect(free.text.contains("1989"))
+        let banned = try await reply(["ban-regex patterns=%d"], to: question, maxTokens: 40)
+        #expect(banned.failures.isEmpty)
+        let shown = banned.texts.joined()
+        #expect(shown.allSatisfy { !$0.isNumber }, "\(shown)")
+        let bad = try await reply(["ban-regex patterns=[a"], to: question, maxTokens: 4)
+        #expect(bad.failures.first?.message.contains("is not a Lua pattern") == true, "\(bad.failures)")
     }
 
     @Test func preferWords() async throws {

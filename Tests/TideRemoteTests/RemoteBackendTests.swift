@@ -66,8 +66,8 @@ import TideTestSupport
 
     @Test func aLogitsPluginIsRefusedByName() async throws {
         let server = try await LlamaCppPythonServer()
-        let chat = session(server, hooks: [try plugin("ban-words words=Paris")])
-        await #expect(throws: UnsupportedHookError(hook: "ban-words", model: "smollm2", needs: .logits)) {
+        let chat = session(server, hooks: [try plugin("prefer-words words=Paris")])
+        await #expect(throws: UnsupportedHookError(hook: "prefer-words", model: "smollm2", needs: .logits)) {
             _ = try await chat.reply(to: "What is the capital of France?").collect()
         }
     }

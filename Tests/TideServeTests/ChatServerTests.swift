@@ -31,6 +31,21 @@ import TideTestSupport
         try #require(try JSONSerialization.jsonObject(with: Data(String(buffer: response.body).utf8)) as? [String: Any])
     }
 
+    /// The chunks of a streamed reply, checked to end with `[DONE]`.
+    static func chunks(_ response: TestResponse) throws -> [[String: Any]] {
+        let events = String(buffer: response.body).components(separatedBy: "\n\n").filter { !$0.isEmpty }
+        #expect(events.last == "data: [DONE]")
+        return try events.dropLast().map { event in
+            try #require(try JSONSerialization.jsonObject(with: Data(event.dropFirst("data: ".count).utf8)) as? [String: Any])
+        }
+    }
+
+    /// The text of a streamed reply: its deltas, joined.
+    static func streamedText(_ response: TestResponse) throws -> String {
+        try chunks(response).compactMap { (($0["choices"] as? [[String: Any]])?.first?["delta"] as? [String: Any])?["content"] as? String }
+            .joined()
+    }
+
     static func errorMessage(_ response: TestResponse) throws -> String {
         try #require((try json(response)["error"] as? [String: Any])?["message"] as? String)
     }
@@ -55,13 +70,8 @@ import TideTestSupport
                                                     body: Self.request("one two", stream: true))
             #expect(response.status == .ok)
             #expect(response.headers[.contentType] == "text/event-stream")
-            let events = String(buffer: response.body).components(separatedBy: "\n\n").filter { !$0.isEmpty }
-            #expect(events.last == "data: [DONE]")
-            let chunks = try events.dropLast().map { event in
-                try #require(try JSONSerialization.jsonObject(with: Data(event.dropFirst("data: ".count).utf8)) as? [String: Any])
-            }
-            let deltas = chunks.compactMap { (($0["choices"] as? [[String: Any]])?.first?["delta"] as? [String: Any])?["content"] as? String }
-            #expect(deltas.joined() == "You said: one two")
+            let chunks = try Self.chunks(response)
+            #expect(try Self.streamedText(response) == "You said: one two")
             #expect(chunks.compactMap { ($0["choices"] as? [[String: Any]])?.first?["finish_reason"] as? String } == ["stop"])
         }
     }
@@ -82,6 +92,30 @@ import TideTestSupport
                 let choice = try #require((try Self.json(response)["choices"] as? [[String: Any]])?.first)
                 #expect((choice["message"] as? [String: Any])?["content"] as? String == "YOU1 SAID:2 HI3")
             }
+        }
+    }
+
+    /// A plugin that takes text back works per request, and nothing it took back is streamed.
+    @Test func textTakenBackNeverReachesTheStream() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tide-serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try """
+            return {
+              rewind_window = 16,
+              should_stop = function(reply)
+                local at = reply.text:find(" secret", 1, true)
+                if at then tide.rewind(at) end
+              end,
+            }
+            """.write(to: folder.appendingPathComponent("unsay.lua"), atomically: true, encoding: .utf8)
+        let source = try PluginSource(spec: PluginSpec(parsing: "unsay"), locator: PluginLocator(directories: [folder]))
+        try await withServer(configure: { $0.plugins = [source] }) { client in
+            let response = try await client.execute(uri: "/v1/chat/completions", method: .post,
+                                                    body: Self.request("the secret plan", stream: true))
+            let body = String(buffer: response.body)
+            #expect(!body.contains("secret"), "\(body)")
+            #expect(try Self.streamedText(response) == "You said: the plan")
         }
     }
 
