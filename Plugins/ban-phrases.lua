@@ -121,7 +121,8 @@ end
 local function find(tail, before, state)
   for start in tail:gmatch("()%w") do
     local previous = start > 1 and tail:sub(start - 1, start - 1) or before
-    if not previous:match("%w") then
+    -- A letter or digit, or a byte of a UTF-8 character, before it: not a word start.
+    if not previous:match("[%w\128-\255]") then
       -- Phrases of two bytes or more are under their first two; one-byte phrases under one.
       for _, key in ipairs({ tail:sub(start, start + 1), tail:sub(start, start) }) do
         for _, phrase in ipairs(state.index[key] or {}) do

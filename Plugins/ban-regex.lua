@@ -5,7 +5,8 @@
 -- (tide.rewind) and bans that token there, so the model writes something else; nothing taken
 -- back is shown. Patterns are Lua patterns (the sandbox's matcher: %d, %a, [...], -, *, ...,
 -- no alternation), separated by `separator`; with ignore_case the text is lowered first, so
--- write the patterns in lower case. A match must fit in the window. Empty matches are ignored.
+-- write the patterns in lower case. A match must fit in the window (at most 1024 bytes); %f
+-- frontiers see the byte before it, but ^ anchors at its start. Empty matches are ignored.
 -- Needs a local model (a server cannot take tokens back).
 --
 -- Options:  patterns = ""       Lua patterns, separated by `separator`
@@ -49,12 +50,14 @@ end
 
 function plugin.should_stop(reply)
   local text = reply.text
+  -- The window, and the byte before it, so that %f[...] frontiers see the real text there.
   local from = math.max(1, #text - tide.options.window + 1)
-  local tail = text:sub(from)
+  local context = from > 1 and 1 or 0
+  local tail = text:sub(from - context)
   if tide.options.ignore_case then tail = tail:lower() end
   local first
   for _, pattern in ipairs(patterns()) do
-    local at = 1
+    local at = 1 + context
     while at <= #tail do
       local start, stop = tail:find(pattern, at)
       if not start then break end
@@ -65,7 +68,7 @@ function plugin.should_stop(reply)
       at = start + 1
     end
   end
-  if first then tide.rewind(from + first - 1) end
+  if first then tide.rewind(from - context + first - 1) end
 end
 
 return plugin

@@ -111,30 +111,42 @@ struct ReplyLoop {
             rawText += match.released
             let progress = ReplyProgress(text: rawText + matcher.heldText, tokenCount: generated, elapsed: clock.now - start)
             let piece = RewindLedger.Piece(index: generated - 1, id: id, text: match.released, rawEnd: rawText.utf8.count)
-            if let stop = match.stop {
+            // Without rewinding hooks, a stop string ends the reply before stop hooks are asked; with
+            // them, the text before the stop string may complete what a hook takes back.
+            let outcome: StopOutcome = match.stop != nil && ledger.window == 0 ? .proceed : try runStopHooks(progress)
+            if let stop = match.stop, !outcome.isRewind {
                 ledger.queue(piece)
                 try release(&ledger, progress: progress, everything: true)
                 return backend.endOfGenerationStrings.contains(stop) ? .endOfGeneration : .stopString(stop)
             }
             var hookStop: StopReason?
-            switch try runStopHooks(progress) {
+            switch outcome {
             case .rewind(let hook, let rewind):
                 guard let entry = try checkedRewind(rewind, by: hook, window: windows[ObjectIdentifier(hook)] ?? 0, ledger: ledger,
                                                     progress: progress) else { break }
-                try decoder.rewind(to: entry.index)
+                // A rewind the decoder cannot make (a point out of its reach) is the hook's failure.
+                guard try hooks.call(hook, at: .stop, { try decoder.rewind(to: entry.index) }) != nil else {
+                    reportFailures()
+                    break
+                }
                 statistics.rewinds += 1
                 statistics.discardedTokens += generated - entry.index
                 generated = entry.index
                 statistics.generatedTokens = generated
                 (assembler, matcher) = (entry.assembler, entry.matcher)
                 rawText = String(decoding: rawText.utf8.prefix(entry.rawLength), as: UTF8.self)
+                lastID = nil
                 var banned = Set(rewind.bannedTokens)
                 if rewind.banFirstToken, let first = entry.id { banned.insert(first) }
                 ledger.rewind(to: entry, banning: banned)
                 if statistics.rewinds > parameters.maxRewinds {
                     _ = try hooks.call(hook, at: .stop) { throw RewindMisuse.tooMany(parameters.maxRewinds) }
                     reportFailures()
-                    try release(&ledger, progress: progress, everything: true)
+                    let tail = matcher.flush() + assembler.finish()
+                    rawText += tail
+                    ledger.queue(RewindLedger.Piece(index: max(0, generated - 1), id: nil, text: tail, rawEnd: rawText.utf8.count))
+                    try release(&ledger, progress: ReplyProgress(text: rawText, tokenCount: generated, elapsed: clock.now - start),
+                                everything: true)
                     return .rewindLimit
                 }
                 continue
@@ -184,7 +196,7 @@ struct ReplyLoop {
         let length = progress.text.utf8.count
         let misuse: RewindMisuse? =
             if rewind.offset < 0 { .beforeTheStart }
-            else if rewind.offset > length { .afterTheEnd(offset: rewind.offset, length: length) }
+            else if rewind.offset >= length { .afterTheEnd(offset: rewind.offset, length: length) }
             else if length - rewind.offset > window { .pastTheWindow(bytes: length - rewind.offset, window: window) }
             else { nil }
         if let misuse {
@@ -205,7 +217,11 @@ struct ReplyLoop {
     @discardableResult
     private mutating func release(_ ledger: inout RewindLedger, progress: ReplyProgress, everything: Bool = false) throws -> StopReason? {
         for piece in ledger.release(length: progress.text.utf8.count, everything: everything) {
-            if let stop = try show(piece.text, token: TokenInfo(id: piece.id, text: piece.text, index: piece.index), progress: progress) {
+            // Text a rewind may still take back is not part of what per-token hooks see.
+            let shown = ledger.window == 0 ? progress
+                : ReplyProgress(text: String(decoding: rawText.utf8.prefix(piece.rawEnd), as: UTF8.self), tokenCount: piece.index + 1,
+                                elapsed: progress.elapsed)
+            if let stop = try show(piece.text, token: TokenInfo(id: piece.id, text: piece.text, index: piece.index), progress: shown) {
                 if ledger.window > 0 { rawText = String(decoding: rawText.utf8.prefix(piece.rawEnd), as: UTF8.self) }
                 _ = ledger.release(length: 0, everything: true)
                 return stop
@@ -234,6 +250,10 @@ struct ReplyLoop {
         case proceed
         case stop(StopReason)
         case rewind(any ChatHook, Rewind)
+
+        var isRewind: Bool {
+            if case .rewind = self { true } else { false }
+        }
     }
 
     /// Asks the stop-condition hooks in order; the first to stop or rewind wins.

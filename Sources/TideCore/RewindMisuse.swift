@@ -18,7 +18,8 @@ enum RewindMisuse: Error, CustomStringConvertible {
         case .afterTheEnd(let offset, let length): "tried to rewind to byte \(offset + 1) of a reply of \(length) bytes"
         case .pastTheWindow(let bytes, let window):
             "tried to take back \(bytes) bytes, more than its rewind window of \(window); declare a larger window"
-        case .alreadyShown: "tried to take back text that was already shown"
+        case .alreadyShown:
+            "tried to take back text that was already shown (rewinds in a row walked back past the text held back)"
         case .tooMany(let limit):
             "asked for more than \(limit) rewinds in one reply, so the reply ends here (the max-rewinds parameter sets the limit)"
         }

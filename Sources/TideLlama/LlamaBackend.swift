@@ -21,7 +21,8 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     public let endOfGenerationStrings: [String]
     public let contextSize: Int
     public var supportsLogits: Bool { true }
-    public var supportsRewind: Bool { true }
+    /// Not for recurrent or hybrid models, whose caches cannot drop their last tokens.
+    public var supportsRewind: Bool { model.canDropCachedTokens }
     public var vocabulary: (any Vocabulary)? { model }
     public var modelDescription: ModelDescription {
         ModelDescription(name: model.facts.name, backend: "llama.cpp", architecture: model.facts.architecture,

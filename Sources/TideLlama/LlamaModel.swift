@@ -106,6 +106,10 @@ public final class LlamaModel: @unchecked Sendable {
     /// Whether a token ends generation (EOS, EOT and the like).
     public func isEndOfGeneration(_ token: Int32) -> Bool { llama_vocab_is_eog(vocab, token) }
 
+    /// Whether a context's cache can drop its last tokens (to take back part of a reply): not
+    /// for recurrent or hybrid models, whose state cannot be cut at a position.
+    public var canDropCachedTokens: Bool { !llama_model_is_recurrent(pointer) && !llama_model_is_hybrid(pointer) }
+
     /// Bytes the KV cache takes for `contextSize` tokens (f16 keys and values in every layer).
     public func kvCacheBytes(contextSize: Int) -> Int64 {
         let heads = max(1, Int64(llama_model_n_head(pointer)))

@@ -33,7 +33,8 @@ final class LlamaReplyDecoder: ReplyDecoder {
     func keepRewindPoints() throws { sampler.keepRewindPoints() }
 
     func rewind(to position: Int) throws {
-        guard sampler.rewind(to: position), backend.truncate(to: promptTokenCount + position) else {
+        // The cache first: the sampler goes back only once its tokens are gone.
+        guard sampler.canRewind(to: position), backend.truncate(to: promptTokenCount + position), sampler.rewind(to: position) else {
             throw LlamaError.rewindFailed(position: position)
         }
         pending = nil

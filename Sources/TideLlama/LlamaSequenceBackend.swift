@@ -15,7 +15,8 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
     public let endOfGenerationStrings: [String]
     public let contextSize: Int
     public var supportsLogits: Bool { true }
-    public var supportsRewind: Bool { true }
+    /// Not for recurrent or hybrid models, whose caches cannot drop their last tokens.
+    public var supportsRewind: Bool { engine.model.canDropCachedTokens }
     public var vocabulary: (any Vocabulary)? { engine.model }
     /// Replies run on the engine's thread, between its decoding steps.
     public var taskExecutor: (any TaskExecutor)? { engine }

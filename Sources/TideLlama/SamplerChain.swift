@@ -15,6 +15,9 @@ final class SamplerChain {
     private var keepsPoints = false
     /// The point to sample again at the next step, after a rewind.
     private var resampling: RewindPoint?
+    /// The most positions kept: a rewind reaches at most this many tokens back (each point holds
+    /// a copy of the vocabulary's scores).
+    static let maximumRewindPoints = 256
     /// Plain greedy decoding (no penalties), which needs only the best logit: llama.cpp's
     /// sampler would first copy the whole vocabulary into a candidate array.
     private let argmaxOnly: Bool
@@ -73,14 +76,17 @@ final class SamplerChain {
     /// false when no point is kept for it.
     func rewind(to position: Int) -> Bool {
         let offset = position - firstPoint
-        guard keepsPoints, offset >= 0, offset < points.count, let clone = llama_sampler_clone(points[offset].sampler) else {
-            return false
-        }
+        guard canRewind(to: position), let clone = llama_sampler_clone(points[offset].sampler) else { return false }
         llama_sampler_free(chain)
         chain = clone
         points.removeSubrange((offset + 1)...)
         resampling = points[offset]
         return true
+    }
+
+    /// Whether a point is kept for `position`.
+    func canRewind(to position: Int) -> Bool {
+        keepsPoints && position >= firstPoint && position - firstPoint < points.count
     }
 
     /// Forgets the rewind points of the positions before `position`.
@@ -111,8 +117,14 @@ final class SamplerChain {
               adjustingLogits: ((any LogitsView) throws -> Void)?) throws -> DecodedToken
     {
         if isResampling { return try resample(model: model, adjustingLogits: adjustingLogits) }
-        if keepsPoints, let logits = llama_get_logits_ith(context, index), let clone = llama_sampler_clone(chain) {
-            points.append(RewindPoint(logits: Array(UnsafeBufferPointer(start: logits, count: vocabularySize)), sampler: clone))
+        if keepsPoints {
+            // Points stay aligned with positions: one that cannot be kept ends what rewinds can reach.
+            if let logits = llama_get_logits_ith(context, index), let clone = llama_sampler_clone(chain) {
+                points.append(RewindPoint(logits: Array(UnsafeBufferPointer(start: logits, count: vocabularySize)), sampler: clone))
+                if points.count > Self.maximumRewindPoints { forgetRewindPoints(before: firstPoint + 1) }
+            } else {
+                forgetRewindPoints(before: firstPoint + points.count + 1)
+            }
         }
         if let adjustingLogits, let logits = llama_get_logits_ith(context, index) {
             let view = LlamaLogitsView(logits: logits, model: model)

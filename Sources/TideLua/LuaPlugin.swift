@@ -34,8 +34,9 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
     /// `rewind_window`: a number of bytes, or the registry reference of a function returning one.
     private let declaredWindow: (bytes: Int, function: Int32?)
 
-    /// The largest `rewind_window` a plugin may declare, in bytes.
-    public static let maximumRewindWindow = 1 << 20
+    /// The largest `rewind_window` a plugin may declare, in bytes (Tide holds back twice the
+    /// largest window of a session's plugins while a reply streams).
+    public static let maximumRewindWindow = 1024
 
     /// Names a plugin table may define besides the hooks.
     static let metadataFields: Set<String> = ["name", "version", "description", "options", "rewind_window"]

@@ -35,8 +35,11 @@ import TideTestSupport
         let name = "witness"
         let points: Set<HookPoint> = [.token]
         let seen = Mutex<[String]>([])
+        /// The reply text it was given with each piece.
+        let replies = Mutex<[String]>([])
         func onToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision {
             seen.withLock { $0.append(token.text) }
+            replies.withLock { $0.append(reply.text) }
             return .pass
         }
     }
@@ -48,6 +51,7 @@ import TideTestSupport
         let reply = try await session.reply(to: "Hi").collect()
         #expect(reply.texts.joined() == "The word is gone.")
         #expect(!witness.seen.withLock { $0 }.joined().contains("bad"), "per-token hooks never saw the phrase")
+        #expect(!witness.replies.withLock { $0 }.contains { $0.contains("bad") }, "nor in the reply text they are given")
         #expect(reply.summary?.statistics.rewinds == 1)
         #expect(reply.summary?.statistics.discardedTokens == 1)
         #expect(reply.summary?.statistics.generatedTokens == 5)
@@ -70,6 +74,7 @@ import TideTestSupport
             (PhraseBan("bad", window: 16, offset: { _, length in length - 17 }), "more than its rewind window of 16"),
             (PhraseBan("bad", offset: { _, _ in -1 }), "past the start of the reply"),
             (PhraseBan("bad", offset: { _, length in length + 5 }), "tried to rewind to byte"),
+            (PhraseBan("bad", offset: { _, length in length }), "tried to rewind to byte"),
         ] {
             let backend = ScriptedBackend(["Once", " upon", " a", " time", " a", " bad", " wolf", "."])
             let session = ChatSession(backend: backend, hooks: [hook])
@@ -93,6 +98,17 @@ import TideTestSupport
         #expect(reply.texts.joined() == "It is", "what was taken back last is not shown")
         #expect(reply.summary?.statistics.rewinds == 4)
         #expect(reply.failures.first?.message.contains("more than 3 rewinds in one reply") == true, "\(reply.failures)")
+    }
+
+    @Test func aPhraseCompletedWithAStopStringIsStillTakenBack() async throws {
+        let backend = ScriptedBackend(["Say", " bad!\n", " more", "\n"])
+        var parameters = GenerationParameters()
+        parameters.stop = ["\n"]
+        let session = ChatSession(backend: backend, parameters: parameters, hooks: [PhraseBan("bad")])
+        let reply = try await session.reply(to: "Hi").collect()
+        #expect(reply.texts.joined() == "Say more")
+        #expect(reply.summary?.stopReason == .stopString("\n"))
+        #expect(reply.summary?.statistics.rewinds == 1)
     }
 
     @Test func whenEveryContinuationIsBannedTheReplyEnds() async throws {

@@ -83,7 +83,7 @@ import TideTestSupport
 
     @Test(arguments: [
         ("return { rewind_window = 8 }", "rewind_window needs a should_stop hook"),
-        ("return { rewind_window = -1, should_stop = function() end }", "rewind_window must be a whole number of bytes from 0 to 1048576"),
+        ("return { rewind_window = -1, should_stop = function() end }", "rewind_window must be a whole number of bytes from 0 to 1024"),
         ("return { rewind_window = 2.5, should_stop = function() end }", "not 2.5"),
         ("return { rewind_window = 'far', should_stop = function() end }", "not a string"),
     ])
