@@ -114,11 +114,6 @@ struct ReplyLoop {
             // Without rewinding hooks, a stop string ends the reply before stop hooks are asked; with
             // them, the text before the stop string may complete what a hook takes back.
             let outcome: StopOutcome = match.stop != nil && ledger.window == 0 ? .proceed : try runStopHooks(progress)
-            if let stop = match.stop, !outcome.isRewind {
-                ledger.queue(piece)
-                try release(&ledger, progress: progress, everything: true)
-                return backend.endOfGenerationStrings.contains(stop) ? .endOfGeneration : .stopString(stop)
-            }
             var hookStop: StopReason?
             switch outcome {
             case .rewind(let hook, let rewind):
@@ -152,6 +147,12 @@ struct ReplyLoop {
                 continue
             case .stop(let reason): hookStop = reason
             case .proceed: break
+            }
+            // A stop string ends the reply, unless a rewind took it back above.
+            if let stop = match.stop {
+                ledger.queue(piece)
+                try release(&ledger, progress: progress, everything: true)
+                return backend.endOfGenerationStrings.contains(stop) ? .endOfGeneration : .stopString(stop)
             }
             var pending = piece
             if hookStop != nil || generated >= parameters.maxTokens {
@@ -251,9 +252,6 @@ struct ReplyLoop {
         case stop(StopReason)
         case rewind(any ChatHook, Rewind)
 
-        var isRewind: Bool {
-            if case .rewind = self { true } else { false }
-        }
     }
 
     /// Asks the stop-condition hooks in order; the first to stop or rewind wins.

@@ -111,6 +111,18 @@ import TideTestSupport
         #expect(reply.summary?.statistics.rewinds == 1)
     }
 
+    /// A refused rewind on the token that completes a stop string leaves the stop string in charge.
+    @Test func aRefusedRewindStillStopsAtTheStopString() async throws {
+        let backend = ScriptedBackend(["Say", " bad!\n", " more", " and more"])
+        var parameters = GenerationParameters()
+        parameters.stop = ["\n"]
+        let session = ChatSession(backend: backend, parameters: parameters, hooks: [PhraseBan("bad", offset: { _, _ in -1 })])
+        let reply = try await session.reply(to: "Hi").collect()
+        #expect(reply.summary?.stopReason == .stopString("\n"))
+        #expect(reply.texts.joined() == "Say bad!")
+        #expect(reply.failures.first?.message.contains("past the start of the reply") == true)
+    }
+
     @Test func whenEveryContinuationIsBannedTheReplyEnds() async throws {
         let session = ChatSession(backend: ScriptedBackend(["bad", "bad", "bad"]), hooks: [PhraseBan("bad")])
         let reply = try await session.reply(to: "Hi").collect()
