@@ -3,8 +3,8 @@
 -- After each token the plugin looks for a banned phrase in the end of the reply, in any letter
 -- case (ASCII), starting at a word boundary and matched as a prefix ("paris" also keeps out
 -- "parisian"). When one has formed, it takes the reply back to the token where the phrase
--- began (tide.rewind) and bans that token there, so the model says something else: "Par"+"is"
--- never becomes "Londre", as a ban of single tokens would force. Nothing taken back is shown:
+-- began (tide.rewind) and bans that token there, so the model says something else from that
+-- token on, instead of being forced to finish a word it has begun. Nothing taken back is shown:
 -- Tide holds back the end of the reply until no rewind can reach it.
 -- slop=true adds a built-in list of 272 phrases that small models overuse ("delve into",
 -- "a testament to", "tapestry", ...). Needs a local model (a server cannot take tokens back).
