@@ -12,6 +12,7 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
     var chatTurns: ChatTurnsBenchmark.Result?
     var parallelReplay: ParallelReplayBenchmark.Result?
     var rewind: RewindBenchmark.Result?
+    var format: FormatBenchmark.Result?
     var process: ProcessBenchmark.Result?
 
     /// Whether every measured figure is within its budget.
@@ -33,6 +34,15 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
         for hook in logitsHook {
             lines.append(("one on_logits call with view:top(40) on \(hook.model) (\(hook.vocabularySize) tokens): "
                 + "\(fixed(hook.microsecondsPerCall)) µs, \(fixed(hook.shareOfTokenTime * 100)) % of the time per token", true))
+        }
+        if let format {
+            lines.append(("a greedy reply under a JSON schema (\(format.schemaTokens) tokens, \(format.valid ? "valid" : "NOT VALID")): "
+                + "paired ratio \(fixed(format.schemaRatio, 3)) to free text of \(format.sameLength ? "the same" : "A DIFFERENT") length "
+                + "(budget ≥ 0.85), "
+                + "\(fixed(format.schemaMilliseconds, 2)) ms per token for the grammar; constraining every candidate "
+                + "instead: \(fixed(format.everyTokenRatio, 3)), \(fixed(format.everyTokenMilliseconds, 2)) ms per token; "
+                + "free text \(fixed(format.plainTokensPerSecond)) tok/s",
+                format.valid && format.sameLength && format.schemaRatio >= 0.85))
         }
         if let rewind {
             lines.append(("ban-phrases on a reply without the phrases (\(rewind.quietRewinds) rewinds): built-in list → paired ratio "

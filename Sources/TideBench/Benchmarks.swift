@@ -54,6 +54,10 @@ public struct Benchmarks: Sendable {
                                                       slopList: bans.slopList, thousandPhrases: bans.thousandPhrases,
                                                       firingBan: bans.firing).run()
         }
+        let formatRounds = min(rounds, 5)
+        log("a reply under a JSON schema vs free text of its length, checking the sampled token first and constraining "
+            + "every token, up to \(decodeTokens * 4) tokens × \(formatRounds) rounds")
+        report.format = try await FormatBenchmark(model: model, tokens: decodeTokens * 4, rounds: formatRounds, threads: threads).run()
         let replayRounds = min(rounds, 3)
         log("eight 3-turn scripts, one after another vs --parallel 8, \(replayRounds) alternating rounds")
         report.parallelReplay = try await ParallelReplayBenchmark(model: model, rounds: replayRounds, threads: threads).run()

@@ -1,4 +1,6 @@
 import Foundation
+import TideCore
+import TideFormat
 import TideLua
 import TideScript
 
@@ -90,6 +92,7 @@ extension ChatController {
             output(.notice(parameterSummary))
             return
         }
+        if FormatSetting.names.contains(name) { return try setFormat(name, value) }
         let setting: ParameterSetting
         do {
             setting = try ParameterSetting(name: name, value: value)
@@ -102,10 +105,34 @@ extension ChatController {
         output(.notice(String(setting.printed.dropFirst())))
     }
 
+    /// `/set format json|text`, `/set json-schema FILE`, `/set grammar FILE`: the replies' format
+    /// from now on; a file is read and checked now, and kept by its absolute path for `/save`.
+    func setFormat(_ name: String, _ value: String) throws {
+        let usage = "/set format json|text, /set json-schema FILE or /set grammar FILE"
+        guard !value.isEmpty else { throw ChatError("/set \(name) needs a value: \(usage)") }
+        let format: ReplyFormat?
+        do {
+            switch name {
+            case "format" where value == "json": format = .json
+            case "format" where value == "text": format = nil
+            case "format": throw ChatError("/set format is json or text, not '\(value)'; \(usage)")
+            default:
+                let path = URL(fileURLWithPath: NSString(string: value).expandingTildeInPath).standardizedFileURL.path
+                format = try .reading(name == "grammar" ? .grammar : .jsonSchema, file: path)
+            }
+        } catch let error as ChatError {
+            throw error
+        } catch {
+            throw ChatError("/set \(name): \(error)")
+        }
+        session.parameters.format = format
+        output(.notice("format " + (format?.description ?? "text")))
+    }
+
     var parameterSummary: String {
-        ParameterSetting.all(of: session.parameters).map { setting in
+        (ParameterSetting.all(of: session.parameters).map { setting in
             setting == .stop([]) ? "stop none" : String(setting.printed.dropFirst())
-        }.joined(separator: " · ")
+        } + ["format " + (session.parameters.format?.description ?? "text")]).joined(separator: " · ")
     }
 
     func show() async {

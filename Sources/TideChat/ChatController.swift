@@ -1,5 +1,6 @@
 import Foundation
 import TideCore
+import TideFormat
 import TideLua
 import TideModels
 import TideProvider
@@ -125,6 +126,7 @@ public final class ChatController {
         let assistantCount = history.count { $0.role == .assistant }
         var record: ReplyRecord?
         var stopReason: StopReason?
+        var formatProblem: String?
         do {
             try await canceller.whileReplying(in: session) {
                 for try await event in session.reply(to: message) {
@@ -134,6 +136,11 @@ public final class ChatController {
                     case .finished(let summary):
                         lastSummary = summary
                         stopReason = summary.stopReason
+                        formatProblem = summary.format.flatMap { format in
+                            format.problem(with: summary.text, stopReason: summary.stopReason).map {
+                                "the reply is not in its format (\(format.description)): \($0)"
+                            }
+                        }
                         if summary.stopReason != .cancelled {
                             record = ReplyRecord(stopReason: "\(summary.stopReason)", tokens: summary.statistics.generatedTokens)
                         }
@@ -141,6 +148,7 @@ public final class ChatController {
                 }
             }
             output(.replyEnded(stopReason))
+            if let formatProblem { output(.problem(formatProblem)) }
         } catch {
             output(.replyEnded(nil))
             output(.problem(Remedy.describe(error, naming: configuration.remedyName)))

@@ -19,6 +19,14 @@ extension ChatController {
         if let template = setup.template { items.append(.directive(.template(template))) }
         let defaults = ParameterSetting.all(of: GenerationParameters())
         items += ParameterSetting.all(of: session.parameters).filter { !defaults.contains($0) }.map { .directive(.parameter($0)) }
+        if let format = session.parameters.format {
+            switch (format.kind, format.file) {
+            case (.json, _): items.append(.directive(.format(.json)))
+            case (.jsonSchema, let file?): items.append(.directive(.format(.jsonSchema(file: file))))
+            case (.grammar, let file?): items.append(.directive(.format(.grammar(file: file))))
+            case (_, nil): items.append(.comment(" the replies' \(format.kind.rawValue) came from no file, so it is not saved"))
+            }
+        }
         items += plugins.map { active in
             var spec = active.spec
             if PluginLocator.isPath(spec.name) { spec.name = active.plugin.path }

@@ -29,7 +29,8 @@ public enum SlashCommand: Sendable, Hashable {
     public static let catalogue: [(name: String, usage: String, summary: String)] = [
         ("help", "/help", "list the commands"),
         ("system", "/system [TEXT]", "show or replace the system prompt (/system \"\" removes it)"),
-        ("set", "/set [NAME VALUE]", "change a generation parameter: " + ParameterSetting.names.joined(separator: ", ")),
+        ("set", "/set [NAME VALUE]", "change a generation parameter or the replies' format: "
+            + (ParameterSetting.names + FormatSetting.names).joined(separator: ", ")),
         ("show", "/show", "the model, parameters, plugins and how much of the context is used"),
         ("plugins", "/plugins", "the plugins loaded and those that can be loaded"),
         ("load", "/load NAME [key=value …]", "load a plugin (after those loaded)"),

@@ -44,9 +44,9 @@ public struct TabCompletion: Sendable, Hashable {
         case (1, _): options = SlashCommand.names.map { "/" + $0 }
         case (2, "/load"): options = vocabulary.availablePlugins
         case (2, "/unload"), (2, "/reload"): options = vocabulary.loadedPlugins
-        case (2, "/set"): options = ParameterSetting.names
+        case (2, "/set"): options = ParameterSetting.names + FormatSetting.names
         case (2, "/model"): options = vocabulary.models
-        case (2, "/save"), (2, "/open"):
+        case (2, "/save"), (2, "/open"), (3, "/set") where ["json-schema", "grammar"].contains(words[1]):
             options = Self.paths(startingWith: word)
             ending = ""
         default: return nil

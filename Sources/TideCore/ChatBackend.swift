@@ -91,6 +91,8 @@ public enum DecodedToken: Sendable, Hashable {
     case contextFull
     /// Hooks banned every token of the vocabulary: nothing can be sampled.
     case everyTokenBanned
+    /// The reply's format allows no token that the hooks left: nothing can be sampled.
+    case formatBlocked
 }
 
 /// A prompt that does not fit in the context window.

@@ -25,6 +25,8 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
     /// The most times plugins may take back the end of one reply; past it the reply ends
     /// (``StopReason/rewindLimit``).
     public var maxRewinds: Int = 32
+    /// The shape the reply must take (JSON, a JSON schema, a grammar); `nil` for free text.
+    public var format: ReplyFormat?
 
     /// Parameters with every default.
     public init() {}

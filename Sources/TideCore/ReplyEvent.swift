@@ -20,4 +20,7 @@ public struct ReplySummary: Sendable, Hashable {
     public var text: String
     /// The text stored in the history (the shown text unless a post-reply hook rewrote it).
     public var storedText: String
+    /// The format the reply was generated under (after `on_prompt` hooks), if any; `nil` too for
+    /// a reply a hook gave in the model's place.
+    public var format: ReplyFormat?
 }

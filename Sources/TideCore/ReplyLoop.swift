@@ -35,7 +35,7 @@ struct ReplyLoop {
             let progress = ReplyProgress(text: answer, tokenCount: 0, elapsed: clock.now - start)
             try show(answer, token: TokenInfo(id: nil, text: answer, index: 0), progress: progress)
             try showFinal()
-            return try finish(.answeredByHook(name: name))
+            return try finish(.answeredByHook(name: name), format: nil)
         }
         try prompt.parameters.validate()
         let fitted = try await overflowPolicy.fit(prompt.messages, parameters: prompt.parameters, backend: backend)
@@ -45,14 +45,14 @@ struct ReplyLoop {
         } catch is CancellationError {
             // Stopped before the reply began (a server slow to answer): as if stopped at its first token.
             try showFinal()
-            return try finish(.cancelled)
+            return try finish(.cancelled, format: prompt.parameters.format)
         }
         defer { decoder.close() }
         statistics.promptTokens = decoder.promptTokenCount
         statistics.reusedPromptTokens = decoder.reusedPromptTokenCount
         let reason = try await decode(with: decoder, parameters: prompt.parameters)
         try showFinal()
-        return try finish(reason)
+        return try finish(reason, format: prompt.parameters.format)
     }
 
     /// Runs pre-prompt hooks in order; returns the first direct answer, with who gave it.
@@ -92,6 +92,7 @@ struct ReplyLoop {
                 case _ where Task.isCancelled: .cancelled
                 case .endOfGeneration: .endOfGeneration
                 case .everyTokenBanned: .everyTokenBanned
+                case .formatBlocked: .formatBlocked
                 default: .contextFull
                 }
                 break
@@ -296,8 +297,8 @@ struct ReplyLoop {
                  progress: ReplyProgress(text: rawText, tokenCount: count, elapsed: clock.now - start))
     }
 
-    /// Runs the post-reply hooks and builds the summary.
-    private mutating func finish(_ reason: StopReason) throws -> ReplySummary {
+    /// Runs the post-reply hooks and builds the summary of a reply generated under `format`.
+    private mutating func finish(_ reason: StopReason, format: ReplyFormat?) throws -> ReplySummary {
         defer { reportFailures() }
         statistics.hookDuration = hooks.duration
         var reply = FinishedReply(rawText: rawText, shownText: shownText, storedText: shownText,
@@ -307,7 +308,7 @@ struct ReplyLoop {
         }
         statistics.hookDuration = hooks.duration
         return ReplySummary(stopReason: reason, statistics: statistics, rawText: rawText,
-                            text: shownText, storedText: reply.storedText)
+                            text: shownText, storedText: reply.storedText, format: format)
     }
 
     private func reportFailures() {

@@ -19,6 +19,9 @@ public enum StopReason: Sendable, Hashable, CustomStringConvertible {
     /// A plugin asked for more rewinds than `GenerationParameters.maxRewinds` allows; the reply
     /// ends where the last rewind took it back to.
     case rewindLimit
+    /// The reply's format allowed only tokens that hooks or rewinds had banned, so none could be
+    /// sampled; the reply is incomplete.
+    case formatBlocked
 
     public var description: String {
         switch self {
@@ -31,6 +34,7 @@ public enum StopReason: Sendable, Hashable, CustomStringConvertible {
         case .contextFull: "context-full"
         case .everyTokenBanned: "every-token-banned"
         case .rewindLimit: "rewind-limit"
+        case .formatBlocked: "format-blocked"
         }
     }
 }

@@ -32,6 +32,9 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
 
     /// The llama.cpp context, for benchmarks that drive llama.cpp directly on the same state.
     @_spi(Benchmarks) public let context: OpaquePointer
+    /// Constrains every token's candidates by the reply format's grammar, instead of checking the
+    /// sampled token first: the alternative that benchmarks measure against.
+    @_spi(Benchmarks) public var constrainsEveryToken = false
     private let batch: TokenBatch
     private let decodeThread = ThreadExecutor(name: "tide-decode")
 
@@ -98,6 +101,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
         -> sending any ReplyDecoder
     {
         let prompt = try promptTokens(for: messages)
+        let sampler = try SamplerChain(parameters, model: model, checkingSampledTokenFirst: !constrainsEveryToken)
         guard prompt.count < contextSize else {
             throw ContextOverflowError(promptTokens: prompt.count + 1, contextSize: contextSize)
         }
@@ -112,7 +116,6 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
             cache.withLock { $0.busy = false }
             throw error
         }
-        let sampler = SamplerChain(parameters, vocabularySize: model.facts.vocabularySize)
         sampler.accept(prompt.suffix(parameters.repeatLastN))
         return LlamaReplyDecoder(backend: self, sampler: sampler, promptTokenCount: prompt.count,
                                  reusedPromptTokenCount: reused)
@@ -133,7 +136,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
             batch.fill(chunk, from: position, wantLastLogits: remaining.isEmpty)
             let code = llama_decode(context, batch.batch)
             guard code == 0 else {
-                cache.withLock { $0.kept.truncate(to: start, in: context) }
+                cache.withLock { _ = $0.kept.truncate(to: start, in: context) }
                 throw .decodeFailed(code: code)
             }
             position += chunk.count

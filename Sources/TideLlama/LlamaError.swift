@@ -28,6 +28,9 @@ public enum LlamaError: RemediableError, Sendable, Hashable {
     /// Tokens could not be taken back: no rewind point for the position, or a cache that cannot
     /// drop its tail.
     case rewindFailed(position: Int)
+    /// llama.cpp refused the reply format's grammar (Tide checks grammars first, so this means the
+    /// two parsers disagree).
+    case grammarRefused(String)
 
     public var description: String {
         switch self {
@@ -59,6 +62,8 @@ public enum LlamaError: RemediableError, Sendable, Hashable {
             "llama_decode failed with code \(code)"
         case .noFreeSequence(let capacity):
             "all \(capacity) sequences of the batch are in use; release a conversation first"
+        case .grammarRefused(let format):
+            "llama.cpp refused the grammar of the reply format \(format); its log above says where"
         case .rewindFailed(let position):
             "could not take the reply back to its token \(position + 1): it is out of reach, or this model's cache cannot drop tokens"
         }

@@ -14,21 +14,9 @@ final class LlamaLogitsView: LogitsView {
         self.vocabularySize = model.facts.vocabularySize
     }
 
-    /// The `k` best tokens by one pass of partial selection: a sorted buffer of at most `k`
-    /// entries that a token enters only if it beats the current worst.
+    /// The `k` best tokens (``TopScores``).
     func top(_ k: Int) -> [TokenCandidate] {
-        let k = min(max(k, 0), vocabularySize)
-        guard k > 0 else { return [] }
-        var best: [(id: Int32, logit: Float)] = []
-        best.reserveCapacity(k + 1)
-        for index in 0..<vocabularySize {
-            let logit = logits[index]
-            if best.count == k, logit <= best[k - 1].logit { continue }
-            let position = best.firstIndex { $0.logit < logit } ?? best.count
-            best.insert((Int32(index), logit), at: position)
-            if best.count > k { best.removeLast() }
-        }
-        return best.map { TokenCandidate(id: $0.id, text: model.tokenText($0.id), logit: $0.logit) }
+        TopScores.best(k, of: logits, count: vocabularySize).map { TokenCandidate(id: $0.id, text: model.tokenText($0.id), logit: $0.logit) }
     }
 
     func bias(_ token: Int32, by delta: Float) {

@@ -68,6 +68,7 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
         } else {
             prompt = try await promptTokens(for: messages)
         }
+        let sampler = try SamplerChain(parameters, model: engine.model)
         guard prompt.count < contextSize else {
             throw ContextOverflowError(promptTokens: prompt.count + 1, contextSize: contextSize)
         }
@@ -78,7 +79,6 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
             state.busy = true
             return min(zip(state.kept.tokens, prompt).prefix { $0 == $1 }.count, prompt.count - 1)
         }
-        let sampler = SamplerChain(parameters, vocabularySize: engine.model.facts.vocabularySize)
         sampler.accept(prompt.suffix(parameters.repeatLastN))
         return LlamaSequenceDecoder(backend: self, sampler: sampler, prompt: prompt, reused: reused)
     }

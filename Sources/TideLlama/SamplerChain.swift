@@ -4,6 +4,15 @@ import TideCore
 /// A llama.cpp sampler chain built from generation parameters, in llama.cpp's usual order:
 /// repetition penalty, then greedy, or top-k → top-p → min-p → temperature → random draw.
 ///
+/// A reply format adds llama.cpp's grammar sampler, after the hooks' adjustments. Constraining
+/// the whole vocabulary costs a walk of the grammar per candidate, so the chain first samples
+/// without it and only checks the chosen token. Under greedy decoding, when the grammar refuses
+/// it, the next best candidates are checked in order (the first allowed is the best allowed),
+/// and only past ``greedyChecks`` of them is every candidate constrained: the token is exactly
+/// the best the grammar allows. Under a random draw a refused token is drawn again from the
+/// constrained candidates (as llama.cpp's own tools do), which is exact when no top-k, top-p or
+/// min-p cut applies (the second draw renormalises over the allowed tokens).
+///
 /// When a hook may rewind, the chain keeps a ``RewindPoint`` per reply position (the scores
 /// before hooks and its own state before sampling), so that a position can be sampled again
 /// exactly as it was first sampled, with no decode.
@@ -23,9 +32,24 @@ final class SamplerChain {
     private let argmaxOnly: Bool
     private let vocabularySize: Int
 
-    init(_ parameters: GenerationParameters, vocabularySize: Int) {
+    /// The grammar sampler of the reply's format, if any; it sees only tokens already chosen.
+    private var grammar: UnsafeMutablePointer<llama_sampler>?
+
+    /// Whether a format's grammar checks the sampled token before constraining every candidate.
+    private let checksSampledTokenFirst: Bool
+
+    /// The chain for `parameters`; throws when llama.cpp refuses the format's grammar. Unless
+    /// `checkingSampledTokenFirst` is off, the grammar only checks the sampled token at first.
+    init(_ parameters: GenerationParameters, model: LlamaModel, checkingSampledTokenFirst: Bool = true) throws(LlamaError) {
+        checksSampledTokenFirst = checkingSampledTokenFirst
         argmaxOnly = parameters.temperature == 0 && parameters.repeatPenalty == 1
-        self.vocabularySize = vocabularySize
+        vocabularySize = model.facts.vocabularySize
+        if let format = parameters.format {
+            guard let grammar = llama_sampler_init_grammar(model.vocab, format.grammar, "root") else {
+                throw .grammarRefused(format.description)
+            }
+            self.grammar = grammar
+        }
         var chainParameters = llama_sampler_chain_default_params()
         chainParameters.no_perf = true
         chain = llama_sampler_chain_init(chainParameters)
@@ -45,20 +69,28 @@ final class SamplerChain {
         add(llama_sampler_init_dist(parameters.seed ?? UInt32.max))
     }
 
-    deinit { llama_sampler_free(chain) }
+    deinit {
+        llama_sampler_free(chain)
+        if let grammar { llama_sampler_free(grammar) }
+    }
 
     /// What sampling a reply position again needs: the scores the model gave it, before any
-    /// hook, and a copy of the sampler's state before it was sampled.
+    /// hook, and copies of the sampler's and the grammar's states before it was sampled.
     final class RewindPoint {
         let logits: [Float]
         let sampler: UnsafeMutablePointer<llama_sampler>
+        let grammar: UnsafeMutablePointer<llama_sampler>?
 
-        init(logits: [Float], sampler: UnsafeMutablePointer<llama_sampler>) {
+        init(logits: [Float], sampler: UnsafeMutablePointer<llama_sampler>, grammar: UnsafeMutablePointer<llama_sampler>?) {
             self.logits = logits
             self.sampler = sampler
+            self.grammar = grammar
         }
 
-        deinit { llama_sampler_free(sampler) }
+        deinit {
+            llama_sampler_free(sampler)
+            if let grammar { llama_sampler_free(grammar) }
+        }
     }
 
     /// Lets the repetition penalty see tokens that precede the reply (the prompt's tail).
@@ -79,6 +111,10 @@ final class SamplerChain {
         guard canRewind(to: position), let clone = llama_sampler_clone(points[offset].sampler) else { return false }
         llama_sampler_free(chain)
         chain = clone
+        if let saved = points[offset].grammar, let restored = llama_sampler_clone(saved) {
+            llama_sampler_free(grammar!)
+            grammar = restored
+        }
         points.removeSubrange((offset + 1)...)
         resampling = points[offset]
         return true
@@ -96,12 +132,72 @@ final class SamplerChain {
         firstPoint += count
     }
 
-    /// Samples (and accepts) a token from the logits of batch entry `index` (the last by default).
-    func sample(_ context: OpaquePointer, at index: Int32 = -1) -> Int32 {
-        guard argmaxOnly, let logits = llama_get_logits_ith(context, index) else {
-            return llama_sampler_sample(chain, context, index)
+    /// Samples (and accepts) a token from `scores`, the logits of batch entry `index` of
+    /// `context` after the hooks' adjustments; `nil` when the format allows none of the tokens
+    /// left.
+    private func choose(_ scores: UnsafeMutablePointer<Float>, context: OpaquePointer?, at index: Int32) -> Int32? {
+        guard let grammar else {
+            if argmaxOnly { return argmax(scores) }
+            if let context { return llama_sampler_sample(chain, context, index) }
+            return sampleWithChain(scores, constrained: false)
         }
-        return argmax(logits)
+        guard let token = checksSampledTokenFirst ? firstAllowed(scores) : sampleWithChain(scores, constrained: true) else {
+            return nil
+        }
+        llama_sampler_accept(grammar, token)
+        return token
+    }
+
+    /// Greedy decoding asks the grammar about the best candidates in order, since the first
+    /// allowed is the best allowed; up to this many before constraining them all.
+    static let greedyChecks = 128
+
+    /// The token sampled from `scores` under the grammar, checking the sampled token first (and,
+    /// under greedy decoding, the next best ones) and constraining every candidate only when
+    /// those are refused; `nil` when the grammar allows none of the tokens left.
+    private func firstAllowed(_ scores: UnsafeMutablePointer<Float>) -> Int32? {
+        if argmaxOnly {
+            let best = argmax(scores)
+            if allows(best, score: scores[Int(best)]) { return best }
+            let next = TopScores.best(Self.greedyChecks, of: scores, count: vocabularySize)
+            if let allowed = next.first(where: { $0.id != best && allows($0.id, score: $0.logit) }) { return allowed.id }
+            return sampleWithChain(scores, constrained: true)
+        }
+        guard let first = sampleWithChain(scores, constrained: false, accepting: false) else { return nil }
+        guard allows(first, score: scores[Int(first)]) else { return sampleWithChain(scores, constrained: true) }
+        llama_sampler_accept(chain, first)
+        return first
+    }
+
+    /// Whether the format's grammar allows `token` next.
+    private func allows(_ token: Int32, score: Float) -> Bool {
+        guard score > -Float.infinity else { return false }
+        var candidate = llama_token_data(id: token, logit: score, p: 0)
+        return withUnsafeMutablePointer(to: &candidate) { pointer in
+            var array = llama_token_data_array(data: pointer, size: 1, selected: -1, sorted: false)
+            llama_sampler_apply(grammar, &array)
+            return pointer.pointee.logit > -Float.infinity
+        }
+    }
+
+    /// Runs the chain over every token's score (first narrowed to what the grammar allows, when
+    /// `constrained`), accepting the token unless told not to; `nil` when nothing is allowed.
+    private func sampleWithChain(_ scores: UnsafeMutablePointer<Float>, constrained: Bool, accepting: Bool = true) -> Int32? {
+        var candidates = (0..<vocabularySize).map { llama_token_data(id: Int32($0), logit: scores[$0], p: 0) }
+        return candidates.withUnsafeMutableBufferPointer { data -> Int32? in
+            var array = llama_token_data_array(data: data.baseAddress, size: data.count, selected: -1, sorted: false)
+            if constrained {
+                llama_sampler_apply(grammar, &array)
+                guard (0..<array.size).contains(where: { array.data[$0].logit > -Float.infinity }) else { return nil }
+            }
+            if argmaxOnly {
+                return (0..<array.size).max { array.data[$0].logit < array.data[$1].logit }.map { array.data[$0].id }
+            }
+            llama_sampler_apply(chain, &array)
+            let chosen = array.data[Int(array.selected)].id
+            if accepting { llama_sampler_accept(chain, chosen) }
+            return chosen
+        }
     }
 
     /// The token with the highest score.
@@ -112,7 +208,8 @@ final class SamplerChain {
     }
 
     /// One decoding step from the logits of batch entry `index`: the hooks' adjustments, then
-    /// the sampled token, the model's end, or the end of the candidates when hooks banned them all.
+    /// the sampled token, the model's end, or why nothing could be sampled (hooks banned every
+    /// token, or every token the format allows).
     func step(_ context: OpaquePointer, at index: Int32 = -1, model: LlamaModel,
               adjustingLogits: ((any LogitsView) throws -> Void)?) throws -> DecodedToken
     {
@@ -120,18 +217,30 @@ final class SamplerChain {
         if keepsPoints {
             // Points stay aligned with positions: one that cannot be kept ends what rewinds can reach.
             if let logits = llama_get_logits_ith(context, index), let clone = llama_sampler_clone(chain) {
-                points.append(RewindPoint(logits: Array(UnsafeBufferPointer(start: logits, count: vocabularySize)), sampler: clone))
+                points.append(RewindPoint(logits: Array(UnsafeBufferPointer(start: logits, count: vocabularySize)), sampler: clone,
+                                          grammar: grammar.flatMap { llama_sampler_clone($0) }))
                 if points.count > Self.maximumRewindPoints { forgetRewindPoints(before: firstPoint + 1) }
             } else {
                 forgetRewindPoints(before: firstPoint + points.count + 1)
             }
         }
-        if let adjustingLogits, let logits = llama_get_logits_ith(context, index) {
-            let view = LlamaLogitsView(logits: logits, model: model)
+        guard let logits = llama_get_logits_ith(context, index) else {
+            preconditionFailure("a step follows a decode that kept the logits of entry \(index)")
+        }
+        return try decide(logits, context: context, at: index, model: model, adjustingLogits: adjustingLogits)
+    }
+
+    /// The hooks' adjustments to `scores` (entry `index` of `context`, if they are still there),
+    /// then the sampled token, the model's end, or why nothing could be sampled.
+    private func decide(_ scores: UnsafeMutablePointer<Float>, context: OpaquePointer?, at index: Int32, model: LlamaModel,
+                        adjustingLogits: ((any LogitsView) throws -> Void)?) throws -> DecodedToken
+    {
+        if let adjustingLogits {
+            let view = LlamaLogitsView(logits: scores, model: model)
             try adjustingLogits(view)
             guard view.hasCandidates else { return .everyTokenBanned }
         }
-        let token = sample(context, at: index)
+        guard let token = choose(scores, context: context, at: index) else { return .formatBlocked }
         if model.isEndOfGeneration(token) { return .endOfGeneration }
         return .token(id: token, bytes: model.tokenBytes(token))
     }
@@ -144,26 +253,9 @@ final class SamplerChain {
         guard let point = resampling else { preconditionFailure("resample() follows rewind(to:)") }
         resampling = nil
         var logits = point.logits
-        let token = try logits.withUnsafeMutableBufferPointer { buffer throws -> Int32? in
-            let scores = buffer.baseAddress!
-            if let adjustingLogits {
-                let view = LlamaLogitsView(logits: scores, model: model)
-                try adjustingLogits(view)
-                guard view.hasCandidates else { return nil }
-            }
-            if argmaxOnly { return argmax(scores) }
-            var candidates = (0..<vocabularySize).map { llama_token_data(id: Int32($0), logit: scores[$0], p: 0) }
-            return candidates.withUnsafeMutableBufferPointer { data in
-                var array = llama_token_data_array(data: data.baseAddress, size: data.count, selected: -1, sorted: false)
-                llama_sampler_apply(chain, &array)
-                let chosen = array.data[Int(array.selected)].id
-                llama_sampler_accept(chain, chosen)
-                return chosen
-            }
+        return try logits.withUnsafeMutableBufferPointer { buffer in
+            try decide(buffer.baseAddress!, context: nil, at: 0, model: model, adjustingLogits: adjustingLogits)
         }
-        guard let token else { return .everyTokenBanned }
-        if model.isEndOfGeneration(token) { return .endOfGeneration }
-        return .token(id: token, bytes: model.tokenBytes(token))
     }
 
     private func add(_ sampler: UnsafeMutablePointer<llama_sampler>?) {

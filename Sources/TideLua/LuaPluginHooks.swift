@@ -103,6 +103,7 @@ extension LuaPlugin {
             "stop": .table(array: parameters.stop.map(LuaValue.string), fields: [:]),
         ]
         if let seed = parameters.seed { fields["seed"] = .integer(Int64(seed)) }
+        fields["format"] = luaFormat(parameters.format)
         return .table(array: [], fields: fields)
     }
 
@@ -143,6 +144,7 @@ extension LuaPlugin {
             parameters.seed = seed
         }
         if case .table(let stops, _) = value["stop"] { parameters.stop = stops.compactMap(\.string) }
+        parameters.format = try format(from: value["format"], over: base.format)
         do {
             try parameters.validate()
         } catch {

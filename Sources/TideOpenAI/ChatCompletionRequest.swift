@@ -69,6 +69,9 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
     public var n: Int?
     /// Whether log-probabilities are asked for (they are not supported).
     public var logprobs: Bool?
+    /// Whether the body has a field that asks for a reply format (see
+    /// ``TideCore/ReplyFormat/requested(in:)``, which reads them in the body's key order).
+    public var asksForFormat = false
 
     enum CodingKeys: String, CodingKey {
         case model, messages, stream, temperature, seed, stop, n, logprobs
@@ -78,6 +81,9 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
 
     /// Names read but never written.
     enum AliasKeys: String, CodingKey { case maxCompletionTokens = "max_completion_tokens" }
+
+    /// The fields that ask for a reply format.
+    enum FormatKeys: String, CodingKey, CaseIterable { case responseFormat = "response_format", jsonSchema = "json_schema", grammar }
 
     /// OpenAI's fields that Tide reads only to check their type.
     enum CheckedKeys: String, CodingKey { case presencePenalty = "presence_penalty", frequencyPenalty = "frequency_penalty", user }
@@ -128,6 +134,8 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
         }
         n = try container.decodeWholeNumberIfPresent(forKey: .n)
         logprobs = try container.decodeIfPresent(Bool.self, forKey: .logprobs)
+        let formats = try decoder.container(keyedBy: FormatKeys.self)
+        asksForFormat = FormatKeys.allCases.contains { formats.contains($0) }
         let checked = try decoder.container(keyedBy: CheckedKeys.self)
         _ = try checked.decodeIfPresent(Double.self, forKey: .presencePenalty)
         _ = try checked.decodeIfPresent(Double.self, forKey: .frequencyPenalty)

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import TideCore
+import TideFormat
 import TideOpenAI
 
 /// A model behind an OpenAI-compatible server (llama-server, vLLM, Ollama, TGI, `tide serve`):
@@ -54,6 +55,18 @@ public final class RemoteBackend: ChatBackend {
         messages.reduce(8) { $0 + 4 + ($1.content.utf8.count + 3) / 4 }
     }
 
+    /// The request's JSON, with the fields that ask for `format` (Foundation's encoder keeps no key
+    /// order, and a schema's property order matters, so they are added to the parsed body).
+    static func encode(_ body: ChatCompletionRequest, format: ReplyFormat?) throws -> [UInt8] {
+        let encoded = try JSONEncoder().encode(body)
+        guard let format else { return Array(encoded) }
+        guard case .object(var fields) = try JSONValue(parsing: String(decoding: encoded, as: UTF8.self)) else {
+            preconditionFailure("a request encodes as an object")
+        }
+        fields.members += format.requestFields
+        return Array(JSONValue.object(fields).text.utf8)
+    }
+
     public func startReply(to messages: [ChatMessage], parameters: GenerationParameters) async throws
         -> sending any ReplyDecoder
     {
@@ -66,7 +79,7 @@ public final class RemoteBackend: ChatBackend {
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "Accept", value: "text/event-stream")
         if let apiKey { request.headers.add(name: "Authorization", value: "Bearer \(apiKey)") }
-        request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(body)))
+        request.body = .bytes(ByteBuffer(bytes: try Self.encode(body, format: parameters.format)))
         let decoder = RemoteReplyDecoder(url: endpoint("v1/chat/completions"), timeout: timeout,
                                          promptTokenCount: try await promptTokenCount(for: messages))
         try await decoder.start(request)

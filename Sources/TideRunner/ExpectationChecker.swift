@@ -1,4 +1,5 @@
 import Foundation
+import TideFormat
 import TideLua
 import TideRegex
 import TideScript
@@ -8,6 +9,8 @@ struct ExpectationChecker {
     let limits: LuaLimits
     /// The most time one `regex` check may take.
     let regexTimeLimit: Duration
+    /// The schemas of `expect: json-schema FILE`, by FILE as written.
+    var schemas: [String: JSONSchema] = [:]
 
     /// What the checks look at.
     struct Reply {
@@ -56,6 +59,24 @@ struct ExpectationChecker {
         case .stop(let reason):
             let matches = reply.stopReason == reason || reply.stopReason.hasPrefix(reason + ":")
             return (matches, "it stopped with \(reply.stopReason)")
+        case .json:
+            do {
+                _ = try JSONValue(parsing: reply.text)
+                return (true, "")
+            } catch {
+                return (false, "the reply is not JSON: \(error)")
+            }
+        case .jsonSchema(let file):
+            guard let schema = schemas[file] else { return (nil, "the schema \(file) was not loaded") }
+            let value: JSONValue
+            do {
+                value = try JSONValue(parsing: reply.text)
+            } catch {
+                return (false, "the reply is not JSON: \(error)")
+            }
+            let violations = schema.violations(of: value)
+            let shown = violations.prefix(3).map(\.description).joined(separator: "; ")
+            return (violations.isEmpty, "the reply is not valid: " + shown + (violations.count > 3 ? "; …" : ""))
         case .lua(let code):
             do {
                 let predicate = try LuaPredicate(code, limits: limits)

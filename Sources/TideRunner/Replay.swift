@@ -1,4 +1,5 @@
 import TideCore
+import TideFormat
 import TideProvider
 import TideScript
 
@@ -22,7 +23,7 @@ struct Replay {
         session = ChatSession(backend: backend, systemPrompt: model.defaultSystemPrompt, parameters: runner.parameters,
                               hooks: prepared.commandLinePlugins, hookErrorPolicy: runner.hookErrorPolicy,
                               overflowPolicy: runner.overflow)
-        checker = ExpectationChecker(limits: runner.limits, regexTimeLimit: runner.regexTimeLimit)
+        checker = ExpectationChecker(limits: runner.limits, regexTimeLimit: runner.regexTimeLimit, schemas: prepared.schemas)
     }
 
     mutating func run(_ result: inout ScriptResult, replies: inout [Int: RecordedReply]) async throws {
@@ -76,7 +77,8 @@ struct Replay {
         var reply = ReplyResult(line: step.line, user: step.user, text: text, stopReason: stopReason,
                                 statistics: summary.statistics,
                                 expectations: step.expectations.map { checker.check($0, on: checked) },
-                                hookFailures: failures)
+                                hookFailures: failures,
+                                formatProblem: summary.format?.problem(with: text, stopReason: summary.stopReason))
         if !golden.isEmpty {
             let recorded = repliesSoFar < golden.count ? golden[repliesSoFar]?.text : nil
             let shown = Self.transcriptText(text)

@@ -53,8 +53,12 @@ public enum ScriptFiles {
 
     /// Writes `script` to `path` through a temporary file and a rename, so a reader never sees
     /// half a transcript, and a failed write leaves nothing behind. Creates the folder if needed.
-    public static func write(_ script: ConversationScript, to path: String) throws {
+    /// With `origin` (the script's own file), the files it names by relative paths are named
+    /// from the new place.
+    public static func write(_ script: ConversationScript, to path: String, origin: String? = nil) throws {
         let url = URL(fileURLWithPath: path)
+        let script = origin.map { script.relocated(from: URL(fileURLWithPath: $0).deletingLastPathComponent(),
+                                                   to: url.deletingLastPathComponent()) } ?? script
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
         try prepareFolder(url.deletingLastPathComponent().path)
         do {

@@ -1,4 +1,6 @@
+import Foundation
 import TideCore
+import TideFormat
 import TideLua
 import TideScript
 
@@ -6,8 +8,8 @@ import TideScript
 /// `/open`, so that a script means the same in both.
 ///
 /// Everything that can fail is done first, before anything changes: each `@plugin` is loaded
-/// (looked up next to the script) and each `@unload` is checked against the plugins loaded by
-/// then. Then ``apply(_:to:)`` applies the steps in order to a session: parameters, plugins,
+/// (looked up next to the script), each `@unload` is checked against the plugins loaded by
+/// then, and each `@json-schema` and `@grammar` file is read and checked. Then ``apply(_:to:)`` applies the steps in order to a session: parameters, plugins,
 /// the system prompt and written turns change the session; a user turn the model answers is
 /// handed back to the caller, which generates (and checks) the reply or records it.
 ///
@@ -19,6 +21,8 @@ public struct ScriptInterpreter: Sendable {
     /// The plugin each `@plugin` step loads and its spec (a path made relative to the script
     /// resolved), by step index.
     public let plugins: [Int: (spec: PluginSpec, plugin: LuaPlugin)]
+    /// The reply format each format directive sets (`nil` for `@format text`), by step index.
+    public let formats: [Int: ReplyFormat?]
 
     /// Loads the plugins of `script` at `file` and checks its `@unload`s, starting from the
     /// plugins named `loaded` (`--plugin`, or those of the chat). Errors name the file and line.
@@ -27,6 +31,7 @@ public struct ScriptInterpreter: Sendable {
     {
         steps = script.steps
         var plugins: [Int: (spec: PluginSpec, plugin: LuaPlugin)] = [:]
+        var formats: [Int: ReplyFormat?] = [:]
         var names = loaded
         for (index, step) in steps.enumerated() {
             switch step {
@@ -44,10 +49,28 @@ public struct ScriptInterpreter: Sendable {
                     throw ScriptRunError("\(file):\(line): @unload \(name): no plugin of that name is loaded here; loaded: "
                                              + (names.isEmpty ? "none" : names.joined(separator: ", ")))
                 }
+            case .directive(.format(let setting), let line):
+                do {
+                    formats[index] = try Self.format(setting, script: file)
+                } catch {
+                    throw ScriptRunError("\(file):\(line): \(setting.printed): \(error)")
+                }
             default: break
             }
         }
         self.plugins = plugins
+        self.formats = formats
+    }
+
+    /// The format `setting` names, its file read from the folder of the script at `file`.
+    static func format(_ setting: FormatSetting, script file: String) throws(ReplyFormatError) -> ReplyFormat? {
+        let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
+        switch setting {
+        case .text: return nil
+        case .json: return .json
+        case .jsonSchema(let path): return try .reading(.jsonSchema, file: path, from: folder)
+        case .grammar(let path): return try .reading(.grammar, file: path, from: folder)
+        }
     }
 
     /// Applies step `index` to `session`. Returns the reply step of a user turn the model
@@ -58,6 +81,8 @@ public struct ScriptInterpreter: Sendable {
             var parameters = session.parameters
             setting.apply(to: &parameters)
             session.parameters = parameters
+        case .directive(.format, _):
+            session.parameters.format = formats[index] ?? nil
         case .directive(.plugin, _):
             guard let plugin = plugins[index]?.plugin else { return nil }
             var hooks = session.hooks

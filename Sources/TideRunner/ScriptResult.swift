@@ -46,6 +46,8 @@ public struct ReplyResult: Sendable {
     public var expectations: [ExpectationResult]
     /// Plugin errors during the reply (each plugin is then disabled).
     public var hookFailures: [String]
+    /// Why the reply is not a complete reply in its format (cut short, or invalid), if it had one.
+    public var formatProblem: String?
     /// The comparison with the recorded golden reply, under `--check`.
     public var golden: GoldenComparison?
 }

@@ -1,5 +1,6 @@
 import Foundation
 import TideCore
+import TideFormat
 import TideLua
 import TideProvider
 import TideScript
@@ -94,8 +95,8 @@ public struct ScriptRunner: Sendable {
     }
 
     /// Everything that can be checked before the model runs: the model setup, every plugin
-    /// (loaded now, attached when its `@plugin` line is reached), every `@unload` and every Lua
-    /// expectation.
+    /// (loaded now, attached when its `@plugin` line is reached), every `@unload`, every format
+    /// file, every Lua expectation and every schema an expectation names.
     func prepare(_ script: ConversationScript, file: String) throws -> PreparedScript {
         let commandLinePlugins = try plugins.map { spec in
             do {
@@ -114,11 +115,22 @@ public struct ScriptRunner: Sendable {
             case .directive(.template(let template), _): prepared.setup.template = template
             case .reply(let reply):
                 for located in reply.expectations {
-                    guard case .lua(let code) = located.expectation.check else { continue }
-                    do {
-                        _ = try LuaPredicate(code, limits: limits)
-                    } catch {
-                        throw ScriptRunError("\(file):\(located.line): expect-lua does not compile: \(error.message)")
+                    switch located.expectation.check {
+                    case .lua(let code):
+                        do {
+                            _ = try LuaPredicate(code, limits: limits)
+                        } catch {
+                            throw ScriptRunError("\(file):\(located.line): expect-lua does not compile: \(error.message)")
+                        }
+                    case .jsonSchema(let path) where prepared.schemas[path] == nil:
+                        do {
+                            let format = try ReplyFormat.reading(.jsonSchema, file: path,
+                                                                 from: URL(fileURLWithPath: file).deletingLastPathComponent())
+                            prepared.schemas[path] = try JSONSchema(JSONValue(parsing: format.definition))
+                        } catch {
+                            throw ScriptRunError("\(file):\(located.line): expect: json-schema \(path): \(error)")
+                        }
+                    default: break
                     }
                 }
             default: break
@@ -141,6 +153,8 @@ struct PreparedScript {
     var setup: ModelSetup
     /// `--plugin` instances, loaded first.
     var commandLinePlugins: [LuaPlugin]
+    /// The schemas `expect: json-schema` names, by file as written.
+    var schemas: [String: JSONSchema] = [:]
 }
 
 /// A script that could not be replayed to its end.

@@ -18,6 +18,9 @@ public enum Directive: Sendable, Hashable {
     case plugin(String)
     /// `@unload NAME`: removes a plugin from here on.
     case unload(String)
+    /// `@format json|text`, `@json-schema FILE`, `@grammar FILE`: the shape of the replies from
+    /// here on.
+    case format(FormatSetting)
 
     /// Directives that only make sense before the conversation starts.
     var belongsBeforeFirstTurn: Bool {
@@ -26,6 +29,22 @@ public enum Directive: Sendable, Hashable {
         default: false
         }
     }
+}
+
+/// The shape replies must take, as a directive sets it; files are named as written (a relative
+/// path is from the script's folder).
+public enum FormatSetting: Sendable, Hashable {
+    /// `@format text`: free text (the default).
+    case text
+    /// `@format json`: any JSON object.
+    case json
+    /// `@json-schema FILE`: JSON valid against the schema in FILE.
+    case jsonSchema(file: String)
+    /// `@grammar FILE`: text the GBNF grammar in FILE accepts.
+    case grammar(file: String)
+
+    /// The directive names that set a format.
+    public static let names = ["format", "json-schema", "grammar"]
 }
 
 /// One generation parameter, as a directive sets it.

@@ -26,6 +26,11 @@ public struct Expectation: Sendable, Hashable {
         case stop(String)
         /// `expect-lua: EXPRESSION`: a Lua expression, true to pass, evaluated in the plugin sandbox.
         case lua(String)
+        /// `json`: the reply (without surrounding white space) is one JSON document.
+        case json
+        /// `json-schema FILE`: the reply is JSON valid against the schema in FILE (a relative path is
+        /// from the script's folder).
+        case jsonSchema(file: String)
     }
 }
 

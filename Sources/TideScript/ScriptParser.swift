@@ -181,17 +181,20 @@ struct ScriptParser {
         case "length": check = .length(try bound(&cursor))
         case "tokens": check = .tokens(try bound(&cursor))
         case "stop": check = .stop(try argument(&cursor, what: "a stop reason such as eos, max-tokens, stop-string or plugin:NAME"))
+        case "json": check = .json
+        case "json-schema": check = .jsonSchema(file: try argument(&cursor, what: "the JSON schema's file"))
         case "":
-            throw error("expect: needs a check: contains, icontains, regex, length, tokens or stop (and `not` before it)",
-                        column: kindColumn)
+            throw error("expect: needs a check: \(Self.checkNames) (and `not` before it)", column: kindColumn)
         default:
-            throw error("unknown check '\(kind)'; use contains, icontains, regex, length, tokens or stop "
-                        + "(or expect-lua: for a Lua expression)", column: kindColumn)
+            throw error("unknown check '\(kind)'; use \(Self.checkNames) (or expect-lua: for a Lua expression)",
+                        column: kindColumn)
         }
         cursor.skipSpaces()
         guard cursor.isAtEnd else { throw error("unexpected text after the check", column: cursor.column) }
         try expectation(Expectation(check, negated: negated), line: number, column: column - 7)
     }
+
+    static let checkNames = "contains, icontains, regex, length, tokens, stop, json or json-schema"
 
     private mutating func expectation(_ expectation: Expectation, line: Int, column: Int) throws(ScriptParseError) {
         switch last {
@@ -280,6 +283,15 @@ struct ScriptParser {
                     + "\(ModelDescription.contextSizes.upperBound), not '\(value)'", column: valueColumn)
             }
             directive = .contextSize(size)
+        case "format":
+            switch value {
+            case "json": directive = .format(.json)
+            case "text": directive = .format(.text)
+            default: throw error("@format is json or text, not '\(value)' (for a schema or a grammar, use @json-schema FILE "
+                                 + "or @grammar FILE)", column: valueColumn)
+            }
+        case "json-schema": directive = .format(.jsonSchema(file: try text()))
+        case "grammar": directive = .format(.grammar(file: try text()))
         case "generated":
             try generated(&cursor)
             return
@@ -305,7 +317,7 @@ struct ScriptParser {
     }
 
     static let directiveNames = ["name", "description", "model", "ctx-size", "template"] + ParameterSetting.names
-        + ["plugin", "unload", "generated"]
+        + FormatSetting.names + ["plugin", "unload", "generated"]
 
     /// A generation parameter, or `nil` when `key` names none.
     private func parameter(_ key: String, _ cursor: inout Cursor) throws(ScriptParseError) -> ParameterSetting? {

@@ -42,6 +42,19 @@ extension Directive {
         case .plugin(let spec): "@plugin \(spec)"
         case .unload(let name): "@unload \(name)"
         case .parameter(let setting): setting.printed
+        case .format(let setting): setting.printed
+        }
+    }
+}
+
+extension FormatSetting {
+    /// The setting as a script writes it: `@format json`, `@json-schema person.json`.
+    public var printed: String {
+        switch self {
+        case .text: "@format text"
+        case .json: "@format json"
+        case .jsonSchema(let file): "@json-schema \(file)"
+        case .grammar(let file): "@grammar \(file)"
         }
     }
 }
@@ -80,6 +93,10 @@ extension Expectation {
             let bare = !reason.isEmpty && reason.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || "0123456789:_.-".unicodeScalars.contains($0) }
             return "expect: \(not)stop \(bare ? reason : QuotedString.quote(reason))"
         case .lua(let code): return "expect-lua:" + ScriptItem.content(code)
+        case .json: return "expect: \(not)json"
+        case .jsonSchema(let file):
+            let bare = !file.hasPrefix("\"") && file.trimmingBlanks() == file && !file.unicodeScalars.contains { $0.value < 0x20 }
+            return "expect: \(not)json-schema \(bare ? file : QuotedString.quote(file))"
         }
     }
 }

@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import TideCore
+import TideFormat
 import TideOpenAI
 
 /// `tide serve`: an OpenAI-compatible server on one model. `POST /v1/chat/completions`
@@ -89,7 +90,8 @@ public final class ChatServer: Sendable {
         var request = request
         let job: CompletionJob
         do {
-            job = try CompletionJob(try await Self.body(of: &request), configuration: configuration)
+            let (body, format) = try await Self.body(of: &request)
+            job = try CompletionJob(body, format: format, configuration: configuration)
         } catch {
             return errorResponse(error)
         }
@@ -153,8 +155,8 @@ public final class ChatServer: Sendable {
         }
     }
 
-    /// The body read as a chat-completion request.
-    private static func body(of request: inout Request) async throws(APIError) -> ChatCompletionRequest {
+    /// The body read as a chat-completion request, and the reply format it asks for.
+    private static func body(of request: inout Request) async throws(APIError) -> (ChatCompletionRequest, ReplyFormat?) {
         let bytes: ByteBuffer
         do {
             bytes = try await request.collectBody(upTo: maximumBodyBytes)
@@ -165,7 +167,10 @@ public final class ChatServer: Sendable {
         }
         let data = Data(bytes.readableBytesView)
         do {
-            return try JSONDecoder().decode(ChatCompletionRequest.self, from: data)
+            let decoded = try JSONDecoder().decode(ChatCompletionRequest.self, from: data)
+            guard decoded.asksForFormat else { return (decoded, nil) }
+            // Foundation's decoder keeps no key order; a schema's property order matters.
+            return (decoded, try ReplyFormat.requested(in: JSONValue(parsing: String(decoding: data, as: UTF8.self))))
         } catch let error as RequestFieldError {
             throw .invalid(error.message, param: error.field)
         } catch let error as DecodingError {

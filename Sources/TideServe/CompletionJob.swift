@@ -11,9 +11,9 @@ struct CompletionJob: Sendable {
     var stream: Bool
     var includeUsage: Bool
 
-    /// Reads `request` over the server's defaults; anything Tide cannot do is a 400 (or a 404 for
-    /// another model's name) naming the field.
-    init(_ request: ChatCompletionRequest, configuration: ServeConfiguration) throws(APIError) {
+    /// Reads `request`, whose reply format is `format`, over the server's defaults; anything Tide
+    /// cannot do is a 400 (or a 404 for another model's name) naming the field.
+    init(_ request: ChatCompletionRequest, format: ReplyFormat?, configuration: ServeConfiguration) throws(APIError) {
         guard request.model.lowercased() == configuration.modelName.lowercased() else {
             throw APIError(status: 404, message: "The model '\(request.model)' does not exist; this server runs '\(configuration.modelName)'",
                            code: "model_not_found", param: "model")
@@ -48,6 +48,7 @@ struct CompletionJob: Sendable {
         question = last.content
         do {
             parameters = try request.parameters(over: configuration.parameters)
+            parameters.format = format
         } catch {
             throw .invalid(error.message, param: error.field)
         }

@@ -24,12 +24,13 @@ struct ChatCommand: AsyncParsableCommand {
 
     @OptionGroup var modelOptions: ModelOptions
     @OptionGroup var sampling: SamplingOptions
+    @OptionGroup var formatOptions: FormatOptions
     @OptionGroup var pluginOptions: PluginOptions
     @OptionGroup var sessionOptions: SessionOptions
 
     func run() async throws {
         let configuration = ChatConfiguration(
-            setup: try await modelOptions.setup(), systemPrompt: sessionOptions.system, parameters: try sampling.parameters(),
+            setup: try await modelOptions.setup(), systemPrompt: sessionOptions.system, parameters: try formatOptions.over(sampling.parameters()),
             plugins: pluginOptions.plugins, limits: pluginOptions.limits, hookErrorPolicy: pluginOptions.policy,
             overflow: sessionOptions.overflow, remedyName: \.flag)
         let view = ChatView()

@@ -18,6 +18,7 @@ struct GenerateCommand: AsyncParsableCommand {
 
     @OptionGroup var modelOptions: ModelOptions
     @OptionGroup var sampling: SamplingOptions
+    @OptionGroup var formatOptions: FormatOptions
     @OptionGroup var pluginOptions: PluginOptions
     @OptionGroup var sessionOptions: SessionOptions
 
@@ -28,7 +29,7 @@ struct GenerateCommand: AsyncParsableCommand {
     var prompt: String
 
     func run() async throws {
-        let parameters = try sampling.parameters()
+        let parameters = try formatOptions.over(sampling.parameters())
         let text = prompt == "-" ? try StandardInput.readAll() : prompt
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw ValidationError("the prompt is empty")

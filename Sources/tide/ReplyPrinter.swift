@@ -1,13 +1,14 @@
 import Foundation
 import TideCore
+import TideFormat
 
 /// Streams a reply to standard output as it is generated; Ctrl-C cancels the reply (not the
 /// program), and the partial text stays in the session's history.
 struct ReplyPrinter {
     let session: ChatSession
 
-    /// Asks for the reply to `message`, prints its text as it comes, reports hook failures on
-    /// standard error, and returns the summary (stop reason ``StopReason/cancelled`` after Ctrl-C).
+    /// Asks for the reply to `message`, prints its text as it comes, reports hook failures (and a
+    /// reply that is not complete in its format) on standard error, and returns the summary (stop reason ``StopReason/cancelled`` after Ctrl-C).
     func reply(to message: String) async throws -> ReplySummary? {
         let stream = session.reply(to: message)
         let consumer = Task {
@@ -25,6 +26,9 @@ struct ReplyPrinter {
         defer { interrupt.stop() }
         let summary = try await consumer.value
         Terminal.write("\n")
+        if let summary, let problem = summary.format?.problem(with: summary.text, stopReason: summary.stopReason) {
+            Terminal.warn("the reply is not in its format (\(summary.format!.description)): \(problem)")
+        }
         return summary
     }
 }

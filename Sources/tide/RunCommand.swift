@@ -22,6 +22,7 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var modelOptions: ModelOptions
     @OptionGroup var sampling: SamplingOptions
+    @OptionGroup var formatOptions: FormatOptions
     @OptionGroup var pluginOptions: PluginOptions
 
     @Option(name: .customLong("context-overflow"), help: "When a conversation outgrows the context: fail or drop-oldest.")
@@ -159,7 +160,7 @@ extension RunCommand {
             : SequentialBackends(models: ProgressBarModels())
         var runner = ScriptRunner(backends: backends)
         runner.setup = try await modelOptions.setup()
-        runner.parameters = try sampling.parameters()
+        runner.parameters = try formatOptions.over(sampling.parameters())
         runner.plugins = pluginOptions.plugins
         runner.limits = pluginOptions.limits
         runner.hookErrorPolicy = pluginOptions.policy
@@ -197,11 +198,13 @@ struct ReplayJob: Sendable {
         var result = await runner.run(file: file, golden: recorded) { event in
             view?.show(event)
             // Flushed turn by turn: an interrupted run keeps what it had.
-            if case .transcript(let transcript) = event, let outPath { try? ScriptFiles.write(transcript, to: outPath) }
+            if case .transcript(let transcript) = event, let outPath { try? ScriptFiles.write(transcript, to: outPath, origin: file) }
         }
         do {
-            if let outPath, let transcript = result.transcript { try ScriptFiles.write(transcript, to: outPath) }
-            if update, result.failure == nil, let transcript = result.transcript { try ScriptFiles.write(transcript, to: goldenPath) }
+            if let outPath, let transcript = result.transcript { try ScriptFiles.write(transcript, to: outPath, origin: file) }
+            if update, result.failure == nil, let transcript = result.transcript {
+                try ScriptFiles.write(transcript, to: goldenPath, origin: file)
+            }
         } catch {
             result.failure = result.failure ?? "\(error)"
         }

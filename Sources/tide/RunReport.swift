@@ -14,6 +14,7 @@ struct RunReport {
         var lines: [String] = []
         for reply in result.replies {
             for failure in reply.hookFailures { lines.append("\(result.file):\(reply.line): plugin error: \(failure)") }
+            if let problem = reply.formatProblem { lines.append("\(result.file):\(reply.line): format: \(problem)") }
             for check in reply.expectations where showPasses || !check.passed {
                 lines.append(check.passed ? "\(result.file):\(check.line): " + style.green("PASS") + " \(check.text)"
                                           : "\(result.file):\(check.line): " + style.red("FAIL") + " \(check.text): \(check.detail); "
@@ -86,6 +87,7 @@ private struct ScriptJSON: Encodable {
         var tokens_taken_back: Int
         var expectations: [Check]
         var plugin_errors: [String]
+        var format_problem: String?
         var golden: Golden?
     }
     var file: String
@@ -109,7 +111,7 @@ private struct ScriptJSON: Encodable {
                   rewinds: reply.statistics.rewinds, tokens_taken_back: reply.statistics.discardedTokens,
                   expectations: reply.expectations.map { Check(line: $0.line, expectation: $0.text, passed: $0.passed,
                                                                detail: $0.passed ? nil : $0.detail) },
-                  plugin_errors: reply.hookFailures,
+                  plugin_errors: reply.hookFailures, format_problem: reply.formatProblem,
                   golden: reply.golden.map { Golden(matches: $0.matches, recorded: $0.recorded,
                                                     diff: $0.matches ? nil : $0.difference) })
         }

@@ -8,7 +8,7 @@ extension CommandLineTests {
         @Test func theExampleConversationsPass() throws {
             let result = try TideProcess.run(["run", "Conversations/"])
             #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
-            #expect(result.stdout.contains(" 0 failed (10 scripts"), "\(result.stdout)")
+            #expect(result.stdout.contains(" 0 failed (11 scripts"), "\(result.stdout)")
             #expect(!result.stdout.contains("FAIL"))
             #expect(result.stdout.contains("Conversations/capitals.tide:12: PASS expect: contains \"Paris\""))
         }
@@ -21,7 +21,7 @@ extension CommandLineTests {
             #expect(one.status == 0 && many.status == 0, "\(many.stdout)\n\(many.stderr)")
             #expect(many.stdout.contains("replayed as 4 parallel sequences of one batch"))
             let files = try FileManager.default.contentsOfDirectory(atPath: sequential.path).sorted()
-            #expect(files.count == 10)
+            #expect(files.count == 11)
             for file in files {
                 let expected = try String(contentsOf: sequential.appendingPathComponent(file), encoding: .utf8)
                 let actual = try String(contentsOf: parallel.appendingPathComponent(file), encoding: .utf8)

@@ -15,13 +15,15 @@ struct TideProcess {
     }
 
     /// Runs `tide` (or another `program`) with `arguments`, `stdin` (text, or the file at
-    /// `stdinFile`) as its input and `environment` added to the test's. A process still running
+    /// `stdinFile`) as its input, `environment` added to the test's, in `workingDirectory` (else the
+    /// test's). A process still running
     /// after `timeout` is killed, and the result says so (status `killedStatus`).
     static func run(_ arguments: [String], stdin: String? = nil, stdinFile: String? = nil,
-                    environment: [String: String] = [:], program: URL = executable,
+                    environment: [String: String] = [:], program: URL = executable, workingDirectory: URL? = nil,
                     timeout: Duration = .seconds(900)) throws -> Result {
         let process = Process()
         process.executableURL = program
+        if let workingDirectory { process.currentDirectoryURL = workingDirectory }
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()

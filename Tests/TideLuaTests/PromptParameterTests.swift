@@ -1,5 +1,6 @@
 import Testing
 import TideCore
+import TideFormat
 @testable import TideLua
 
 /// What `on_prompt` may set in `prompt.params`: values that once trapped converting to
@@ -24,6 +25,51 @@ import TideCore
         } catch let error as LuaError {
             #expect(error.message == message)
             #expect(prompt == before)
+        }
+    }
+}
+
+/// `prompt.params.format`: what `on_prompt` sees of the turn's format and what it may set, with
+/// no model (the formats are checked when set).
+@Suite struct PromptFormatTests {
+    func format(after code: String, over base: ReplyFormat? = nil) throws -> ReplyFormat? {
+        let plugin = try PluginFixtures.plugin("format", "return { on_prompt = function(prompt) \(code) end }")
+        var parameters = GenerationParameters()
+        parameters.format = base
+        var prompt = PromptContext(messages: [ChatMessage(.user, "Hi")], parameters: parameters)
+        _ = try plugin.onPrompt(&prompt)
+        return prompt.parameters.format
+    }
+
+    @Test func pluginsSetReadAndClearTheFormat() throws {
+        #expect(try format(after: "prompt.params.format = 'json'") == .json)
+        #expect(try format(after: "prompt.params.format = nil", over: .json) == nil)
+        #expect(try format(after: "prompt.params.format = 'text'", over: .json) == nil)
+        let schema = try #require(try format(after: #"prompt.params.format = { json_schema = '{"type": "array", "items": {"type": "integer"}}' }"#))
+        #expect(schema.kind == .jsonSchema && schema.definition == #"{"type":"array","items":{"type":"integer"}}"#)
+        let table = try #require(try format(after: "prompt.params.format = { json_schema = { type = 'object', properties = { b = { type = 'string' }, a = { enum = { 'x', 1, true } } } } }"))
+        #expect(table.definition == #"{"properties":{"a":{"enum":["x",1,true]},"b":{"type":"string"}},"type":"object"}"#)
+        #expect(try format(after: "prompt.params.format = { grammar = 'root ::= [0-9]+' }")?.kind == .grammar)
+        // A plugin that leaves the format alone keeps it, file and all.
+        let given = try ReplyFormat.grammar("root ::= \"a\"", file: "a.gbnf")
+        #expect(try format(after: "prompt.params.temperature = 0", over: given) == given)
+        // And sees it.
+        #expect(try format(after: "if prompt.params.format.grammar == 'root ::= \"a\"' then prompt.params.format = 'json' end",
+                           over: given) == .json)
+    }
+
+    @Test(arguments: [
+        ("prompt.params.format = 7", "on_prompt set prompt.params.format to a number it cannot use"),
+        ("prompt.params.format = { json_schema = {}, grammar = '' }", "it must be nil, \"json\", {json_schema = SCHEMA} or {grammar = GBNF}"),
+        ("prompt.params.format = { grammar = 5 }", "on_prompt set prompt.params.format.grammar to a number; it must be GBNF text"),
+        ("prompt.params.format = { json_schema = { 1, x = 2 } }", "holds a table at json_schema that JSON cannot hold"),
+        ("prompt.params.format = { json_schema = { minLength = 'x' } }", "unusable format"),
+    ])
+    func unusableFormatsAreNamedErrors(code: String, message: String) throws {
+        #expect {
+            try format(after: code)
+        } throws: { error in
+            (error as? LuaError)?.message.contains(message) == true
         }
     }
 }

@@ -90,4 +90,43 @@ import TideTestSupport
         #expect(result.remedies == [.contextSize, .dropOldestTurns])
         #expect(result.transcript?.printed().contains("# tide run stopped here: \(file):2:") == true)
     }
+
+    /// Format directives set each reply's format, files named from the script's folder; the
+    /// checks judge any reply; a reply not complete in its format is reported. (The scripted model
+    /// replies with the user's message, word by word, and enforces no format.)
+    @Test func formatsApplyFromTheirLineAndRepliesAreChecked() async throws {
+        try #"{"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}"#
+            .write(to: plugins.appendingPathComponent("city.json"), atomically: true, encoding: .utf8)
+        let parrot = ScriptedModel { messages in
+            (messages.last?.content ?? "").split(separator: " ", omittingEmptySubsequences: false).enumerated()
+                .map { $0.offset == 0 ? String($0.element) : " " + $0.element }
+        }
+        let file = try scratch("""
+            user: {"city": "Rome"}
+            expect: json
+            expect: not json-schema city.json
+            @json-schema city.json
+            user: {"city": "Rome"}
+            expect: json-schema city.json
+            user: {"town": "Rome"}
+            expect: json-schema city.json
+            @max-tokens 2
+            user: {"city": "Rome", "country": "Italy"}
+            expect: json
+            @format text
+            user: plain words
+            expect: not json
+            """)
+        let result = await runner(parrot).run(file: file)
+        #expect(result.failure == nil)
+        #expect(result.replies.map { $0.expectations.map(\.passed) } == [[true, false], [true], [false], [false], [true]])
+        #expect(result.replies[2].expectations[0].detail.contains("city"), "\(result.replies[2].expectations[0].detail)")
+        #expect(result.replies.map { $0.formatProblem == nil } == [true, true, false, false, true])
+        #expect(result.replies[2].formatProblem?.hasPrefix("not valid against the schema: ") == true)
+        #expect(result.replies[3].formatProblem == "incomplete: the reply ended (max-tokens) before its JSON was complete")
+        let missing = try scratch("@grammar nowhere.gbnf\nuser: hi\n", name: "missing")
+        let refused = await runner(parrot).run(file: missing)
+        #expect(refused.replies.isEmpty)
+        #expect(refused.failure?.contains("missing.tide:1: @grammar nowhere.gbnf:") == true, "\(refused.failure ?? "")")
+    }
 }

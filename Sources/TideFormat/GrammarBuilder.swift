@@ -1,0 +1,243 @@
+/// Writes the GBNF for checked ``SchemaNode``s. Each subschema gets a rule named after where it
+/// is (property names, `$defs` names, `-item`, `-1` for the first `anyOf` branch), sanitized to
+/// `[a-zA-Z0-9-]` and made unique. Objects list the schema's properties in order, required ones
+/// always, optional ones omittable, extra members (only when `additionalProperties` is `true` or
+/// a schema) after them with raw keys that are none of the listed names. Subschemas in
+/// `impossible` match nothing, so whatever needs them is left out.
+struct GrammarBuilder {
+    private let nodes: [SchemaNode]
+    private let impossible: Set<Int>
+    private var ruleNames: [Int: String] = [:]
+    private var taken = JSONGrammarRules.names.union(StringFormat.allCases.map(\.ruleName)).union([Grammar.rootRule])
+    private var pending: [Int] = []
+    private var definitions: [String] = []
+    private var shared = Set<String>()
+    private var formats = Set<StringFormat>()
+    /// The rule name of each node whose rule was defined.
+    private(set) var definedRules: [Int: String] = [:]
+
+    /// The grammar for node 0 and the rule defined for each node.
+    static func build(_ nodes: [SchemaNode], impossible: Set<Int>) throws(SchemaError) -> (text: String, rules: [Int: String]) {
+        var builder = GrammarBuilder(nodes: nodes, impossible: impossible)
+        guard let top = builder.reference(0, hint: "document") else {
+            throw SchemaError("", nil, "no JSON document can satisfy this schema")
+        }
+        while let node = builder.pending.popLast() {
+            try builder.define(node)
+        }
+        let lines = ["\(Grammar.rootRule) ::= \(top) space"] + builder.definitions
+            + JSONGrammarRules.definitions(of: builder.shared.union(["space"]))
+        return (lines.joined(separator: "\n") + "\n", builder.definedRules)
+    }
+
+    private init(nodes: [SchemaNode], impossible: Set<Int>) {
+        self.nodes = nodes
+        self.impossible = impossible
+    }
+
+    /// The rule name standing for node `index` (defined later), or `nil` if it matches nothing.
+    private mutating func reference(_ index: Int, hint: String) -> String? {
+        var index = index
+        while let target = nodes[index].reference { index = target }
+        if impossible.contains(index) || nodes[index].isFalse { return nil }
+        if let name = ruleNames[index] { return name }
+        let segments = nodes[index].pointer.split(separator: "/")
+        let definitionName = segments.count >= 2 && (segments[segments.count - 2] == "$defs"
+                                                     || segments[segments.count - 2] == "definitions")
+        let name = uniqueName(definitionName ? String(segments.last!) : hint)
+        ruleNames[index] = name
+        pending.append(index)
+        return name
+    }
+
+    private mutating func uniqueName(_ hint: String) -> String {
+        let cleaned = String(hint.unicodeScalars.map { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)) ? Character(scalar) : "-"
+        })
+        let base = cleaned.isEmpty ? "value" : cleaned
+        var name = base
+        var suffix = 2
+        while taken.contains(name) {
+            name = "\(base)-\(suffix)"
+            suffix += 1
+        }
+        taken.insert(name)
+        return name
+    }
+
+    private mutating func use(_ rule: String) -> String {
+        shared.insert(rule)
+        return rule
+    }
+
+    private mutating func define(_ index: Int) throws(SchemaError) {
+        let name = ruleNames[index]!
+        definedRules[index] = name
+        // A node with no way to match gets a rule matching nothing; the caller then marks it
+        // impossible and builds again without it.
+        let body = try self.body(index, name: name) ?? GBNF.characterClass([(0, 0x10FFFF)], negated: true)
+        definitions.append("\(name) ::= \(body)")
+    }
+
+    private mutating func body(_ index: Int, name: String) throws(SchemaError) -> String? {
+        let node = nodes[index]
+        if let allowed = node.allowedValues {
+            let validator = SchemaValidator(nodes: nodes)
+            var seen = Set<String>()
+            let texts = allowed.filter { validator.violations(of: $0, against: index).isEmpty }.map(\.text)
+                .filter { seen.insert($0).inserted }
+            return texts.isEmpty ? nil : texts.map(GBNF.literal).joined(separator: " | ")
+        }
+        if let branches = node.anyOf ?? node.oneOf {
+            let names = branches.enumerated().compactMap { position, branch in reference(branch, hint: "\(name)-\(position + 1)") }
+            return names.isEmpty ? nil : names.joined(separator: " | ")
+        }
+        var types = node.types ?? Set(JSONType.allCases)
+        if types.contains(.number) { types.remove(.integer) }
+        var alternatives: [String] = []
+        for type in JSONType.allCases where types.contains(type) {
+            let alternative: String? = switch type {
+            case .null: use("null")
+            case .boolean: use("boolean")
+            case .number: use("number")
+            case .integer: integer(node)
+            case .string: try string(node, name: name)
+            case .array: array(node, name: name)
+            case .object: object(node, name: name)
+            }
+            if let alternative { alternatives.append(alternative) }
+        }
+        return alternatives.isEmpty ? nil : alternatives.joined(separator: " | ")
+    }
+
+    private mutating func integer(_ node: SchemaNode) -> String? {
+        if node.minimum == nil && node.maximum == nil && node.exclusiveMinimum == nil && node.exclusiveMaximum == nil {
+            return use("integer")
+        }
+        // Without a bound on one side, that side stops at 16 digits, as the plain integer rule does;
+        // clamping a bound to 64 bits only leaves out integers the grammar could not write anyway.
+        func clamp(_ value: Double) -> Int64 {
+            value <= -9.223372036854775807e18 ? Int64.min : value >= 9.223372036854775807e18 ? Int64.max : Int64(value)
+        }
+        var lowest: Int64 = -9_999_999_999_999_999
+        var highest: Int64 = 9_999_999_999_999_999
+        if let bound = node.minimum { lowest = clamp(bound.rounded(.up)) }
+        if let bound = node.exclusiveMinimum { lowest = max(lowest, clamp(bound.rounded(.down)).addingReportingOverflow(1).partialValue) }
+        if let bound = node.maximum { highest = clamp(bound.rounded(.down)) }
+        if let bound = node.exclusiveMaximum { highest = min(highest, clamp(bound.rounded(.up)).subtractingReportingOverflow(1).partialValue) }
+        return IntegerRange.expression(from: lowest, to: highest)
+    }
+
+    private mutating func string(_ node: SchemaNode, name: String) throws(SchemaError) -> String? {
+        if let format = node.format {
+            if formats.insert(format).inserted { definitions.append(format.definition) }
+            return format.ruleName
+        }
+        if let pattern = node.pattern {
+            let (expression, helpers) = try PatternTranslator.translate(pattern.pattern, ruleName: uniqueName(name + "-pattern"),
+                                                                         pointer: node.pointer)
+            do {
+                _ = try GrammarParser.parse((["root ::= \(expression)"] + helpers).joined(separator: "\n")
+                                            + "\nstring-char ::= \"a\"\n")
+            } catch {
+                throw SchemaError(node.pointer, "pattern", "the pattern's grammar would be refused: \(error.message)")
+            }
+            definitions += helpers
+            _ = use("string-char")
+            return expression
+        }
+        if let maximum = node.maxLength, maximum < node.minLength { return nil }
+        let count = switch (node.minLength, node.maxLength) {
+        case (0, nil): "*"
+        case (1, nil): "+"
+        case (let min, nil): "{\(min),}"
+        case (let min, let max?) where min == max: "{\(min)}"
+        case (let min, let max?): "{\(min),\(max)}"
+        }
+        return #""\"" "# + use("string-char") + count + #" "\"""#
+    }
+
+    private mutating func array(_ node: SchemaNode, name: String) -> String? {
+        if let maximum = node.maxItems, maximum < node.minItems { return nil }
+        let item: String? = node.items.map { reference($0, hint: name + "-item") } ?? use("value")
+        guard let item, node.maxItems != 0 else { return node.minItems == 0 ? #""[" space "]""# : nil }
+        let fewest = Swift.max(node.minItems, 1) - 1
+        let more = switch node.maxItems {
+        case nil: fewest == 0 ? "*" : "{\(fewest),}"
+        case let most?: most - 1 == fewest ? (fewest == 0 ? "" : "{\(fewest)}") : "{\(fewest),\(most - 1)}"
+        }
+        var elements = "\(item) space"
+        if !more.isEmpty {
+            let next = uniqueName(name + "-next")
+            definitions.append(#"\#(next) ::= "," space \#(item) space"#)
+            elements += " \(next)\(more)"
+        }
+        return #""[" space "# + (node.minItems == 0 ? "(\(elements))?" : elements) + #" "]""#
+    }
+
+    private mutating func object(_ node: SchemaNode, name: String) -> String? {
+        var members: [(text: String, required: Bool)] = []
+        let listed = node.properties.map(\.name) + node.required.filter { required in
+            !node.properties.contains { $0.name == required }
+        }
+        var extraValue: String?
+        switch node.additionalProperties {
+        case .absent, .forbidden: extraValue = nil
+        case .allowed: extraValue = use("value")
+        case .schema(let extra): extraValue = reference(extra, hint: name + "-extra")
+        }
+        for key in listed {
+            let required = node.required.contains(key)
+            let value: String? = if let property = node.properties.first(where: { $0.name == key }) {
+                reference(property.node, hint: name == "document" ? key : "\(name)-\(key)")
+            } else if case .absent = node.additionalProperties {
+                use("value")
+            } else {
+                extraValue
+            }
+            guard let value else {
+                if required { return nil }
+                continue
+            }
+            members.append((GBNF.literal(JSONValue.quoted(key)) + #" space ":" space "# + value + " space", required))
+        }
+        var extra: String?
+        if let extraValue {
+            let rule = uniqueName(name + "-extra-member")
+            definitions.append("\(rule) ::= \(Self.keyExcluding(listed)) space \":\" space \(extraValue) space")
+            extra = rule
+        }
+        // after(i): the members from i on, each after a comma; first(i): the same when none came yet.
+        func after(_ start: Int) -> String {
+            var parts = members[start...].map { $0.required ? #""," space "# + $0.text : #"("," space "# + $0.text + ")?" }
+            if let extra { parts.append(#"("," space "# + extra + ")*") }
+            return parts.joined(separator: " ")
+        }
+        var first = extra.map { "(\($0) (\",\" space \($0))*)?" } ?? ""
+        for index in members.indices.reversed() {
+            let here = [members[index].text, after(index + 1)].filter { !$0.isEmpty }.joined(separator: " ")
+            first = members[index].required ? here : "(\(here) | \(first))"
+        }
+        return #""{" space "# + (first.isEmpty ? "" : first + " ") + #""}""#
+    }
+
+    /// A JSON string (raw characters only, no escapes) that is none of `names`, written as a trie.
+    private static func keyExcluding(_ names: [String]) -> String {
+        let tail = #"[^"\\\x00-\x1F]* "\"""#
+        func rest(_ suffixes: [[UInt32]]) -> String {
+            let isName = suffixes.contains { $0.isEmpty }
+            var firsts: [UInt32] = []
+            for suffix in suffixes where !suffix.isEmpty && !firsts.contains(suffix[0]) { firsts.append(suffix[0]) }
+            var alternatives = isName ? [] : [#""\"""#]
+            for first in firsts {
+                let scalar = Unicode.Scalar(first)!
+                alternatives.append(GBNF.literal(String(scalar)) + " "
+                                    + rest(suffixes.filter { $0.first == first }.map { Array($0.dropFirst()) }))
+            }
+            let excluded = [(UInt32(0), UInt32(0x1F)), (0x22, 0x22), (0x5C, 0x5C)] + firsts.map { ($0, $0) }
+            alternatives.append(GBNF.characterClass(excluded, negated: true) + " " + tail)
+            return "(" + alternatives.joined(separator: " | ") + ")"
+        }
+        return #""\"" "# + rest(names.map { $0.unicodeScalars.map(\.value) })
+    }
+}

@@ -1,0 +1,35 @@
+/// A JSON object: its members in source order, duplicates kept.
+public struct JSONObject: Sendable, Hashable {
+    /// The members, in the order they were written.
+    public var members: [Member]
+
+    /// One `"key": value` pair.
+    public struct Member: Sendable, Hashable {
+        /// The key.
+        public var key: String
+        /// The value.
+        public var value: JSONValue
+
+        /// A member.
+        public init(key: String, value: JSONValue) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    /// An object with these members, in this order.
+    public init(_ members: [Member]) {
+        self.members = members
+    }
+
+    /// The value of the member named `key`; when the key appears more than once, the last one.
+    public subscript(key: String) -> JSONValue? {
+        members.last { $0.key == key }?.value
+    }
+
+    /// The distinct keys, in the order of their first appearance.
+    var keys: [String] {
+        var seen = Set<String>()
+        return members.compactMap { seen.insert($0.key).inserted ? $0.key : nil }
+    }
+}
