@@ -20,7 +20,10 @@ extension ChatController {
         let defaults = ParameterSetting.all(of: GenerationParameters())
         items += ParameterSetting.all(of: session.parameters).filter { !defaults.contains($0) }.map { .directive(.parameter($0)) }
         if let format = session.parameters.format {
-            switch (format.kind, format.file) {
+            // By absolute path (a --json-schema given relative to the working directory too), so the
+            // script finds the file wherever it is saved.
+            let absolute = format.file.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+            switch (format.kind, absolute) {
             case (.json, _): items.append(.directive(.format(.json)))
             case (.jsonSchema, let file?): items.append(.directive(.format(.jsonSchema(file: file))))
             case (.grammar, let file?): items.append(.directive(.format(.grammar(file: file))))

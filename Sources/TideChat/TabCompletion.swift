@@ -46,7 +46,9 @@ public struct TabCompletion: Sendable, Hashable {
         case (2, "/unload"), (2, "/reload"): options = vocabulary.loadedPlugins
         case (2, "/set"): options = ParameterSetting.names + FormatSetting.names
         case (2, "/model"): options = vocabulary.models
-        case (2, "/save"), (2, "/open"), (3, "/set") where ["json-schema", "grammar"].contains(words[1]):
+        case (2, "/save"), (2, "/open"), (3, "/set"):
+            // A file: what /save and /open take, and /set json-schema or grammar.
+            guard words.count == 2 || ["json-schema", "grammar"].contains(words[1]) else { return nil }
             options = Self.paths(startingWith: word)
             ending = ""
         default: return nil

@@ -127,6 +127,14 @@ extension CommandLineTests {
             #expect((chat.stdout + chat.stderr).contains("/set format is json or text, not 'yaml'"))
             let script = try String(contentsOf: saved, encoding: .utf8)
             #expect(script.contains("@json-schema \(schema.path)"), "\(script)")
+            // A grammar given by a path relative to the working directory is saved by its absolute path.
+            try "root ::= (\"Yes\" | \"No\") \".\"\n".write(to: folder.appendingPathComponent("yes-no.gbnf"), atomically: true, encoding: .utf8)
+            let relative = try TideProcess.run(["chat", "--grammar", "yes-no.gbnf", "--temperature", "0"],
+                                               stdin: "Is Rome in Italy?\n/save relative.tide\n", workingDirectory: folder)
+            #expect(relative.status == 0, "\(relative.stderr)")
+            #expect(relative.stdout.contains("Yes.") || relative.stdout.contains("No."), "\(relative.stdout)")
+            let relativeScript = try String(contentsOf: folder.appendingPathComponent("relative.tide"), encoding: .utf8)
+            #expect(relativeScript.contains("@grammar \(folder.appendingPathComponent("yes-no.gbnf").path)\n"), "\(relativeScript)")
             // Replayed, the reply is generated again under the saved schema.
             let replay = try TideProcess.run(["run", "--json", saved.path])
             #expect(replay.status == 0, "\(replay.stdout)\(replay.stderr)")

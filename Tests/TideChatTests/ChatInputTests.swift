@@ -115,5 +115,12 @@ import TideChat
             == TabCompletion(insert: "", candidates: [folder.path + "/chat-one.tide", folder.path + "/chats/"]))
         #expect(TabCompletion(before: "/open " + prefix + "ats", vocabulary: vocabulary) == TabCompletion(insert: "/", candidates: []))
         #expect(TabCompletion(before: "/open " + prefix + "at-", vocabulary: vocabulary) == TabCompletion(insert: "one.tide", candidates: []))
+        // The files of /set json-schema and /set grammar; other parameters take no path.
+        #expect(TabCompletion(before: "/set json-schema " + prefix + "at-", vocabulary: vocabulary)
+            == TabCompletion(insert: "one.tide", candidates: []))
+        #expect(TabCompletion(before: "/set grammar " + prefix + "at-", vocabulary: vocabulary)
+            == TabCompletion(insert: "one.tide", candidates: []))
+        #expect(TabCompletion(before: "/set stop " + prefix + "at-", vocabulary: vocabulary) == nil)
+        #expect(TabCompletion(before: "/set json", vocabulary: vocabulary) == TabCompletion(insert: "-schema ", candidates: []))
     }
 }
