@@ -56,8 +56,10 @@ extension ReplyFormat {
             text = decoded
         } catch let error as ReplyFormatError {
             throw error
+        } catch let error as InputFileError {
+            throw ReplyFormatError(kind, file: path, problem: "cannot read the \(what): \(error.reason)")
         } catch {
-            throw ReplyFormatError(kind, file: nil, problem: "\(error)")
+            throw ReplyFormatError(kind, file: path, problem: "cannot read the \(what): \(error)")
         }
         switch kind {
         case .json: return .json
