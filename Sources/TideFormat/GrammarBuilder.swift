@@ -15,6 +15,8 @@ struct GrammarBuilder {
     private var formats = Set<StringFormat>()
     /// The rule name of each node whose rule was defined.
     private(set) var definedRules: [Int: String] = [:]
+    /// The length of the definitions so far, in bytes.
+    private var length = 0
 
     /// The grammar for node 0 and the rule defined for each node.
     static func build(_ nodes: [SchemaNode], impossible: Set<Int>) throws(SchemaError) -> (text: String, rules: [Int: String]) {
@@ -76,13 +78,25 @@ struct GrammarBuilder {
         // A node with no way to match gets a rule matching nothing; the caller then marks it
         // impossible and builds again without it.
         let body = try self.body(index, name: name) ?? GBNF.characterClass([(0, 0x10FFFF)], negated: true)
+        add(name, body)
+        // Checked as it grows, so a schema too large is refused before all of it is written.
+        if length > JSONSchema.maximumGrammarLength { throw JSONSchema.tooLarge(length, atLeast: true) }
+    }
+
+    /// Appends the rule `name ::= body`, counting its length.
+    private mutating func add(_ name: String, _ body: String) {
         definitions.append("\(name) ::= \(body)")
+        length += name.utf8.count + body.utf8.count + 6
     }
 
     private mutating func body(_ index: Int, name: String) throws(SchemaError) -> String? {
         let node = nodes[index]
         if let allowed = node.allowedValues {
-            let validator = SchemaValidator(nodes: nodes)
+            // Each value against the node's other keywords (against its own list, every check
+            // would scan the list: quadratic in a long enum).
+            var others = nodes
+            others[index].allowedValues = nil
+            let validator = SchemaValidator(nodes: others)
             var seen = Set<String>()
             let texts = allowed.filter { validator.violations(of: $0, against: index).isEmpty }.map(\.text)
                 .filter { seen.insert($0).inserted }
@@ -204,19 +218,28 @@ struct GrammarBuilder {
         var extra: String?
         if let extraValue {
             let rule = uniqueName(name + "-extra-member")
-            definitions.append("\(rule) ::= \(Self.keyExcluding(listed)) space \":\" space \(extraValue) space")
+            add(rule, "\(Self.keyExcluding(listed)) space \":\" space \(extraValue) space")
             extra = rule
         }
-        // after(i): the members from i on, each after a comma; first(i): the same when none came yet.
-        func after(_ start: Int) -> String {
-            var parts = members[start...].map { $0.required ? #""," space "# + $0.text : #"("," space "# + $0.text + ")?" }
-            if let extra { parts.append(#"("," space "# + extra + ")*") }
-            return parts.joined(separator: " ")
-        }
+        // rest: the members from here on, each after a comma; first: the same when none came yet.
+        // A rule for each position keeps the grammar linear in the number of members.
+        var rest = extra.map { #"("," space "# + $0 + ")*" } ?? ""
         var first = extra.map { "(\($0) (\",\" space \($0))*)?" } ?? ""
         for index in members.indices.reversed() {
-            let here = [members[index].text, after(index + 1)].filter { !$0.isEmpty }.joined(separator: " ")
-            first = members[index].required ? here : "(\(here) | \(first))"
+            let member = members[index]
+            let here = [member.text, rest].filter { !$0.isEmpty }.joined(separator: " ")
+            let restHere = (member.required ? #""," space "# + member.text : #"("," space "# + member.text + ")?")
+                + (rest.isEmpty ? "" : " " + rest)
+            let firstHere = member.required ? here : "(\(here) | \(first))"
+            guard index > 0 else {
+                first = firstHere
+                break
+            }
+            let restRule = uniqueName("\(name)-rest-\(index + 1)")
+            let firstRule = uniqueName("\(name)-from-\(index + 1)")
+            add(restRule, restHere)
+            add(firstRule, firstHere)
+            (rest, first) = (restRule, firstRule)
         }
         return #""{" space "# + (first.isEmpty ? "" : first + " ") + #""}""#
     }

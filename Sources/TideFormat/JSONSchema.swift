@@ -32,11 +32,7 @@ public struct JSONSchema: Sendable {
         var impossible = Set<Int>()
         while true {
             let (text, rules) = try GrammarBuilder.build(nodes, impossible: impossible)
-            if text.utf8.count > Self.maximumGrammarLength {
-                throw SchemaError("", nil, "the grammar for this schema would be \(text.utf8.count) bytes, over the limit of "
-                                  + "\(Self.maximumGrammarLength); simplify the schema (fewer optional properties, "
-                                  + "smaller enums)")
-            }
+            if text.utf8.count > Self.maximumGrammarLength { throw Self.tooLarge(text.utf8.count) }
             let parsed: ParsedGrammar
             do {
                 parsed = try GrammarParser.parse(text)
@@ -54,6 +50,12 @@ public struct JSONSchema: Sendable {
             }
             impossible.formUnion(dead)
         }
+    }
+
+    /// The error of a schema whose grammar would be `size` bytes (or more, when `atLeast`).
+    static func tooLarge(_ size: Int, atLeast: Bool = false) -> SchemaError {
+        SchemaError("", nil, "the grammar for this schema would be \(atLeast ? "over " : "")\(size) bytes, over the limit of "
+                    + "\(maximumGrammarLength); simplify the schema (fewer optional properties, smaller enums)")
     }
 
     /// Every way `value` fails the schema; empty when it is valid.

@@ -48,6 +48,29 @@ struct SchemaGrammarTests {
         #expect(try !GrammarRecognizer.accepts(grammar, #"{"name":"a","children":[{"children":[]}]}"#))
     }
 
+    /// Optional members cost one rule each, not a copy of every later member: a thousand of them
+    /// make a grammar within the limit, and any subset still comes out in order.
+    @Test("many optional members grow the grammar linearly")
+    func manyOptionalMembers() throws {
+        let properties = (0..<1000).map { #""p\#($0)": {"type": "integer"}"# }.joined(separator: ", ")
+        let grammar = try grammar(#"{"type": "object", "properties": {\#(properties)}, "additionalProperties": false}"#)
+        #expect(grammar.text.utf8.count < JSONSchema.maximumGrammarLength)
+        #expect(try GrammarRecognizer.accepts(grammar, #"{"p3":1,"p500":2,"p999":3}"#))
+        #expect(try GrammarRecognizer.accepts(grammar, "{}"))
+        #expect(try !GrammarRecognizer.accepts(grammar, #"{"p500":2,"p3":1}"#))
+    }
+
+    /// A long enum is refused for its size, not after checking each value against all the others.
+    @Test("a grammar over the limit is refused")
+    func tooLarge() throws {
+        let values = (0..<20_000).map { #""value number \#($0)""# }.joined(separator: ", ")
+        #expect {
+            try grammar(#"{"enum": [\#(values)]}"#)
+        } throws: { error in
+            (error as? SchemaError)?.message.hasPrefix("the grammar for this schema would be over ") == true
+        }
+    }
+
     @Test("64-bit bounds")
     func wideBounds() throws {
         let grammar = try grammar(#"{"type": "integer", "minimum": -9223372036854775808, "maximum": 1000000000000000000}"#)
