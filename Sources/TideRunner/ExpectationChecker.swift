@@ -18,6 +18,8 @@ struct ExpectationChecker {
         var tokens: Int
         var stopReason: String
         var user: String
+        var timeToFirstToken: Duration? = nil
+        var tokensPerSecond: Double? = nil
     }
 
     func check(_ located: LocatedExpectation, on reply: Reply) -> ExpectationResult {
@@ -39,6 +41,34 @@ struct ExpectationChecker {
         case .contains(let text, let ignoringCase):
             let found = reply.text.range(of: text, options: ignoringCase ? [.caseInsensitive] : []) != nil
             return (found, "")
+        case .matches(let place, let text, let ignoringCase):
+            let reply = reply.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let options: String.CompareOptions = ignoringCase ? [.caseInsensitive] : []
+            let found = switch place {
+            case .whole: reply.compare(text, options: options) == .orderedSame
+            case .start: reply.range(of: text, options: options.union(.anchored)) != nil
+            case .end: reply.range(of: text, options: options.union([.anchored, .backwards])) != nil
+            }
+            return (found, "")
+        case .containsAny(let texts, let ignoringCase):
+            let found = texts.filter { reply.text.range(of: $0, options: ignoringCase ? [.caseInsensitive] : []) != nil }
+            return (!found.isEmpty, found.isEmpty ? "none of them is in the reply" : "it contains " + found.map { "\"\($0)\"" }.joined(separator: ", "))
+        case .containsAll(let texts, let ignoringCase):
+            let missing = texts.filter { reply.text.range(of: $0, options: ignoringCase ? [.caseInsensitive] : []) == nil }
+            return (missing.isEmpty, missing.isEmpty ? "it contains them all" : "missing " + missing.map { "\"\($0)\"" }.joined(separator: ", "))
+        case .words(let bound):
+            let count = Self.words(in: reply.text)
+            return (bound.contains(count), "the reply has \(count) words")
+        case .sentences(let bound):
+            let count = Self.sentences(in: reply.text)
+            return (bound.contains(count), "the reply has \(count) sentences")
+        case .timeToFirstToken(let bound):
+            guard let time = reply.timeToFirstToken else { return (nil, "the reply has no first token to time") }
+            let milliseconds = Int((time.seconds * 1000).rounded())
+            return (bound.contains(milliseconds), "its first token came after \(milliseconds) ms")
+        case .rate(let bound):
+            guard let rate = reply.tokensPerSecond else { return (nil, "the reply is too short to have a decode rate") }
+            return (bound.contains(Int(rate.rounded(.down))), "it decoded at \(String(format: "%.1f", rate)) tok/s")
         case .regex(let source):
             // Scripts are checked when parsed; a transcript built in code may still hold a bad pattern.
             let pattern: Pattern
@@ -87,5 +117,30 @@ struct ExpectationChecker {
                 return (false, "Lua error: \(error.message)")
             }
         }
+    }
+
+    /// Runs of characters between white space.
+    static func words(in text: String) -> Int {
+        text.split(whereSeparator: \.isWhitespace).count
+    }
+
+    /// Sentences: runs of text that end with `.`, `!` or `?` (repeats count once) followed by
+    /// white space or the end, or that end the reply without one.
+    static func sentences(in text: String) -> Int {
+        let characters = Array(text)
+        var count = 0
+        var open = false
+        for (index, character) in characters.enumerated() {
+            if "!?.".contains(character) {
+                let next = index + 1 < characters.count ? characters[index + 1] : nil
+                if open && (next == nil || next!.isWhitespace) {
+                    count += 1
+                    open = false
+                }
+            } else if !character.isWhitespace {
+                open = true
+            }
+        }
+        return count + (open ? 1 : 0)
     }
 }

@@ -73,7 +73,9 @@ struct Replay {
         guard let summary else { throw ScriptRunError("\(file):\(step.line): the reply ended without a summary") }
         let stopReason = summary.stopReason.description
         let checked = ExpectationChecker.Reply(text: text, tokens: summary.statistics.generatedTokens,
-                                               stopReason: stopReason, user: step.user)
+                                               stopReason: stopReason, user: step.user,
+                                               timeToFirstToken: summary.statistics.timeToFirstToken,
+                                               tokensPerSecond: summary.statistics.tokensPerSecond)
         var reply = ReplyResult(line: step.line, user: step.user, text: text, stopReason: stopReason,
                                 statistics: summary.statistics,
                                 expectations: step.expectations.map { checker.check($0, on: checked) },

@@ -15,6 +15,20 @@ public struct Expectation: Sendable, Hashable {
     public enum Check: Sendable, Hashable {
         /// `contains "text"` (case-sensitive) or `icontains "text"` (ignoring case).
         case contains(String, ignoringCase: Bool)
+        /// `equals`, `starts-with` or `ends-with "text"` (and `iequals`, `istarts-with`,
+        /// `iends-with`): the whole reply, its start or its end, without the white space around it.
+        case matches(TextPlace, String, ignoringCase: Bool)
+        /// `contains-any "a" "b" …` or `contains-all "a" "b" …` (and the `i` forms).
+        case containsAny([String], ignoringCase: Bool)
+        case containsAll([String], ignoringCase: Bool)
+        /// `words BOUND`: the number of words (runs of characters between white space).
+        case words(CountBound)
+        /// `sentences BOUND`: the number of sentences (text ending in `.`, `!` or `?`, or at the end).
+        case sentences(CountBound)
+        /// `ttft BOUND ms`: the time to the first token, in milliseconds.
+        case timeToFirstToken(CountBound)
+        /// `rate BOUND tok/s`: the decode rate after the first token.
+        case rate(CountBound)
         /// `regex "pattern"`: the reply matches the regular expression somewhere.
         case regex(String)
         /// `length BOUND`: the reply's length in characters.
@@ -32,6 +46,16 @@ public struct Expectation: Sendable, Hashable {
         /// from the script's folder).
         case jsonSchema(file: String)
     }
+}
+
+/// Where a text must stand in the reply.
+public enum TextPlace: String, Sendable, Hashable {
+    /// The whole reply.
+    case whole = "equals"
+    /// Its start.
+    case start = "starts-with"
+    /// Its end.
+    case end = "ends-with"
 }
 
 /// Inclusive bounds on a count: `<= 200`, `>= 3`, `== 8`, `10..200`.

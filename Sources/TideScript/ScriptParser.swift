@@ -181,6 +181,18 @@ struct ScriptParser {
         case "length": check = .length(try bound(&cursor))
         case "tokens": check = .tokens(try bound(&cursor))
         case "stop": check = .stop(try argument(&cursor, what: "a stop reason such as eos, max-tokens, stop-string or plugin:NAME"))
+        case "equals", "iequals", "starts-with", "istarts-with", "ends-with", "iends-with":
+            let ignoringCase = kind.hasPrefix("i")
+            let place = TextPlace(rawValue: String(kind.dropFirst(ignoringCase ? 1 : 0)))!
+            check = .matches(place, try argument(&cursor, what: "the text to compare with"), ignoringCase: ignoringCase)
+        case "contains-any", "icontains-any", "contains-all", "icontains-all":
+            let texts = try arguments(&cursor, what: "the texts to look for, such as \"Paris\" \"Rome\"")
+            check = kind.hasSuffix("any") ? .containsAny(texts, ignoringCase: kind.hasPrefix("i"))
+                                           : .containsAll(texts, ignoringCase: kind.hasPrefix("i"))
+        case "words": check = .words(try bound(&cursor))
+        case "sentences": check = .sentences(try bound(&cursor))
+        case "ttft": check = .timeToFirstToken(try bound(&cursor, unit: "ms"))
+        case "rate": check = .rate(try bound(&cursor, unit: "tok/s"))
         case "json": check = .json
         case "json-schema": check = .jsonSchema(file: try argument(&cursor, what: "the JSON schema's file"))
         case "":
@@ -194,7 +206,8 @@ struct ScriptParser {
         try expectation(Expectation(check, negated: negated), line: number, column: column - 7)
     }
 
-    static let checkNames = "contains, icontains, regex, length, tokens, stop, json or json-schema"
+    static let checkNames = "contains, equals, starts-with, ends-with, contains-any, contains-all (each also with i- to "
+        + "ignore case), regex, length, words, sentences, tokens, ttft, rate, stop, json or json-schema"
 
     private mutating func expectation(_ expectation: Expectation, line: Int, column: Int) throws(ScriptParseError) {
         switch last {
@@ -219,6 +232,18 @@ struct ScriptParser {
         return value
     }
 
+    /// Quoted strings or bare words, one or more, to the end of the line.
+    private func arguments(_ cursor: inout Cursor, what: String) throws(ScriptParseError) -> [String] {
+        var texts: [String] = []
+        cursor.skipSpaces()
+        while !cursor.isAtEnd {
+            texts.append(cursor.peek == "\"" ? try quoted(&cursor) : cursor.consumeWord())
+            cursor.skipSpaces()
+        }
+        guard !texts.isEmpty else { throw error("expected \(what)", column: cursor.column) }
+        return texts
+    }
+
     private func quoted(_ cursor: inout Cursor) throws(ScriptParseError) -> String {
         switch QuotedString.read(cursor.rest) {
         case .success(let (value, rest)):
@@ -229,12 +254,16 @@ struct ScriptParser {
         }
     }
 
-    /// `<= N`, `< N`, `>= N`, `> N`, `== N`, `N..M`.
-    private func bound(_ cursor: inout Cursor) throws(ScriptParseError) -> CountBound {
+    /// `<= N`, `< N`, `>= N`, `> N`, `== N`, `N..M`, followed by `unit` when there is one.
+    private func bound(_ cursor: inout Cursor, unit: String? = nil) throws(ScriptParseError) -> CountBound {
         let column = cursor.column
-        let text = cursor.rest.trimmingBlanks()
+        var text = cursor.rest.trimmingBlanks()
         cursor.consumeRest()
-        let usage = "expected a bound such as <= 200, >= 3, == 8 or 10..200"
+        let usage = "expected a bound such as <= 200, >= 3, == 8 or 10..200" + (unit.map { ", then \($0)" } ?? "")
+        if let unit {
+            guard text.hasSuffix(" " + unit) else { throw error(usage, column: column) }
+            text = String(text.dropLast(unit.count)).trimmingBlanks()
+        }
         for op in ["<=", ">=", "==", "<", ">"] where text.hasPrefix(op) {
             guard let number = Int(text.dropFirst(op.count).trimmingBlanks()), number >= 0 else {
                 throw error("\(usage), with a whole number ≥ 0", column: column)

@@ -86,6 +86,16 @@ extension Expectation {
         let not = negated ? "not " : ""
         switch check {
         case .contains(let text, let ignoringCase): return "expect: \(not)\(ignoringCase ? "icontains" : "contains") \(QuotedString.quote(text))"
+        case .matches(let place, let text, let ignoringCase):
+            return "expect: \(not)\(ignoringCase ? "i" : "")\(place.rawValue) \(QuotedString.quote(text))"
+        case .containsAny(let texts, let ignoringCase):
+            return "expect: \(not)\(ignoringCase ? "i" : "")contains-any " + texts.map(QuotedString.quote).joined(separator: " ")
+        case .containsAll(let texts, let ignoringCase):
+            return "expect: \(not)\(ignoringCase ? "i" : "")contains-all " + texts.map(QuotedString.quote).joined(separator: " ")
+        case .words(let bound): return "expect: \(not)words \(bound)"
+        case .sentences(let bound): return "expect: \(not)sentences \(bound)"
+        case .timeToFirstToken(let bound): return "expect: \(not)ttft \(bound) ms"
+        case .rate(let bound): return "expect: \(not)rate \(bound) tok/s"
         case .regex(let pattern): return "expect: \(not)regex \(QuotedString.quote(pattern))"
         case .length(let bound): return "expect: \(not)length \(bound)"
         case .tokens(let bound): return "expect: \(not)tokens \(bound)"

@@ -129,4 +129,36 @@ import TideTestSupport
         #expect(refused.replies.isEmpty)
         #expect(refused.failure?.contains("missing.tide:1: @grammar nowhere.gbnf:") == true, "\(refused.failure ?? "")")
     }
+
+    /// The text checks on a reply the scripted model gives ("You said: …").
+    @Test func textChecksJudgeTheReply() async throws {
+        let file = try scratch("""
+            user: Paris is big. Rome is old!
+            expect: equals "You said: Paris is big. Rome is old!"
+            expect: istarts-with "you SAID"
+            expect: ends-with "old!"
+            expect: not ends-with "big."
+            expect: contains-any "Berlin" "Rome"
+            expect: contains-any "Berlin" "Madrid"
+            expect: icontains-all "paris" "ROME"
+            expect: contains-all "Paris" "Oslo"
+            expect: words == 8
+            expect: sentences == 2
+            expect: rate >= 0 tok/s
+            """)
+        let result = await runner().run(file: file)
+        #expect(result.failure == nil)
+        let checks = try #require(result.replies.first?.expectations)
+        #expect(checks.map(\.passed) == [true, true, true, true, true, false, true, false, true, true, true])
+        #expect(checks[5].detail == "none of them is in the reply")
+        #expect(checks[7].detail == "missing \"Oslo\"")
+    }
+
+    @Test func sentencesAndWords() {
+        #expect(ExpectationChecker.sentences(in: "Pi is 3.14. Really?! Yes... and no") == 4)
+        #expect(ExpectationChecker.sentences(in: "") == 0)
+        #expect(ExpectationChecker.sentences(in: "...") == 0)
+        #expect(ExpectationChecker.sentences(in: "One. Two.") == 2)
+        #expect(ExpectationChecker.words(in: "  one\ttwo\nthree ") == 3)
+    }
 }

@@ -3,7 +3,8 @@ import Testing
 import TideScript
 
 /// `@format`, `@json-schema`, `@grammar` and the `json` and `json-schema` checks: what they parse
-/// to, how they print, their errors, and how transcripts written elsewhere name their files.
+/// to, how they print, and how transcripts written elsewhere name their files (their errors are
+/// in ``ScriptErrorTests``).
 struct FormatDirectiveTests {
     @Test func formatsAndChecksParseAndPrintBack() throws {
         let text = """
@@ -32,23 +33,6 @@ struct FormatDirectiveTests {
                            TideScript.Expectation(.jsonSchema(file: "my schemas/other.json"), negated: true)])
         #expect(script.printed() == text.replacingOccurrences(of: "\"my schemas/other.json\"", with: "my schemas/other.json"))
         #expect(try ConversationScript(parsing: script.printed()) .items == script.items)
-    }
-
-    @Test(arguments: [
-        ("@format yaml\n", 1, 9, "@format is json or text, not 'yaml'"),
-        ("@format\n", 1, 8, "@format is json or text, not ''"),
-        ("@json-schema\n", 1, 13, "@json-schema needs a value"),
-        ("@grammar   \n", 1, 12, "@grammar needs a value"),
-        ("user: Hi\nexpect: json-schema\n", 2, 20, "expected the JSON schema's file"),
-        ("user: Hi\nexpect: jsonn\n", 2, 9, "unknown check 'jsonn'; use contains, icontains, regex, length, tokens, stop, json or json-schema"),
-    ])
-    func mistakesAreNamed(text: String, line: Int, column: Int, message: String) {
-        #expect {
-            try ConversationScript(parsing: text)
-        } throws: { error in
-            guard let error = error as? ScriptParseError else { return false }
-            return error.line == line && error.column == column && error.message.hasPrefix(message)
-        }
     }
 
     /// A transcript written to another folder names the schema and grammar files from there;

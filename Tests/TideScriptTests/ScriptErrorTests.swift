@@ -37,6 +37,17 @@ struct ScriptErrorTests {
         ("user: \"\"\"\nnever closed", 1, 7, "this block is never closed"),
         ("@generated stop=\"eos\" tokens=1", 1, 12, "@generated marks a recorded reply and must come right after its assistant turn"),
         ("user: a\nassistant: b\n@generated stop=\"eos\"", 3, 12, "@generated needs stop=\"…\" and tokens=N"),
+        ("@format yaml\n", 1, 9, "@format is json or text, not 'yaml'"),
+        ("@format\n", 1, 8, "@format is json or text, not ''"),
+        ("@json-schema\n", 1, 13, "@json-schema needs a value"),
+        ("@grammar   \n", 1, 12, "@grammar needs a value"),
+        ("user: Hi\nexpect: json-schema\n", 2, 20, "expected the JSON schema's file"),
+        ("user: Hi\nexpect: jsonn\n", 2, 9, "unknown check 'jsonn'; use contains, equals, starts-with"),
+        ("user: Hi\nexpect: ttft <= 500\n", 2, 14, "expected a bound such as <= 200, >= 3, == 8 or 10..200, then ms"),
+        ("user: Hi\nexpect: rate >= 10 tokens\n", 2, 14, "expected a bound such as <= 200, >= 3, == 8 or 10..200, then tok/s"),
+        ("user: Hi\nexpect: contains-any\n", 2, 21, "expected the texts to look for"),
+        ("user: Hi\nexpect: equals\n", 2, 15, "expected the text to compare with"),
+        ("user: Hi\nexpect: sentences many\n", 2, 19, "expected a bound"),
     ])
     func errorsSayWhereAndWhat(text: String, line: Int, column: Int, message: String) {
         do {
