@@ -43,8 +43,9 @@ extension ReplyFormat {
     }
 
     /// A schema or grammar read from `path` (relative paths from `folder`, or the working
-    /// directory); ``file`` keeps `path` as given.
+    /// directory); ``file`` keeps `path` as given. (``Kind/json`` needs no file.)
     public static func reading(_ kind: Kind, file path: String, from folder: URL? = nil) throws(ReplyFormatError) -> ReplyFormat {
+        guard kind != .json else { return .json }
         let url = folder.map { URL(fileURLWithPath: path, relativeTo: $0) } ?? URL(fileURLWithPath: path)
         let what = kind == .grammar ? "grammar" : "JSON schema"
         let text: String
@@ -61,11 +62,7 @@ extension ReplyFormat {
         } catch {
             throw ReplyFormatError(kind, file: path, problem: "cannot read the \(what): \(error)")
         }
-        switch kind {
-        case .json: return .json
-        case .jsonSchema: return try jsonSchema(text, file: path)
-        case .grammar: return try grammar(text, file: path)
-        }
+        return kind == .grammar ? try grammar(text, file: path) : try jsonSchema(text, file: path)
     }
 }
 

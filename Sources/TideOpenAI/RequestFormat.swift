@@ -2,10 +2,6 @@ import TideCore
 import TideFormat
 
 extension ReplyFormat {
-    /// The request fields that ask for a reply format: OpenAI's `response_format`, and
-    /// llama.cpp's `json_schema` and `grammar`.
-    public static let requestFieldNames: Set<String> = ["response_format", "json_schema", "grammar"]
-
     /// The format a chat-completion request body asks for, read in the body's own key order (a
     /// schema's properties come out in the order it lists them):
     /// - `response_format`: `{"type": "text"}`, `{"type": "json_object"}` (optionally with a
