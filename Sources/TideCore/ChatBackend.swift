@@ -26,12 +26,28 @@ public protocol ChatBackend: AnyObject, Sendable {
     /// Throws ``ContextOverflowError`` when the prompt does not fit the context.
     func startReply(to messages: [ChatMessage], parameters: GenerationParameters) async throws
         -> sending any ReplyDecoder
+    /// Whether ``startReply(to:parameters:forcing:)`` can check a recorded reply by teacher forcing.
+    var supportsTeacherForcing: Bool { get }
+    /// Like ``startReply(to:parameters:)``, for a reply expected to be `recorded`: the decoder
+    /// feeds the model the recorded tokens in batches and gives each as long as the sampler and
+    /// the hooks would have chosen it, then generates (see ``TeacherForcing``). Its
+    /// ``ReplyDecoder/teacherForcing`` says how far the recording held. Backends that cannot
+    /// (``supportsTeacherForcing`` false) start an ordinary reply.
+    func startReply(to messages: [ChatMessage], parameters: GenerationParameters, forcing recorded: String) async throws
+        -> sending any ReplyDecoder
 }
 
 extension ChatBackend {
     public var taskExecutor: (any TaskExecutor)? { nil }
     public var vocabulary: (any Vocabulary)? { nil }
     public var supportsRewind: Bool { false }
+    public var supportsTeacherForcing: Bool { false }
+
+    public func startReply(to messages: [ChatMessage], parameters: GenerationParameters, forcing recorded: String) async throws
+        -> sending any ReplyDecoder
+    {
+        try await startReply(to: messages, parameters: parameters)
+    }
 
     /// Refuses hooks that need what this backend cannot give: a logits hook, or one that takes
     /// back text, on a model that samples on its server.
@@ -67,12 +83,16 @@ public protocol ReplyDecoder: AnyObject {
     func rewind(to position: Int) throws
     /// Forgets what rewinding needs for the positions before `position`, which no rewind can reach.
     func forgetRewindPoints(before position: Int) throws
+    /// How far the recorded reply held, for a decoder started with one
+    /// (``ChatBackend/startReply(to:parameters:forcing:)``); `nil` otherwise.
+    var teacherForcing: TeacherForcing? { get }
 }
 
 extension ReplyDecoder {
     public func keepRewindPoints() throws { throw RewindUnsupported() }
     public func rewind(to position: Int) throws { throw RewindUnsupported() }
     public func forgetRewindPoints(before position: Int) throws {}
+    public var teacherForcing: TeacherForcing? { nil }
 }
 
 /// A decoder that cannot take back tokens was asked to.

@@ -85,7 +85,11 @@ public final class ChatSession: Sendable {
     /// The stream throws ``ChatSessionError/busy`` if another reply is still running,
     /// ``InvalidParameterError`` or ``ContextOverflowError`` before any text, and the backend's
     /// or a hook's error (under ``HookErrorPolicy/failReply``) if decoding fails.
-    public func reply(to userMessage: String) -> AsyncThrowingStream<ReplyEvent, any Error> {
+    ///
+    /// `recorded`, a reply recorded earlier for this message (a transcript's), lets the backend
+    /// check it by teacher forcing instead of generating it (``TeacherForcing``): the reply is the
+    /// same either way, and its summary says how far the recording held.
+    public func reply(to userMessage: String, forcing recorded: String? = nil) -> AsyncThrowingStream<ReplyEvent, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: ReplyEvent.self)
         let snapshot: State? = state.withLock { state in
             guard !state.busy else { return nil }
@@ -105,7 +109,7 @@ public final class ChatSession: Sendable {
             let question = ChatMessage(.user, userMessage)
             do {
                 let summary = try await loop.run(messages: snapshot.history + [question],
-                                                 parameters: snapshot.parameters)
+                                                 parameters: snapshot.parameters, forcing: recorded)
                 let answer = ChatMessage(.assistant, summary.storedText, interrupted: summary.stopReason == .cancelled)
                 commit([question, answer], disabled: chain.disabled)
                 continuation.yield(.finished(summary))

@@ -31,6 +31,10 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
     /// Parameters with every default.
     public init() {}
 
+    /// Whether every run samples the same reply from the same scores: greedy decoding, or a
+    /// random draw from a fixed seed.
+    public var isReproducible: Bool { temperature == 0 || seed != nil }
+
     /// The largest token count a parameter may take: llama.cpp counts tokens in 32-bit integers.
     public static let maximumTokenCount = Int(Int32.max)
     /// The most recent tokens the repetition penalty may look at (llama.cpp keeps them in a ring

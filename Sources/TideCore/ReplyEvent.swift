@@ -23,4 +23,7 @@ public struct ReplySummary: Sendable, Hashable {
     /// The format the reply was generated under (after `on_prompt` hooks), if any; `nil` too for
     /// a reply a hook gave in the model's place.
     public var format: ReplyFormat?
+    /// How far the recorded reply the reply was asked to reproduce held (teacher forcing);
+    /// `nil` when it was given none, or a hook answered in the model's place.
+    public var teacherForcing: TeacherForcing?
 }

@@ -26,8 +26,11 @@ struct ReplyLoop {
         self.emit = emit
     }
 
-    /// Produces the reply to the last of `messages`, emitting text as it goes.
-    mutating func run(messages: [ChatMessage], parameters: GenerationParameters) async throws -> ReplySummary {
+    /// Produces the reply to the last of `messages`, emitting text as it goes. With `recorded`,
+    /// a reply recorded earlier, the backend checks it by teacher forcing when it can.
+    mutating func run(messages: [ChatMessage], parameters: GenerationParameters, forcing recorded: String? = nil) async throws
+        -> ReplySummary
+    {
         try backend.checkSupport(of: hooks.active(at: .logits) + hooks.active(at: .stop))
         var prompt = PromptContext(messages: messages, parameters: parameters)
         if let (name, answer) = try runPromptHooks(&prompt) {
@@ -40,8 +43,17 @@ struct ReplyLoop {
         try prompt.parameters.validate()
         let fitted = try await overflowPolicy.fit(prompt.messages, parameters: prompt.parameters, backend: backend)
         let decoder: any ReplyDecoder
+        var skipped: TeacherForcing?
+        if recorded != nil {
+            if !backend.supportsTeacherForcing { skipped = .skipped(.backend) }
+            else if !prompt.parameters.isReproducible { skipped = .skipped(.unseeded) }
+        }
         do {
-            decoder = try await backend.startReply(to: fitted, parameters: prompt.parameters)
+            if let recorded, skipped == nil {
+                decoder = try await backend.startReply(to: fitted, parameters: prompt.parameters, forcing: recorded)
+            } else {
+                decoder = try await backend.startReply(to: fitted, parameters: prompt.parameters)
+            }
         } catch is CancellationError {
             // Stopped before the reply began (a server slow to answer): as if stopped at its first token.
             try showFinal()
@@ -52,7 +64,9 @@ struct ReplyLoop {
         statistics.reusedPromptTokens = decoder.reusedPromptTokenCount
         let reason = try await decode(with: decoder, parameters: prompt.parameters)
         try showFinal()
-        return try finish(reason, format: prompt.parameters.format)
+        var summary = try finish(reason, format: prompt.parameters.format)
+        summary.teacherForcing = skipped ?? decoder.teacherForcing
+        return summary
     }
 
     /// Runs pre-prompt hooks in order; returns the first direct answer, with who gave it.

@@ -23,6 +23,8 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     public var supportsLogits: Bool { true }
     /// Not for recurrent or hybrid models, whose caches cannot drop their last tokens.
     public var supportsRewind: Bool { model.canDropCachedTokens }
+    /// Not for recurrent or hybrid models either: the tokens after a divergence must leave the cache.
+    public var supportsTeacherForcing: Bool { model.canDropCachedTokens }
     public var vocabulary: (any Vocabulary)? { model }
     public var modelDescription: ModelDescription {
         ModelDescription(name: model.facts.name, backend: "llama.cpp", architecture: model.facts.architecture,
@@ -55,14 +57,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
                 template: ChatTemplate = .model, endOfGenerationStrings: [String] = []) throws(LlamaError)
     {
         let size = try options.checkedContextSize(for: model)
-        var parameters = llama_context_default_params()
-        parameters.n_ctx = UInt32(size)
-        parameters.n_batch = UInt32(options.resolvedBatchSize(contextSize: size))
-        parameters.n_ubatch = parameters.n_batch
-        parameters.n_seq_max = 1
-        parameters.n_threads = Int32(options.resolvedThreads)
-        parameters.n_threads_batch = Int32(options.resolvedThreads)
-        parameters.no_perf = true
+        let parameters = options.contextParameters(contextSize: size, sequences: 1)
         LlamaRuntime.clearErrors()
         guard let context = llama_init_from_model(model.pointer, parameters) else {
             throw .contextFailed(contextSize: size, detail: LlamaRuntime.errors())
@@ -100,6 +95,19 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     public func startReply(to messages: [ChatMessage], parameters: GenerationParameters) async throws
         -> sending any ReplyDecoder
     {
+        try start(messages, parameters: parameters, forcing: nil)
+    }
+
+    public func startReply(to messages: [ChatMessage], parameters: GenerationParameters, forcing recorded: String) async throws
+        -> sending any ReplyDecoder
+    {
+        try start(messages, parameters: parameters, forcing: TeacherForcer(tokens: try model.tokenize(recorded)))
+    }
+
+    /// Evaluates the prompt and returns the reply's decoder.
+    private func start(_ messages: [ChatMessage], parameters: GenerationParameters, forcing forcer: TeacherForcer?) throws
+        -> LlamaReplyDecoder
+    {
         let prompt = try promptTokens(for: messages)
         let sampler = try SamplerChain(parameters, model: model, checkingSampledTokenFirst: !constrainsEveryToken)
         guard prompt.count < contextSize else {
@@ -118,22 +126,27 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
         }
         sampler.accept(prompt.suffix(parameters.repeatLastN))
         return LlamaReplyDecoder(backend: self, sampler: sampler, promptTokenCount: prompt.count,
-                                 reusedPromptTokenCount: reused)
+                                 reusedPromptTokenCount: reused, forcer: forcer)
     }
 
-    /// Whether there is room in the context for one more token.
-    var hasRoom: Bool { cache.withLock { $0.kept.tokens.count < contextSize } }
+    /// Tokens the context may still take.
+    var room: Int { contextSize - cachedTokenCount }
 
-    /// Evaluates tokens after those in the cache, in batches; logits are kept for the last one.
-    /// On failure the cache is trimmed back to what it held before.
-    func evaluate(_ tokens: ArraySlice<Int32>) throws(LlamaError) {
+    /// The most tokens one `llama_decode` takes.
+    var batchCapacity: Int { batch.capacity }
+
+    /// Evaluates tokens after those in the cache, in batches; logits are kept for the last one,
+    /// or for each of them when `everyLogit` (then they must fit in one batch). On failure the
+    /// cache is trimmed back to what it held before.
+    func evaluate(_ tokens: ArraySlice<Int32>, everyLogit: Bool = false) throws(LlamaError) {
+        precondition(!everyLogit || tokens.count <= batch.capacity, "the logits of one batch at most")
         let start = cache.withLock { $0.kept.tokens.count }
         var position = start
         var remaining = tokens[...]
         while !remaining.isEmpty {
             let chunk = remaining.prefix(batch.capacity)
             remaining = remaining.dropFirst(chunk.count)
-            batch.fill(chunk, from: position, wantLastLogits: remaining.isEmpty)
+            batch.fill(chunk, from: position, outputs: everyLogit ? chunk.count : remaining.isEmpty ? 1 : 0)
             let code = llama_decode(context, batch.batch)
             guard code == 0 else {
                 cache.withLock { _ = $0.kept.truncate(to: start, in: context) }

@@ -27,6 +27,8 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     public let sequenceCapacity: Int
     /// Tokens each sequence may hold.
     public let contextSizePerSequence: Int
+    /// The most tokens one `llama_decode` takes.
+    var batchCapacity: Int { batch.capacity }
     let context: OpaquePointer
     /// Where prompts are rendered and tokenized: neither on the engine's thread, which would
     /// hold up every sequence's next step, nor on the cooperative pool, which would hold up the
@@ -44,17 +46,10 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     /// Creates a context of `sequences` sequences with `options.contextSize` tokens each.
     public init(model: LlamaModel, sequences: Int, options: LlamaContextOptions = LlamaContextOptions()) throws(LlamaError) {
         let perSequence = try options.checkedContextSize(for: model, sequences: sequences)
-        var parameters = llama_context_default_params()
-        parameters.n_ctx = UInt32(perSequence * sequences)
-        parameters.n_batch = UInt32(max(options.resolvedBatchSize(contextSize: perSequence * sequences), sequences))
-        parameters.n_ubatch = parameters.n_batch
-        parameters.n_seq_max = UInt32(sequences)
+        var parameters = options.contextParameters(contextSize: perSequence * sequences, sequences: sequences)
         // Each sequence gets its own part of the cache. A unified cache decoded no faster here
         // (within the machine's noise) and changed more greedy replies against sequential replay.
         parameters.kv_unified = false
-        parameters.n_threads = Int32(options.resolvedThreads)
-        parameters.n_threads_batch = Int32(options.resolvedThreads)
-        parameters.no_perf = true
         LlamaRuntime.clearErrors()
         guard let context = llama_init_from_model(model.pointer, parameters) else {
             throw .contextFailed(contextSize: perSequence * sequences, detail: LlamaRuntime.errors())
@@ -183,11 +178,13 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
                 continue
             }
             let chunk = request.tokens.prefix(room)
+            let complete = chunk.count == request.tokens.count
+            precondition(complete || request.outputs == 1, "a request with the logits of several tokens fits in one batch")
             var logitsIndex: Int32?
             for (offset, token) in chunk.enumerated() {
-                let last = offset == chunk.count - 1 && chunk.count == request.tokens.count
-                let index = batch.add(token, position: request.position + offset, sequence: request.sequence, logits: last)
-                if last { logitsIndex = index }
+                let index = batch.add(token, position: request.position + offset, sequence: request.sequence,
+                                      logits: complete && offset >= chunk.count - request.outputs)
+                if complete && offset == chunk.count - 1 { logitsIndex = index }
             }
             included.append((request, chunk.count, logitsIndex))
         }
@@ -218,6 +215,9 @@ final class StepRequest: @unchecked Sendable {
     private(set) var position: Int
     /// Where this request started writing the sequence (what a failure trims back to).
     private(set) var startPosition: Int
+    /// How many of the last tokens keep their logits (each a batch entry of its own, in order,
+    /// the last one's index given to `finish`); more than one only for a request that fits in a batch.
+    let outputs: Int
     /// Runs once on the scheduler thread before the first tokens are added (trims the cache).
     private var preparation: ((OpaquePointer, StepRequest) -> Void)?
     private let onAdvance: (ArraySlice<Int32>) -> Void
@@ -225,7 +225,7 @@ final class StepRequest: @unchecked Sendable {
     private let finish: (OpaquePointer, Int32) throws -> DecodedToken
     private let resume: (Result<DecodedToken, any Error>) -> Void
 
-    init(sequence: Int32, tokens: ArraySlice<Int32>, position: Int,
+    init(sequence: Int32, tokens: ArraySlice<Int32>, position: Int, outputs: Int = 1,
          preparation: ((OpaquePointer, StepRequest) -> Void)? = nil,
          onAdvance: @escaping (ArraySlice<Int32>) -> Void, onFailure: @escaping (OpaquePointer, Int) -> Void,
          finish: @escaping (OpaquePointer, Int32) throws -> DecodedToken,
@@ -235,6 +235,7 @@ final class StepRequest: @unchecked Sendable {
         self.tokens = tokens
         self.position = position
         startPosition = position
+        self.outputs = outputs
         self.preparation = preparation
         self.onAdvance = onAdvance
         self.onFailure = onFailure

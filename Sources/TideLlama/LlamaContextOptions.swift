@@ -1,3 +1,4 @@
+import CLlama
 import Foundation
 import TideCore
 
@@ -46,6 +47,25 @@ public struct LlamaContextOptions: Sendable, Hashable {
                 + "more than this machine's \(memory >> 20) MiB of memory")
         }
         return size
+    }
+
+    /// llama.cpp's parameters for a context of `sequences` sequences of `contextSize` tokens in all.
+    ///
+    /// Flash attention is asked for, not left to llama.cpp's choice: with it, a batch of fewer
+    /// than 64 tokens computes each token's scores exactly as a decode of that token alone does,
+    /// which teacher forcing relies on (``TeacherForcer/chunkSize``); without it, any batch of two
+    /// or more differs in the last bits, enough to change a greedy reply within a few dozen tokens.
+    func contextParameters(contextSize: Int, sequences: Int) -> llama_context_params {
+        var parameters = llama_context_default_params()
+        parameters.n_ctx = UInt32(contextSize)
+        parameters.n_batch = UInt32(max(resolvedBatchSize(contextSize: contextSize), sequences))
+        parameters.n_ubatch = parameters.n_batch
+        parameters.n_seq_max = UInt32(sequences)
+        parameters.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_ENABLED
+        parameters.n_threads = Int32(resolvedThreads)
+        parameters.n_threads_batch = Int32(resolvedThreads)
+        parameters.no_perf = true
+        return parameters
     }
 
     /// The most prompt tokens per `llama_decode` call in a context of `contextSize` tokens.

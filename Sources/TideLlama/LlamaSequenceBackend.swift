@@ -17,6 +17,8 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
     public var supportsLogits: Bool { true }
     /// Not for recurrent or hybrid models, whose caches cannot drop their last tokens.
     public var supportsRewind: Bool { engine.model.canDropCachedTokens }
+    /// Not for recurrent or hybrid models either: the tokens after a divergence must leave the cache.
+    public var supportsTeacherForcing: Bool { engine.model.canDropCachedTokens }
     public var vocabulary: (any Vocabulary)? { engine.model }
     /// Replies run on the engine's thread, between its decoding steps.
     public var taskExecutor: (any TaskExecutor)? { engine }
@@ -58,6 +60,19 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
     public func startReply(to messages: [ChatMessage], parameters: GenerationParameters) async throws
         -> sending any ReplyDecoder
     {
+        try await start(messages, parameters: parameters, forcing: nil)
+    }
+
+    public func startReply(to messages: [ChatMessage], parameters: GenerationParameters, forcing recorded: String) async throws
+        -> sending any ReplyDecoder
+    {
+        try await start(messages, parameters: parameters, forcing: TeacherForcer(tokens: try engine.model.tokenize(recorded)))
+    }
+
+    /// The reply's decoder, its prompt to be evaluated in its first step.
+    private func start(_ messages: [ChatMessage], parameters: GenerationParameters, forcing forcer: TeacherForcer?) async throws
+        -> LlamaSequenceDecoder
+    {
         let counted = counted.withLock { counted in
             defer { counted = nil }
             return counted
@@ -80,7 +95,7 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
             return min(zip(state.kept.tokens, prompt).prefix { $0 == $1 }.count, prompt.count - 1)
         }
         sampler.accept(prompt.suffix(parameters.repeatLastN))
-        return LlamaSequenceDecoder(backend: self, sampler: sampler, prompt: prompt, reused: reused)
+        return LlamaSequenceDecoder(backend: self, sampler: sampler, prompt: prompt, reused: reused, forcer: forcer)
     }
 
     /// The prompt's tokens, rendered and tokenized on the engine's prompt thread: replies run on

@@ -214,20 +214,28 @@ final class SamplerChain {
               adjustingLogits: ((any LogitsView) throws -> Void)?) throws -> DecodedToken
     {
         if isResampling { return try resample(model: model, adjustingLogits: adjustingLogits) }
+        guard let logits = llama_get_logits_ith(context, index) else {
+            preconditionFailure("a step follows a decode that kept the logits of entry \(index)")
+        }
+        return try step(logits, context: context, at: index, model: model, adjustingLogits: adjustingLogits)
+    }
+
+    /// One decoding step from `scores`, a position's logits (entry `index` of `context`, when they
+    /// are still there; else a copy), as ``step(_:at:model:adjustingLogits:)``.
+    func step(_ scores: UnsafeMutablePointer<Float>, context: OpaquePointer? = nil, at index: Int32 = 0, model: LlamaModel,
+              adjustingLogits: ((any LogitsView) throws -> Void)?) throws -> DecodedToken
+    {
         if keepsPoints {
             // Points stay aligned with positions: one that cannot be kept ends what rewinds can reach.
-            if let logits = llama_get_logits_ith(context, index), let clone = llama_sampler_clone(chain) {
-                points.append(RewindPoint(logits: Array(UnsafeBufferPointer(start: logits, count: vocabularySize)), sampler: clone,
+            if let clone = llama_sampler_clone(chain) {
+                points.append(RewindPoint(logits: Array(UnsafeBufferPointer(start: scores, count: vocabularySize)), sampler: clone,
                                           grammar: grammar.flatMap { llama_sampler_clone($0) }))
                 if points.count > Self.maximumRewindPoints { forgetRewindPoints(before: firstPoint + 1) }
             } else {
                 forgetRewindPoints(before: firstPoint + points.count + 1)
             }
         }
-        guard let logits = llama_get_logits_ith(context, index) else {
-            preconditionFailure("a step follows a decode that kept the logits of entry \(index)")
-        }
-        return try decide(logits, context: context, at: index, model: model, adjustingLogits: adjustingLogits)
+        return try decide(scores, context: context, at: index, model: model, adjustingLogits: adjustingLogits)
     }
 
     /// The hooks' adjustments to `scores` (entry `index` of `context`, if they are still there),

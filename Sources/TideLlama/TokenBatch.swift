@@ -30,11 +30,11 @@ final class TokenBatch {
     }
 
     /// Replaces the contents with `tokens` of sequence 0 from `position`, with logits for the
-    /// last one if `wantLastLogits`.
-    func fill(_ tokens: ArraySlice<Int32>, from position: Int, wantLastLogits: Bool) {
+    /// last `outputs` of them.
+    func fill(_ tokens: ArraySlice<Int32>, from position: Int, outputs: Int) {
         clear()
         for (offset, token) in tokens.enumerated() {
-            add(token, position: position + offset, sequence: 0, logits: wantLastLogits && offset == tokens.count - 1)
+            add(token, position: position + offset, sequence: 0, logits: offset >= tokens.count - outputs)
         }
     }
 }

@@ -20,6 +20,8 @@ struct ExpectationChecker {
         var user: String
         var timeToFirstToken: Duration? = nil
         var tokensPerSecond: Double? = nil
+        /// The reply recorded for the turn (a transcript's or a golden transcript's), if any.
+        var recorded: String? = nil
     }
 
     func check(_ located: LocatedExpectation, on reply: Reply) -> ExpectationResult {
@@ -107,6 +109,13 @@ struct ExpectationChecker {
             let violations = schema.violations(of: value)
             let shown = violations.prefix(3).map(\.description).joined(separator: "; ")
             return (violations.isEmpty, "the reply is not valid: " + shown + (violations.count > 3 ? "; …" : ""))
+        case .sameAsRecorded:
+            guard let recorded = reply.recorded else {
+                return (nil, "the turn has no recorded reply to compare with; record one with --out DIR (transcripts) "
+                    + "or --update (golden transcripts)")
+            }
+            let text = Replay.transcriptText(reply.text)
+            return (text == recorded, "it differs from the recorded reply:\n" + TextDiff.lines(from: recorded, to: text))
         case .lua(let code):
             do {
                 let predicate = try LuaPredicate(code, limits: limits)

@@ -11,6 +11,8 @@ struct Replay {
     let events: @Sendable (RunEvent) -> Void
     let session: ChatSession
     let checker: ExpectationChecker
+    /// Whether recorded replies are generated again rather than checked by teacher forcing.
+    let regenerate: Bool
     var repliesSoFar = 0
 
     init(runner: ScriptRunner, prepared: PreparedScript, backend: any ChatBackend, model: any ChatModel, file: String,
@@ -24,6 +26,7 @@ struct Replay {
                               hooks: prepared.commandLinePlugins, hookErrorPolicy: runner.hookErrorPolicy,
                               overflowPolicy: runner.overflow)
         checker = ExpectationChecker(limits: runner.limits, regexTimeLimit: runner.regexTimeLimit, schemas: prepared.schemas)
+        regenerate = runner.regenerate
     }
 
     mutating func run(_ result: inout ScriptResult, replies: inout [Int: RecordedReply]) async throws {
@@ -55,8 +58,10 @@ struct Replay {
         var text = ""
         var failures: [String] = []
         var summary: ReplySummary?
+        let recorded = step.recorded ?? (repliesSoFar < golden.count ? golden[repliesSoFar] : nil)
+        let (forcing, skipped) = forcedText(for: step, recorded: recorded)
         do {
-            for try await event in session.reply(to: step.user) {
+            for try await event in session.reply(to: step.user, forcing: forcing) {
                 switch event {
                 case .text(let piece):
                     text += piece
@@ -75,12 +80,13 @@ struct Replay {
         let checked = ExpectationChecker.Reply(text: text, tokens: summary.statistics.generatedTokens,
                                                stopReason: stopReason, user: step.user,
                                                timeToFirstToken: summary.statistics.timeToFirstToken,
-                                               tokensPerSecond: summary.statistics.tokensPerSecond)
+                                               tokensPerSecond: summary.statistics.tokensPerSecond, recorded: recorded?.text)
         var reply = ReplyResult(line: step.line, user: step.user, text: text, stopReason: stopReason,
                                 statistics: summary.statistics,
                                 expectations: step.expectations.map { checker.check($0, on: checked) },
                                 hookFailures: failures,
-                                formatProblem: summary.format?.problem(with: text, stopReason: summary.stopReason))
+                                formatProblem: summary.format?.problem(with: text, stopReason: summary.stopReason),
+                                teacherForcing: skipped ?? summary.teacherForcing)
         if !golden.isEmpty {
             let recorded = repliesSoFar < golden.count ? golden[repliesSoFar]?.text : nil
             let shown = Self.transcriptText(text)
@@ -89,6 +95,17 @@ struct Replay {
         }
         repliesSoFar += 1
         return reply
+    }
+
+    /// The text to check a recorded reply against by teacher forcing (with the stop string that
+    /// ended it, which the transcript does not show), or why it is generated instead; both `nil`
+    /// when nothing was recorded.
+    private func forcedText(for step: ReplyStep, recorded: RecordedReply?) -> (String?, TeacherForcing?) {
+        guard let recorded else { return (nil, nil) }
+        if regenerate { return (nil, .skipped(.asked)) }
+        if step.expectations.contains(where: \.expectation.check.measuresSpeed) { return (nil, .skipped(.speedChecks)) }
+        let stop = session.parameters.stop.first { StopReason.stopString($0).description == recorded.record.stopReason }
+        return (recorded.text + (stop ?? ""), nil)
     }
 
     /// A reply as a transcript can hold it: scripts are line-based, so carriage returns become

@@ -50,6 +50,9 @@ public struct ReplyResult: Sendable {
     public var formatProblem: String?
     /// The comparison with the recorded golden reply, under `--check`.
     public var golden: GoldenComparison?
+    /// How the reply recorded for the turn (in the transcript, or the golden transcript) was
+    /// checked: confirmed by teacher forcing, or regenerated and from where; `nil` when none was.
+    public var teacherForcing: TeacherForcing?
 }
 
 /// A reply compared with the golden transcript's reply for the same turn.

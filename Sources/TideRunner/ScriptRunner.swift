@@ -31,6 +31,8 @@ public struct ScriptRunner: Sendable {
     public var hookErrorPolicy = HookErrorPolicy.disableHook
     /// What to do when the conversation outgrows the context.
     public var overflow = ContextOverflowPolicy.fail
+    /// Generate recorded replies again instead of checking them by teacher forcing (`--regenerate`).
+    public var regenerate = false
     /// Where backends come from.
     public let backends: any BackendProvider
 

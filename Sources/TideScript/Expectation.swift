@@ -45,6 +45,17 @@ public struct Expectation: Sendable, Hashable {
         /// `json-schema FILE`: the reply is JSON valid against the schema in FILE (a relative path is
         /// from the script's folder).
         case jsonSchema(file: String)
+        /// `same-as-recorded`: the reply is the one recorded for its turn (the transcript's
+        /// `assistant:` turn and `@generated`, or the golden transcript's).
+        case sameAsRecorded
+
+        /// Whether the check measures how fast the reply was generated (`ttft`, `rate`).
+        public var measuresSpeed: Bool {
+            switch self {
+            case .timeToFirstToken, .rate: true
+            default: false
+            }
+        }
     }
 }
 

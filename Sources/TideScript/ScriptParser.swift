@@ -195,6 +195,7 @@ struct ScriptParser {
         case "rate": check = .rate(try bound(&cursor, unit: "tok/s"))
         case "json": check = .json
         case "json-schema": check = .jsonSchema(file: try argument(&cursor, what: "the JSON schema's file"))
+        case "same-as-recorded": check = .sameAsRecorded
         case "":
             throw error("expect: needs a check: \(Self.checkNames) (and `not` before it)", column: kindColumn)
         default:
@@ -207,7 +208,7 @@ struct ScriptParser {
     }
 
     static let checkNames = "contains, equals, starts-with, ends-with, contains-any, contains-all (each also with i- to "
-        + "ignore case), regex, length, words, sentences, tokens, ttft, rate, stop, json or json-schema"
+        + "ignore case), regex, length, words, sentences, tokens, ttft, rate, stop, json, json-schema or same-as-recorded"
 
     private mutating func expectation(_ expectation: Expectation, line: Int, column: Int) throws(ScriptParseError) {
         switch last {

@@ -107,6 +107,7 @@ extension Expectation {
         case .jsonSchema(let file):
             let bare = !file.hasPrefix("\"") && file.trimmingBlanks() == file && !file.unicodeScalars.contains { $0.value < 0x20 }
             return "expect: \(not)json-schema \(bare ? file : QuotedString.quote(file))"
+        case .sameAsRecorded: return "expect: \(not)same-as-recorded"
         }
     }
 }

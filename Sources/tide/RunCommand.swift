@@ -56,6 +56,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Replay up to N scripts at once, decoding them as parallel sequences of one batch.")
     var parallel = 1
 
+    @Flag(help: "Generate recorded replies again instead of checking them by teacher forcing.")
+    var regenerate = false
+
     func validate() throws {
         if paths.isEmpty { throw ValidationError("give at least one script or folder, e.g. tide run Conversations/") }
         if update && check { throw ValidationError("--update records golden transcripts and --check compares with them: choose one") }
@@ -108,6 +111,7 @@ struct RunCommand: AsyncParsableCommand {
                             view: streaming ? TranscriptView(verbose: verbose, style: style) : nil)
         let start = ContinuousClock.now
         var (passed, failed, errors, done) = (0, 0, 0, 0)
+        var forcing: [TeacherForcing] = []
         bar?.update(0, detail: "0/\(files.count)")
         // Results are printed in the order of the files, each as soon as those before it are done.
         var finished: [Int: ScriptResult] = [:]
@@ -135,6 +139,7 @@ struct RunCommand: AsyncParsableCommand {
                     passed += result.passed
                     failed += result.failed
                     errors += result.failure == nil ? 0 : 1
+                    forcing += result.replies.compactMap(\.teacherForcing)
                     nextToPrint += 1
                 }
                 bar?.update(Double(done) / Double(files.count), detail: "\(done)/\(files.count)")
@@ -142,7 +147,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         bar?.finish()
         var summary = RunReport.summary(passed: passed, failed: failed, errors: errors, scripts: files.count,
-                                        seconds: (ContinuousClock.now - start).seconds)
+                                        seconds: (ContinuousClock.now - start).seconds, forcing: forcing)
         if sequences > 1 { summary += "\n" + RunReport.parallelNote(sequences: sequences) }
         if json { Terminal.warn(summary) } else { Terminal.write(summary + "\n") }
         if errors > 0 { throw ExitCode(2) }
@@ -165,6 +170,7 @@ extension RunCommand {
         runner.limits = pluginOptions.limits
         runner.hookErrorPolicy = pluginOptions.policy
         runner.overflow = overflow
+        runner.regenerate = regenerate
         return runner
     }
 }

@@ -15,6 +15,7 @@ struct RunReport {
         for reply in result.replies {
             for failure in reply.hookFailures { lines.append("\(result.file):\(reply.line): plugin error: \(failure)") }
             if let problem = reply.formatProblem { lines.append("\(result.file):\(reply.line): format: \(problem)") }
+            if showPasses, let forcing = reply.teacherForcing { lines.append("\(result.file):\(reply.line): reply " + style.dim("\(forcing)")) }
             for check in reply.expectations where showPasses || !check.passed {
                 lines.append(check.passed ? "\(result.file):\(check.line): " + style.green("PASS") + " \(check.text)"
                                           : "\(result.file):\(check.line): " + style.red("FAIL") + " \(check.text): \(check.detail); "
@@ -38,11 +39,19 @@ struct RunReport {
         text.count <= limit ? QuotedString.quote(text) : QuotedString.quote(String(text.prefix(limit))) + "…"
     }
 
-    /// `N passed, N failed`, then what else happened.
-    static func summary(passed: Int, failed: Int, errors: Int, scripts: Int, seconds: Double) -> String {
+    /// `N passed, N failed`, then what else happened, and how the recorded replies were checked.
+    static func summary(passed: Int, failed: Int, errors: Int, scripts: Int, seconds: Double,
+                        forcing: [TeacherForcing] = []) -> String {
         var line = "\(passed) passed, \(failed) failed"
         if errors > 0 { line += ", \(errors) script\(errors == 1 ? "" : "s") could not run" }
-        return line + " (\(scripts) script\(scripts == 1 ? "" : "s"), " + String(format: "%.1f s", seconds) + ")"
+        line += " (\(scripts) script\(scripts == 1 ? "" : "s"), " + String(format: "%.1f s", seconds) + ")"
+        guard !forcing.isEmpty else { return line }
+        let confirmed = forcing.count { if case .confirmed = $0 { true } else { false } }
+        let regenerated = forcing.count { if case .regenerated = $0 { true } else { false } }
+        let parts = [(confirmed, "confirmed by teacher forcing"), (regenerated, "regenerated from where the model chose otherwise"),
+                     (forcing.count - confirmed - regenerated, "regenerated whole")]
+            .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+        return line + "\nrecorded replies: " + parts.joined(separator: ", ")
     }
 
     /// What `--parallel` changes, said once after the summary.
@@ -89,6 +98,23 @@ private struct ScriptJSON: Encodable {
         var plugin_errors: [String]
         var format_problem: String?
         var golden: Golden?
+        var teacher_forcing: Forcing?
+    }
+    /// How a recorded reply was checked: `confirmed` (with `tokens`), `regenerated` (with
+    /// `from_token`), or `skipped` (with `reason`).
+    struct Forcing: Encodable {
+        var outcome: String
+        var tokens: Int?
+        var from_token: Int?
+        var reason: String?
+
+        init(_ forcing: TeacherForcing) {
+            switch forcing {
+            case .confirmed(let tokens): outcome = "confirmed"; self.tokens = tokens
+            case .regenerated(let from): outcome = "regenerated"; from_token = from
+            case .skipped(let reason): outcome = "skipped"; self.reason = "\(reason)"
+            }
+        }
     }
     var file: String
     var name: String
@@ -113,7 +139,8 @@ private struct ScriptJSON: Encodable {
                                                                detail: $0.passed ? nil : $0.detail) },
                   plugin_errors: reply.hookFailures, format_problem: reply.formatProblem,
                   golden: reply.golden.map { Golden(matches: $0.matches, recorded: $0.recorded,
-                                                    diff: $0.matches ? nil : $0.difference) })
+                                                    diff: $0.matches ? nil : $0.difference) },
+                  teacher_forcing: reply.teacherForcing.map(Forcing.init))
         }
     }
 }

@@ -21,7 +21,8 @@ struct TranscriptView: Sendable {
         case .replyFinished(let reply):
             Terminal.write("\n")
             if verbose {
-                Terminal.write(style.dim("# \(reply.statistics.generatedTokens) tokens · stop \(reply.stopReason)") + "\n")
+                Terminal.write(style.dim("# \(reply.statistics.generatedTokens) tokens · stop \(reply.stopReason)"
+                    + (reply.teacherForcing.map { " · \($0)" } ?? "")) + "\n")
             }
             for result in reply.expectations {
                 Terminal.write(result.passed ? style.green("✓ \(result.text)") + "\n"

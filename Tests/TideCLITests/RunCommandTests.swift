@@ -76,6 +76,14 @@ extension CommandLineTests {
             #expect(transcript.contains("assistant: The capital of France is Paris.\n@generated stop=\"eos\" tokens=7\n"))
             let replayed = try TideProcess.run(["run", out.appendingPathComponent("capital.tide").path])
             #expect(replayed.status == 0 && replayed.stdout.contains("1 passed, 0 failed"))
+            // The recorded reply is checked by teacher forcing, unless told to generate it again.
+            #expect(replayed.stdout.contains("capital.tide:3: reply confirmed by teacher forcing (7 tokens)\n"), "\(replayed.stdout)")
+            #expect(replayed.stdout.contains("recorded replies: 1 confirmed by teacher forcing\n"))
+            let regenerated = try TideProcess.run(["run", "--regenerate", "--json", out.appendingPathComponent("capital.tide").path])
+            let forcing = ((try JSONSerialization.jsonObject(with: Data(regenerated.stdout.utf8)) as? [String: Any])?["replies"]
+                as? [[String: Any]])?.first?["teacher_forcing"] as? [String: Any]
+            #expect(forcing?["outcome"] as? String == "skipped" && forcing?["reason"] as? String == "--regenerate")
+            #expect(regenerated.stderr.contains("recorded replies: 1 regenerated whole"))
 
             let missing = try TideProcess.run(["run", "--check", script.path])
             #expect(missing.status == 2 && missing.stdout.contains("record one with --update"))
@@ -85,6 +93,7 @@ extension CommandLineTests {
             #expect(FileManager.default.fileExists(atPath: goldenFile.path))
             let check = try TideProcess.run(["run", "--check", script.path])
             #expect(check.status == 0 && check.stdout.contains("reply same as the golden transcript"))
+            #expect(check.stdout.contains("reply confirmed by teacher forcing (7 tokens)"))
             // A folder run skips golden transcripts.
             let folderRun = try TideProcess.run(["run", folder.path])
             #expect(folderRun.stdout.contains("(1 script,"))
@@ -94,6 +103,7 @@ extension CommandLineTests {
             let differs = try TideProcess.run(["run", "--check", script.path])
             #expect(differs.status == 1)
             #expect(differs.stdout.contains("reply differs from the golden transcript:\n- The capital of France is Lyon.\n+ The capital of France is Paris."))
+            #expect(differs.stdout.contains("reply regenerated from token 5"))
         }
     }
 }

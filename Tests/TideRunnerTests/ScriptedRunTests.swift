@@ -154,6 +154,39 @@ import TideTestSupport
         #expect(checks[7].detail == "missing \"Oslo\"")
     }
 
+    /// Recorded replies are checked against their recording; a scripted model cannot force
+    /// tokens, so each says why it was generated again.
+    @Test func recordedRepliesAreComparedWithTheirRecording() async throws {
+        let file = try scratch("""
+            @temperature 0
+            user: hello
+            assistant: You said: hello
+            @generated stop="eos" tokens=3
+            expect: same-as-recorded
+            user: bye
+            assistant: Something else
+            @generated stop="eos" tokens=2
+            expect: same-as-recorded
+            expect: not same-as-recorded
+            user: again
+            expect: same-as-recorded
+            user: fast
+            assistant: You said: fast
+            @generated stop="eos" tokens=3
+            expect: ttft < 100000 ms
+            """)
+        let result = await runner().run(file: file)
+        #expect(result.failure == nil)
+        #expect(result.replies.map(\.teacherForcing) == [.skipped(.backend), .skipped(.backend), nil, .skipped(.speedChecks)])
+        #expect(result.replies.map { $0.expectations.map(\.passed) } == [[true], [false, true], [false], [true]])
+        #expect(result.replies[1].expectations[0].detail == "it differs from the recorded reply:\n- Something else\n+ You said: bye")
+        #expect(result.replies[2].expectations[0].detail.hasPrefix("the turn has no recorded reply to compare with"))
+        var regenerating = runner()
+        regenerating.regenerate = true
+        let again = await regenerating.run(file: file)
+        #expect(again.replies.map(\.teacherForcing) == [.skipped(.asked), .skipped(.asked), nil, .skipped(.asked)])
+    }
+
     @Test func sentencesAndWords() {
         #expect(ExpectationChecker.sentences(in: "Pi is 3.14. Really?! Yes... and no") == 4)
         #expect(ExpectationChecker.sentences(in: "") == 0)

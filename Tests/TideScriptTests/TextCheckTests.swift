@@ -16,6 +16,7 @@ struct TextCheckTests {
             expect: sentences <= 3
             expect: ttft <= 500 ms
             expect: rate >= 10 tok/s
+            expect: not same-as-recorded
 
             """
         let script = try ConversationScript(parsing: text)
@@ -27,7 +28,10 @@ struct TextCheckTests {
             .matches(.end, "?", ignoringCase: false), .containsAny(["Paris", "Rome"], ignoringCase: false),
             .containsAll(["a b", "c"], ignoringCase: true), .words(CountBound(lower: 2, upper: 40)),
             .sentences(CountBound(upper: 3)), .timeToFirstToken(CountBound(upper: 500)), .rate(CountBound(lower: 10)),
+            .sameAsRecorded,
         ])
+        #expect(checks.map(\.check.measuresSpeed) == [false, false, false, false, false, false, false, true, true, false])
+        #expect(checks.last?.negated == true)
         #expect(checks[2].negated)
         #expect(try ConversationScript(parsing: script.printed()).items == script.items)
         // Bare words are read one by one.

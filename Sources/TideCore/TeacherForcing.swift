@@ -1,0 +1,46 @@
+/// What became of a recorded reply that a reply was asked to reproduce by teacher forcing.
+///
+/// Teacher forcing feeds the model the recorded reply's tokens in batched decodes, with scores at
+/// every position, and runs the sampler and every hook over the positions in order, exactly as
+/// generating would. While each position yields the recorded token, nothing is generated; at the
+/// first that does not, the tokens after it leave the cache and the reply is generated from there.
+/// Either way the reply is the one generating would give.
+public enum TeacherForcing: Sendable, Hashable, CustomStringConvertible {
+    /// The model, fed the recorded reply, chose each of its tokens (and ended where it ended):
+    /// the reply's `tokens` were confirmed without generating them.
+    case confirmed(tokens: Int)
+    /// The model chose otherwise than the recording at reply token `from` (0 is the first), or a
+    /// plugin took text back to there: from that token on, the reply was generated.
+    case regenerated(from: Int)
+    /// The recorded reply was not tried, and the reply was generated: the reason.
+    case skipped(SkipReason)
+
+    /// Why a recorded reply was generated again without trying teacher forcing.
+    public enum SkipReason: Sendable, Hashable, CustomStringConvertible {
+        /// The user asked for it (`tide run --regenerate`).
+        case asked
+        /// The model's backend cannot force tokens (a remote model samples on its server).
+        case backend
+        /// Sampling at a temperature above 0 without a fixed seed: no run can reproduce it.
+        case unseeded
+        /// The reply's checks measure generation speed (`ttft`, `rate`), which teacher forcing does not.
+        case speedChecks
+
+        public var description: String {
+            switch self {
+            case .asked: "--regenerate"
+            case .backend: "the model samples on its server"
+            case .unseeded: "sampled without a fixed seed"
+            case .speedChecks: "its checks measure generation speed"
+            }
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .confirmed(let tokens): "confirmed by teacher forcing (\(tokens) token\(tokens == 1 ? "" : "s"))"
+        case .regenerated(let from): "regenerated from token \(from)"
+        case .skipped(let reason): "regenerated: \(reason)"
+        }
+    }
+}

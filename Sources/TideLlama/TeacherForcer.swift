@@ -1,0 +1,98 @@
+import TideCore
+
+/// Where a reply being teacher-forced stands: the recorded tokens, the reply position whose token
+/// is chosen next, and the first position at which the model chose otherwise.
+///
+/// The decoders feed the model the recorded tokens a chunk at a time, with scores at every
+/// position, and ask the forcer, after each choice, whether the recording still holds. For the
+/// reply to be exactly the one generating gives, the scores must be the very numbers a decode
+/// of one token gives, and the cache must end as generating leaves it; see ``chunkSize`` and
+/// ``generatedCacheLength``.
+struct TeacherForcer {
+    /// The recorded reply's tokens.
+    let tokens: [Int32]
+    /// The reply position whose token is chosen next.
+    private(set) var position = 0
+    /// Recorded tokens in the cache: the scores of positions up to this one are computed.
+    private(set) var evaluated = 0
+    /// Where the model first chose otherwise: from there the reply is generated, unless a rewind
+    /// takes it back to a position before.
+    private(set) var divergence: Int?
+    /// The first position whose scores the last chunk's decode gave.
+    private var chunkStart = 1
+    /// Reply tokens that generating would have put in the cache by now. Generating evaluates a
+    /// token when the next position is asked for (so never the last one, which may be an end or
+    /// past a stop), and the next turn's prompt is evaluated from there: a forced reply leaves
+    /// the cache at the same length, so that the next prompt is decoded in the same batches.
+    private(set) var generatedCacheLength = 0
+
+    /// The most recorded tokens evaluated in one decode. llama.cpp's CPU flash attention
+    /// computes a batch of 64 queries or more with a tiled kernel that rounds differently;
+    /// below that each query is computed exactly as in a decode of one token, so the scores of
+    /// a chunk are bit for bit those generating sees (measured on SmolLM2: a chunk of 63 gives
+    /// the same greedy tokens as generating, one of 64 differs within 20 tokens).
+    static let chunkSize = 63
+
+    init(tokens: [Int32]) {
+        self.tokens = tokens
+    }
+
+    /// Whether the recording still holds, so the next position's token is forced.
+    var isForcing: Bool { divergence == nil }
+
+    /// Starts the step at ``position``; `false` when generating could not, for want of room to
+    /// evaluate the token before it in a context of `contextSize` holding `promptLength`
+    /// prompt tokens (the reply then ends as the context is full).
+    mutating func startStep(promptLength: Int, contextSize: Int) -> Bool {
+        guard position == 0 || promptLength + position - 1 < contextSize else { return false }
+        generatedCacheLength = position
+        return true
+    }
+
+    /// Whether the scores of ``position`` still need a decode: those of position 0 come from the
+    /// prompt, those of position `p` from recorded token `p - 1`.
+    var needsScores: Bool { isForcing && position > 0 && position > evaluated }
+
+    /// The recorded tokens to decode next, for the scores of the positions from ``position`` on,
+    /// at most `limit` of them; they are then in the cache.
+    mutating func nextChunk(limit: Int) -> ArraySlice<Int32> {
+        let end = min(evaluated + min(limit, Self.chunkSize), tokens.count)
+        chunkStart = evaluated + 1
+        defer { evaluated = end }
+        return tokens[evaluated..<end]
+    }
+
+    /// The index of ``position``'s scores among those of the last chunk's decode.
+    var indexInChunk: Int { position - chunkStart }
+
+    /// Records the choice at ``position``: `true` when it is the recorded one (a recorded
+    /// token, or the end where the recording ended), `false` at the first that is not.
+    mutating func check(_ step: DecodedToken) -> Bool {
+        guard isForcing else { return false }
+        switch step {
+        case .token(let id, _) where position < tokens.count && id == tokens[position]:
+            position += 1
+            return true
+        case .endOfGeneration where position == tokens.count:
+            return true
+        default:
+            divergence = position
+            return false
+        }
+    }
+
+    /// A rewind to reply position `target`, whose recorded tokens have left the cache: when the
+    /// reply agreed with the recording up to there, forcing goes on from there (a plugin that
+    /// took back a phrase the recording does not hold, say); else the reply is still generated.
+    mutating func rewind(to target: Int) {
+        guard target <= divergence ?? position else { return }
+        divergence = nil
+        position = target
+        evaluated = target
+    }
+
+    /// How far the recording held.
+    var outcome: TeacherForcing {
+        divergence.map { .regenerated(from: $0) } ?? .confirmed(tokens: position)
+    }
+}
