@@ -11,6 +11,7 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
     var cacheReuse: CacheReuseBenchmark.Result?
     var chatTurns: ChatTurnsBenchmark.Result?
     var parallelReplay: ParallelReplayBenchmark.Result?
+    var teacherForcing: TeacherForcingBenchmark.Result?
     var rewind: RewindBenchmark.Result?
     var format: FormatBenchmark.Result?
     var process: ProcessBenchmark.Result?
@@ -76,6 +77,15 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
                 + "\(fixed(replay.ratio, 3)) (budget ≤ 0.5); replies differing: \(replay.differingReplies) of 24; "
                 + "llama.cpp alone: 8 sequences in one step take \(fixed(replay.ceiling, 3)) of 8 single steps",
                           replay.ratio <= 0.5))
+        }
+        if let forcing = teacherForcing {
+            lines.append(("checking \(forcing.scripts) recorded transcripts (\(forcing.replies) replies, \(forcing.recordedTokens) tokens): "
+                + "--regenerate \(fixed(forcing.regenerateSeconds)) s, teacher forcing \(fixed(forcing.forcedSeconds)) s → ratio "
+                + "\(fixed(forcing.ratio, 3)) (budget ≤ 0.25); \(forcing.confirmedReplies) replies confirmed, "
+                + "\(forcing.differingReplies) differing; llama.cpp alone: prompt \(fixed(forcing.promptRate)) tok/s, "
+                + "a 63-token chunk \(fixed(forcing.chunkRate)) tok/s, decoding \(fixed(forcing.decodeRate)) tok/s → "
+                + "a chunk evaluates \(fixed(forcing.chunkRate / forcing.decodeRate, 2))× as fast as decoding",
+                          forcing.ratio <= 0.25 && forcing.differingReplies == 0))
         }
         if let process {
             lines.append(("peak RSS of `tide generate`: \(mebibytes(process.peakBytes)) (budget "

@@ -29,6 +29,15 @@ public struct Benchmarks: Sendable {
     /// (`phrases=the`), for the rewind figures (none: skipped).
     public var phraseBans: (slopList: any ChatHook, thousandPhrases: any ChatHook, firing: any ChatHook)?
 
+    /// The benchmarks to run, by ``names``; `nil` for all.
+    public var only: Set<String>?
+
+    /// The benchmarks' names, in the order they run.
+    public static let names = ["decode", "logits-hook", "rewind", "format", "parallel-replay", "teacher-forcing", "cache-reuse",
+                               "chat-turns", "process"]
+
+    private func wants(_ name: String) -> Bool { only?.contains(name) ?? true }
+
     /// Benchmarks on `model`, spawning `executable` for the process figures.
     public init(model: LlamaModel, executable: String, threads: Int? = nil) {
         self.model = model
@@ -39,15 +48,17 @@ public struct Benchmarks: Sendable {
     /// Runs every benchmark, reporting progress lines through `log`.
     public func run(log: @Sendable (String) -> Void) async throws -> BenchmarkReport {
         var report = BenchmarkReport(model: model.facts.name, rounds: rounds)
-        log("decode speed: bare llama.cpp loop vs the engine, \(decodeTokens) tokens × \(rounds) rounds")
-        report.decode = try await DecodeSpeedBenchmark(model: model, tokens: decodeTokens, rounds: rounds,
-                                                       threads: threads, plugins: plugins).run()
-        if let logitsHook {
+        if wants("decode") {
+            log("decode speed: bare llama.cpp loop vs the engine, \(decodeTokens) tokens × \(rounds) rounds")
+            report.decode = try await DecodeSpeedBenchmark(model: model, tokens: decodeTokens, rounds: rounds,
+                                                           threads: threads, plugins: plugins).run()
+        }
+        if let logitsHook, wants("logits-hook") {
             log("one on_logits call with view:top(40), \(decodeTokens / 4) tokens × \(rounds) rounds per model")
             report.logitsHook = try await LogitsHookBenchmark(models: [model] + logitsModels, hook: logitsHook,
                                                               tokens: decodeTokens / 4, rounds: rounds, threads: threads).run()
         }
-        if let bans = phraseBans {
+        if let bans = phraseBans, wants("rewind") {
             log("ban-phrases: built-in list and 1,000 phrases on a reply without them, and a ban that fires, "
                 + "\(decodeTokens / 2) tokens × \(rounds) rounds")
             report.rewind = try await RewindBenchmark(model: model, tokens: decodeTokens / 2, rounds: rounds, threads: threads,
@@ -55,18 +66,32 @@ public struct Benchmarks: Sendable {
                                                       firingBan: bans.firing).run()
         }
         let formatRounds = min(rounds, 5)
-        log("a reply under a JSON schema vs free text of its length, checking the sampled token first and constraining "
-            + "every token, up to \(decodeTokens * 4) tokens × \(formatRounds) rounds")
-        report.format = try await FormatBenchmark(model: model, tokens: decodeTokens * 4, rounds: formatRounds, threads: threads).run()
+        if wants("format") {
+            log("a reply under a JSON schema vs free text of its length, checking the sampled token first and constraining "
+                + "every token, up to \(decodeTokens * 4) tokens × \(formatRounds) rounds")
+            report.format = try await FormatBenchmark(model: model, tokens: decodeTokens * 4, rounds: formatRounds, threads: threads).run()
+        }
         let replayRounds = min(rounds, 3)
-        log("eight 3-turn scripts, one after another vs --parallel 8, \(replayRounds) alternating rounds")
-        report.parallelReplay = try await ParallelReplayBenchmark(model: model, rounds: replayRounds, threads: threads).run()
-        log("follow-up time to first token on a ~1000-token history, \(rounds) rounds")
-        report.cacheReuse = try await CacheReuseBenchmark(model: model, rounds: rounds, threads: threads).run()
-        log("time to first token of chat turns 1, 2 and 10, \(rounds) rounds")
-        report.chatTurns = try await ChatTurnsBenchmark(model: model, rounds: rounds, threads: threads).run()
-        log("peak memory and cold start of `tide generate`")
-        report.process = try ProcessBenchmark(executable: executable, model: model, rounds: 3).run()
+        if wants("parallel-replay") {
+            log("eight 3-turn scripts, one after another vs --parallel 8, \(replayRounds) alternating rounds")
+            report.parallelReplay = try await ParallelReplayBenchmark(model: model, rounds: replayRounds, threads: threads).run()
+        }
+        if wants("teacher-forcing") {
+            log("recorded transcripts checked by teacher forcing vs --regenerate, \(replayRounds) alternating rounds")
+            report.teacherForcing = try await TeacherForcingBenchmark(model: model, rounds: replayRounds, threads: threads).run()
+        }
+        if wants("cache-reuse") {
+            log("follow-up time to first token on a ~1000-token history, \(rounds) rounds")
+            report.cacheReuse = try await CacheReuseBenchmark(model: model, rounds: rounds, threads: threads).run()
+        }
+        if wants("chat-turns") {
+            log("time to first token of chat turns 1, 2 and 10, \(rounds) rounds")
+            report.chatTurns = try await ChatTurnsBenchmark(model: model, rounds: rounds, threads: threads).run()
+        }
+        if wants("process") {
+            log("peak memory and cold start of `tide generate`")
+            report.process = try ProcessBenchmark(executable: executable, model: model, rounds: 3).run()
+        }
         return report
     }
 }

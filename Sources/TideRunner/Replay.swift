@@ -13,6 +13,8 @@ struct Replay {
     let checker: ExpectationChecker
     /// Whether recorded replies are generated again rather than checked by teacher forcing.
     let regenerate: Bool
+    /// What this run adds to every reply's seed, in a run of several.
+    let seedOffset: UInt32?
     var repliesSoFar = 0
 
     init(runner: ScriptRunner, prepared: PreparedScript, backend: any ChatBackend, model: any ChatModel, file: String,
@@ -27,6 +29,7 @@ struct Replay {
                               overflowPolicy: runner.overflow)
         checker = ExpectationChecker(limits: runner.limits, regexTimeLimit: runner.regexTimeLimit, schemas: prepared.schemas)
         regenerate = runner.regenerate
+        seedOffset = runner.seedOffset
     }
 
     mutating func run(_ result: inout ScriptResult, replies: inout [Int: RecordedReply]) async throws {
@@ -59,6 +62,9 @@ struct Replay {
         var failures: [String] = []
         var summary: ReplySummary?
         let recorded = step.recorded ?? (repliesSoFar < golden.count ? golden[repliesSoFar] : nil)
+        let settings = session.parameters
+        if let seedOffset { session.parameters.seed = (settings.seed ?? 0) &+ seedOffset }
+        defer { session.parameters = settings }
         let (forcing, skipped) = forcedText(for: step, recorded: recorded)
         do {
             for try await event in session.reply(to: step.user, forcing: forcing) {

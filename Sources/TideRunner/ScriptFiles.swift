@@ -59,18 +59,25 @@ public enum ScriptFiles {
         let url = URL(fileURLWithPath: path)
         let script = origin.map { script.relocated(from: URL(fileURLWithPath: $0).deletingLastPathComponent(),
                                                    to: url.deletingLastPathComponent()) } ?? script
+        try write(script.printed(), to: path, what: "the transcript")
+    }
+
+    /// Writes `text` to `path` atomically (a temporary file, then a rename), creating its folder;
+    /// errors name `what` was being written.
+    public static func write(_ text: String, to path: String, what: String) throws {
+        let url = URL(fileURLWithPath: path)
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
         try prepareFolder(url.deletingLastPathComponent().path)
         do {
-            try Data(script.printed().utf8).write(to: temporary)
+            try Data(text.utf8).write(to: temporary)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw ScriptRunError("\(path): cannot write the transcript: \(FileSystemFailure.reason(error))")
+            throw ScriptRunError("\(path): cannot write \(what): \(FileSystemFailure.reason(error))")
         }
         guard rename(temporary.path, url.path) == 0 else {
             let reason = FileSystemFailure.reason(errno: errno)
             try? FileManager.default.removeItem(at: temporary)
-            throw ScriptRunError("\(path): cannot write the transcript: \(reason)")
+            throw ScriptRunError("\(path): cannot write \(what): \(reason)")
         }
     }
 

@@ -93,6 +93,7 @@ public struct ScriptInterpreter: Sendable {
             _ = Self.unload(name, from: &hooks, name: \.name)
             session.hooks = hooks
         case .directive(.name, _), .directive(.description, _), .directive(.model, _), .directive(.contextSize, _),
+             .directive(.minimumPassRate, _),
              .directive(.template, _):
             break
         case .system(let text, _):

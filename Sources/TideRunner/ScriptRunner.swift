@@ -33,6 +33,9 @@ public struct ScriptRunner: Sendable {
     public var overflow = ContextOverflowPolicy.fail
     /// Generate recorded replies again instead of checking them by teacher forcing (`--regenerate`).
     public var regenerate = false
+    /// For a run of several (`--repeat`): added to the seed in force for every reply (0 where
+    /// none is), so that each run samples differently and any run can be reproduced.
+    public var seedOffset: UInt32?
     /// Where backends come from.
     public let backends: any BackendProvider
 

@@ -21,6 +21,9 @@ public enum Directive: Sendable, Hashable {
     /// `@format json|text`, `@json-schema FILE`, `@grammar FILE`: the shape of the replies from
     /// here on.
     case format(FormatSetting)
+    /// `@min-pass RATE`: the share of `tide run --repeat` runs in which each expectation from
+    /// here on must hold.
+    case minimumPassRate(PassRate)
 
     /// Directives that only make sense before the conversation starts.
     var belongsBeforeFirstTurn: Bool {
@@ -104,5 +107,33 @@ extension ParameterSetting {
         guard case .directive(.parameter(let setting))? = try ConversationScript(parsing: line + "\n").entries.first?.item
         else { preconditionFailure("a parameter directive reads as a parameter") }
         self = setting
+    }
+}
+
+/// The share of runs in which a check must hold: `0.8` or `80%`, from 0 to 1.
+public struct PassRate: Sendable, Hashable, CustomStringConvertible {
+    /// From 0 to 1.
+    public let fraction: Double
+
+    /// Reads `0.8` or `80%`; `nil` for anything else, or a share outside 0 to 1.
+    public init?(parsing text: String) {
+        let percent = text.hasSuffix("%")
+        guard let number = Double(percent ? String(text.dropLast()) : text), number.isFinite else { return nil }
+        let fraction = percent ? number / 100 : number
+        guard (0...1).contains(fraction) else { return nil }
+        self.fraction = fraction
+    }
+
+    /// Every run.
+    public static let all = PassRate(parsing: "1")!
+
+    /// Whether `passes` of `runs` reach the rate.
+    public func isMet(passes: Int, runs: Int) -> Bool {
+        Double(passes) >= fraction * Double(runs) - 1e-9
+    }
+
+    /// As a script writes it: `0.8`.
+    public var description: String {
+        fraction == fraction.rounded() ? String(Int(fraction)) : String(fraction)
     }
 }

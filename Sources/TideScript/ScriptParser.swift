@@ -322,6 +322,11 @@ struct ScriptParser {
             }
         case "json-schema": directive = .format(.jsonSchema(file: try text()))
         case "grammar": directive = .format(.grammar(file: try text()))
+        case "min-pass":
+            guard let rate = PassRate(parsing: value) else {
+                throw error("@min-pass is a share of runs from 0 to 1 (0.8) or a percentage (80%), not '\(value)'", column: valueColumn)
+            }
+            directive = .minimumPassRate(rate)
         case "generated":
             try generated(&cursor)
             return
@@ -347,7 +352,7 @@ struct ScriptParser {
     }
 
     static let directiveNames = ["name", "description", "model", "ctx-size", "template"] + ParameterSetting.names
-        + FormatSetting.names + ["plugin", "unload", "generated"]
+        + FormatSetting.names + ["plugin", "unload", "min-pass", "generated"]
 
     /// A generation parameter, or `nil` when `key` names none.
     private func parameter(_ key: String, _ cursor: inout Cursor) throws(ScriptParseError) -> ParameterSetting? {

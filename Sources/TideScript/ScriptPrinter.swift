@@ -43,6 +43,7 @@ extension Directive {
         case .unload(let name): "@unload \(name)"
         case .parameter(let setting): setting.printed
         case .format(let setting): setting.printed
+        case .minimumPassRate(let rate): "@min-pass \(rate)"
         }
     }
 }

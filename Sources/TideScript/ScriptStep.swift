@@ -89,6 +89,21 @@ extension ConversationScript {
         return steps
     }
 
+    /// The pass rate of each expectation under `tide run --repeat`, in script order: the last
+    /// `@min-pass` before it, else `default`.
+    public func minimumPassRates(default rate: PassRate) -> [PassRate] {
+        var current = rate
+        var rates: [PassRate] = []
+        for step in steps {
+            switch step {
+            case .directive(.minimumPassRate(let rate), _): current = rate
+            case .reply(let reply): rates += reply.expectations.map { _ in current }
+            default: break
+            }
+        }
+        return rates
+    }
+
     /// This script with replies filled in: each answered user turn gets (or has replaced) its
     /// `assistant:` turn and `@generated` record; everything else is kept. `replies` is keyed by
     /// ``ReplyStep/entry``.

@@ -25,7 +25,14 @@ struct BenchCommand: AsyncParsableCommand {
             help: "A second model for the logits-hook figure, skipped when not installed.")
     var largeVocabularyModel = "gemma-3-270m"
 
+    @Option(help: ArgumentHelp("Run only this benchmark (repeatable): \(Benchmarks.names.joined(separator: ", ")).",
+                               valueName: "name"))
+    var only: [String] = []
+
     func validate() throws {
+        if let unknown = only.first(where: { !Benchmarks.names.contains($0) }) {
+            throw ValidationError("no benchmark '\(unknown)'; the benchmarks are \(Benchmarks.names.joined(separator: ", "))")
+        }
         if rounds < 1 { throw ValidationError("--rounds must be at least 1") }
         if decodeTokens < 2 { throw ValidationError("--decode-tokens must be at least 2") }
     }
@@ -35,6 +42,7 @@ struct BenchCommand: AsyncParsableCommand {
                                     threads: modelOptions.checkedThreads)
         benchmarks.rounds = rounds
         benchmarks.decodeTokens = decodeTokens
+        benchmarks.only = only.isEmpty ? nil : Set(only)
         benchmarks.plugins = try Self.benchmarkPlugins.map { try LuaPlugin(spec: PluginSpec(parsing: $0)) }
         benchmarks.logitsHook = try LuaPlugin(source: Self.topFortyPlugin, path: "top-40.lua")
         if let large = try await loadLargeVocabularyModel() { benchmarks.logitsModels = [large] }

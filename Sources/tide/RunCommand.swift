@@ -59,12 +59,35 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Generate recorded replies again instead of checking them by teacher forcing.")
     var regenerate = false
 
+    @Option(name: .customLong("repeat"),
+            help: ArgumentHelp("Replay each script N times, run r adding r-1 to every reply's seed (0 where none is set).",
+                               valueName: "N"))
+    var repetitions = 1
+
+    @Option(name: .customLong("min-pass"),
+            help: ArgumentHelp("With --repeat: the share of runs each expectation must hold in (0.8 or 80%; default 1).",
+                               valueName: "rate"))
+    var minimumPassRate: PassRate?
+
+    @Option(help: ArgumentHelp("Also write a JUnit XML report to this file.", valueName: "file"))
+    var junit: String?
+
+    @Flag(help: "Write TAP (version 14) on standard output instead of the report.")
+    var tap = false
+
     func validate() throws {
         if paths.isEmpty { throw ValidationError("give at least one script or folder, e.g. tide run Conversations/") }
         if update && check { throw ValidationError("--update records golden transcripts and --check compares with them: choose one") }
         if quiet && verbose { throw ValidationError("--quiet and --verbose contradict each other") }
         if golden != nil && !update && !check { throw ValidationError("--golden only makes sense with --update or --check") }
         if parallel < 1 || parallel > 64 { throw ValidationError("--parallel must be from 1 to 64, not \(parallel)") }
+        if repetitions < 1 || repetitions > 1000 { throw ValidationError("--repeat must be from 1 to 1000, not \(repetitions)") }
+        if repetitions > 1 && (out != nil || update || check) {
+            throw ValidationError("--repeat runs each script several times, and --out, --update and --check record or compare "
+                                  + "one run: choose one")
+        }
+        if minimumPassRate != nil && repetitions == 1 { throw ValidationError("--min-pass only makes sense with --repeat N") }
+        if tap && json { throw ValidationError("--tap and --json both replace the report: choose one") }
     }
 
     func run() async throws {
@@ -100,56 +123,80 @@ struct RunCommand: AsyncParsableCommand {
                 throw ExitCode(2)
             }
         }
-        let sequences = min(parallel, files.count)
+        let sequences = min(parallel, files.count * repetitions)
         let runner = try await makeRunner(files: files, sequences: sequences)
 
         let style = TextStyle.standardOutput
-        let streaming = !json && !quiet && sequences == 1 && (verbose || Terminal.stdoutIsTTY)
+        let machineReadable = json || tap
+        let streaming = !machineReadable && !quiet && sequences == 1 && repetitions == 1 && (verbose || Terminal.stdoutIsTTY)
         let report = RunReport(showPasses: !quiet && !streaming, style: style)
-        let bar = files.count > 1 && !streaming ? ProgressBar(label: "replaying") : nil
+        var tapReport = TAPReport()
+        let jobs = files.count * repetitions
+        let bar = jobs > 1 && !streaming ? ProgressBar(label: "replaying") : nil
         let job = ReplayJob(runner: runner, out: out, golden: golden, update: update, check: check,
                             view: streaming ? TranscriptView(verbose: verbose, style: style) : nil)
         let start = ContinuousClock.now
         var (passed, failed, errors, done) = (0, 0, 0, 0)
         var forcing: [TeacherForcing] = []
-        bar?.update(0, detail: "0/\(files.count)")
-        // Results are printed in the order of the files, each as soon as those before it are done.
-        var finished: [Int: ScriptResult] = [:]
+        var outcomes: [ScriptOutcome] = []
+        if tap { Terminal.write(TAPReport.header + "\n") }
+        bar?.update(0, detail: "0/\(jobs)")
+        // Results are printed in the order of the files, each as soon as its runs and those of the
+        // files before it are done.
+        var finished: [Int: [ScriptResult]] = [:]
         var nextToPrint = 0
         await withTaskGroup(of: (Int, ScriptResult).self) { group in
             var started = 0
             func startNext() {
-                guard started < files.count else { return }
-                let index = started
+                guard started < jobs else { return }
+                let (index, run) = (started / repetitions, started % repetitions)
                 started += 1
-                group.addTask { (index, await job.replay(files[index])) }
+                group.addTask { (index, await job.replay(files[index], seedOffset: repetitions > 1 ? UInt32(run) : nil)) }
             }
             for _ in 0..<sequences { startNext() }
             for await (index, result) in group {
                 startNext()
                 done += 1
-                finished[index] = result
-                while let result = finished.removeValue(forKey: nextToPrint) {
+                finished[index, default: []].append(result)
+                while finished[nextToPrint]?.count == repetitions, let runs = finished.removeValue(forKey: nextToPrint) {
                     bar?.finish()
-                    if json {
-                        Terminal.write(RunReport.json(for: result) + "\n")
+                    let outcome = repetitions == 1 ? ScriptOutcome(runs[0])
+                        : ScriptOutcome(runs: runs, rates: runs.lazy.compactMap(\.transcript).first?
+                            .minimumPassRates(default: minimumPassRate ?? .all) ?? [])
+                    if tap {
+                        for line in tapReport.lines(for: outcome) { Terminal.write(line + "\n") }
+                    } else if json {
+                        Terminal.write((repetitions == 1 ? RunReport.json(for: runs[0]) : RunReport.json(for: outcome)) + "\n")
                     } else {
-                        for line in report.lines(for: result) { Terminal.write(line + "\n") }
+                        let lines = repetitions == 1 ? report.lines(for: runs[0]) : report.lines(for: outcome)
+                        for line in lines { Terminal.write(line + "\n") }
                     }
-                    passed += result.passed
-                    failed += result.failed
-                    errors += result.failure == nil ? 0 : 1
-                    forcing += result.replies.compactMap(\.teacherForcing)
+                    outcomes.append(outcome)
+                    passed += outcome.passed
+                    failed += outcome.failed
+                    errors += outcome.failure == nil ? 0 : 1
+                    forcing += runs.flatMap { $0.replies.compactMap(\.teacherForcing) }
                     nextToPrint += 1
                 }
-                bar?.update(Double(done) / Double(files.count), detail: "\(done)/\(files.count)")
+                bar?.update(Double(done) / Double(jobs), detail: "\(done)/\(jobs)")
             }
         }
         bar?.finish()
+        let seconds = (ContinuousClock.now - start).seconds
+        if tap { Terminal.write(tapReport.plan + "\n") }
+        if let junit {
+            do {
+                try ScriptFiles.write(JUnitReport.xml(for: outcomes, seconds: seconds), to: junit, what: "the JUnit report")
+            } catch {
+                Terminal.warn("Error: \(error)")
+                errors += 1
+            }
+        }
         var summary = RunReport.summary(passed: passed, failed: failed, errors: errors, scripts: files.count,
-                                        seconds: (ContinuousClock.now - start).seconds, forcing: forcing)
+                                        seconds: seconds, forcing: forcing)
+        if repetitions > 1 { summary += "\n" + RunReport.repetitionNote(runs: repetitions) }
         if sequences > 1 { summary += "\n" + RunReport.parallelNote(sequences: sequences) }
-        if json { Terminal.warn(summary) } else { Terminal.write(summary + "\n") }
+        if machineReadable { Terminal.warn(summary) } else { Terminal.write(summary + "\n") }
         if errors > 0 { throw ExitCode(2) }
         if failed > 0 { throw ExitCode(1) }
     }
@@ -185,7 +232,10 @@ struct ReplayJob: Sendable {
     let check: Bool
     let view: TranscriptView?
 
-    func replay(_ file: String) async -> ScriptResult {
+    /// Replays `file`; `seedOffset` is added to every reply's seed (one run of several).
+    func replay(_ file: String, seedOffset: UInt32? = nil) async -> ScriptResult {
+        var runner = runner
+        runner.seedOffset = seedOffset
         view?.header(file)
         let goldenPath = ScriptFiles.goldenPath(for: file, in: golden)
         var recorded: ConversationScript?
@@ -216,4 +266,8 @@ struct ReplayJob: Sendable {
         }
         return result
     }
+}
+
+extension PassRate: ExpressibleByArgument {
+    public init?(argument: String) { self.init(parsing: argument) }
 }

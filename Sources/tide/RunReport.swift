@@ -34,6 +34,31 @@ struct RunReport {
         return lines
     }
 
+    /// The lines for the runs of one script under `--repeat`: each check with how many runs it
+    /// held in, failures with the first failing run's finding and reply.
+    func lines(for outcome: ScriptOutcome) -> [String] {
+        var lines: [String] = []
+        for check in outcome.checks where showPasses || !check.passed {
+            let count = "(\(check.passes)/\(check.runs) runs" + (check.rate == .all ? ")" : ", needs \(check.rate))")
+            lines.append(check.passed
+                ? "\(outcome.file):\(check.line): " + style.green("PASS") + " \(check.text) \(count)"
+                : "\(outcome.file):\(check.line): " + style.red("FAIL") + " \(check.text) \(count): \(check.detail ?? ""); "
+                    + "reply: \(Self.excerpt(check.reply ?? ""))")
+        }
+        if let failure = outcome.failure { lines.append(style.red("ERROR") + " \(failure)") }
+        return lines
+    }
+
+    /// What `--repeat` does to seeds, said once after the summary.
+    static func repetitionNote(runs: Int) -> String {
+        "each script ran \(runs) times; run r added r-1 to every reply's seed (0 where none is set)"
+    }
+
+    /// One line of JSON describing the runs of a script under `--repeat`.
+    static func json(for outcome: ScriptOutcome) -> String {
+        encode(RepeatedJSON(outcome))
+    }
+
     /// The start of a reply, quoted, for failure lines.
     static func excerpt(_ text: String, limit: Int = 160) -> String {
         text.count <= limit ? QuotedString.quote(text) : QuotedString.quote(String(text.prefix(limit))) + "…"
@@ -63,9 +88,13 @@ struct RunReport {
 
     /// One line of JSON describing a script's replay.
     static func json(for result: ScriptResult) -> String {
+        encode(ScriptJSON(result))
+    }
+
+    private static func encode(_ value: some Encodable) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(ScriptJSON(result))) ?? Data("{}".utf8)
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }
 }
@@ -141,6 +170,39 @@ private struct ScriptJSON: Encodable {
                   golden: reply.golden.map { Golden(matches: $0.matches, recorded: $0.recorded,
                                                     diff: $0.matches ? nil : $0.difference) },
                   teacher_forcing: reply.teacherForcing.map(Forcing.init))
+        }
+    }
+}
+
+/// The JSON shape of a script's runs under `--repeat` (docs/conversations.md).
+private struct RepeatedJSON: Encodable {
+    struct Check: Encodable {
+        var line: Int
+        var expectation: String
+        var passes: Int
+        var runs: Int
+        var min_pass: Double
+        var passed: Bool
+        var detail: String?
+    }
+    var file: String
+    var name: String
+    var runs: Int
+    var passed: Int
+    var failed: Int
+    var error: String?
+    var checks: [Check]
+
+    init(_ outcome: ScriptOutcome) {
+        file = outcome.file
+        name = outcome.name
+        runs = outcome.runs
+        passed = outcome.passed
+        failed = outcome.failed
+        error = outcome.failure
+        checks = outcome.checks.map {
+            Check(line: $0.line, expectation: $0.text, passes: $0.passes, runs: $0.runs, min_pass: $0.rate.fraction,
+                  passed: $0.passed, detail: $0.passed ? nil : $0.detail)
         }
     }
 }

@@ -1,0 +1,92 @@
+import TideScript
+
+/// What a script's checks came to over its runs (one, or `tide run --repeat N`): each
+/// expectation, and each golden comparison, with how many runs it held in and the share it
+/// needed. Reports for CI (JUnit, TAP) and the report of repeated runs read this.
+public struct ScriptOutcome: Sendable {
+    /// The script file.
+    public var file: String
+    /// The script's name.
+    public var name: String
+    /// Its checks, in script order.
+    public var checks: [CheckOutcome]
+    /// Why a run could not be replayed to its end (the first such run's reason), if one could not.
+    public var failure: String?
+    /// How many runs there were.
+    public var runs: Int
+
+    /// Checks that held in enough runs.
+    public var passed: Int { checks.count(where: \.passed) }
+    /// Checks that did not.
+    public var failed: Int { checks.count - passed }
+
+    /// The outcome of one run: each check held or not.
+    public init(_ result: ScriptResult) {
+        self.init(runs: [result], rates: [])
+    }
+
+    /// The outcome of several runs of one script: expectation `i` passes when it held in at
+    /// least `rates[i]` of the runs (every run where no rate is given). A run that ended early
+    /// counts as failing the checks it did not reach.
+    public init(runs results: [ScriptResult], rates: [PassRate]) {
+        precondition(!results.isEmpty, "an outcome has at least one run")
+        file = results[0].file
+        name = results[0].name
+        runs = results.count
+        failure = results.lazy.compactMap(\.failure).first
+        let perRun = results.map(Self.checks(of:))
+        // The checks of the run that got furthest name them all.
+        let names = perRun.max { $0.count < $1.count } ?? []
+        var expectationIndex = 0
+        checks = names.enumerated().map { index, named in
+            var outcome = CheckOutcome(line: named.line, text: named.text, passes: 0, runs: results.count,
+                                       rate: named.isExpectation ? rates[safe: expectationIndex] ?? .all : .all)
+            if named.isExpectation { expectationIndex += 1 }
+            for run in perRun {
+                guard index < run.count else { continue }
+                if run[index].passed {
+                    outcome.passes += 1
+                } else if outcome.detail == nil {
+                    outcome.detail = run[index].detail
+                    outcome.reply = run[index].reply
+                }
+            }
+            return outcome
+        }
+    }
+
+    /// One run's checks in order: expectations, then the golden comparison, reply by reply.
+    private static func checks(of result: ScriptResult) -> [(line: Int, text: String, passed: Bool, detail: String,
+                                                             reply: String, isExpectation: Bool)] {
+        result.replies.flatMap { reply in
+            reply.expectations.map { ($0.line, $0.text, $0.passed, $0.detail, reply.text, true) }
+                + (reply.golden.map { [(reply.line, "reply same as the golden transcript", $0.matches, $0.difference, reply.text, false)] }
+                    ?? [])
+        }
+    }
+}
+
+/// One check over the runs of a script.
+public struct CheckOutcome: Sendable, Hashable {
+    /// Its line in the script.
+    public var line: Int
+    /// The check as written (`expect: contains "Paris"`).
+    public var text: String
+    /// Runs in which it held.
+    public var passes: Int
+    /// Runs of the script.
+    public var runs: Int
+    /// The share of runs it must hold in.
+    public var rate: PassRate
+    /// What was found in the first run it failed in, and that run's reply.
+    public var detail: String?
+    public var reply: String?
+
+    /// Whether it held in enough runs.
+    public var passed: Bool { rate.isMet(passes: passes, runs: runs) }
+}
+
+extension Array {
+    /// The element at `index`, or `nil` past the end.
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}
