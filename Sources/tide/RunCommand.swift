@@ -195,7 +195,6 @@ struct RunCommand: AsyncParsableCommand {
         var summary = RunReport.summary(passed: passed, failed: failed, errors: errors, scripts: files.count,
                                         seconds: seconds, forcing: forcing)
         if repetitions > 1 { summary += "\n" + RunReport.repetitionNote(runs: repetitions) }
-        if sequences > 1 { summary += "\n" + RunReport.parallelNote(sequences: sequences) }
         if machineReadable { Terminal.warn(summary) } else { Terminal.write(summary + "\n") }
         if errors > 0 { throw ExitCode(2) }
         if failed > 0 { throw ExitCode(1) }

@@ -79,13 +79,6 @@ struct RunReport {
         return line + "\nrecorded replies: " + parts.joined(separator: ", ")
     }
 
-    /// What `--parallel` changes, said once after the summary.
-    static func parallelNote(sequences: Int) -> String {
-        "replayed as \(sequences) parallel sequences of one batch: llama.cpp documents that batched evaluation may "
-            + "differ from one-at-a-time evaluation in the last bits of the logits, so a greedy reply can, rarely, "
-            + "differ from a sequential replay"
-    }
-
     /// One line of JSON describing a script's replay.
     static func json(for result: ScriptResult) -> String {
         encode(ScriptJSON(result))

@@ -19,7 +19,8 @@ extension CommandLineTests {
             let one = try TideProcess.run(["run", "-q", "--out", sequential.path, "Conversations/"])
             let many = try TideProcess.run(["run", "-q", "--parallel", "4", "--out", parallel.path, "Conversations/"])
             #expect(one.status == 0 && many.status == 0, "\(many.stdout)\n\(many.stderr)")
-            #expect(many.stdout.contains("replayed as 4 parallel sequences of one batch"))
+            // Nothing to warn about: a batch of sequences computes each token as it is computed alone.
+            #expect(!many.stdout.contains("parallel") && !many.stdout.contains("differ"))
             let files = try FileManager.default.contentsOfDirectory(atPath: sequential.path).sorted()
             #expect(files.count == 11)
             for file in files {

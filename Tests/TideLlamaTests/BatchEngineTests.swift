@@ -55,6 +55,37 @@ extension RealModelTests {
             #expect(second.text.lowercased().contains("banana"))
         }
 
+        /// The sequences on either side of an idle one decode in one step over a throwaway token for
+        /// it; the idle conversation keeps its cache, and every reply is the one-at-a-time reply.
+        @Test func aGapBetweenSequencesChangesNoReply() async throws {
+            let single = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024))
+            func alone(_ questions: [String]) async throws -> [String] {
+                single.clearCache()
+                let session = ChatSession(backend: single, systemPrompt: "You are a helpful assistant.", parameters: greedy(48))
+                var replies: [String] = []
+                for question in questions { replies.append(try await session.reply(to: question).collect().text) }
+                return replies
+            }
+            let middleExpected = try await alone(["Name three colours.", "What is 2 + 2?"])
+            let leftExpected = try await alone(["Describe the sea in one sentence."])
+            let rightExpected = try await alone(["And the sky?"])
+            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 3, options: LlamaContextOptions(contextSize: 1024))
+            defer { engine.shutdown() }
+            let sessions = try (0..<3).map { _ in
+                ChatSession(backend: try engine.makeBackend(), systemPrompt: "You are a helpful assistant.", parameters: greedy(48))
+            }
+            // The middle conversation has a turn in its cache, then stays idle while the others decode.
+            let first = try await sessions[1].reply(to: "Name three colours.").collect()
+            async let left = sessions[0].reply(to: "Describe the sea in one sentence.").collect()
+            async let right = sessions[2].reply(to: "And the sky?").collect()
+            let (leftReply, rightReply) = try await (left, right)
+            #expect([first.text, leftReply.text, rightReply.text] == [middleExpected[0], leftExpected[0], rightExpected[0]])
+            // Its next turn reuses its cache, untouched by the padding.
+            let next = try await sessions[1].reply(to: "What is 2 + 2?").collect()
+            #expect(next.summary.map { $0.statistics.reusedPromptTokens > 20 } == true)
+            #expect(next.text == middleExpected[1])
+        }
+
         @Test func sequencesAreLimitedAndReleased() async throws {
             let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: LlamaContextOptions(contextSize: 512))
             defer { engine.shutdown() }
