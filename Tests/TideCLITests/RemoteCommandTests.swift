@@ -59,6 +59,10 @@ extension CommandLineTests {
             for reply in replies {
                 #expect(script.contains("assistant: \(reply)\n@generated"), "regenerated as recorded: \(reply)")
             }
+            // A model on a server samples there: its recorded replies are generated, and the report says why.
+            let forcing = try #require(report["replies"] as? [[String: Any]]).map { $0["teacher_forcing"] as? [String: String] }
+            #expect(forcing == Array(repeating: ["outcome": "skipped", "reason": "the model samples on its server"], count: 2))
+            #expect(replay.stderr.contains("recorded replies: 2 regenerated whole"))
 
             let refused = try TideProcess.run(["chat", "--remote", server.url.absoluteString, "--plugin", "prefer-words words=x"],
                                               stdin: "Hi\n")
