@@ -26,13 +26,14 @@ public protocol ChatBackend: AnyObject, Sendable {
     /// Throws ``ContextOverflowError`` when the prompt does not fit the context.
     func startReply(to messages: [ChatMessage], parameters: GenerationParameters) async throws
         -> sending any ReplyDecoder
-    /// Whether ``startReply(to:parameters:forcing:)`` can check a recorded reply by teacher forcing.
-    var supportsTeacherForcing: Bool { get }
+    /// Why ``startReply(to:parameters:forcing:)`` cannot check a recorded reply by teacher
+    /// forcing, or `nil` when it can.
+    var teacherForcingUnavailable: String? { get }
     /// Like ``startReply(to:parameters:)``, for a reply expected to be `recorded`: the decoder
     /// feeds the model the recorded tokens in batches and gives each as long as the sampler and
     /// the hooks would have chosen it, then generates (see ``TeacherForcing``). Its
     /// ``ReplyDecoder/teacherForcing`` says how far the recording held. Backends that cannot
-    /// (``supportsTeacherForcing`` false) start an ordinary reply.
+    /// (``teacherForcingUnavailable`` not `nil`) start an ordinary reply.
     func startReply(to messages: [ChatMessage], parameters: GenerationParameters, forcing recorded: String) async throws
         -> sending any ReplyDecoder
 }
@@ -41,7 +42,7 @@ extension ChatBackend {
     public var taskExecutor: (any TaskExecutor)? { nil }
     public var vocabulary: (any Vocabulary)? { nil }
     public var supportsRewind: Bool { false }
-    public var supportsTeacherForcing: Bool { false }
+    public var teacherForcingUnavailable: String? { "the model samples on its server" }
 
     public func startReply(to messages: [ChatMessage], parameters: GenerationParameters, forcing recorded: String) async throws
         -> sending any ReplyDecoder

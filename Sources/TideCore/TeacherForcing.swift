@@ -19,8 +19,10 @@ public enum TeacherForcing: Sendable, Hashable, CustomStringConvertible {
     public enum SkipReason: Sendable, Hashable, CustomStringConvertible {
         /// The user asked for it (`tide run --regenerate`).
         case asked
-        /// The model's backend cannot force tokens (a remote model samples on its server).
-        case backend
+        /// The model's backend cannot force tokens, and says why (a remote model samples on its
+        /// server; llama.cpp's kernels for some weight formats round a batch differently from a
+        /// token alone).
+        case unavailable(String)
         /// Sampling at a temperature above 0 without a fixed seed: no run can reproduce it.
         case unseeded
         /// The reply's checks measure generation speed (`ttft`, `rate`), which teacher forcing does not.
@@ -29,7 +31,7 @@ public enum TeacherForcing: Sendable, Hashable, CustomStringConvertible {
         public var description: String {
             switch self {
             case .asked: "--regenerate"
-            case .backend: "the model samples on its server"
+            case .unavailable(let why): why
             case .unseeded: "sampled without a fixed seed"
             case .speedChecks: "its checks measure generation speed"
             }

@@ -23,8 +23,9 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     public var supportsLogits: Bool { true }
     /// Not for recurrent or hybrid models, whose caches cannot drop their last tokens.
     public var supportsRewind: Bool { model.canDropCachedTokens }
-    /// Not for recurrent or hybrid models either: the tokens after a divergence must leave the cache.
-    public var supportsTeacherForcing: Bool { model.canDropCachedTokens }
+    public var teacherForcingUnavailable: String? { model.teacherForcingUnavailable(threads: threads) }
+    /// llama.cpp's threads.
+    private let threads: Int
     public var vocabulary: (any Vocabulary)? { model }
     public var modelDescription: ModelDescription {
         ModelDescription(name: model.facts.name, backend: "llama.cpp", architecture: model.facts.architecture,
@@ -58,6 +59,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     {
         let size = try options.checkedContextSize(for: model)
         let parameters = options.contextParameters(contextSize: size, sequences: 1)
+        threads = options.resolvedThreads
         LlamaRuntime.clearErrors()
         guard let context = llama_init_from_model(model.pointer, parameters) else {
             throw .contextFailed(contextSize: size, detail: LlamaRuntime.errors())

@@ -29,6 +29,8 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     public let contextSizePerSequence: Int
     /// The most tokens one `llama_decode` takes.
     var batchCapacity: Int { batch.capacity }
+    /// llama.cpp's threads.
+    let threads: Int
     let context: OpaquePointer
     /// Where prompts are rendered and tokenized: neither on the engine's thread, which would
     /// hold up every sequence's next step, nor on the cooperative pool, which would hold up the
@@ -47,6 +49,7 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     public init(model: LlamaModel, sequences: Int, options: LlamaContextOptions = LlamaContextOptions()) throws(LlamaError) {
         let perSequence = try options.checkedContextSize(for: model, sequences: sequences)
         var parameters = options.contextParameters(contextSize: perSequence * sequences, sequences: sequences)
+        threads = options.resolvedThreads
         // Each sequence gets its own part of the cache. A unified cache decoded no faster here
         // (within the machine's noise) and changed more greedy replies against sequential replay.
         parameters.kv_unified = false

@@ -1,4 +1,5 @@
 import CLlama
+import Synchronization
 import Foundation
 import TideCore
 
@@ -19,6 +20,8 @@ public final class LlamaModel: @unchecked Sendable {
     public let facts: ModelFacts
     /// Where prompts are cut to be tokenized in pieces.
     let splitter: SpecialTokenSplitter
+    /// Whether llama.cpp scores a batch as it scores each token alone, by thread count, once probed.
+    let exactBatches = Mutex<[Int: Bool]>([:])
 
     private init(pointer: OpaquePointer, path: String) {
         self.pointer = pointer

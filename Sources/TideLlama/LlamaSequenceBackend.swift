@@ -17,8 +17,7 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
     public var supportsLogits: Bool { true }
     /// Not for recurrent or hybrid models, whose caches cannot drop their last tokens.
     public var supportsRewind: Bool { engine.model.canDropCachedTokens }
-    /// Not for recurrent or hybrid models either: the tokens after a divergence must leave the cache.
-    public var supportsTeacherForcing: Bool { engine.model.canDropCachedTokens }
+    public var teacherForcingUnavailable: String? { engine.model.teacherForcingUnavailable(threads: engine.threads) }
     public var vocabulary: (any Vocabulary)? { engine.model }
     /// Replies run on the engine's thread, between its decoding steps.
     public var taskExecutor: (any TaskExecutor)? { engine }

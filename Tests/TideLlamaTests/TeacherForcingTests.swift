@@ -99,6 +99,15 @@ extension RealModelTests {
             #expect(shorter.summary?.teacherForcing == .regenerated(from: 2))
         }
 
+        /// The probe that decides whether a model's recorded replies can be forced: exact for the
+        /// bundled model with flash attention, and it tells when it is not (without flash
+        /// attention, llama.cpp's attention rounds a batch differently).
+        @Test func theProbeTellsExactBatchesFromInexactOnes() {
+            let threads = LlamaContextOptions.coreCount
+            #expect(TestModel.shared.scoresBatchesExactly(threads: threads))
+            #expect(!TestModel.shared.scoresBatchesExactly(threads: threads, flashAttention: false))
+        }
+
         @Test func samplingWithoutASeedIsGenerated() async throws {
             let backend = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024))
             let session = ChatSession(backend: backend, systemPrompt: nil, parameters: parameters(temperature: 0.8, maxTokens: 8))
