@@ -158,11 +158,10 @@ final class LlamaSequenceDecoder: ReplyDecoder {
 
     func close() {
         // The cache as generating would leave it, for the next prompt to be evaluated alike: the
-        // tokens past that are forgotten, and leave the cache when the next prompt is prepared.
-        if let forcer, forcer.isForcing {
-            let length = promptTokenCount + forcer.generatedCacheLength
-            backend.cache.withLock { $0.kept.tokens.removeSubrange(min(length, $0.kept.tokens.count)...) }
-        }
+        // tokens past that (a forced chunk's, or those a cut not yet made would drop) are
+        // forgotten, and leave the cache when the next prompt is prepared.
+        let length = forcer.flatMap { $0.isForcing ? promptTokenCount + $0.generatedCacheLength : nil } ?? cut
+        if let length { backend.cache.withLock { $0.kept.tokens.removeSubrange(min(length, $0.kept.tokens.count)...) } }
         backend.endReply()
     }
 }
