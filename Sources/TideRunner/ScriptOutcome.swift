@@ -40,7 +40,7 @@ public struct ScriptOutcome: Sendable {
         var expectationIndex = 0
         checks = names.enumerated().map { index, named in
             var outcome = CheckOutcome(line: named.line, text: named.text, passes: 0, runs: results.count,
-                                       rate: named.isExpectation ? rates[safe: expectationIndex] ?? .all : .all)
+                                       rate: named.isExpectation && expectationIndex < rates.count ? rates[expectationIndex] : .all)
             if named.isExpectation { expectationIndex += 1 }
             for run in perRun {
                 guard index < run.count else { continue }
@@ -84,9 +84,4 @@ public struct CheckOutcome: Sendable, Hashable {
 
     /// Whether it held in enough runs.
     public var passed: Bool { rate.isMet(passes: passes, runs: runs) }
-}
-
-extension Array {
-    /// The element at `index`, or `nil` past the end.
-    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }
