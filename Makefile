@@ -1,7 +1,7 @@
 # The two commands of the README:
 #   make run    installs what is missing, builds Tide and starts a chat with the bundled model
 #   make test   installs what is missing and runs the test suite
-.PHONY: setup build run test test-fast bench bench-serve
+.PHONY: setup build run install uninstall test test-fast bench bench-serve
 setup:
 	@bash scripts/setup.sh
 
@@ -11,6 +11,24 @@ build: setup
 run: build
 	.build/release/tide chat
 
+# `make install` puts the binary on PATH (the shipped plugins are inside it), with shell
+# completions for bash, zsh and fish and a man page. PREFIX=~/.local installs without root.
+PREFIX ?= /usr/local
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 .build/release/tide $(DESTDIR)$(PREFIX)/bin/tide
+	.build/release/tide --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tide
+	.build/release/tide --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_tide
+	.build/release/tide --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/tide.fish
+	.build/release/tide manual > $(DESTDIR)$(PREFIX)/share/man/man1/tide.1
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/tide $(DESTDIR)$(PREFIX)/share/man/man1/tide.1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/tide $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_tide \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/tide.fish
+
 # One test at a time: most tests decode with the real model on every core, and on a 2-core
 # machine running them side by side made the suite eight times slower, not faster.
 test: setup
@@ -18,7 +36,7 @@ test: setup
 
 # The suites that need no model file (the scripted backend, parsers, the sandbox, the wire format,
 # downloads from a local server): a quick check while working. `make test` runs them too.
-FAST_SUITES = TideCoreTests|TideFilesTests|TideOpenAITests|TideRegexTests|TideFormatTests|TideScriptTests|TideModelsTests|BoundedLibraryTests|LuaSandboxTests|PatternEquivalenceTests|PluginLoadingTests|PluginHostTests|PromptParameterTests|PromptFormatTests|HookTextLimitTests|ChatInputTests|SlashCommandTests|TabCompletionTests|RewindPluginTests|ScriptedRunTests|ScriptOutcomeTests|ScriptedChatTests|ChatServerTests
+FAST_SUITES = TideCoreTests|TideFilesTests|TideOpenAITests|TideRegexTests|TideFormatTests|TideScriptTests|TideModelsTests|BoundedLibraryTests|LuaSandboxTests|PatternEquivalenceTests|PluginLoadingTests|PluginLocatorTests|PluginHostTests|PromptParameterTests|PromptFormatTests|HookTextLimitTests|ChatInputTests|SlashCommandTests|TabCompletionTests|RewindPluginTests|ScriptedRunTests|ScriptOutcomeTests|ScriptedChatTests|ChatServerTests
 
 test-fast: setup
 	swift build --build-tests

@@ -1,5 +1,11 @@
 // swift-tools-version: 6.1
+import Foundation
 import PackageDescription
+
+/// The shipped plugins, embedded in the binary by the ShippedPlugins target. (SwiftPM caches the
+/// evaluated manifest: after adding a file to Plugins/, touch this file.)
+let shippedPlugins = ((try? FileManager.default.contentsOfDirectory(atPath: Context.packageDirectory + "/Plugins")) ?? [])
+    .filter { $0.hasSuffix(".lua") }.sorted()
 
 let package = Package(
     name: "Tide",
@@ -30,12 +36,13 @@ let package = Package(
         .target(name: "CEditLineShim", dependencies: ["CEditLine"]),
         .target(name: "TideCore"),
         .target(name: "TideFiles"),
-        .target(name: "TideLua", dependencies: ["TideCore", "TideFiles", "TideFormat", "CLua", "CLuaShim"]),
+        .target(name: "ShippedPlugins", resources: shippedPlugins.map { .embedInCode("Lua/" + $0) }),
+        .target(name: "TideLua", dependencies: ["TideCore", "TideFiles", "TideFormat", "ShippedPlugins", "CLua", "CLuaShim"]),
         .target(name: "TideRegex"),
         .target(name: "TideFormat", dependencies: ["TideCore", "TideFiles", "TideRegex"]),
         .target(name: "TideScript", dependencies: ["TideCore", "TideFiles", "TideRegex"]),
         .target(name: "TideProvider", dependencies: ["TideCore", "TideLlama", "TideModels", "TideRemote"]),
-        .target(name: "TideRunner", dependencies: ["TideCore", "TideFiles", "TideFormat", "TideRegex", "TideScript", "TideLua", "TideProvider"]),
+        .target(name: "TideRunner", dependencies: ["TideCore", "TideFiles", "TideFormat", "TideRegex", "TideScript", "TideLua", "TideModels", "TideProvider"]),
         .target(name: "TideLlama", dependencies: ["TideCore", "TideFiles", "CLlama"]),
         .target(
             name: "TideModels",
@@ -72,13 +79,13 @@ let package = Package(
         .testTarget(name: "TideCoreTests", dependencies: ["TideCore", "TideTestSupport"]),
         .testTarget(name: "TideFilesTests", dependencies: ["TideFiles"]),
         .testTarget(name: "TideOpenAITests", dependencies: ["TideOpenAI", "TideCore", "TideFormat"]),
-        .testTarget(name: "TideLuaTests", dependencies: ["TideCore", "TideFormat", "TideLua", "TideLlama", "TideModels", "TideTestSupport", "CLua"]),
+        .testTarget(name: "TideLuaTests", dependencies: ["TideCore", "TideFormat", "TideLua", "ShippedPlugins", "TideLlama", "TideModels", "TideTestSupport", "CLua"]),
         .testTarget(name: "TideLlamaTests", dependencies: ["TideCore", "TideFormat", "TideLlama", "TideModels", "TideTestSupport"]),
         .testTarget(name: "TideRegexTests", dependencies: ["TideRegex", "TideTestSupport"]),
         .testTarget(name: "TideFormatTests", dependencies: ["TideFormat", "TideCore", "TideRegex"], exclude: ["Fixtures"]),
-        .testTarget(name: "TideScriptTests", dependencies: ["TideScript", "TideTestSupport"]),
+        .testTarget(name: "TideScriptTests", dependencies: ["TideCore", "TideScript", "TideTestSupport"]),
         .testTarget(name: "TideRunnerTests", dependencies: ["TideRunner", "TideScript", "TideLua", "TideProvider", "TideTestSupport"]),
-        .testTarget(name: "TideModelsTests", dependencies: ["TideModels", "TideTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+        .testTarget(name: "TideModelsTests", dependencies: ["TideCore", "TideModels", "TideTestSupport", .product(name: "Crypto", package: "swift-crypto")],
                     exclude: ["Fixtures"]),
         .testTarget(name: "TideChatTests",
                     dependencies: ["TideChat", "TideCore", "TideLua", "TideModels", "TideProvider", "TideRunner", "TideTestSupport"]),

@@ -39,8 +39,15 @@ local function preferred()
   return tide.state.words, tide.state.spaced, tide.state.bare
 end
 
--- Raises the candidates that continue `partial` (lower case) towards one of `words`.
+-- Raises the candidates that continue `partial` (lower case) towards one of `words`, and the
+-- first token of the rest of each word it begins, which may rank too low to be a candidate.
 local function continue(view, partial, words)
+  for _, word in ipairs(words) do
+    if #partial < #word and word:sub(1, #partial) == partial then
+      local rest = tide.tokenize(word:sub(#partial + 1))[1]
+      if rest then view:bias(rest, tide.options.bias) end
+    end
+  end
   for _, candidate in ipairs(view:top(tide.options.depth)) do
     local text = partial .. candidate.text:lower()
     for _, word in ipairs(words) do
@@ -53,12 +60,25 @@ local function continue(view, partial, words)
   end
 end
 
+-- Whether `partial` (lower case) is the beginning of one of `words`, not yet all of it.
+local function unfinished(partial, words)
+  for _, word in ipairs(words) do
+    if #partial < #word and word:sub(1, #partial) == partial then return true end
+  end
+  return false
+end
+
 function plugin.on_logits(view, reply)
   local words, spaced, bare = preferred()
-  for id in pairs(spaced) do view:bias(id, tide.options.bias) end
   local partial = reply.text:match("%f[%w][%w']+$")
+  partial = partial and partial:lower()
+  -- In the middle of a preferred word, only its continuations are raised: starting another
+  -- would leave it unfinished.
+  if not (partial and unfinished(partial, words)) then
+    for id in pairs(spaced) do view:bias(id, tide.options.bias) end
+  end
   if partial then
-    continue(view, partial:lower(), words)
+    continue(view, partial, words)
   else
     for id in pairs(bare) do view:bias(id, tide.options.bias) end
   end

@@ -2,7 +2,9 @@
 --
 -- Looks at the words of the reply: if its last `span` words (for any span from 2 to
 -- `longest` words) were also the `repeats - 1` spans just before them, the reply is going
--- round in circles ("he saw them all, and he saw them all, and he saw them all").
+-- round in circles ("he saw them all, and he saw them all, and he saw them all"). Text
+-- without spaces (Japanese, Chinese, a run of symbols) is looked at byte by byte the same way:
+-- a piece of 8 bytes or more (up to 16 times `longest`) repeated back to back is a loop too.
 --
 -- Options:  repeats = 3    how many back-to-back copies make a loop
 --           longest = 16   the longest repeated span to look for, in words
@@ -31,12 +33,29 @@ local function repeats_at_end(words, span, copies)
   return true
 end
 
+-- Whether the last `length` bytes of `text` were also the `copies - 1` pieces just before them.
+local function bytes_repeat_at_end(text, length, copies)
+  local count = #text
+  if count < length * copies then return false end
+  local last = text:sub(count - length + 1)
+  for copy = 1, copies - 1 do
+    local finish = count - copy * length
+    if text:sub(finish - length + 1, finish) ~= last then return false end
+  end
+  return true
+end
+
 function plugin.should_stop(reply)
   local words = words_of(reply.text)
   local copies = tide.options.repeats
   for span = 2, tide.options.longest do
     if repeats_at_end(words, span, copies) then
       return true, copies .. " repeats of " .. span .. " words"
+    end
+  end
+  for length = 8, tide.options.longest * 16 do
+    if bytes_repeat_at_end(reply.text, length, copies) then
+      return true, copies .. " repeats of " .. length .. " bytes"
     end
   end
 end

@@ -151,6 +151,8 @@ extension ChatController {
         lines.append("system: " + (system.map { $0.split(separator: "\n").first.map(String.init) ?? "" } ?? "none"))
         lines.append("parameters: " + parameterSummary)
         lines.append("plugins: " + pluginDescriptions)
+        let defaults = ModelDefaultsText(model.defaults).summary
+        if !defaults.isEmpty { lines.append("the model's defaults: " + defaults + " (tide models show \(setup.model))") }
         output(.notice(lines.joined(separator: "\n")))
     }
 

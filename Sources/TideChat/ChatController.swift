@@ -127,12 +127,13 @@ public final class ChatController {
         var record: ReplyRecord?
         var stopReason: StopReason?
         var formatProblem: String?
+        var failures: [String] = []
         do {
             try await canceller.whileReplying(in: session) {
                 for try await event in session.reply(to: message) {
                     switch event {
                     case .text(let text): output(.replyText(text))
-                    case .hookFailure(let failure): output(.problem("\(failure) (the plugin is now disabled)"))
+                    case .hookFailure(let failure): failures.append("\(failure) (the plugin is now disabled)")
                     case .finished(let summary):
                         lastSummary = summary
                         stopReason = summary.stopReason
@@ -148,9 +149,11 @@ public final class ChatController {
                 }
             }
             output(.replyEnded(stopReason))
+            for failure in failures { output(.problem(failure)) }
             if let formatProblem { output(.problem(formatProblem)) }
         } catch {
             output(.replyEnded(nil))
+            for failure in failures { output(.problem(failure)) }
             output(.problem(Remedy.describe(error, naming: configuration.remedyName)))
         }
         // A reply that failed after showing text is kept, interrupted; one that failed before is not.

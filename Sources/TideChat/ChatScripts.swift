@@ -7,7 +7,7 @@ import TideScript
 
 extension ChatController {
     /// The conversation as a conversation script: the model and its context, the parameters that
-    /// differ from the defaults, the plugins, the system prompt, then each exchange. Generated
+    /// differ from the model's defaults, the plugins, the system prompt, then each exchange. Generated
     /// replies are recorded (`@generated`), so `tide run` generates them again; written and
     /// interrupted replies are fixed history.
     public var script: ConversationScript {
@@ -17,7 +17,8 @@ extension ChatController {
         ]
         if let size = setup.contextSize { items.append(.directive(.contextSize(size))) }
         if let template = setup.template { items.append(.directive(.template(template))) }
-        let defaults = ParameterSetting.all(of: GenerationParameters())
+        // Every parameter that differs from where a replay starts: the model's defaults.
+        let defaults = ParameterSetting.all(of: model.defaultParameters)
         items += ParameterSetting.all(of: session.parameters).filter { !defaults.contains($0) }.map { .directive(.parameter($0)) }
         if let format = session.parameters.format {
             // By absolute path (a --json-schema given relative to the working directory too), so the

@@ -1,4 +1,5 @@
 import Foundation
+import TideCore
 import TideScript
 
 /// A chat command: a line that starts with `/`.

@@ -1,4 +1,5 @@
 import Foundation
+import TideCore
 import TideScript
 
 /// What Tab does with the text before the cursor: command names after `/`, plugin names after

@@ -53,7 +53,8 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
             if !condition { throw InvalidParameterError(name: name, value: "\(value)", requirement: rule) }
         }
         let floatRange = 0...Double(Float.greatestFiniteMagnitude)
-        try require(floatRange.contains(temperature), "temperature", temperature, "a number from 0 to 3.4e+38")
+        try require(temperature >= 0, "temperature", temperature, "≥ 0 (0 picks the likeliest token)")
+        try require(floatRange.contains(temperature), "temperature", temperature, "at most 3.4e+38")
         try require((0...Self.maximumTokenCount).contains(topK), "top-k", topK,
                     "a whole number from 0 to \(Self.maximumTokenCount)")
         try require(topP > 0 && topP <= 1, "top-p", topP, "a number in (0, 1]")

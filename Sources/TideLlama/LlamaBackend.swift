@@ -126,7 +126,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
             cache.withLock { $0.busy = false }
             throw error
         }
-        sampler.accept(prompt.suffix(parameters.repeatLastN))
+        sampler.accept(promptTail: prompt.suffix(parameters.repeatLastN), model: model)
         return LlamaReplyDecoder(backend: self, sampler: sampler, promptTokenCount: prompt.count,
                                  reusedPromptTokenCount: reused, forcer: forcer)
     }

@@ -93,7 +93,7 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
             state.busy = true
             return min(zip(state.kept.tokens, prompt).prefix { $0 == $1 }.count, prompt.count - 1)
         }
-        sampler.accept(prompt.suffix(parameters.repeatLastN))
+        sampler.accept(promptTail: prompt.suffix(parameters.repeatLastN), model: engine.model)
         return LlamaSequenceDecoder(backend: self, sampler: sampler, prompt: prompt, reused: reused, forcer: forcer)
     }
 

@@ -93,9 +93,14 @@ final class SamplerChain {
         }
     }
 
-    /// Lets the repetition penalty see tokens that precede the reply (the prompt's tail).
-    func accept(_ tokens: some Sequence<Int32>) {
-        for token in tokens { llama_sampler_accept(chain, token) }
+    /// Lets the repetition penalty see the text that precedes the reply (the prompt's tail). Its
+    /// control tokens — turn markers, the end of a turn — are left out: penalising the end of
+    /// the turns before would keep the reply from ending (with a penalty of 1.1, SmolLM2 then
+    /// answered "What is the capital of France?" until --max-tokens instead of in 7 tokens).
+    func accept(promptTail tokens: some Sequence<Int32>, model: LlamaModel) {
+        for token in tokens where !llama_vocab_is_control(model.vocab, token) && !llama_vocab_is_eog(model.vocab, token) {
+            llama_sampler_accept(chain, token)
+        }
     }
 
     /// Keeps a rewind point at every position from now on.

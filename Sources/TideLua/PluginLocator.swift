@@ -1,14 +1,21 @@
 import Foundation
+import ShippedPlugins
+import TideFiles
 
-/// Finds plugin files: a path, or a name looked up in `./Plugins`, then in
-/// `$XDG_CONFIG_HOME/tide/plugins` (by default `~/.config/tide/plugins`).
+/// Finds plugins: a path, or a name looked up in `./Plugins`, then in
+/// `$XDG_CONFIG_HOME/tide/plugins` (by default `~/.config/tide/plugins`), then among the plugins
+/// shipped in the binary (``ShippedPlugins``). A file of the same name in a folder takes
+/// precedence over a shipped plugin, so a user can change one by copying it.
 public struct PluginLocator: Sendable {
     /// The folders searched for names, in order.
     public var directories: [URL]
+    /// Whether a name no folder has is looked up among the shipped plugins.
+    public var includesShipped: Bool
 
-    /// A locator searching `directories`.
-    public init(directories: [URL]) {
+    /// A locator searching `directories`, then (with `includesShipped`) the shipped plugins.
+    public init(directories: [URL], includesShipped: Bool = true) {
         self.directories = directories
+        self.includesShipped = includesShipped
     }
 
     /// The standard search path.
@@ -27,31 +34,91 @@ public struct PluginLocator: Sendable {
         name.contains("/") || name.hasSuffix(".lua")
     }
 
-    /// The plugin files in ``directories``, folder by folder, sorted by name within each.
-    public func pluginFiles() -> [URL] {
-        directories.flatMap { directory in
+    /// A plugin found by name or path.
+    public struct Found: Sendable, Hashable {
+        /// Where a plugin comes from.
+        public enum Origin: Sendable, Hashable {
+            /// A file on disk.
+            case file(URL)
+            /// Compiled into the binary.
+            case shipped
+        }
+
+        /// The plugin's name: its file name without `.lua`.
+        public let name: String
+        /// Where it comes from.
+        public let origin: Origin
+
+        /// What messages call it: the file's path, or `(shipped)/NAME.lua`.
+        public var path: String {
+            switch origin {
+            case .file(let url): url.path
+            case .shipped: "(shipped)/\(name).lua"
+            }
+        }
+
+        /// Where it comes from, for a listing: the file's folder, or "shipped with tide".
+        public var place: String {
+            switch origin {
+            case .file(let url): url.deletingLastPathComponent().path
+            case .shipped: Self.shippedPlace
+            }
+        }
+
+        /// What ``place`` says of a shipped plugin.
+        public static let shippedPlace = "shipped with tide"
+
+        /// The Lua source.
+        public func source() throws(PluginError) -> String {
+            switch origin {
+            case .shipped:
+                guard let source = ShippedPlugins.source(of: name) else { throw .notFound(name, searched: ["the shipped plugins"]) }
+                return source
+            case .file(let url):
+                do {
+                    return String(decoding: try InputFile.contents(of: url.path, what: "plugin", limit: PluginSource.fileSizeLimit),
+                                  as: UTF8.self)
+                } catch {
+                    throw .unreadable(error.description)
+                }
+            }
+        }
+    }
+
+    /// Every plugin in lookup order: folder by folder (sorted by name within each), then the
+    /// shipped ones. A name may appear more than once; ``locate(_:)`` finds its first.
+    public func available() -> [Found] {
+        let files = directories.flatMap { directory in
             ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
                 .filter { $0.hasSuffix(".lua") }.sorted()
-                .map { directory.appendingPathComponent($0) }
+                .map { Found(name: String($0.dropLast(4)), origin: .file(directory.appendingPathComponent($0))) }
         }
+        return files + (includesShipped ? ShippedPlugins.all.map { Found(name: $0.name, origin: .shipped) } : [])
     }
 
     /// The names that ``locate(_:)`` finds, each once, sorted.
     public func pluginNames() -> [String] {
-        Set(pluginFiles().map { $0.deletingPathExtension().lastPathComponent }).sorted()
+        Set(available().map(\.name)).sorted()
     }
 
-    /// The file for `name`: itself if it contains `/` or ends in `.lua`, else `NAME.lua` in the first folder that has it.
-    public func locate(_ name: String) throws(PluginError) -> URL {
+    /// What the searched places are called in a message.
+    private var searched: [String] {
+        directories.map(\.path) + (includesShipped ? ["the shipped plugins"] : [])
+    }
+
+    /// The plugin `name` means: the file itself if the name contains `/` or ends in `.lua`, else
+    /// `NAME.lua` in the first folder that has it, else the shipped plugin of that name.
+    public func locate(_ name: String) throws(PluginError) -> Found {
         if Self.isPath(name) {
             let url = URL(fileURLWithPath: name)
             guard FileManager.default.fileExists(atPath: url.path) else { throw .notFound(name, searched: [url.path]) }
-            return url
+            return Found(name: url.deletingPathExtension().lastPathComponent, origin: .file(url))
         }
         for directory in directories {
             let candidate = directory.appendingPathComponent("\(name).lua")
-            if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
+            if FileManager.default.fileExists(atPath: candidate.path) { return Found(name: name, origin: .file(candidate)) }
         }
-        throw .notFound(name, searched: directories.map(\.path))
+        if includesShipped, ShippedPlugins.source(of: name) != nil { return Found(name: name, origin: .shipped) }
+        throw .notFound(name, searched: searched)
     }
 }

@@ -1,12 +1,11 @@
 import Foundation
-import TideFiles
 
-/// A plugin's file found and read once, to make fresh instances from (`tide serve` gives every
+/// A plugin found and read once, to make fresh instances from (`tide serve` gives every
 /// request its own).
 public struct PluginSource: Sendable, Hashable {
     /// The plugin and its options, as given.
     public let spec: PluginSpec
-    /// The file it was read from.
+    /// The file it was read from (``PluginLocator/Found/path``).
     public let path: String
     /// The file's Lua source.
     public let text: String
@@ -16,16 +15,10 @@ public struct PluginSource: Sendable, Hashable {
 
     /// Finds and reads the plugin `spec` names.
     public init(spec: PluginSpec, locator: PluginLocator = .standard) throws(PluginError) {
-        let url = try locator.locate(spec.name)
-        let bytes: [UInt8]
-        do {
-            bytes = try InputFile.contents(of: url.path, what: "plugin", limit: Self.fileSizeLimit)
-        } catch {
-            throw .unreadable(error.description)
-        }
+        let found = try locator.locate(spec.name)
+        text = try found.source()
         self.spec = spec
-        path = url.path
-        text = String(decoding: bytes, as: UTF8.self)
+        path = found.path
     }
 
     /// A new instance, configured with the spec's options.

@@ -1,4 +1,5 @@
 import Foundation
+import TideCore
 
 /// A named model Tide knows how to fetch and run.
 public struct ModelEntry: Sendable, Hashable {
@@ -18,8 +19,8 @@ public struct ModelEntry: Sendable, Hashable {
     public var template: String
     /// Strings that end a reply like an end-of-generation token.
     public var endOfGenerationStrings: [String]
-    /// The system prompt used when the user gives none (empty: none).
-    public var defaultSystemPrompt: String
+    /// Its system prompt (empty: none), parameters and plugins, chosen for the model.
+    public var defaults: ModelDefaults
     /// The context length the model supports.
     public var contextLength: Int
 }

@@ -16,7 +16,11 @@ public enum ModelRegistry {
             sizeBytes: 98_362_432,
             template: "model",
             endOfGenerationStrings: [],
-            defaultSystemPrompt: "You are a helpful assistant.",
+            // Measured on eight factual questions and two 200-token stories, 6 seeds each
+            // (docs/models.md): temperature 0.2 with a repetition penalty of 1.1 answered 44 of 48
+            // and kept 11 of 12 stories free of loops, against 40 and 8 for Tide's 0.6 and 1.
+            defaults: ModelDefaults(systemPrompt: "You are a helpful assistant.",
+                                    parameters: [.temperature(0.2), .repeatPenalty(1.1)]),
             contextLength: 8192
         ),
         ModelEntry(
@@ -31,7 +35,7 @@ public enum ModelRegistry {
             sizeBytes: 253_113_024,
             template: "raw",
             endOfGenerationStrings: [],
-            defaultSystemPrompt: "",
+            defaults: ModelDefaults(systemPrompt: ""),
             contextLength: 32768
         ),
         ModelEntry(
@@ -44,7 +48,7 @@ public enum ModelRegistry {
             sizeBytes: nil,
             template: "phi3",
             endOfGenerationStrings: ["<|end|>"],
-            defaultSystemPrompt: "You are a helpful assistant.",
+            defaults: ModelDefaults(systemPrompt: "You are a helpful assistant."),
             contextLength: 131_072
         ),
         ModelEntry(
@@ -57,7 +61,7 @@ public enum ModelRegistry {
             sizeBytes: nil,
             template: "phi4",
             endOfGenerationStrings: ["<|end|>"],
-            defaultSystemPrompt: "You are a helpful assistant.",
+            defaults: ModelDefaults(systemPrompt: "You are a helpful assistant."),
             contextLength: 131_072
         ),
     ]

@@ -73,7 +73,7 @@ public enum ModelLookupError: Error, Sendable, Hashable, CustomStringConvertible
         case .unknownModel(let name):
             "unknown model '\(name)': known models are "
                 + ModelRegistry.entries.map(\.id).joined(separator: ", ")
-                + ", a remote model of \(UserModels.standardFile.path), or give a path to a .gguf file"
+                + ", a remote model or a preset of \(UserModels.standardFile.path) (tide models list), or give a path to a .gguf file"
         case .notInstalled(let id, let path):
             "model '\(id)' is not installed (expected at \(path)): run `tide models pull \(id)`"
         }

@@ -14,8 +14,8 @@ public struct RemoteModelEntry: Sendable, Hashable, Decodable {
     public var apiKeyVariable: String?
     /// The context the server gives the model (default 4096).
     public var contextLength: Int?
-    /// The system prompt used when the user gives none.
-    public var systemPrompt: String?
+    /// Its system prompt, parameters and plugins (`system_prompt`, `parameters`, `plugins`).
+    public var defaults: ModelDefaults
     /// Seconds the server may stay silent before a reply fails (default 120).
     public var timeout: Int?
 
@@ -23,18 +23,13 @@ public struct RemoteModelEntry: Sendable, Hashable, Decodable {
     public static let timeoutRange = 1...86_400
 
     enum CodingKeys: String, CodingKey {
-        case name, kind, url, model, timeout
-        case apiKeyVariable = "api_key_env", contextLength = "context_length", systemPrompt = "system_prompt"
+        case name, url, model, timeout
+        case apiKeyVariable = "api_key_env", contextLength = "context_length"
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         name = try container.decode(String.self, forKey: .name)
-        let kind = try container.decode(String.self, forKey: .kind)
-        guard kind == "remote" else {
-            throw DecodingError.dataCorruptedError(forKey: .kind, in: container,
-                                                   debugDescription: "unknown kind '\(kind)'; the kind of entry this file holds is remote")
-        }
         let text = try container.decode(String.self, forKey: .url)
         do {
             url = try RemoteServer(parsing: text, apiKey: nil).url
@@ -48,7 +43,7 @@ public struct RemoteModelEntry: Sendable, Hashable, Decodable {
             throw DecodingError.dataCorruptedError(forKey: .contextLength, in: container, debugDescription:
                 "context_length must be from 16 to \(ModelDescription.contextSizes.upperBound), not \(contextLength)")
         }
-        systemPrompt = try container.decodeIfPresent(String.self, forKey: .systemPrompt)
+        defaults = try ModelDefaults(from: decoder)
         timeout = try container.decodeIfPresent(Int.self, forKey: .timeout)
         if let timeout, !Self.timeoutRange.contains(timeout) {
             throw DecodingError.dataCorruptedError(forKey: .timeout, in: container, debugDescription:

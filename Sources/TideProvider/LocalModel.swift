@@ -7,20 +7,20 @@ import TideModels
 public struct LocalModel: ChatModel {
     /// The loaded weights.
     public let weights: LlamaModel
-    /// The registry entry (template, end strings, system prompt); `nil` for a bare file.
+    /// The registry entry (template, end strings, defaults); `nil` for a bare file.
     public let entry: ModelEntry?
+    public let name: String
+    public let defaults: ModelDefaults
 
-    /// `weights`, as `entry` describes them.
-    public init(weights: LlamaModel, entry: ModelEntry?) {
+    /// `weights`, as `entry` describes them; `name` and `defaults` (a preset's) replace the entry's.
+    public init(weights: LlamaModel, entry: ModelEntry?, name: String? = nil, defaults: ModelDefaults? = nil) {
         self.weights = weights
         self.entry = entry
+        self.name = name ?? entry?.id ?? URL(fileURLWithPath: weights.path).deletingPathExtension().lastPathComponent
+        self.defaults = defaults ?? entry?.defaults ?? ModelDefaults()
     }
 
-    public var name: String { entry?.id ?? URL(fileURLWithPath: weights.path).deletingPathExtension().lastPathComponent }
-
     public var identifier: String { weights.path }
-
-    public var defaultSystemPrompt: String { entry?.defaultSystemPrompt ?? "You are a helpful assistant." }
 
     public func origin(in setup: ModelSetup) -> String { setup.model }
 

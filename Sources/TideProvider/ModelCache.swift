@@ -6,7 +6,7 @@ import TideModels
 /// user's remote entries, with each model file loaded once however many scripts or
 /// conversations name it.
 public final class ModelCache: ModelProvider {
-    private let loaded = Mutex<[String: LocalModel]>([:])
+    private let loaded = Mutex<[String: LlamaModel]>([:])
     private let store: ModelStore
     private let userModels: @Sendable () throws -> UserModels
 
@@ -24,18 +24,26 @@ public final class ModelCache: ModelProvider {
         if let server = setup.server {
             return RemoteModel(server: server, name: setup.model, contextSize: setup.contextSize, timeout: setup.remoteTimeout)
         }
-        if ModelRegistry.entry(named: setup.model) == nil, !ModelStore.isPath(setup.model),
-           let entry = try userModels().entry(named: setup.model)
-        {
-            return RemoteModel(entry: entry, setup: setup)
+        var base = setup.model
+        var defaults: ModelDefaults?
+        if ModelRegistry.entry(named: base) == nil, !ModelStore.isPath(base) {
+            // A preset runs the model it starts from, with its defaults over that model's.
+            let user = try userModels()
+            if let outermost = try user.presets(from: base).last {
+                base = outermost.from
+                defaults = try user.defaults(for: setup.model)
+            }
+            if ModelRegistry.entry(named: base) == nil, !ModelStore.isPath(base), let entry = user.remote(named: base) {
+                return RemoteModel(entry: entry, setup: setup, defaults: defaults)
+            }
         }
-        let resolved = try store.resolve(setup.model)
-        return try loaded.withLock { loaded throws -> LocalModel in
-            if let model = loaded[resolved.path] { return model }
-            let model = LocalModel(weights: try LlamaModel.load(path: resolved.path, gpuLayers: setup.gpuLayers, progress: progress),
-                                   entry: resolved.entry)
-            loaded[resolved.path] = model
-            return model
+        let resolved = try store.resolve(base)
+        let weights = try loaded.withLock { loaded throws -> LlamaModel in
+            if let weights = loaded[resolved.path] { return weights }
+            let weights = try LlamaModel.load(path: resolved.path, gpuLayers: setup.gpuLayers, progress: progress)
+            loaded[resolved.path] = weights
+            return weights
         }
+        return LocalModel(weights: weights, entry: resolved.entry, name: defaults == nil ? nil : setup.model, defaults: defaults)
     }
 }

@@ -48,3 +48,12 @@ public struct ModelSetup: Sendable, Hashable {
         LlamaContextOptions(contextSize: contextSize, threads: threads, batchSize: batchSize)
     }
 }
+
+extension ModelSetup {
+    /// The defaults the model this setup names brings (a built-in model's, a remote entry's, a
+    /// preset's), read from the registries without loading anything; none for a model named on
+    /// a server (`--remote`) or by path. ``ModelCache`` gives its models the same.
+    public func modelDefaults() throws -> ModelDefaults {
+        server == nil ? try UserModels().defaults(for: model) : ModelDefaults()
+    }
+}

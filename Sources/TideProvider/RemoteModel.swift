@@ -10,31 +10,28 @@ public struct RemoteModel: ChatModel, Hashable {
     public var name: String
     /// The context the server gives the model.
     public var contextSize: Int
-    /// The system prompt used when the user gives none; `nil` for Tide's default.
-    public var systemPrompt: String?
+    public var defaults: ModelDefaults
     /// How long the server may stay silent before a reply fails.
     public var timeout: Duration
 
     /// `name` on `server`; `contextSize` defaults to 4096, `timeout` to two minutes.
-    public init(server: RemoteServer, name: String, contextSize: Int? = nil, systemPrompt: String? = nil,
+    public init(server: RemoteServer, name: String, contextSize: Int? = nil, defaults: ModelDefaults = ModelDefaults(),
                 timeout: Duration? = nil) {
         self.server = server
         self.name = name
         self.contextSize = contextSize ?? 4096
-        self.systemPrompt = systemPrompt
+        self.defaults = defaults
         self.timeout = timeout ?? RemoteBackend.defaultTimeout
     }
 
-    /// The model a remote registry entry describes; the setup's context size and timeout win
-    /// over the entry's.
-    public init(entry: RemoteModelEntry, setup: ModelSetup) {
+    /// The model a remote registry entry describes, with `defaults` (by default the entry's);
+    /// the setup's context size and timeout win over the entry's.
+    public init(entry: RemoteModelEntry, setup: ModelSetup, defaults: ModelDefaults? = nil) {
         self.init(server: entry.server, name: entry.model, contextSize: setup.contextSize ?? entry.contextLength,
-                  systemPrompt: entry.systemPrompt, timeout: setup.remoteTimeout ?? entry.timeout.map { .seconds($0) })
+                  defaults: defaults ?? entry.defaults, timeout: setup.remoteTimeout ?? entry.timeout.map { .seconds($0) })
     }
 
     public var identifier: String { "\(name) on \(server.url)" }
-
-    public var defaultSystemPrompt: String { systemPrompt ?? "You are a helpful assistant." }
 
     public func origin(in setup: ModelSetup) -> String {
         (setup.model == name ? "" : "\(setup.model) ") + "on \(server)"

@@ -24,7 +24,7 @@ struct Replay {
         self.file = file
         self.golden = golden
         self.events = events
-        session = ChatSession(backend: backend, systemPrompt: model.defaultSystemPrompt, parameters: runner.parameters,
+        session = ChatSession(backend: backend, systemPrompt: model.defaultSystemPrompt, parameters: prepared.parameters,
                               hooks: prepared.commandLinePlugins, hookErrorPolicy: runner.hookErrorPolicy,
                               overflowPolicy: runner.overflow)
         checker = ExpectationChecker(limits: runner.limits, regexTimeLimit: runner.regexTimeLimit, schemas: prepared.schemas)
@@ -72,9 +72,7 @@ struct Replay {
                 case .text(let piece):
                     text += piece
                     events(.text(piece))
-                case .hookFailure(let failure):
-                    failures.append("\(failure)")
-                    events(.hookFailure("\(failure)"))
+                case .hookFailure(let failure): failures.append("\(failure)")
                 case .finished(let finished): summary = finished
                 }
             }
@@ -92,7 +90,7 @@ struct Replay {
                                 expectations: step.expectations.map { checker.check($0, on: checked) },
                                 hookFailures: failures,
                                 formatProblem: summary.format?.problem(with: text, stopReason: summary.stopReason),
-                                teacherForcing: skipped ?? summary.teacherForcing)
+                                teacherForcing: skipped ?? summary.teacherForcing, parameters: session.parameters)
         if !golden.isEmpty {
             let recorded = repliesSoFar < golden.count ? golden[repliesSoFar]?.text : nil
             let shown = Self.transcriptText(text)

@@ -8,9 +8,8 @@ public enum RunEvent: Sendable {
     case replyStarted
     /// Text of the reply, as it streams.
     case text(String)
-    /// A plugin failed (and is now disabled).
-    case hookFailure(String)
-    /// The reply is complete, and its expectations checked.
+    /// The reply is complete (with the plugin failures it met, which ``text`` did not show), and
+    /// its expectations checked.
     case replyFinished(ReplyResult)
     /// The transcript so far, after each reply (to flush it turn by turn).
     case transcript(ConversationScript)

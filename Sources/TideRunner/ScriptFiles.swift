@@ -8,12 +8,25 @@ public enum ScriptFiles {
     public static let fileExtension = "tide"
     /// What golden transcripts end with (they are scripts too, but a folder run skips them).
     public static let goldenSuffix = ".golden.tide"
+    /// What a script read from standard input (given as `-`) is called in results and messages.
+    public static let standardInput = "<stdin>"
+
+    /// Parses the script at `file` (errors name it), or `text` for ``standardInput``.
+    public static func parse(_ file: String, standardInput text: String?) throws -> ConversationScript {
+        guard file == standardInput else { return try ConversationScript(contentsOf: URL(fileURLWithPath: file)) }
+        return try ConversationScript(parsing: text ?? "")
+    }
 
     /// The scripts that `paths` name: files as given, folders searched recursively for `.tide`
-    /// files (golden transcripts excepted), sorted. A path that does not exist is an error.
+    /// files (golden transcripts excepted), sorted, and `-` as ``standardInput``. A path that
+    /// does not exist is an error.
     public static func scripts(in paths: [String]) throws -> [String] {
         var found: [String] = []
         for path in paths {
+            if path == "-" {
+                found.append(standardInput)
+                continue
+            }
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
                 throw ScriptRunError("\(path): no such file or folder")
@@ -34,9 +47,9 @@ public enum ScriptFiles {
 
     /// The largest `@ctx-size` among the scripts that parse, if any sets one (batched scripts
     /// share one context, whose sequences must be as large as the largest asks).
-    public static func largestContextSize(in files: [String]) -> Int? {
+    public static func largestContextSize(in files: [String], standardInput text: String? = nil) -> Int? {
         files.compactMap { file in
-            (try? ConversationScript(contentsOf: URL(fileURLWithPath: file)))?.steps.compactMap { step -> Int? in
+            (try? parse(file, standardInput: text))?.steps.compactMap { step -> Int? in
                 if case .directive(.contextSize(let size), _) = step { size } else { nil }
             }.max()
         }.max()
@@ -62,22 +75,12 @@ public enum ScriptFiles {
         try write(script.printed(), to: path, what: "the transcript")
     }
 
-    /// Writes `text` to `path` atomically (a temporary file, then a rename), creating its folder;
-    /// errors name `what` was being written.
+    /// Writes `text` to `path` atomically (``OutputFile``); errors name `what` was being written.
     public static func write(_ text: String, to path: String, what: String) throws {
-        let url = URL(fileURLWithPath: path)
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
-        try prepareFolder(url.deletingLastPathComponent().path)
         do {
-            try Data(text.utf8).write(to: temporary)
+            try OutputFile.write(Data(text.utf8), to: path, what: what)
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw ScriptRunError("\(path): cannot write \(what): \(FileSystemFailure.reason(error))")
-        }
-        guard rename(temporary.path, url.path) == 0 else {
-            let reason = FileSystemFailure.reason(errno: errno)
-            try? FileManager.default.removeItem(at: temporary)
-            throw ScriptRunError("\(path): cannot write \(what): \(reason)")
+            throw ScriptRunError(error.description)
         }
     }
 
@@ -85,16 +88,9 @@ public enum ScriptFiles {
     /// that writes transcripts fails before it generates anything, not after.
     public static func prepareFolder(_ folder: String) throws {
         do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try OutputFile.prepareFolder(folder)
         } catch {
-            throw ScriptRunError("\(folder): cannot create the folder: \(FileSystemFailure.reason(error))")
-        }
-        guard access(folder, W_OK) == 0 else {
-            throw ScriptRunError("\(folder): cannot write files in this folder: \(FileSystemFailure.reason(errno: errno))")
-        }
-        if let free = FileSystemFailure.availableBytes(at: URL(fileURLWithPath: folder)), free < 64 << 10 {
-            throw ScriptRunError("\(folder): cannot write files in this folder: \(FileSystemFailure.reason(errno: ENOSPC)) "
-                + "(\(free) bytes free)")
+            throw ScriptRunError(error.description)
         }
     }
 

@@ -8,6 +8,8 @@ public struct ScriptResult: Sendable {
     public var file: String
     /// The script's `@name`, else its file name without extension.
     public var name: String
+    /// The model it ran on (its `@model`, else the runner's), once the script has been checked.
+    public var model: String?
     /// Every generated reply, in order.
     public var replies: [ReplyResult] = []
     /// Why the script could not be replayed to its end, if it could not.
@@ -53,6 +55,9 @@ public struct ReplyResult: Sendable {
     /// How the reply recorded for the turn (in the transcript, or the golden transcript) was
     /// checked: confirmed by teacher forcing, or regenerated and from where; `nil` when none was.
     public var teacherForcing: TeacherForcing?
+    /// The parameters it was generated with (the script's directives up to it applied, and the
+    /// seed of its run under `--repeat`).
+    public var parameters = GenerationParameters()
 }
 
 /// A reply compared with the golden transcript's reply for the same turn.

@@ -2,6 +2,7 @@ import Foundation
 import TideCore
 import TideFormat
 import TideLua
+import TideModels
 import TideProvider
 import TideScript
 
@@ -17,9 +18,12 @@ import TideScript
 public struct ScriptRunner: Sendable {
     /// The model and context for scripts that do not say (`@model`, `@ctx-size`, `@template` win).
     public var setup = ModelSetup()
-    /// Parameters before the script's own directives.
+    /// Parameters before the script's own directives. The defaults of the script's model (a
+    /// preset's, say) apply over these, and ``parameterSettings`` over those.
     public var parameters = GenerationParameters()
-    /// Plugin specs loaded before the script's own `@plugin`s (`--plugin`).
+    /// The parameters the command line gave, which win over the model's defaults.
+    public var parameterSettings: [ParameterSetting] = []
+    /// Plugin specs loaded before the script's own `@plugin`s (`--plugin`), after the model's.
     public var plugins: [String] = []
     /// Where plugin names are looked up.
     public var locator = PluginLocator.standard
@@ -36,6 +40,8 @@ public struct ScriptRunner: Sendable {
     /// For a run of several (`--repeat`): added to the seed in force for every reply (0 where
     /// none is), so that each run samples differently and any run can be reproduced.
     public var seedOffset: UInt32?
+    /// The text of the script named ``ScriptFiles/standardInput`` (`tide run -`), read by the caller.
+    public var standardInput: String?
     /// Where backends come from.
     public let backends: any BackendProvider
 
@@ -51,7 +57,7 @@ public struct ScriptRunner: Sendable {
     {
         let script: ConversationScript
         do {
-            script = try ConversationScript(contentsOf: URL(fileURLWithPath: file))
+            script = try ScriptFiles.parse(file, standardInput: standardInput)
         } catch var error as ScriptParseError {
             error.file = file
             return ScriptResult(file: file, failure: "\(error)")
@@ -69,6 +75,7 @@ public struct ScriptRunner: Sendable {
         var replies: [Int: RecordedReply] = [:]
         do {
             let prepared = try prepare(script, file: file)
+            result.model = prepared.setup.model
             let (backend, model): (any ChatBackend, any ChatModel)
             do {
                 (backend, model) = try await backends.backend(for: prepared.setup)
@@ -103,21 +110,37 @@ public struct ScriptRunner: Sendable {
     /// (loaded now, attached when its `@plugin` line is reached), every `@unload`, every format
     /// file, every Lua expectation and every schema an expectation names.
     func prepare(_ script: ConversationScript, file: String) throws -> PreparedScript {
-        let commandLinePlugins = try plugins.map { spec in
-            do {
-                return try LuaPlugin(spec: PluginSpec(parsing: spec), locator: locator, limits: limits, log: Self.log)
-            } catch {
-                throw ScriptRunError("\(file): --plugin \(spec): \(error)")
+        var setup = setup
+        for step in script.steps {
+            switch step {
+            case .directive(.model(let model), _): setup.model = model
+            case .directive(.contextSize(let size), _): setup.contextSize = size
+            case .directive(.template(let template), _): setup.template = template
+            default: break
             }
         }
+        let defaults: ModelDefaults
+        do {
+            defaults = try setup.modelDefaults()
+        } catch {
+            throw ScriptRunError("\(file): \(error)", cause: error)
+        }
+        var parameters = parameters
+        for setting in defaults.parameters + parameterSettings { setting.apply(to: &parameters) }
+        let commandLinePlugins = try (defaults.plugins.map { ($0, "the model's plugin") } + plugins.map { ($0, "--plugin") })
+            .map { spec, origin in
+                do {
+                    return try LuaPlugin(spec: PluginSpec(parsing: spec), locator: locator, limits: limits, log: Self.log)
+                } catch {
+                    throw ScriptRunError("\(file): \(origin) \(spec): \(error)")
+                }
+            }
         let interpreter = try ScriptInterpreter(script, file: file, loaded: commandLinePlugins.map(\.name), locator: locator,
                                                 limits: limits, log: Self.log)
-        var prepared = PreparedScript(script: script, interpreter: interpreter, setup: setup, commandLinePlugins: commandLinePlugins)
+        var prepared = PreparedScript(script: script, interpreter: interpreter, setup: setup, parameters: parameters,
+                                      commandLinePlugins: commandLinePlugins)
         for step in interpreter.steps {
             switch step {
-            case .directive(.model(let model), _): prepared.setup.model = model
-            case .directive(.contextSize(let size), _): prepared.setup.contextSize = size
-            case .directive(.template(let template), _): prepared.setup.template = template
             case .reply(let reply):
                 for located in reply.expectations {
                     switch located.expectation.check {
@@ -156,7 +179,9 @@ struct PreparedScript {
     /// Its steps, with their plugins loaded.
     var interpreter: ScriptInterpreter
     var setup: ModelSetup
-    /// `--plugin` instances, loaded first.
+    /// The parameters it starts from: the runner's, the model's defaults, the command line's.
+    var parameters: GenerationParameters
+    /// The model's plugins and the `--plugin` instances, loaded first.
     var commandLinePlugins: [LuaPlugin]
     /// The schemas `expect: json-schema` names, by file as written.
     var schemas: [String: JSONSchema] = [:]

@@ -50,48 +50,7 @@ public enum FormatSetting: Sendable, Hashable {
     public static let names = ["format", "json-schema", "grammar"]
 }
 
-/// One generation parameter, as a directive sets it.
-public enum ParameterSetting: Sendable, Hashable {
-    case temperature(Double)
-    case topK(Int)
-    case topP(Double)
-    case minP(Double)
-    case repeatPenalty(Double)
-    case repeatLastN(Int)
-    /// `@seed N`, or `@seed random` (`nil`).
-    case seed(UInt32?)
-    case maxTokens(Int)
-    /// `@stop "a" "b"`: replaces the stop strings (`@stop` alone clears them).
-    case stop([String])
-
-    /// Sets this parameter in `parameters`.
-    public func apply(to parameters: inout GenerationParameters) {
-        switch self {
-        case .temperature(let value): parameters.temperature = value
-        case .topK(let value): parameters.topK = value
-        case .topP(let value): parameters.topP = value
-        case .minP(let value): parameters.minP = value
-        case .repeatPenalty(let value): parameters.repeatPenalty = value
-        case .repeatLastN(let value): parameters.repeatLastN = value
-        case .seed(let value): parameters.seed = value
-        case .maxTokens(let value): parameters.maxTokens = value
-        case .stop(let value): parameters.stop = value
-        }
-    }
-}
-
 extension ParameterSetting {
-    /// The parameter names, as directives (`@top-k`) and the REPL's `/set top-k` spell them.
-    public static let names = ["temperature", "top-k", "top-p", "min-p", "repeat-penalty", "repeat-last-n", "seed",
-                               "max-tokens", "stop"]
-
-    /// Every parameter of `parameters` as a setting, in the order of ``names``.
-    public static func all(of parameters: GenerationParameters) -> [ParameterSetting] {
-        [.temperature(parameters.temperature), .topK(parameters.topK), .topP(parameters.topP), .minP(parameters.minP),
-         .repeatPenalty(parameters.repeatPenalty), .repeatLastN(parameters.repeatLastN), .seed(parameters.seed),
-         .maxTokens(parameters.maxTokens), .stop(parameters.stop)]
-    }
-
     /// Reads `value` for the parameter `name` exactly as the directive `@name value` is read,
     /// with the same checks and messages. Throws if `name` is not a generation parameter.
     public init(name: String, value: String) throws(ScriptParseError) {

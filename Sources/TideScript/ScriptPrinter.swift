@@ -1,3 +1,4 @@
+import TideCore
 extension ConversationScript {
     /// The script as text, in the canonical spelling: parsing it gives the same items back.
     public func printed() -> String {
@@ -63,17 +64,13 @@ extension FormatSetting {
 extension ParameterSetting {
     /// The setting as a script writes it: `@temperature 0.6`, `@stop "a" "b"`, `@seed random`.
     public var printed: String {
-        switch self {
-        case .temperature(let value): "@temperature \(Self.number(value))"
-        case .topK(let value): "@top-k \(value)"
-        case .topP(let value): "@top-p \(Self.number(value))"
-        case .minP(let value): "@min-p \(Self.number(value))"
-        case .repeatPenalty(let value): "@repeat-penalty \(Self.number(value))"
-        case .repeatLastN(let value): "@repeat-last-n \(value)"
-        case .seed(let value): "@seed \(value.map(String.init) ?? "random")"
-        case .maxTokens(let value): "@max-tokens \(value)"
-        case .stop(let stops): (["@stop"] + stops.map(QuotedString.quote)).joined(separator: " ")
+        let value = switch self {
+        case .temperature(let value), .topP(let value), .minP(let value), .repeatPenalty(let value): Self.number(value)
+        case .topK(let value), .repeatLastN(let value), .maxTokens(let value): String(value)
+        case .seed(let value): value.map(String.init) ?? "random"
+        case .stop(let stops): stops.map(QuotedString.quote).joined(separator: " ")
         }
+        return "@\(name)" + (value.isEmpty ? "" : " " + value)
     }
 
     /// `0` rather than `0.0`; otherwise Swift's shortest exact spelling.

@@ -14,7 +14,7 @@ struct CompletionJob: Sendable {
     /// Reads `request`, whose reply format is `format`, over the server's defaults; anything Tide
     /// cannot do is a 400 (or a 404 for another model's name) naming the field.
     init(_ request: ChatCompletionRequest, format: ReplyFormat?, configuration: ServeConfiguration) throws(APIError) {
-        guard request.model.lowercased() == configuration.modelName.lowercased() else {
+        guard !configuration.strictModel || request.model.lowercased() == configuration.modelName.lowercased() else {
             throw APIError(status: 404, message: "The model '\(request.model)' does not exist; this server runs '\(configuration.modelName)'",
                            code: "model_not_found", param: "model")
         }
@@ -43,6 +43,9 @@ struct CompletionJob: Sendable {
         guard last.role == .user else {
             throw .invalid("the last message must be the user's, to be answered; it is the \(last.role.rawValue)'s",
                            param: "messages")
+        }
+        if let system = configuration.systemPrompt, !system.isEmpty, !messages.contains(where: { $0.role == .system }) {
+            messages.insert(ChatMessage(.system, system), at: 0)
         }
         history = Array(messages.dropLast())
         question = last.content

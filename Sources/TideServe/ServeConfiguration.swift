@@ -5,8 +5,15 @@ import TideLua
 /// request, the plugins applied to every request, the key clients must send, and the limits that
 /// keep one client from holding up the others.
 public struct ServeConfiguration: Sendable {
-    /// The name clients use in `model` and see in `GET /v1/models`.
+    /// The name clients see in `GET /v1/models`; a request may name the model otherwise,
+    /// unless ``strictModel``.
     public var modelName: String
+    /// Whether a request naming another model is refused (404), as OpenAI does; by default any
+    /// name is taken for this server's model, as llama-server does.
+    public var strictModel = false
+    /// The system prompt of a request that has none (the model's, or `--system`); `nil` or
+    /// empty for none.
+    public var systemPrompt: String?
     /// Generation parameters for the fields a request leaves out.
     public var parameters: GenerationParameters
     /// The plugins, in hook order, read when the server starts; each request gets fresh instances.

@@ -29,9 +29,12 @@ struct ChatCommand: AsyncParsableCommand {
     @OptionGroup var sessionOptions: SessionOptions
 
     func run() async throws {
+        let setup = try await modelOptions.setup()
+        let defaults = try setup.modelDefaults()
         let configuration = ChatConfiguration(
-            setup: try await modelOptions.setup(), systemPrompt: sessionOptions.system, parameters: try formatOptions.over(sampling.parameters()),
-            plugins: pluginOptions.plugins, limits: pluginOptions.limits, hookErrorPolicy: pluginOptions.policy,
+            setup: setup, systemPrompt: sessionOptions.system,
+            parameters: try formatOptions.over(sampling.parameters(over: defaults.generationParameters)),
+            plugins: defaults.plugins + pluginOptions.plugins, limits: pluginOptions.limits, hookErrorPolicy: pluginOptions.policy,
             overflow: sessionOptions.overflow, remedyName: \.flag)
         let view = ChatView()
         let chat = try ChatController(configuration: configuration, models: ProgressBarModels(), output: view.show)

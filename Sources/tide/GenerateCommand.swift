@@ -9,10 +9,15 @@ struct GenerateCommand: AsyncParsableCommand {
         commandName: "generate",
         abstract: "Generate one reply to a prompt and stream it to standard output.",
         discussion: """
+            When standard input is not a terminal it is read: alone, it is the prompt; after a
+            prompt argument, it is appended to it as context.
+
             Examples:
               tide generate "What is the capital of France?"
-              echo "Write a haiku about tides" | tide generate --temperature 0.8 --seed 7 -
+              echo "Write a haiku about tides" | tide generate --temperature 0.8 --seed 7
+              cat notes.txt | tide generate "Summarise:"
               tide generate --model gemma-3-270m --max-tokens 64 --stats "Once upon a time"
+              tide generate --json "Name three rivers." | jq -r .text
             """
     )
 
@@ -25,17 +30,22 @@ struct GenerateCommand: AsyncParsableCommand {
     @Flag(help: "Print token counts, timings and the stop reason to standard error.")
     var stats = false
 
-    @Argument(help: "The prompt, or - to read it from standard input.")
-    var prompt: String
+    @Flag(help: "Print one JSON object instead of streaming: the text, stop reason, token counts and timings (in seconds).")
+    var json = false
+
+    @Argument(help: "The prompt (- or none: standard input).")
+    var prompt: String?
 
     func run() async throws {
-        let parameters = try formatOptions.over(sampling.parameters())
-        let text = prompt == "-" ? try StandardInput.readAll() : prompt
+        let text = try promptText()
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw ValidationError("the prompt is empty")
         }
-        let plugins = try pluginOptions.load()
-        let (setup, loaded) = try await modelOptions.load()
+        let setup = try await modelOptions.setup()
+        let defaults = try setup.modelDefaults()
+        let parameters = try formatOptions.over(sampling.parameters(over: defaults.generationParameters))
+        let plugins = try pluginOptions.load(after: defaults.plugins)
+        let loaded = try ProgressBarModels().model(for: setup)
         let session = ChatSession(
             backend: try loaded.makeBackend(setup),
             systemPrompt: sessionOptions.system ?? loaded.defaultSystemPrompt,
@@ -44,11 +54,72 @@ struct GenerateCommand: AsyncParsableCommand {
             hookErrorPolicy: pluginOptions.policy,
             overflowPolicy: sessionOptions.overflow
         )
-        let summary = try await ReplyPrinter(session: session).reply(to: text)
-        if stats, let summary {
+        let outcome = try await ReplyPrinter(session: session, streaming: !json).reply(to: text)
+        if json, let summary = outcome.summary {
+            Terminal.write(JSONOutput.line(GeneratedJSON(model: setup.model, parameters: parameters, summary: summary, outcome: outcome)) + "\n")
+        }
+        if stats, let summary = outcome.summary {
             Terminal.warn(StatisticsReport(statistics: summary.statistics, stopReason: summary.stopReason,
                                             peakMemoryBytes: PeakMemory.bytes).description)
         }
-        if summary?.stopReason == .cancelled { throw ExitCode(130) }
+        if outcome.summary?.stopReason == .cancelled { throw ExitCode(130) }
+    }
+
+    /// The prompt argument, standard input (`-`, or no argument), or both: the argument, then
+    /// what standard input holds when it is not a terminal.
+    private func promptText() throws -> String {
+        let piped = isatty(STDIN_FILENO) == 0
+        switch prompt {
+        case nil, "-"?:
+            guard prompt == "-" || piped else {
+                throw ValidationError("give a prompt: tide generate \"…\", or pipe one in (echo … | tide generate)")
+            }
+            return try StandardInput.readAll()
+        case let prompt?:
+            guard piped else { return prompt }
+            let context = try StandardInput.readAll()
+            return context.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? prompt : prompt + "\n\n" + context
+        }
+    }
+}
+
+/// What `tide generate --json` prints (docs/README): every time in seconds, as in `tide run --json`.
+private struct GeneratedJSON: Encodable {
+    struct Usage: Encodable {
+        var prompt_tokens: Int
+        var reused_prompt_tokens: Int
+        var completion_tokens: Int
+    }
+    struct Timings: Encodable {
+        var time_to_first_token: Double?
+        var decode: Double
+        var hooks: Double
+        var tokens_per_second: Double?
+    }
+    var model: String
+    var parameters: ParametersJSON
+    var text: String
+    var stop_reason: String
+    var usage: Usage
+    var timings: Timings
+    var rewinds: Int
+    var tokens_taken_back: Int
+    var plugin_errors: [String]
+    var format_problem: String?
+
+    init(model: String, parameters: GenerationParameters, summary: ReplySummary, outcome: ReplyPrinter.Outcome) {
+        let statistics = summary.statistics
+        self.model = model
+        self.parameters = ParametersJSON(parameters)
+        text = summary.text
+        stop_reason = summary.stopReason.description
+        usage = Usage(prompt_tokens: statistics.promptTokens, reused_prompt_tokens: statistics.reusedPromptTokens,
+                      completion_tokens: statistics.generatedTokens)
+        timings = Timings(time_to_first_token: statistics.timeToFirstToken?.seconds, decode: statistics.decodeDuration.seconds,
+                          hooks: statistics.hookDuration.seconds, tokens_per_second: statistics.tokensPerSecond)
+        rewinds = statistics.rewinds
+        tokens_taken_back = statistics.discardedTokens
+        plugin_errors = outcome.failures
+        format_problem = outcome.formatProblem
     }
 }

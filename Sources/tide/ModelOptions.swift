@@ -20,7 +20,7 @@ struct ModelOptions: ParsableArguments {
         valueName: "url"))
     var remote: String?
 
-    @Option(name: .customLong("remote-timeout"), help: ArgumentHelp(
+    @Option(name: .customLong("remote-timeout"), parsing: .unconditional, help: ArgumentHelp(
         "Seconds a model's server may stay silent (before its answer or within it) before the reply fails (default: 120).",
         valueName: "seconds"))
     var remoteTimeout: Int?
@@ -28,16 +28,16 @@ struct ModelOptions: ParsableArguments {
     @Option(help: "Chat template: `model` (the file's own), `raw` (plain text, for base models) or a llama.cpp name such as chatml, phi3, gemma, llama3.")
     var template: String?
 
-    @Option(name: .customLong("ctx-size"), help: "Context size in tokens (default: min(4096, the model's); 4096 for a remote model).")
+    @Option(name: .customLong("ctx-size"), parsing: .unconditional, help: "Context size in tokens (default: min(4096, the model's); 4096 for a remote model).")
     var contextSize: Int?
 
-    @Option(help: "Threads for decoding (default: every core).")
+    @Option(parsing: .unconditional, help: "Threads for decoding (default: every core).")
     var threads: Int?
 
-    @Option(name: .customLong("batch-size"), help: "Prompt tokens evaluated per llama_decode call.")
+    @Option(name: .customLong("batch-size"), parsing: .unconditional, help: "Prompt tokens evaluated per llama_decode call.")
     var batchSize: Int = 512
 
-    @Option(name: .customLong("gpu-layers"), help: "Layers offloaded to a GPU, for builds that have one (-1: all).")
+    @Option(name: .customLong("gpu-layers"), parsing: .unconditional, help: "Layers offloaded to a GPU, for builds that have one (-1: all).")
     var gpuLayers: Int = 0
 
     func validate() throws {
@@ -99,15 +99,9 @@ extension ModelOptions {
         return cores
     }
 
-    /// The setup, and its model loaded (with a progress bar on a terminal).
-    func load() async throws -> (setup: ModelSetup, model: any ChatModel) {
-        let setup = try await setup()
-        return (setup, try ProgressBarModels().model(for: setup))
-    }
-
     /// The weights of a local model, for the commands that measure or describe them.
     func loadLocal() async throws -> LlamaModel {
-        guard let local = try await load().model as? LocalModel else {
+        guard let local = try ProgressBarModels().model(for: try await setup()) as? LocalModel else {
             throw ValidationError("this command needs a local model, not one on a server")
         }
         return local.weights

@@ -1,47 +1,69 @@
 import ArgumentParser
 import Foundation
+import TideChat
+import TideCore
+import TideFiles
 import TideLlama
+import TideLua
 import TideModels
 
-/// `tide models`: list, describe and fetch models.
+/// `tide models`: list, describe, fetch, and make presets of models.
 struct ModelsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "models",
-        abstract: "List, describe and fetch models.",
-        subcommands: [List.self, Info.self, Pull.self],
+        abstract: "List, describe and fetch models, and make presets of them.",
+        subcommands: [List.self, Info.self, Show.self, Create.self, Remove.self, Pull.self],
         defaultSubcommand: List.self
     )
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the models Tide knows, and which are installed.")
+        static let configuration = CommandConfiguration(abstract: "List the models Tide knows: built in, remote and presets.")
+
+        @Flag(help: "One JSON object per model: name, kind, size_bytes, installed, summary, from, url.")
+        var json = false
 
         func run() throws {
             let store = ModelStore.standard
-            let remote = try UserModels().entries.map { entry in
-                [entry.name, "-", "remote", "\(entry.model) on \(entry.url.absoluteString)"]
+            let listings = ModelRegistry.entries.map { ModelListing($0, store: store) } + (try UserModels().entries.map(ModelListing.init))
+            if json {
+                for listing in listings { print(JSONOutput.line(listing)) }
+                return
             }
-            let rows = ModelRegistry.entries.map { entry in
-                [entry.id, entry.sizeBytes.map(Terminal.bytes) ?? "?", store.isInstalled(entry) ? "installed" : "-",
-                 entry.summary]
-            } + remote
-            let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
+            let rows = [["NAME", "KIND", "SIZE", "STATUS", "DESCRIPTION"]] + listings.map(\.row)
+            let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
             for row in rows {
                 print(zip(row, widths + [0]).map { $0.padding(toLength: max($1, $0.count), withPad: " ", startingAt: 0) }
                     .joined(separator: "  "))
             }
-            print("\nModels are stored in \(store.directory.path). Any path to a .gguf file works too.")
-            print("Remote models are listed in \(UserModels.standardFile.path); --remote URL reaches any server.")
+            print("\nModel files are stored in \(store.directory.path); any path to a .gguf file works too.")
+            print("Remote models and presets live in \(UserModels.standardFile.path) (tide models create makes presets).")
         }
     }
 
     struct Info: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Describe a model: registry entry and what the file holds.")
+        static let configuration = CommandConfiguration(
+            abstract: "Describe a model: its entry, its defaults, and what its file holds.")
 
-        @Argument(help: "A model name or a path to a .gguf file.")
+        @Argument(help: "A model name (built in, remote or preset) or a path to a .gguf file.")
         var model: String
 
         func run() throws {
-            let resolved = try ModelStore.standard.resolve(model)
+            let user = try UserModels()
+            let presets = try user.presets(from: model)
+            let base = presets.last?.from ?? model
+            for preset in presets {
+                print("preset:            \(preset.name), from \(preset.from)")
+            }
+            print(ModelDefaultsText(try user.defaults(for: model)).lines(indent: "", labelWidth: 19).joined(separator: "\n"))
+            if !ModelStore.isPath(base), ModelRegistry.entry(named: base) == nil, let remote = user.remote(named: base) {
+                print("kind:              remote")
+                print("server:            \(remote.url.absoluteString)")
+                print("model on server:   \(remote.model)")
+                print("context length:    \(remote.contextLength ?? 4096)")
+                print("key from:          \(remote.apiKeyVariable ?? "TIDE_API_KEY or OPENAI_API_KEY")")
+                return
+            }
+            let resolved = try ModelStore.standard.resolve(base)
             if let entry = resolved.entry {
                 print("name:              \(entry.id)")
                 print("source:            \(entry.source)")
@@ -49,7 +71,6 @@ struct ModelsCommand: AsyncParsableCommand {
                 if !entry.endOfGenerationStrings.isEmpty {
                     print("extra EOS:         \(entry.endOfGenerationStrings.joined(separator: " "))")
                 }
-                print("system prompt:     " + (entry.defaultSystemPrompt.isEmpty ? "(none)" : entry.defaultSystemPrompt))
             }
             let facts = try LlamaModel.load(path: resolved.path).facts
             print("file:              \(resolved.path)")
@@ -61,6 +82,114 @@ struct ModelsCommand: AsyncParsableCommand {
             print("context length:    \(facts.trainedContextLength)")
             print("vocabulary size:   \(facts.vocabularySize)")
             print("chat template:     " + (facts.chatTemplate.map { "\($0.count) characters, in the file" } ?? "none in the file"))
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a model's defaults: system prompt, parameters and plugins (a preset's over its model's).")
+
+        @Argument(help: "A model name (built in, remote or preset).")
+        var model: String
+
+        @Flag(help: "The defaults as JSON, in the form models.json holds them.")
+        var json = false
+
+        func run() throws {
+            let user = try UserModels()
+            guard ModelStore.isPath(model) || ModelRegistry.entry(named: model) != nil || user.entry(named: model) != nil else {
+                throw ModelLookupError.unknownModel(model)
+            }
+            let defaults = try user.defaults(for: model)
+            if json {
+                print(JSONOutput.line(defaults))
+                return
+            }
+            let lines = ModelDefaultsText(defaults).lines(indent: "", labelWidth: 15)
+            print(lines.isEmpty ? "\(model) has no defaults: Tide's apply (tide models create makes a preset with some)" : lines.joined(separator: "\n"))
+        }
+    }
+
+    struct Create: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a preset: a model with its own system prompt, parameters and plugins, in models.json.",
+            discussion: """
+                The preset is a name like any model's: tide chat --model NAME, @model NAME in a script,
+                tide serve --model NAME. Options given when it is used win over its defaults.
+
+                Example:
+                  tide models create terse --from smollm2-135m-instruct --system "Answer in one sentence." \\
+                    --temperature 0.2 --plugin 'stop-after-sentences sentences=1'
+                """)
+
+        @Argument(help: "The preset's name.")
+        var name: String
+
+        @Option(help: "The model it starts from: a model name (built in, remote or another preset) or a .gguf path.")
+        var from: String
+
+        @Option(parsing: .unconditional, help: "Its system prompt (\"\" for none; default: the model's).")
+        var system: String?
+
+        @OptionGroup var sampling: SamplingOptions
+
+        @Option(name: .customLong("plugin"),
+                help: ArgumentHelp("A plugin it loads: 'NAME key=value …' (repeatable).", valueName: "spec"))
+        var plugins: [String] = []
+
+        @Flag(help: "Replace an entry of the same name.")
+        var replace = false
+
+        func run() throws {
+            let user = try UserModels()
+            if !ModelStore.isPath(from), ModelRegistry.entry(named: from) == nil, user.entry(named: from) == nil {
+                throw ModelLookupError.unknownModel(from)
+            }
+            if ModelStore.isPath(from), InputFile.kind(of: from) == .missing {
+                throw CommandFailure("--from \(from): no such file")
+            }
+            for plugin in plugins { _ = try PluginSource(spec: PluginSpec(parsing: plugin)) }
+            if sampling.maxRewinds != nil { throw ValidationError("--max-rewinds is not kept in a preset") }
+            _ = try sampling.parameters()
+            let path = ModelStore.isPath(from) ? URL(fileURLWithPath: from).standardizedFileURL.path : from
+            let preset = PresetEntry(name: name, from: path,
+                                     defaults: ModelDefaults(systemPrompt: system, parameters: sampling.settings, plugins: plugins))
+            try UserModels.save(preset, replacing: replace, in: UserModels.standardFile)
+            print("created \(name) in \(UserModels.standardFile.path); chat with it: tide chat --model \(name)")
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rm", abstract: "Remove a remote model or a preset from models.json, or a built-in model's file (--files).")
+
+        @Argument(help: "The model's name.")
+        var model: String
+
+        @Flag(help: "For a built-in model: delete its downloaded file (tide models pull fetches it again).")
+        var files = false
+
+        func run() throws {
+            if let entry = ModelRegistry.entry(named: model) {
+                guard files else {
+                    throw CommandFailure("\(entry.id) is built into Tide; add --files to delete its downloaded file")
+                }
+                let path = ModelStore.standard.path(for: entry)
+                guard InputFile.kind(of: path.path) != .missing else {
+                    print("\(entry.id) has no downloaded file (\(path.path))")
+                    return
+                }
+                do {
+                    try FileManager.default.removeItem(at: path)
+                } catch {
+                    throw CommandFailure("cannot delete \(path.path): \(FileSystemFailure.reason(error))")
+                }
+                print("deleted \(path.path)")
+                return
+            }
+            if files { throw CommandFailure("--files applies to built-in models; \(model) has no files of its own") }
+            guard try UserModels.remove(model) else { throw ModelLookupError.unknownModel(model) }
+            print("removed \(model) from \(UserModels.standardFile.path)")
         }
     }
 
@@ -87,7 +216,9 @@ struct ModelsCommand: AsyncParsableCommand {
             } else if let entry = ModelRegistry.entry(named: model) {
                 result = try await puller.pull(entry, progress: report)
             } else if let entry = try UserModels().entry(named: model) {
-                throw ValidationError("\(entry.name) runs on \(entry.url.absoluteString); there is nothing to pull")
+                let base = try UserModels().presets(from: entry.name).last?.from
+                throw CommandFailure(base.map { "\(entry.name) is a preset of \($0); pull that" }
+                    ?? "\(entry.name) runs on a server; there is nothing to pull")
             } else {
                 throw ModelLookupError.unknownModel(model)
             }

@@ -12,13 +12,13 @@ struct PluginOptions: ParsableArguments {
     @Flag(help: "Make any plugin error fatal (default: report it, disable the plugin, go on).")
     var strict = false
 
-    @Option(name: .customLong("plugin-instructions"), help: "Lua instructions a plugin may run per hook call.")
+    @Option(name: .customLong("plugin-instructions"), parsing: .unconditional, help: "Lua instructions a plugin may run per hook call.")
     var instructions: Int64 = LuaLimits().instructions
 
-    @Option(name: .customLong("plugin-memory"), help: "Memory per plugin, in MiB.")
+    @Option(name: .customLong("plugin-memory"), parsing: .unconditional, help: "Memory per plugin, in MiB.")
     var memoryMiB: Int = LuaLimits().memoryBytes >> 20
 
-    @Option(name: .customLong("plugin-timeout"), help: "Wall-clock limit per hook call, in milliseconds.")
+    @Option(name: .customLong("plugin-timeout"), parsing: .unconditional, help: "Wall-clock limit per hook call, in milliseconds.")
     var timeoutMilliseconds: Int = Int(LuaLimits().time.components.seconds * 1000)
 
     func validate() throws {
@@ -39,13 +39,14 @@ struct PluginOptions: ParsableArguments {
     /// The error policy the flags choose.
     var policy: HookErrorPolicy { strict ? .failReply : .disableHook }
 
-    /// Loads every plugin, in order; any problem is an error before generation starts.
-    func load() throws -> [LuaPlugin] {
-        try sources().map { try $0.instantiate(limits: limits, log: { Terminal.warn($0) }) }
+    /// Loads the model's plugins (its defaults'), then every `--plugin`, in order; any problem
+    /// is an error before generation starts.
+    func load(after modelPlugins: [String]) throws -> [LuaPlugin] {
+        try sources(after: modelPlugins).map { try $0.instantiate(limits: limits, log: { Terminal.warn($0) }) }
     }
 
-    /// Finds and reads every plugin's file, in order.
-    func sources() throws -> [PluginSource] {
-        try plugins.map { try PluginSource(spec: PluginSpec(parsing: $0)) }
+    /// Finds and reads the model's plugins, then every `--plugin`'s file, in order.
+    func sources(after modelPlugins: [String]) throws -> [PluginSource] {
+        try (modelPlugins + plugins).map { try PluginSource(spec: PluginSpec(parsing: $0)) }
     }
 }

@@ -12,24 +12,20 @@ struct PluginsCommand: ParsableCommand {
     )
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the plugins in ./Plugins and ~/.config/tide/plugins.")
+        static let configuration = CommandConfiguration(
+            abstract: "List the plugins Tide finds: in ./Plugins, in ~/.config/tide/plugins, and shipped with tide.",
+            discussion: "A plugin in a folder takes precedence over one of the same name further down the list.")
+
+        @Flag(help: "One JSON object per plugin: name, version, description, path, origin, hooks, options with their defaults.")
+        var json = false
 
         func run() throws {
-            let locator = PluginLocator.standard
-            let files = locator.pluginFiles()
-            for file in files {
-                do {
-                    let plugin = try LuaPlugin(spec: PluginSpec(parsing: file.path))
-                    let hooks = plugin.points.map(\.rawValue).sorted().joined(separator: ", ")
-                    print("\(plugin.name) \(plugin.version)  \(plugin.summary)")
-                    print("    hooks: \(hooks.isEmpty ? "none" : hooks) · \(file.path)")
-                } catch {
-                    print("\(file.deletingPathExtension().lastPathComponent)  (does not load: \(error))")
-                    print("    \(file.path)")
-                }
-            }
-            if files.isEmpty {
-                print("no plugins in " + locator.directories.map(\.path).joined(separator: " or "))
+            let all = PluginLocator.standard.available()
+            var seen: Set<String> = []
+            for found in all where seen.insert(found.name).inserted {
+                let hidden = all.filter { $0.name == found.name && $0 != found }.map(\.place)
+                let listing = PluginListing(found, overriding: hidden)
+                print(json ? JSONOutput.line(listing) : listing.text)
             }
         }
     }
@@ -46,18 +42,7 @@ struct PluginsCommand: ParsableCommand {
             let hooks = loaded.points.map(\.rawValue).sorted()
             print("ok: \(loaded.name) \(loaded.version) (\(loaded.path))")
             print("hooks: " + (hooks.isEmpty ? "none (the plugin does nothing)" : hooks.joined(separator: ", ")))
-            let options = loaded.options.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.show($0.value))" }
-            print("options: " + (options.isEmpty ? "none" : options.joined(separator: " ")))
-        }
-
-        private static func show(_ value: LuaValue) -> String {
-            switch value {
-            case .string(let text): text.contains(" ") ? "\"\(text)\"" : text
-            case .integer(let number): "\(number)"
-            case .number(let number): "\(number)"
-            case .boolean(let flag): "\(flag)"
-            default: value.typeName
-            }
+            print("options: " + PluginListing.optionsText(loaded.options))
         }
     }
 }

@@ -6,30 +6,49 @@ import TideFormat
 /// program), and the partial text stays in the session's history.
 struct ReplyPrinter {
     let session: ChatSession
+    /// Whether the text goes to standard output as it comes, and the problems to standard error
+    /// after it (else the caller reports them, as `tide generate --json` does).
+    var streaming = true
 
-    /// Asks for the reply to `message`, prints its text as it comes, reports hook failures (and a
-    /// reply that is not complete in its format) on standard error, and returns the summary (stop reason ``StopReason/cancelled`` after Ctrl-C).
-    func reply(to message: String) async throws -> ReplySummary? {
+    /// How a reply went.
+    struct Outcome {
+        /// The reply's summary; `nil` if the stream ended without one.
+        var summary: ReplySummary?
+        /// The plugin failures met (each plugin is disabled after its failure).
+        var failures: [String]
+        /// Why the reply is not complete in its format, if it has one and is not.
+        var formatProblem: String?
+    }
+
+    /// Asks for the reply to `message` and returns how it went (stop reason
+    /// ``StopReason/cancelled`` after Ctrl-C). Streaming, the problems are printed after the
+    /// reply's text, on lines of their own.
+    func reply(to message: String) async throws -> Outcome {
         let stream = session.reply(to: message)
-        let consumer = Task {
-            var summary: ReplySummary?
+        let consumer = Task { [streaming] in
+            var outcome = Outcome(failures: [])
             for try await event in stream {
                 switch event {
-                case .text(let text): Terminal.write(text)
-                case .hookFailure(let failure): Terminal.warn("\n\(failure) (the plugin is now disabled)")
-                case .finished(let finished): summary = finished
+                case .text(let text): if streaming { Terminal.write(text) }
+                case .hookFailure(let failure): outcome.failures.append("\(failure) (the plugin is now disabled)")
+                case .finished(let finished): outcome.summary = finished
                 }
             }
-            return summary
+            if let summary = outcome.summary, let format = summary.format,
+               let problem = format.problem(with: summary.text, stopReason: summary.stopReason)
+            {
+                outcome.formatProblem = "the reply is not in its format (\(format.description)): \(problem)"
+            }
+            return outcome
         }
         let interrupt = InterruptHandler { [session] in session.cancelReply() }
         defer { interrupt.stop() }
-        let summary = try await consumer.value
-        Terminal.write("\n")
-        if let summary, let problem = summary.format?.problem(with: summary.text, stopReason: summary.stopReason) {
-            Terminal.warn("the reply is not in its format (\(summary.format!.description)): \(problem)")
+        let outcome = try await consumer.value
+        if streaming {
+            Terminal.write("\n")
+            for problem in outcome.failures + [outcome.formatProblem].compactMap({ $0 }) { Terminal.warn(problem) }
         }
-        return summary
+        return outcome
     }
 }
 

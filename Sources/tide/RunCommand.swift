@@ -17,7 +17,7 @@ struct RunCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "Script files, or folders searched for .tide files.")
+    @Argument(help: "Script files, folders searched for .tide files, or - for a script on standard input.")
     var paths: [String] = []
 
     @OptionGroup var modelOptions: ModelOptions
@@ -53,19 +53,19 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Keep golden transcripts in this folder instead of next to the scripts.", valueName: "dir"))
     var golden: String?
 
-    @Option(help: "Replay up to N scripts at once, decoding them as parallel sequences of one batch.")
+    @Option(parsing: .unconditional, help: "Replay up to N scripts at once, decoding them as parallel sequences of one batch.")
     var parallel = 1
 
     @Flag(help: "Generate recorded replies again instead of checking them by teacher forcing.")
     var regenerate = false
 
-    @Option(name: .customLong("repeat"),
+    @Option(name: .customLong("repeat"), parsing: .unconditional,
             help: ArgumentHelp("Replay each script N times, run r adding r-1 to every reply's seed (0 where none is set).",
                                valueName: "N"))
     var repetitions = 1
 
     @Option(name: .customLong("min-pass"),
-            help: ArgumentHelp("With --repeat: the share of runs each expectation must hold in (0.8 or 80%; default 1).",
+            parsing: .unconditional, help: ArgumentHelp("With --repeat: the share of runs each expectation must hold in (0.8 or 80%; default 1).",
                                valueName: "rate"))
     var minimumPassRate: PassRate?
 
@@ -88,6 +88,11 @@ struct RunCommand: AsyncParsableCommand {
         }
         if minimumPassRate != nil && repetitions == 1 { throw ValidationError("--min-pass only makes sense with --repeat N") }
         if tap && json { throw ValidationError("--tap and --json both replace the report: choose one") }
+        if paths.count(where: { $0 == "-" }) > 1 { throw ValidationError("- (standard input) can be given once") }
+        if paths.contains("-") && (out != nil || update || check) {
+            throw ValidationError("a script on standard input has no file to write a transcript beside or compare with: "
+                                  + "save it to a file for --out, --update or --check")
+        }
     }
 
     func run() async throws {
@@ -124,7 +129,8 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         let sequences = min(parallel, files.count * repetitions)
-        let runner = try await makeRunner(files: files, sequences: sequences)
+        let standardInput = paths.contains("-") ? try StandardInput.readAll(what: "the script") : nil
+        let runner = try await makeRunner(files: files, sequences: sequences, standardInput: standardInput)
 
         let style = TextStyle.standardOutput
         let machineReadable = json || tap
@@ -204,14 +210,17 @@ struct RunCommand: AsyncParsableCommand {
 extension RunCommand {
     /// A runner with this command's defaults: one context per script, or with `sequences` > 1 one
     /// batch engine per model whose sequences hold the largest `@ctx-size` the scripts ask for.
-    func makeRunner(files: [String], sequences: Int) async throws -> ScriptRunner {
+    func makeRunner(files: [String], sequences: Int, standardInput: String?) async throws -> ScriptRunner {
         let backends: any BackendProvider = sequences > 1
             ? BatchedBackends(models: ProgressBarModels(), sequences: sequences,
-                              contextSize: ScriptFiles.largestContextSize(in: files) ?? modelOptions.contextSize)
+                              contextSize: ScriptFiles.largestContextSize(in: files, standardInput: standardInput)
+                                  ?? modelOptions.contextSize)
             : SequentialBackends(models: ProgressBarModels())
         var runner = ScriptRunner(backends: backends)
+        runner.standardInput = standardInput
         runner.setup = try await modelOptions.setup()
         runner.parameters = try formatOptions.over(sampling.parameters())
+        runner.parameterSettings = sampling.settings
         runner.plugins = pluginOptions.plugins
         runner.limits = pluginOptions.limits
         runner.hookErrorPolicy = pluginOptions.policy

@@ -56,7 +56,7 @@ struct RunReport {
 
     /// One line of JSON describing the runs of a script under `--repeat`.
     static func json(for outcome: ScriptOutcome) -> String {
-        encode(RepeatedJSON(outcome))
+        JSONOutput.line(RepeatedJSON(outcome))
     }
 
     /// The start of a reply, quoted, for failure lines.
@@ -81,15 +81,9 @@ struct RunReport {
 
     /// One line of JSON describing a script's replay.
     static func json(for result: ScriptResult) -> String {
-        encode(ScriptJSON(result))
+        JSONOutput.line(ScriptJSON(result))
     }
 
-    private static func encode(_ value: some Encodable) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
-    }
 }
 
 /// The JSON shape of a script's result (docs/conversations.md).
@@ -121,6 +115,7 @@ private struct ScriptJSON: Encodable {
         var format_problem: String?
         var golden: Golden?
         var teacher_forcing: Forcing?
+        var parameters: ParametersJSON
     }
     /// How a recorded reply was checked: `confirmed` (with `tokens`), `regenerated` (with
     /// `from_token`), or `skipped` (with `reason`).
@@ -140,6 +135,7 @@ private struct ScriptJSON: Encodable {
     }
     var file: String
     var name: String
+    var model: String?
     var passed: Int
     var failed: Int
     var error: String?
@@ -148,6 +144,7 @@ private struct ScriptJSON: Encodable {
     init(_ result: ScriptResult) {
         file = result.file
         name = result.name
+        model = result.model
         passed = result.passed
         failed = result.failed
         error = result.failure.map { $0 + Remedy.hint(for: result.remedies, naming: \.flag) }
@@ -162,7 +159,7 @@ private struct ScriptJSON: Encodable {
                   plugin_errors: reply.hookFailures, format_problem: reply.formatProblem,
                   golden: reply.golden.map { Golden(matches: $0.matches, recorded: $0.recorded,
                                                     diff: $0.matches ? nil : $0.difference) },
-                  teacher_forcing: reply.teacherForcing.map(Forcing.init))
+                  teacher_forcing: reply.teacherForcing.map(Forcing.init), parameters: ParametersJSON(reply.parameters))
         }
     }
 }

@@ -36,14 +36,22 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The address to listen on (0.0.0.0 for every interface).")
     var host = "127.0.0.1"
 
-    @Option(help: "The port to listen on.")
+    @Option(parsing: .unconditional, help: "The port to listen on.")
     var port = 8080
 
-    @Option(help: "Requests decoded at once, each in its own sequence of --ctx-size tokens.")
+    @Option(parsing: .unconditional, help: "Requests decoded at once, each in its own sequence of --ctx-size tokens.")
     var parallel = 4
 
     @Option(help: "The model's name for clients (default: its registry name, or its file's name).")
     var alias: String?
+
+    @Flag(name: .customLong("strict-model"),
+          help: "Refuse a request that names another model (404); by default any name is taken for the served model.")
+    var strictModel = false
+
+    @Option(parsing: .unconditional,
+            help: "The system prompt of a request that has none (default: the model's; \"\" for none).")
+    var system: String?
 
     @Option(name: .customLong("api-key"),
             help: ArgumentHelp("Require 'Authorization: Bearer KEY' on every request but /health (default: no key).",
@@ -60,7 +68,7 @@ struct ServeCommand: AsyncParsableCommand {
                                    + "before it is closed.", valueName: "seconds"))
     var requestTimeout = Double(ServerLimits().requestTimeout.components.seconds)
 
-    @Option(help: ArgumentHelp("Connections served at once; more wait to be accepted (default: \(ServerLimits().maximumConnections), "
+    @Option(parsing: .unconditional, help: ArgumentHelp("Connections served at once; more wait to be accepted (default: \(ServerLimits().maximumConnections), "
                                    + "or half the open-file limit, ulimit -n, if that is lower)."))
     var maxConnections: Int?
 
@@ -100,24 +108,28 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var configuration = ServeConfiguration(modelName: "", parameters: try sampling.parameters(),
-                                               plugins: try pluginOptions.sources(),
+        let setup = try await modelOptions.setup()
+        let defaults = try setup.modelDefaults()
+        var configuration = ServeConfiguration(modelName: "", parameters: try sampling.parameters(over: defaults.generationParameters),
+                                               plugins: try pluginOptions.sources(after: defaults.plugins),
                                                limits: pluginOptions.limits, hookErrorPolicy: pluginOptions.policy,
                                                apiKey: apiKey, serverLimits: try serverLimits())
         // Every plugin is made once now, so that a mistake stops the server before it starts.
         for plugin in configuration.plugins { _ = try plugin.instantiate(limits: configuration.limits, log: { Terminal.warn($0) }) }
-        let (setup, model) = try await modelOptions.load()
+        let model = try ProgressBarModels().model(for: setup)
         guard let batch = try model.makeBatch(setup, sequences: parallel, contextSize: nil) else {
             throw ValidationError("tide serve runs a local model")
         }
         defer { batch.shutdown() }
         configuration.modelName = alias ?? model.name
+        configuration.strictModel = strictModel
+        configuration.systemPrompt = system ?? model.defaultSystemPrompt
         var logger = Logger(label: "tide.serve")
         logger.logLevel = .info
         let server = try ChatServer(batch: batch, configuration: configuration, logger: logger)
         let banner = "tide serve: \(configuration.modelName) on http://\(host):\(port)/v1 · \(parallel) sequences of "
             + "\(batch.contextSizePerSequence) tokens · plugins: "
-            + (pluginOptions.plugins.isEmpty ? "none" : pluginOptions.plugins.joined(separator: ", "))
+            + (configuration.plugins.isEmpty ? "none" : configuration.plugins.map(\.spec.description).joined(separator: ", "))
             + (configuration.apiKey == nil ? "" : " · API key required")
         try await server.run(host: host, port: port) { Terminal.warn(banner) }
         Terminal.warn("tide serve: stopped")

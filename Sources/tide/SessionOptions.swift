@@ -3,7 +3,7 @@ import TideCore
 
 /// `--system` and `--context-overflow`, shared by `tide generate` and `tide chat`.
 struct SessionOptions: ParsableArguments {
-    @Option(help: "The system prompt (default: the model's; \"\" for none).")
+    @Option(parsing: .unconditional, help: "The system prompt (default: the model's; \"\" for none).")
     var system: String?
 
     @Option(name: .customLong("context-overflow"),

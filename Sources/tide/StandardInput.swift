@@ -26,10 +26,10 @@ struct StandardInput {
         var description: String { "cannot read standard input: \(reason)" }
     }
 
-    /// Everything until the end of input.
-    static func readAll() throws -> String {
+    /// Everything until the end of input (`what` it is, for the error when it is too long).
+    static func readAll(what: String = "the prompt") throws -> String {
         var input = StandardInput()
-        while try input.fill(what: "the prompt") {}
+        while try input.fill(what: what) {}
         return String(decoding: input.buffer, as: UTF8.self)
     }
 

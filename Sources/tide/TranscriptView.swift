@@ -17,9 +17,9 @@ struct TranscriptView: Sendable {
         case .item(let item): Terminal.write(item.printed + "\n")
         case .replyStarted: Terminal.write(style.bold("assistant: "))
         case .text(let text): Terminal.write(text)
-        case .hookFailure(let failure): Terminal.warn("\n" + style.red("\(failure) (the plugin is now disabled)"))
         case .replyFinished(let reply):
             Terminal.write("\n")
+            for failure in reply.hookFailures { Terminal.warn(style.red("\(failure) (the plugin is now disabled)")) }
             if verbose {
                 Terminal.write(style.dim("# \(reply.statistics.generatedTokens) tokens · stop \(reply.stopReason)"
                     + (reply.teacherForcing.map { " · \($0)" } ?? "")) + "\n")

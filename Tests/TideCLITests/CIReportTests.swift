@@ -11,6 +11,7 @@ extension CommandLineTests {
         /// A script with checks that hold, fail, fail within the rate they need, and a hostile reply check.
         static let script = """
             @temperature 0
+            @repeat-penalty 1
             @max-tokens 16
             user: What is the capital of France?
             expect: contains "Paris"
@@ -33,7 +34,7 @@ extension CommandLineTests {
             #expect(result.status == 1)
             let tap = try TAPDocument(parsing: result.stdout)
             #expect(tap.points.map(\.ok) == [true, false, true])
-            #expect(tap.points[0].description == "\(file.path):4 expect: contains \"Paris\" (2/2 runs)")
+            #expect(tap.points[0].description == "\(file.path):5 expect: contains \"Paris\" (2/2 runs)")
             // A `#` in a description is escaped, so that it does not read as a directive.
             #expect(tap.points[1].description.contains("Berlin <&> ") && tap.points[1].description.contains("\\#"))
             #expect(tap.points.allSatisfy { !$0.description.replacingOccurrences(of: "\\#", with: "").contains("#") })
@@ -56,8 +57,8 @@ extension CommandLineTests {
             #expect(suites.suites.map { $0.attributes["name"] } == ["broken", "capitals"])
             let capitals = suites.suites[1]
             #expect(capitals.cases.map { $0.attributes["name"] } == [
-                "line 4: expect: contains \"Paris\"", "line 5: expect: contains \"Berlin <&> \\\"#\\\"\"",
-                "line 8: expect: contains \"Oslo\""])
+                "line 5: expect: contains \"Paris\"", "line 6: expect: contains \"Berlin <&> \\\"#\\\"\"",
+                "line 9: expect: contains \"Oslo\""])
             #expect(capitals.cases.map { $0.failure?["message"] } == [nil, "it does not", "it does not"])
             #expect(capitals.cases[1].failureText == "reply: \"The capital of France is Paris.\"")
             #expect(capitals.cases.allSatisfy { $0.attributes["classname"] == "capitals" && $0.attributes["line"] != nil })

@@ -7,7 +7,7 @@ extension CommandLineTests {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("tide-chat-state-\(UUID().uuidString)")
 
         func chat(_ arguments: [String] = [], color: Bool = false) throws -> PseudoTerminal {
-            try PseudoTerminal(["chat", "--temperature", "0", "--max-tokens", "64"] + arguments,
+            try PseudoTerminal(["chat", "--temperature", "0", "--repeat-penalty", "1", "--max-tokens", "64"] + arguments,
                                environment: ["XDG_STATE_HOME": state.path, "NO_COLOR": color ? nil : "1"],
                                keepingEscapes: color)
         }

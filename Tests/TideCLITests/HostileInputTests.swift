@@ -14,7 +14,7 @@ extension CommandLineTests {
             (["--max-tokens", "99999999999"], "--max-tokens must be a whole number from 1 to 2147483647, not 99999999999"),
             (["--ctx-size", "4294967312"], "--ctx-size must be from 16 to 16777216, not 4294967312"),
             (["--ctx-size", "1000000"], "a context of 1000000 tokens is larger than the model was trained on (8192 tokens)"),
-            (["--temperature", "1e300"], "--temperature must be a number from 0 to 3.4e+38, not 1e+300"),
+            (["--temperature", "1e300"], "--temperature must be at most 3.4e+38, not 1e+300"),
             (["--gpu-layers=-5"], "--gpu-layers must be -1 (all) or a count ≥ 0, not -5"),
             (["--plugin-memory", "9999999999999"], "--plugin-memory must be from 1 to 16384 (MiB), not 9999999999999"),
         ])

@@ -21,6 +21,66 @@ extension CommandLineTests {
             }
         }
 
+        /// A preset made by `tide models create` is a model like the others, whose defaults the
+        /// command line and a script's directives override.
+        @Test func presetsAreModelsWithDefaultsOfTheirOwn() throws {
+            let config = try CommandLineTests.scratchFolder("presets")
+            let environment = ["XDG_CONFIG_HOME": config.path]
+            func tide(_ arguments: [String], stdin: String? = nil) throws -> TideProcess.Result {
+                try TideProcess.run(arguments, stdin: stdin, environment: environment)
+            }
+            let created = try tide(["models", "create", "terse", "--from", "smollm2-135m-instruct", "--system", "Answer in one short sentence.",
+                                    "--temperature", "0", "--repeat-penalty", "1", "--max-tokens", "40",
+                                    "--plugin", "stop-after-sentences sentences=1"])
+            #expect(created.status == 0, "\(created.stderr)")
+            let again = try tide(["models", "create", "terse", "--from", "smollm2-135m-instruct"])
+            #expect(again.status == 1 && again.stderr.contains("there is already a model named 'terse'; add --replace"))
+            let nowhere = try tide(["models", "create", "other", "--from", "nowhere-model"])
+            #expect(nowhere.status != 0 && nowhere.stderr.contains("unknown model 'nowhere-model'"))
+
+            let listed = try tide(["models", "list", "--json"]).stdout.split(separator: "\n").compactMap {
+                try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            let preset = try #require(listed.first { $0["name"] as? String == "terse" })
+            #expect(preset["kind"] as? String == "preset" && preset["from"] as? String == "smollm2-135m-instruct")
+            #expect(listed.first { $0["name"] as? String == "smollm2-135m-instruct" }?["installed"] as? Bool == true)
+            #expect(try tide(["models", "list"]).stdout.hasPrefix("NAME"))
+
+            let shown = try tide(["models", "show", "terse"]).stdout
+            #expect(shown.contains("system prompt: Answer in one short sentence.\n"))
+            #expect(shown.contains("parameters:    temperature 0, repeat-penalty 1, max-tokens 40\n"))
+            #expect(shown.contains("plugins:       stop-after-sentences sentences=1\n"))
+            #expect(try tide(["models", "show", "smollm2-135m-instruct"]).stdout.contains("parameters:    temperature 0.2, repeat-penalty 1.1"))
+            #expect(try tide(["models", "info", "terse"]).stdout.contains("preset:            terse, from smollm2-135m-instruct\n"))
+
+            func generated(_ arguments: [String]) throws -> [String: Any] {
+                let result = try tide(["generate", "--json", "--model", "terse"] + arguments + ["Describe the sea."])
+                #expect(result.status == 0, "\(result.stderr)")
+                return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            }
+            let plain = try generated([])
+            #expect(plain["model"] as? String == "terse")
+            #expect((plain["parameters"] as? [String: Any])?["temperature"] as? Double == 0)
+            #expect((plain["parameters"] as? [String: Any])?["max_tokens"] as? Int == 40)
+            #expect(plain["stop_reason"] as? String == "plugin:stop-after-sentences: 1 sentence", "the preset's plugin runs")
+            let overridden = try generated(["--max-tokens", "3"])
+            #expect((overridden["parameters"] as? [String: Any])?["max_tokens"] as? Int == 3, "the command line wins")
+            #expect(overridden["stop_reason"] as? String == "max-tokens")
+
+            let script = "@model terse\n@max-tokens 30\nuser: Describe the sea.\nexpect: stop plugin:stop-after-sentences: 1 sentence\n"
+            let run = try tide(["run", "--json", "-"], stdin: script)
+            #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
+            let reply = try #require(((try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])?["replies"]
+                as? [[String: Any]])?.first)
+            #expect((reply["parameters"] as? [String: Any])?["max_tokens"] as? Int == 30, "the script's directive wins")
+            #expect((reply["parameters"] as? [String: Any])?["temperature"] as? Double == 0, "the preset's default holds")
+
+            #expect(try tide(["models", "rm", "terse"]).status == 0)
+            #expect(try !tide(["models", "list"]).stdout.contains("terse"))
+            let builtIn = try tide(["models", "rm", "smollm2-135m-instruct"])
+            #expect(builtIn.status == 1 && builtIn.stderr.contains("is built into Tide; add --files"))
+        }
+
         @Test func pullRefusesUnknownNames() throws {
             let result = try TideProcess.run(["models", "pull", "llama-9000"])
             #expect(result.status != 0)

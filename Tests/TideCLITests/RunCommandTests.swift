@@ -33,21 +33,21 @@ extension CommandLineTests {
         @Test func exitStatusesAndTheReport() throws {
             let folder = try scratchFolder()
             let failing = folder.appendingPathComponent("failing.tide")
-            try "@temperature 0\n@max-tokens 16\nuser: What is the capital of France?\nexpect: contains \"Berlin\"\n"
+            try "@temperature 0\n@repeat-penalty 1\n@max-tokens 16\nuser: What is the capital of France?\nexpect: contains \"Berlin\"\n"
                 .write(to: failing, atomically: true, encoding: .utf8)
             let broken = folder.appendingPathComponent("broken.tide")
             try "@temperature hot\nuser: Hi\n".write(to: broken, atomically: true, encoding: .utf8)
 
             let failed = try TideProcess.run(["run", failing.path])
             #expect(failed.status == 1)
-            #expect(failed.stdout.contains("failing.tide:4: FAIL expect: contains \"Berlin\": it does not; reply: \"The capital of France is Paris.\""))
+            #expect(failed.stdout.contains("failing.tide:5: FAIL expect: contains \"Berlin\": it does not; reply: \"The capital of France is Paris.\""))
             #expect(failed.stdout.contains("0 passed, 1 failed (1 script"))
 
             // A script that cannot run makes the status 2, and does not stop the others.
             let both = try TideProcess.run(["run", broken.path, failing.path])
             #expect(both.status == 2)
             #expect(both.stdout.contains("broken.tide:1:14: @temperature must be a number, not 'hot'"))
-            #expect(both.stdout.contains("failing.tide:4: FAIL"))
+            #expect(both.stdout.contains("failing.tide:5: FAIL"))
 
             let usage = try TideProcess.run(["run", folder.appendingPathComponent("missing.tide").path])
             #expect(usage.status == 2)
@@ -60,7 +60,7 @@ extension CommandLineTests {
         @Test func jsonOutAndGoldenFiles() throws {
             let folder = try scratchFolder()
             let script = folder.appendingPathComponent("capital.tide")
-            try "@temperature 0\n@max-tokens 16\nuser: What is the capital of France?\nexpect: contains \"Paris\"\n"
+            try "@temperature 0\n@repeat-penalty 1\n@max-tokens 16\nuser: What is the capital of France?\nexpect: contains \"Paris\"\n"
                 .write(to: script, atomically: true, encoding: .utf8)
 
             let json = try TideProcess.run(["run", "--json", script.path])
@@ -78,7 +78,7 @@ extension CommandLineTests {
             let replayed = try TideProcess.run(["run", out.appendingPathComponent("capital.tide").path])
             #expect(replayed.status == 0 && replayed.stdout.contains("1 passed, 0 failed"))
             // The recorded reply is checked by teacher forcing, unless told to generate it again.
-            #expect(replayed.stdout.contains("capital.tide:3: reply confirmed by teacher forcing (7 tokens)\n"), "\(replayed.stdout)")
+            #expect(replayed.stdout.contains("capital.tide:4: reply confirmed by teacher forcing (7 tokens)\n"), "\(replayed.stdout)")
             #expect(replayed.stdout.contains("recorded replies: 1 confirmed by teacher forcing\n"))
             let regenerated = try TideProcess.run(["run", "--regenerate", "--json", out.appendingPathComponent("capital.tide").path])
             let forcing = ((try JSONSerialization.jsonObject(with: Data(regenerated.stdout.utf8)) as? [String: Any])?["replies"]

@@ -27,7 +27,7 @@ extension CommandLineTests.ServeCommandTests {
              "top_k"),
             (#"{\#(model), \#(hi), "max_tokens": 4294967296}"#, "max_tokens must be a whole number from 1 to 2147483647",
              "max_tokens"),
-            (#"{\#(model), \#(hi), "temperature": 1e300}"#, "temperature must be a number from 0 to 3.4e+38", "temperature"),
+            (#"{\#(model), \#(hi), "temperature": 1e300}"#, "temperature must be at most 3.4e+38", "temperature"),
             // A NUL once silently ended the message there.
             (#"{\#(model), "messages": [{"role": "user", "content": "aaaa\u0000 bbbb"}]}"#,
              "messages[0].content holds a NUL character (U+0000)", "messages[0].content"),

@@ -23,6 +23,24 @@ import TideTestSupport
         return try ChatController(configuration: configuration, models: models, output: recorder.record)
     }
 
+    /// A plugin that fails in the middle of a reply is reported after the reply has ended, so
+    /// that the message does not break the reply's text.
+    @Test func aPluginFailureIsShownAfterTheReply() async throws {
+        let folder = try ScratchPlugins.folder(["boom": """
+            local count = 0
+            return { on_token = function(token) count = count + 1; if count == 2 then error("boom") end end }
+            """])
+        let chat = try ChatController(configuration: ChatConfiguration(plugins: ["boom"], locator: PluginLocator(directories: [folder])),
+                                      models: models, output: recorder.record)
+        _ = await chat.handle("tell me more")
+        let events = recorder.take()
+        let ended = try #require(events.firstIndex { if case .replyEnded = $0 { true } else { false } })
+        let problem = try #require(events.firstIndex { if case .problem = $0 { true } else { false } })
+        #expect(problem > ended, "\(events)")
+        #expect(Recorder.problems(in: events).contains("boom"))
+        #expect(Recorder.reply(in: events).hasPrefix("You said: tell"))
+    }
+
     /// `/save` writes what `tide run` replays to the same replies, and what `/open` makes the
     /// same conversation again — through the one script interpreter, with a plugin of a loaded
     /// name replacing it rather than running twice.

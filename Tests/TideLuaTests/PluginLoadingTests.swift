@@ -61,7 +61,7 @@ import TideLua
     }
 
     @Test func missingPluginsNameWhereTheyWereSought() {
-        #expect(throws: PluginError.notFound("nowhere", searched: ["/nonexistent"])) {
+        #expect(throws: PluginError.notFound("nowhere", searched: ["/nonexistent", "the shipped plugins"])) {
             try LuaPlugin(spec: PluginSpec(parsing: "nowhere"), locator: PluginLocator(directories: [URL(fileURLWithPath: "/nonexistent")]))
         }
     }

@@ -128,9 +128,9 @@ import TideLua
     }
 
     @Test func stripMarkdown() async throws {
-        let question = "Write a short markdown document with a heading, a bulleted list using asterisks and some **bold** text about tides."
+        let question = "Repeat after me: **Tides** are *big*."
         let plain = try await reply([], to: question, maxTokens: 40)
-        #expect(plain.text.contains("**"))
+        #expect(plain.text.contains("*"), "\(plain.text)")
         let stripped = try await reply(["strip-markdown"], to: question, maxTokens: 40)
         #expect(!stripped.text.contains("*"))
         #expect(stripped.summary?.rawText == plain.text)

@@ -30,6 +30,7 @@ import TideScript
     @Test func expectationsHoldAndFailAsTheyShould() async throws {
         let file = try scratch("""
             @temperature 0
+            @repeat-penalty 1
             @max-tokens 32
             user: What is the capital of France?
             expect: contains "Paris"
@@ -65,6 +66,7 @@ import TideScript
         let file = try scratch("""
             # Greedy, two turns, one written exchange between them.
             @temperature 0
+            @repeat-penalty 1
             @max-tokens 24
             user: What is the capital of France?
             expect: contains "Paris"
@@ -84,7 +86,7 @@ import TideScript
     }
 
     @Test func goldenRepliesAreComparedWithADiff() async throws {
-        let file = try scratch("@temperature 0\n@max-tokens 16\nuser: What is the capital of France?\n")
+        let file = try scratch("@temperature 0\n@repeat-penalty 1\n@max-tokens 16\nuser: What is the capital of France?\n")
         let first = await runner.run(file: file)
         let golden = try #require(first.transcript)
         let same = await runner.run(file: file, golden: golden)
@@ -101,6 +103,7 @@ import TideScript
         // many ways to split a run of x's, or with (.+.+)+ any reply, before giving up.
         let file = try scratch("""
             @temperature 0
+            @repeat-penalty 1
             @max-tokens 48
             user: Write the letter x thirty times in a row, with nothing else.
             expect: regex "(x+x+)+y"
@@ -124,6 +127,7 @@ import TideScript
     @Test func aRegexOverItsTimeLimitFailsWithOrWithoutNot() async throws {
         let file = try scratch("""
             @temperature 0
+            @repeat-penalty 1
             @max-tokens 16
             user: What is the capital of France?
             expect: regex "Paris"
@@ -178,7 +182,7 @@ import TideScript
         try "return { on_token = function() error('broken filter') end }".write(
             to: folder.appendingPathComponent("broken.lua"), atomically: true, encoding: .utf8)
         let file = folder.appendingPathComponent("uses-broken.tide").path
-        try "@temperature 0\n@max-tokens 8\n@plugin broken\nuser: Hi\nuser: Bye\n".write(toFile: file, atomically: true, encoding: .utf8)
+        try "@temperature 0\n@repeat-penalty 1\n@max-tokens 8\n@plugin broken\nuser: Hi\nuser: Bye\n".write(toFile: file, atomically: true, encoding: .utf8)
         let lenient = await runner.run(file: file)
         #expect(lenient.failure == nil)
         #expect(lenient.replies.count == 2)

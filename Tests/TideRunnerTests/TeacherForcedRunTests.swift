@@ -67,6 +67,7 @@ import TideScript
         let file = folder.appendingPathComponent("edited.tide").path
         try """
             @temperature 0
+            @repeat-penalty 1
             user: What is the capital of France?
             assistant: The capital of France is Lyon.
             @generated stop="eos" tokens=7

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TideTestSupport
+import TideCore
 import TideScript
 
 /// parse → print → parse gives the same items, on the examples and on generated scripts; no

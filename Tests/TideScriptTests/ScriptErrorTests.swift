@@ -8,7 +8,7 @@ struct ScriptErrorTests {
         ("user: Hi\n  and more", 2, 3, "open a block with user: \"\"\""),
         ("@temprature 0", 1, 1, "unknown directive @temprature; directives are @name"),
         ("@temperature hot", 1, 14, "@temperature must be a number, not 'hot'"),
-        ("@temperature -1", 1, 14, "@temperature must be a number from 0 to 3.4e+38, not -1.0"),
+        ("@temperature -1", 1, 14, "@temperature must be ≥ 0 (0 picks the likeliest token), not -1.0"),
         ("@top-p 2", 1, 8, "@top-p must be a number in (0, 1], not 2.0"),
         ("@max-tokens 0", 1, 13, "@max-tokens must be a whole number from 1 to 2147483647, not 0"),
         ("@seed -3", 1, 7, "@seed must be a whole number from 0 to 4294967295, or random"),

@@ -64,6 +64,29 @@ import TideTestSupport
         }
     }
 
+    /// As llama-server does, any model name is taken for the served model, unless
+    /// `--strict-model`; and a request without a system message gets the server's.
+    @Test func anyModelNameAndTheServersSystemPrompt() async throws {
+        let firstMessage = ScriptedModel { messages in ["\(messages.first!.role.rawValue): \(messages.first!.content)"] }
+        let other = ByteBuffer(string: #"{"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}"#)
+        try await withServer(firstMessage, configure: { $0.systemPrompt = "Be brief." }) { client in
+            let response = try await client.execute(uri: "/v1/chat/completions", method: .post, body: other)
+            #expect(response.status == .ok)
+            let json = try Self.json(response)
+            #expect(json["model"] as? String == "scripted", "the reply names the model that answered")
+            let content = ((json["choices"] as? [[String: Any]])?.first?["message"] as? [String: Any])?["content"] as? String
+            #expect(content == "system: Be brief.")
+            let own = ByteBuffer(string: #"{"model": "scripted", "messages": [{"role": "system", "content": "Mine."}, {"role": "user", "content": "hi"}]}"#)
+            let kept = try Self.json(try await client.execute(uri: "/v1/chat/completions", method: .post, body: own))
+            #expect(((kept["choices"] as? [[String: Any]])?.first?["message"] as? [String: Any])?["content"] as? String == "system: Mine.")
+        }
+        try await withServer(configure: { $0.strictModel = true }) { client in
+            let response = try await client.execute(uri: "/v1/chat/completions", method: .post, body: other)
+            #expect(response.status == .notFound)
+            #expect(try Self.errorMessage(response) == "The model 'gpt-4o' does not exist; this server runs 'scripted'")
+        }
+    }
+
     @Test func aStreamedReplyIsServerSentEventsEndingWithDone() async throws {
         try await withServer { client in
             let response = try await client.execute(uri: "/v1/chat/completions", method: .post,

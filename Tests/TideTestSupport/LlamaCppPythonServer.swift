@@ -31,6 +31,11 @@ public final class LlamaCppPythonServer {
         process = try await ServerProcess(Self.python, arguments: [
             "-m", "llama_cpp.server", "--model", model, "--model_alias", "smollm2",
             "--host", "127.0.0.1", "--port", "\(port)", "--n_ctx", "\(contextSize)",
+            // Flash attention, as Tide's contexts use it. Without it, this llama.cpp build answers
+            // greedy questions with nonsense on an AVX2-only AMD EPYC ("La femme de France, le
+            // Grand Croix…" for "What is the capital of France?"), and Tide's answer with it
+            // ("The capital of France is Paris.") on both kinds of machine.
+            "--flash_attn", "true",
         ], port: port, readyPath: "v1/models", timeout: .seconds(120))
     }
 

@@ -1,5 +1,6 @@
 import Synchronization
 import TideCore
+import TideModels
 import TideProvider
 
 /// A model that needs no file: each backend it makes is a ``ScriptedBackend`` replying as
@@ -8,7 +9,7 @@ import TideProvider
 public struct ScriptedModel: ChatModel {
     public let name: String
     public var identifier: String { "scripted:\(name)" }
-    public var defaultSystemPrompt: String { "You are a scripted assistant." }
+    public var defaults: ModelDefaults { ModelDefaults(systemPrompt: "You are a scripted assistant.") }
     /// The context of each backend, in characters (one token each).
     public let contextSize: Int
     /// Whether its backends run logits hooks and take back tokens (false: like a remote model).

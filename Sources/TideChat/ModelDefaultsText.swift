@@ -1,0 +1,31 @@
+import TideModels
+import TideScript
+
+/// A model's defaults in words, for `tide models show`, `info` and `list`, and `/show`.
+public struct ModelDefaultsText {
+    /// The defaults described.
+    public let defaults: ModelDefaults
+
+    /// A description of `defaults`.
+    public init(_ defaults: ModelDefaults) {
+        self.defaults = defaults
+    }
+
+    /// One line each for the system prompt, the parameters (as script directives) and the plugins.
+    public func lines(indent: String, labelWidth: Int) -> [String] {
+        func label(_ text: String) -> String { indent + (text + ":").padding(toLength: labelWidth, withPad: " ", startingAt: 0) }
+        var lines: [String] = []
+        if let prompt = defaults.systemPrompt { lines.append(label("system prompt") + (prompt.isEmpty ? "(none)" : prompt)) }
+        if !defaults.parameters.isEmpty {
+            lines.append(label("parameters") + defaults.parameters.map { String($0.printed.dropFirst()) }.joined(separator: ", "))
+        }
+        if !defaults.plugins.isEmpty { lines.append(label("plugins") + defaults.plugins.joined(separator: ", ")) }
+        return lines
+    }
+
+    /// The parameters and plugins on one line (the system prompt is too long for a table).
+    public var summary: String {
+        (defaults.parameters.map { String($0.printed.dropFirst()) } + defaults.plugins.map { "plugin " + $0 }
+            + (defaults.systemPrompt == nil ? [] : ["system prompt"])).joined(separator: ", ")
+    }
+}
