@@ -35,6 +35,9 @@ public final class ChatController {
     /// One record per assistant message in the history, in order: how a generated reply ended;
     /// `nil` for a written or interrupted reply.
     var records: [ReplyRecord?] = []
+    /// One entry per user message in the history, in order: the settings it was sent with;
+    /// `nil` for a turn that came from a script (`/open`).
+    var turnSettings: [TurnSettings?] = []
     /// The last reply's summary, for `/stats`.
     var lastSummary: ReplySummary?
 
@@ -124,6 +127,9 @@ public final class ChatController {
     func ask(_ message: String) async {
         let session = self.session
         let assistantCount = history.count { $0.role == .assistant }
+        let userCount = history.count { $0.role == .user }
+        turnSettings = Array(turnSettings.prefix(userCount)) + Array(repeating: nil, count: max(0, userCount - turnSettings.count))
+            + [currentSettings]
         var record: ReplyRecord?
         var stopReason: StopReason?
         var formatProblem: String?
@@ -165,6 +171,7 @@ public final class ChatController {
         let kept = Array(history.prefix(count))
         session.history = kept
         records = Array(records.prefix(kept.count { $0.role == .assistant }))
+        turnSettings = Array(turnSettings.prefix(kept.count { $0.role == .user }))
     }
 
     /// Where the conversation proper starts: after the system prompt, if there is one.

@@ -6,9 +6,12 @@ import TideRunner
 import TideScript
 
 extension ChatController {
-    /// The conversation as a conversation script: the model and its context, the parameters that
-    /// differ from the model's defaults, the plugins, the system prompt, then each exchange. Generated
-    /// replies are recorded (`@generated`), so `tide run` generates them again; written and
+    /// The conversation as a conversation script: the model and its context, then the settings
+    /// each message was sent with — the parameters that differ from the model's defaults, the
+    /// reply format, the plugins, the system prompt — written before the first turn and again,
+    /// as directives (and a `system:` turn), before each turn where they changed; then the
+    /// settings changed since the last message. Generated replies are recorded (`@generated`),
+    /// so `tide run` generates them again, each under the settings it had; written and
     /// interrupted replies are fixed history.
     public var script: ConversationScript {
         var items: [ScriptItem] = [
@@ -17,30 +20,31 @@ extension ChatController {
         ]
         if let size = setup.contextSize { items.append(.directive(.contextSize(size))) }
         if let template = setup.template { items.append(.directive(.template(template))) }
-        // Every parameter that differs from where a replay starts: the model's defaults.
-        let defaults = ParameterSetting.all(of: model.defaultParameters)
-        items += ParameterSetting.all(of: session.parameters).filter { !defaults.contains($0) }.map { .directive(.parameter($0)) }
-        if let format = session.parameters.format {
-            // By absolute path (a --json-schema given relative to the working directory too), so the
-            // script finds the file wherever it is saved.
-            let absolute = format.file.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-            switch (format.kind, absolute) {
-            case (.json, _): items.append(.directive(.format(.json)))
-            case (.jsonSchema, let file?): items.append(.directive(.format(.jsonSchema(file: file))))
-            case (.grammar, let file?): items.append(.directive(.format(.grammar(file: file))))
-            case (_, nil): items.append(.comment(" the replies' \(format.kind.rawValue) came from no file, so it is not saved"))
-            }
+        let now = currentSettings
+        if let format = session.parameters.format, now.format == nil {
+            items.append(.comment(" the replies' \(format.kind.rawValue) came from no file, so it is not saved"))
         }
-        items += plugins.map { active in
-            var spec = active.spec
-            if PluginLocator.isPath(spec.name) { spec.name = active.plugin.path }
-            return .directive(.plugin(spec.description))
+        // A turn of /open's was not sent here: it takes the settings of the turn before it (the
+        // first known ones at the start).
+        let userTurns = history.count { $0.role == .user }
+        var known = turnSettings.prefix(userTurns).compactMap { $0 }.first ?? now
+        let settings = (0..<userTurns).map { index in
+            if index < turnSettings.count, let recorded = turnSettings[index] { known = recorded }
+            return known
         }
+        var current = settings.first ?? now
+        items += initialItems(current)
+        if let system = current.systemPrompt { items += [.blank, .turn(Turn(.system, system))] }
         var replies = records.makeIterator()
+        var userIndex = 0
         for message in history {
             switch message.role {
-            case .system: items += [.blank, .turn(Turn(.system, message.content))]
-            case .user: items += [.blank, .turn(Turn(.user, message.content))]
+            case .system: continue  // written with the settings of each turn
+            case .user:
+                items += settings[userIndex].items(after: current)
+                current = settings[userIndex]
+                userIndex += 1
+                items += [.blank, .turn(Turn(.user, message.content))]
             case .assistant:
                 items.append(.turn(Turn(.assistant, message.content)))
                 if let record = replies.next() ?? nil {
@@ -50,6 +54,7 @@ extension ChatController {
                 }
             }
         }
+        if now != current { items += [.blank, .comment(" settings changed after the last message")] + now.items(after: current) }
         return ConversationScript(entries: items.map { ScriptEntry($0) })
     }
 
@@ -102,7 +107,9 @@ extension ChatController {
             case .directive(.model(let name), _) where named(name).lastingModelName != setup.lastingModelName:
                 output(.notice("the script names the model \(name); this chat runs \(setup.model) (/model \(name) to switch)"))
             case .system: systemPromptChosen = true
-            case .history: records.append(nil)
+            case .history:
+                records.append(nil)
+                turnSettings.append(currentSettings)
             default: break
             }
             let reply = interpreter.apply(index, to: session)
@@ -110,6 +117,7 @@ extension ChatController {
             plugins = session.hooks.compactMap { hook in active.first { $0.plugin === hook as? LuaPlugin } }
             guard let reply else { continue }
             if let recorded = reply.recorded {
+                turnSettings.append(currentSettings)
                 session.history += [ChatMessage(.user, reply.user), ChatMessage(.assistant, recorded.text)]
                 records.append(recorded.record)
             } else {

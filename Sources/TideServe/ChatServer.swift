@@ -40,7 +40,11 @@ public final class ChatServer: Sendable {
         var services = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         // Past the grace, the server's tasks are cancelled: replies stop and connections close.
         services.maximumGracefulShutdownDuration = configuration.serverLimits.shutdownGrace
-        try await ServiceGroup(configuration: services).run()
+        do {
+            try await ServiceGroup(configuration: services).run()
+        } catch {
+            throw ListenError(error, host: host, port: port) ?? error
+        }
     }
 
     /// The HTTP application: the endpoints behind the API-key check, on `host`:`port`, with the

@@ -23,6 +23,57 @@ import TideTestSupport
         return try ChatController(configuration: configuration, models: models, output: recorder.record)
     }
 
+    /// Settings changed between turns are written before the turn where they changed, so that
+    /// `tide run` generates each reply under the settings it had, and `/open` ends with the
+    /// settings the chat ended with.
+    @Test func saveRecordsEachChangeAtItsTurn() async throws {
+        // Replies show the system prompt; --max-tokens cuts them, and the tag plugin marks them.
+        let model = ScriptedModel(name: "scripted") { messages in
+            let system = messages.first { $0.role == .system }?.content ?? "none"
+            let words = ["(\(system))", "You", "said:"] + (messages.last?.content.split(separator: " ").map(String.init) ?? [])
+            return words.enumerated().map { $0.offset == 0 ? $0.element : " " + $0.element }
+        }
+        let models = FixedModelProvider(model)
+        var configuration = ChatConfiguration(plugins: ["tag mark=a"], locator: PluginLocator(directories: [plugins]))
+        configuration.parameters.maxTokens = 6
+        let chat = try ChatController(configuration: configuration, models: models, output: recorder.record)
+        _ = await chat.handle("one two three four five six seven")
+        for command in ["/set max-tokens 3", "/set temperature 0", "/system Be terse.", "/unload tag", "/load tag mark=b"] {
+            _ = await chat.handle(command)
+        }
+        _ = await chat.handle("alpha beta gamma delta")
+        _ = await chat.handle("/set max-tokens 10")
+        #expect(Recorder.problems(in: recorder.take()) == "")
+        let replies = chat.history.filter { $0.role == .assistant }.map(\.content)
+        #expect(replies == ["(You are a scripted assistant.) You said: one two three[a]", "(Be terse.) You said:[b]"])
+
+        let file = plugins.appendingPathComponent("changes.tide").path
+        _ = await chat.handle("/save \(file)")
+        let saved = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(saved.contains("@max-tokens 6\n@plugin tag mark=a\n\nsystem: You are a scripted assistant.\n\nuser: one two"), "\(saved)")
+        #expect(saved.contains("@generated stop=\"max-tokens\" tokens=6\n@temperature 0\n@max-tokens 3\n@unload tag\n@plugin tag mark=b\n\n"
+            + "system: Be terse.\n\nuser: alpha beta gamma delta\n"), "\(saved)")
+        #expect(saved.hasSuffix("# settings changed after the last message\n@max-tokens 10\n"), "\(saved)")
+
+        var runner = ScriptRunner(backends: SequentialBackends(models: models))
+        runner.locator = PluginLocator(directories: [plugins])
+        let run = await runner.run(file: file)
+        #expect(run.failure == nil)
+        #expect(run.replies.map(\.text) == replies, "each reply generated again under the settings it had")
+
+        let again = try ChatController(configuration: ChatConfiguration(locator: PluginLocator(directories: [plugins])), models: models,
+                                       output: recorder.record)
+        _ = await again.handle("/open \(file)")
+        #expect(Recorder.problems(in: recorder.take()) == "")
+        #expect(again.history == chat.history)
+        #expect(again.parameters.maxTokens == 10 && again.parameters.temperature == 0)
+        #expect(again.plugins.map(\.spec.description) == ["tag mark=b"])
+        let resaved = plugins.appendingPathComponent("resaved.tide").path
+        _ = await again.handle("/save \(resaved)")
+        let body = { (text: String) in text.split(separator: "\n").dropFirst().joined(separator: "\n") }
+        #expect(body(try String(contentsOfFile: resaved, encoding: .utf8)) == body(saved), "saving an opened chat writes the same script")
+    }
+
     /// A plugin that fails in the middle of a reply is reported after the reply has ended, so
     /// that the message does not break the reply's text.
     @Test func aPluginFailureIsShownAfterTheReply() async throws {
