@@ -52,8 +52,12 @@ public struct ModelSetup: Sendable, Hashable {
 extension ModelSetup {
     /// The defaults the model this setup names brings (a built-in model's, a remote entry's, a
     /// preset's), read from the registries without loading anything; none for a model named on
-    /// a server (`--remote`) or by path. ``ModelCache`` gives its models the same.
+    /// a server (`--remote`) or by path. ``ModelCache`` gives its models the same. The user's
+    /// registry is read only for a name that is neither built in nor a path, so a mistake in it
+    /// never stops the bundled model.
     public func modelDefaults() throws -> ModelDefaults {
-        server == nil ? try UserModels().defaults(for: model) : ModelDefaults()
+        if server != nil || ModelStore.isPath(model) { return ModelDefaults() }
+        if let entry = ModelRegistry.entry(named: model) { return entry.defaults }
+        return try UserModels().defaults(for: model)
     }
 }

@@ -140,6 +140,9 @@ extension CommandLineTests {
             let broken = try TideProcess.run(["generate", "--model", "flaky", "Hi"], environment: ["XDG_CONFIG_HOME": scratch.path])
             #expect(broken.stderr.contains("\(registry.path): at models[0].timeout: timeout must be from 1 to 86400 seconds, not 0"),
                     "\(broken.stderr)")
+            // A mistake in the registry does not stop the built-in models.
+            let bundled = try TideProcess.run(["generate", "--max-tokens", "3", "Hi"], environment: ["XDG_CONFIG_HOME": scratch.path])
+            #expect(bundled.status == 0, "\(bundled.stderr)")
         }
 
         @Test(arguments: [
