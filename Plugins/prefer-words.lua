@@ -2,8 +2,9 @@
 --
 -- At the start of a word, the first token of each preferred word, as the model's tokenizer spells
 -- it ("word", " word", "Word", " Word", and as given), gets `bias` added to its logit. Once the
--- reply has begun one of the words, the candidates that continue it are raised too, so a started
--- word is finished. A bias of 2 to 4 makes a word likely where it fits; 10 or more forces it in.
+-- reply has begun one of the words, only what continues it is raised (the candidates that do, and
+-- the first token of the word's remaining letters), so a started word is finished. A bias of 2
+-- to 4 makes a word likely where it fits; 10 or more forces it in.
 -- Needs a local model (on_logits is not available with remote backends).
 --
 -- Options:  words = ""       comma-separated words to prefer

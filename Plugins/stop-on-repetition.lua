@@ -37,6 +37,8 @@ end
 local function bytes_repeat_at_end(text, length, copies)
   local count = #text
   if count < length * copies then return false end
+  -- This runs on every token for every length: one byte compared rules out almost all of them.
+  if text:byte(count) ~= text:byte(count - length) then return false end
   local last = text:sub(count - length + 1)
   for copy = 1, copies - 1 do
     local finish = count - copy * length

@@ -72,7 +72,7 @@ public struct PluginLocator: Sendable {
         public func source() throws(PluginError) -> String {
             switch origin {
             case .shipped:
-                guard let source = ShippedPlugins.source(of: name) else { throw .notFound(name, searched: ["the shipped plugins"]) }
+                guard let source = ShippedPlugins.source(of: name) else { throw .notFound(name, searched: [PluginLocator.shippedPlaces]) }
                 return source
             case .file(let url):
                 do {
@@ -101,9 +101,12 @@ public struct PluginLocator: Sendable {
         Set(available().map(\.name)).sorted()
     }
 
+    /// What messages call the shipped plugins among the places searched.
+    static let shippedPlaces = "the shipped plugins"
+
     /// What the searched places are called in a message.
     private var searched: [String] {
-        directories.map(\.path) + (includesShipped ? ["the shipped plugins"] : [])
+        directories.map(\.path) + (includesShipped ? [Self.shippedPlaces] : [])
     }
 
     /// The plugin `name` means: the file itself if the name contains `/` or ends in `.lua`, else

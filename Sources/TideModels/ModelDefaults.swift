@@ -26,9 +26,6 @@ public struct ModelDefaults: Sendable, Hashable {
         self.plugins = plugins
     }
 
-    /// Whether these set nothing.
-    public var isEmpty: Bool { systemPrompt == nil && parameters.isEmpty && plugins.isEmpty }
-
     /// `preset`'s defaults over these: its system prompt if it has one, its value of each
     /// parameter it sets (in the order of ``ParameterSetting/names``), its plugins loaded after these.
     public func overlaid(by preset: ModelDefaults) -> ModelDefaults {

@@ -14,6 +14,8 @@ import TideFiles
 public struct UserModels: Sendable, Hashable {
     /// The entries, in the file's order.
     public var entries: [UserModelEntry]
+    /// The file they were read from.
+    public let file: URL
 
     /// The standard file's path.
     public static var standardFile: URL {
@@ -28,6 +30,7 @@ public struct UserModels: Sendable, Hashable {
 
     /// The entries of `file`; none when it does not exist.
     public init(file: URL = UserModels.standardFile) throws(UserModelsError) {
+        self.file = file
         guard InputFile.kind(of: file.path) != .missing else {
             entries = []
             return
@@ -70,6 +73,11 @@ public struct UserModels: Sendable, Hashable {
         entries.first { $0.name.lowercased() == name.lowercased() }
     }
 
+    /// Whether `name` names a model: a path, a built-in model, or an entry of this registry.
+    public func knows(_ name: String) -> Bool {
+        ModelStore.isPath(name) || ModelRegistry.entry(named: name) != nil || entry(named: name) != nil
+    }
+
     /// The remote entry named `name`, if any.
     public func remote(named name: String) -> RemoteModelEntry? {
         if case .remote(let entry)? = entry(named: name) { entry } else { nil }
@@ -82,7 +90,7 @@ public struct UserModels: Sendable, Hashable {
         var current = name
         while case .preset(let preset)? = entry(named: current) {
             if chain.contains(where: { $0.name.lowercased() == preset.name.lowercased() }) {
-                throw UserModelsError(file: Self.standardFile.path, detail: "the presets "
+                throw UserModelsError(file: file.path, detail: "the presets "
                     + (chain.map(\.name) + [preset.name]).joined(separator: " → ") + " lead back to themselves; change one's \"from\"")
             }
             chain.append(preset)

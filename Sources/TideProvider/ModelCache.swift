@@ -33,7 +33,7 @@ public final class ModelCache: ModelProvider {
                 base = outermost.from
                 defaults = try user.defaults(for: setup.model)
             }
-            if ModelRegistry.entry(named: base) == nil, !ModelStore.isPath(base), let entry = user.remote(named: base) {
+            if let entry = user.remote(named: base) {
                 return RemoteModel(entry: entry, setup: setup, defaults: defaults)
             }
         }

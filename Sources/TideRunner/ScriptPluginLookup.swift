@@ -4,11 +4,11 @@ import TideLua
 extension PluginLocator {
     /// Where the `@plugin` names of the script at `file` are looked up: the script's folder, a
     /// `Plugins` folder beside it (as `Conversations/` and `Plugins/` sit in a project), then
-    /// this locator's folders.
+    /// this locator's folders (and the shipped plugins, if it looks there).
     public func forScript(at file: String) -> PluginLocator {
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
         let beside = folder.deletingLastPathComponent().appendingPathComponent("Plugins")
-        return PluginLocator(directories: [folder, beside] + directories)
+        return PluginLocator(directories: [folder, beside] + directories, includesShipped: includesShipped)
     }
 }
 

@@ -55,7 +55,7 @@ struct ModelsCommand: AsyncParsableCommand {
                 print("preset:            \(preset.name), from \(preset.from)")
             }
             print(ModelDefaultsText(try user.defaults(for: model)).lines(indent: "", labelWidth: 19).joined(separator: "\n"))
-            if !ModelStore.isPath(base), ModelRegistry.entry(named: base) == nil, let remote = user.remote(named: base) {
+            if let remote = user.remote(named: base) {
                 print("kind:              remote")
                 print("server:            \(remote.url.absoluteString)")
                 print("model on server:   \(remote.model)")
@@ -97,9 +97,7 @@ struct ModelsCommand: AsyncParsableCommand {
 
         func run() throws {
             let user = try UserModels()
-            guard ModelStore.isPath(model) || ModelRegistry.entry(named: model) != nil || user.entry(named: model) != nil else {
-                throw ModelLookupError.unknownModel(model)
-            }
+            guard user.knows(model) else { throw ModelLookupError.unknownModel(model) }
             let defaults = try user.defaults(for: model)
             if json {
                 print(JSONOutput.line(defaults))
@@ -142,15 +140,12 @@ struct ModelsCommand: AsyncParsableCommand {
 
         func run() throws {
             let user = try UserModels()
-            if !ModelStore.isPath(from), ModelRegistry.entry(named: from) == nil, user.entry(named: from) == nil {
-                throw ModelLookupError.unknownModel(from)
-            }
+            guard user.knows(from) else { throw ModelLookupError.unknownModel(from) }
             if ModelStore.isPath(from), InputFile.kind(of: from) == .missing {
                 throw CommandFailure("--from \(from): no such file")
             }
             for plugin in plugins { _ = try PluginSource(spec: PluginSpec(parsing: plugin)) }
             if sampling.maxRewinds != nil { throw ValidationError("--max-rewinds is not kept in a preset") }
-            _ = try sampling.parameters()
             let path = ModelStore.isPath(from) ? URL(fileURLWithPath: from).standardizedFileURL.path : from
             let preset = PresetEntry(name: name, from: path,
                                      defaults: ModelDefaults(systemPrompt: system, parameters: sampling.settings, plugins: plugins))
