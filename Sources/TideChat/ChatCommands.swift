@@ -140,7 +140,7 @@ extension ChatController {
         var lines = ["model: \(description.name) (\(model.origin(in: setup)))"
             + (description.architecture.map { " · \($0)" } ?? "")
             + (description.vocabularySize.map { " · vocabulary \($0)" } ?? "")]
-        if let used = try? await session.backend.promptTokenCount(for: history) {
+        if let used = try? await session.backend.promptTokenCount(for: history, rawPrompt: session.parameters.rawPrompt) {
             lines.append("context: \(used) of \(description.contextSize) tokens used"
                 + (description.trainedContextLength.map { " (trained on \($0))" } ?? ""))
         }

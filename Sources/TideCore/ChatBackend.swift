@@ -19,8 +19,10 @@ public protocol ChatBackend: AnyObject, Sendable {
     var taskExecutor: (any TaskExecutor)? { get }
     /// The model's tokenizer, when the backend has one locally.
     var vocabulary: (any Vocabulary)? { get }
-    /// How many tokens `messages` take once rendered as a prompt (generation prompt included).
-    func promptTokenCount(for messages: [ChatMessage]) async throws -> Int
+    /// How many tokens `messages` take once rendered as a prompt: through the chat template
+    /// (generation prompt included), or as plain text when `rawPrompt` (see
+    /// ``GenerationParameters/rawPrompt``).
+    func promptTokenCount(for messages: [ChatMessage], rawPrompt: Bool) async throws -> Int
     /// Renders and evaluates the prompt, then returns a decoder for the reply.
     ///
     /// Throws ``ContextOverflowError`` when the prompt does not fit the context.

@@ -10,7 +10,7 @@ extension ContextOverflowPolicy {
     {
         let reserve = self == .fail ? 1 : min(parameters.maxTokens, max(1, backend.contextSize / 4))
         func needed(_ messages: [ChatMessage]) async throws -> Int {
-            try await backend.promptTokenCount(for: messages) + reserve
+            try await backend.promptTokenCount(for: messages, rawPrompt: parameters.rawPrompt) + reserve
         }
         let whole = try await needed(messages)
         if whole <= backend.contextSize { return messages }

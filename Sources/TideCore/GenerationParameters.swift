@@ -27,6 +27,10 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
     public var maxRewinds: Int = 32
     /// The shape the reply must take (JSON, a JSON schema, a grammar); `nil` for free text.
     public var format: ReplyFormat?
+    /// Whether the messages become the prompt as plain text, whatever the backend's chat template:
+    /// their texts, separated by blank lines, which the model continues (the `raw` template, for
+    /// one reply). Completion requests (`/v1/completions`) set it.
+    public var rawPrompt = false
 
     /// Parameters with every default.
     public init() {}

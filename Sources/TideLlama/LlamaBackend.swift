@@ -77,13 +77,14 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
         llama_free(context)
     }
 
-    /// The prompt's tokens: the rendered chat, tokenized with control tokens recognised.
-    public func promptTokens(for messages: [ChatMessage]) throws(LlamaError) -> [Int32] {
-        try model.promptTokens(for: messages, template: template)
+    /// The prompt's tokens: the rendered chat (or, when `rawPrompt`, the messages as plain text),
+    /// tokenized with control tokens recognised.
+    public func promptTokens(for messages: [ChatMessage], rawPrompt: Bool = false) throws(LlamaError) -> [Int32] {
+        try model.promptTokens(for: messages, template: rawPrompt ? .raw : template)
     }
 
-    public func promptTokenCount(for messages: [ChatMessage]) async throws -> Int {
-        try promptTokens(for: messages).count
+    public func promptTokenCount(for messages: [ChatMessage], rawPrompt: Bool) async throws -> Int {
+        try promptTokens(for: messages, rawPrompt: rawPrompt).count
     }
 
     /// Tokens currently held in the KV cache.
@@ -110,7 +111,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     private func start(_ messages: [ChatMessage], parameters: GenerationParameters, forcing forcer: TeacherForcer?) throws
         -> LlamaReplyDecoder
     {
-        let prompt = try promptTokens(for: messages)
+        let prompt = try promptTokens(for: messages, rawPrompt: parameters.rawPrompt)
         let sampler = try SamplerChain(parameters, model: model, checkingSampledTokenFirst: !constrainsEveryToken)
         guard prompt.count < contextSize else {
             throw ContextOverflowError(promptTokens: prompt.count + 1, contextSize: contextSize)

@@ -30,7 +30,7 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
     let cache: Mutex<State>
     /// The prompt counted last, so that the reply that follows the count does not render and
     /// tokenize it a second time.
-    private let counted = Mutex<(messages: [ChatMessage], tokens: [Int32])?>(nil)
+    private let counted = Mutex<(messages: [ChatMessage], rawPrompt: Bool, tokens: [Int32])?>(nil)
 
     struct State {
         var kept: SequenceCache
@@ -50,9 +50,9 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
 
     deinit { engine.release(sequence) }
 
-    public func promptTokenCount(for messages: [ChatMessage]) async throws -> Int {
-        let tokens = try await promptTokens(for: messages)
-        counted.withLock { $0 = (messages, tokens) }
+    public func promptTokenCount(for messages: [ChatMessage], rawPrompt: Bool) async throws -> Int {
+        let tokens = try await promptTokens(for: messages, rawPrompt: rawPrompt)
+        counted.withLock { $0 = (messages, rawPrompt, tokens) }
         return tokens.count
     }
 
@@ -77,10 +77,10 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
             return counted
         }
         let prompt: [Int32]
-        if let counted, counted.messages == messages {
+        if let counted, counted.messages == messages, counted.rawPrompt == parameters.rawPrompt {
             prompt = counted.tokens
         } else {
-            prompt = try await promptTokens(for: messages)
+            prompt = try await promptTokens(for: messages, rawPrompt: parameters.rawPrompt)
         }
         let sampler = try SamplerChain(parameters, model: engine.model)
         guard prompt.count < contextSize else {
@@ -101,9 +101,9 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
     /// the engine's thread, and a long prompt would hold up every sequence's next step. (A task
     /// of its own, because a preference alone moves a task only at its next suspension, and
     /// tokenizing has none.)
-    private func promptTokens(for messages: [ChatMessage]) async throws -> [Int32] {
+    private func promptTokens(for messages: [ChatMessage], rawPrompt: Bool) async throws -> [Int32] {
         try await Task(executorPreference: engine.promptThread) { [engine, template] in
-            try engine.model.promptTokens(for: messages, template: template)
+            try engine.model.promptTokens(for: messages, template: rawPrompt ? .raw : template)
         }.value
     }
 

@@ -9,8 +9,11 @@ extension LlamaModel {
     ///
     /// Messages without such text (nearly all) are tokenized with the rest of the prompt, exactly
     /// as llama.cpp would tokenize the whole; only a prompt holding one is tokenized piece by piece.
+    /// A `raw` prompt has no turns to forge: its writer wrote all of it, markup included, so its
+    /// control-token text is recognised, as llama.cpp's completion endpoint does.
     public func promptTokens(for messages: [ChatMessage], template: ChatTemplate) throws(LlamaError) -> [Int32] {
-        let literal = messages.indices.filter { splitter.containsControlText(Array(messages[$0].content.utf8)) }
+        let literal = template == .raw ? []
+            : messages.indices.filter { splitter.containsControlText(Array(messages[$0].content.utf8)) }
         guard !literal.isEmpty else {
             return try markupTokens(Array(try renderPrompt(messages, template: template).utf8)[...], atStart: true)
         }

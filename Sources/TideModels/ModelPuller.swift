@@ -60,6 +60,9 @@ public struct ModelPuller: Sendable {
         var configuration = HTTPClient.Configuration()
         configuration.timeout = .init(connect: .seconds(15), read: .seconds(60))
         configuration.redirectConfiguration = .follow(max: 10, allowCycles: false)
+        // A refused connection or a name that does not resolve is said at once, not retried
+        // until the connect timeout.
+        configuration.connectionPool.retryConnectionEstablishment = false
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
             try await HTTPDownloader(client: client).download(url, into: partial, progress: progress)

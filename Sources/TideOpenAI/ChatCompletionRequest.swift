@@ -108,13 +108,21 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
     }
 
     public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        try self.init(decoding: decoder, messages: container.decode([Message].self, forKey: .messages))
+        logprobs = try container.decodeIfPresent(Bool.self, forKey: .logprobs)
+    }
+
+    /// A request with `messages` and every other field read from `decoder` except `logprobs`:
+    /// what a chat-completion and a text-completion body (``TextCompletionRequest``) share.
+    init(decoding decoder: any Decoder, messages: [Message]) throws {
         let refused = try decoder.container(keyedBy: RefusedKeys.self)
         for key in RefusedKeys.allCases where refused.contains(key) {
             guard try refused.decodeNil(forKey: key) else { throw RequestFieldError(field: key.stringValue, message: key.refusal) }
         }
         let container = try decoder.container(keyedBy: CodingKeys.self)
         model = try container.decode(String.self, forKey: .model)
-        messages = try container.decode([Message].self, forKey: .messages)
+        self.messages = messages
         stream = try container.decodeIfPresent(Bool.self, forKey: .stream)
         streamOptions = try container.decodeIfPresent(StreamOptions.self, forKey: .streamOptions)
         temperature = try container.decodeIfPresent(Double.self, forKey: .temperature)
@@ -133,7 +141,6 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
             stop = try container.decode([String].self, forKey: .stop)
         }
         n = try container.decodeWholeNumberIfPresent(forKey: .n)
-        logprobs = try container.decodeIfPresent(Bool.self, forKey: .logprobs)
         let formats = try decoder.container(keyedBy: FormatKeys.self)
         asksForFormat = FormatKeys.allCases.contains { formats.contains($0) }
         let checked = try decoder.container(keyedBy: CheckedKeys.self)

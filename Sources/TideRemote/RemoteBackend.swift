@@ -51,7 +51,7 @@ public final class RemoteBackend: ChatBackend {
     /// An estimate (a token for every four bytes, and a few per message): the server alone
     /// knows its tokenizer. The session fits the conversation to ``contextSize`` by this
     /// estimate; a prompt the server still finds too long is refused with an error of its own.
-    public func promptTokenCount(for messages: [ChatMessage]) async throws -> Int {
+    public func promptTokenCount(for messages: [ChatMessage], rawPrompt: Bool) async throws -> Int {
         messages.reduce(8) { $0 + 4 + ($1.content.utf8.count + 3) / 4 }
     }
 
@@ -70,6 +70,7 @@ public final class RemoteBackend: ChatBackend {
     public func startReply(to messages: [ChatMessage], parameters: GenerationParameters) async throws
         -> sending any ReplyDecoder
     {
+        guard !parameters.rawPrompt else { throw RemoteError.rawPrompt(model: model) }
         var body = ChatCompletionRequest(model: model, messages: messages.map {
             ChatCompletionRequest.Message(role: $0.role.rawValue, content: $0.content)
         }, stream: true)
@@ -81,7 +82,7 @@ public final class RemoteBackend: ChatBackend {
         if let apiKey { request.headers.add(name: "Authorization", value: "Bearer \(apiKey)") }
         request.body = .bytes(ByteBuffer(bytes: try Self.encode(body, format: parameters.format)))
         let decoder = RemoteReplyDecoder(url: endpoint("v1/chat/completions"), timeout: timeout,
-                                         promptTokenCount: try await promptTokenCount(for: messages))
+                                         promptTokenCount: try await promptTokenCount(for: messages, rawPrompt: false))
         try await decoder.start(request)
         return decoder
     }

@@ -14,6 +14,8 @@ public enum RemoteError: RemediableError, Sendable, Hashable {
     case dropped(url: String)
     /// The server reported an error in the stream.
     case server(url: String, message: String)
+    /// A raw prompt (``GenerationParameters/rawPrompt``) was asked of a model that takes chat messages only.
+    case rawPrompt(model: String)
 
     public var description: String {
         switch self {
@@ -24,6 +26,8 @@ public enum RemoteError: RemediableError, Sendable, Hashable {
         case .malformed(let url, let detail): "\(url) sent a stream Tide cannot read: \(detail)"
         case .dropped(let url): "\(url) closed the stream before the reply was complete"
         case .server(let url, let message): "\(url) reported an error: \(message)"
+        case .rawPrompt(let model):
+            "the remote model '\(model)' takes chat messages, which its server renders; a raw prompt needs a local model"
         }
     }
 

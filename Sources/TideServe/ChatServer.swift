@@ -8,8 +8,9 @@ import TideCore
 import TideFormat
 import TideOpenAI
 
-/// `tide serve`: an OpenAI-compatible server on one model. `POST /v1/chat/completions`
-/// (streamed as server-sent events, or whole, with `usage`), `GET /v1/models`, `GET /health`.
+/// `tide serve`: an OpenAI-compatible server on one model. `POST /v1/chat/completions` and
+/// `POST /v1/completions` (streamed as server-sent events, or whole, with `usage`),
+/// `GET /v1/models`, `GET /health`.
 /// Every request runs the configured plugins, in fresh instances; concurrent requests decode as
 /// parallel sequences of one `BackendBatch`.
 ///
@@ -57,11 +58,12 @@ public final class ChatServer: Sendable {
         let endpoints: [(method: HTTPRequest.Method, path: String, respond: @Sendable (Request) async throws -> Response)] = [
             (.get, "/health", { _ in try await self.health() }),
             (.get, "/v1/models", { _ in try Response.json(self.models) }),
-            (.post, "/v1/chat/completions", { request in await self.complete(request) }),
+            (.post, "/v1/chat/completions", { request in await self.complete(request, at: .chat) }),
+            (.post, "/v1/completions", { request in await self.complete(request, at: .text) }),
         ]
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: BearerTokenCheck(key: configuration.apiKey))
-        router.add(middleware: UnroutedRequestAnswer(methods: Dictionary(grouping: endpoints) { $0.path }.mapValues { $0.map { $0.method } }))
+        router.add(middleware: ErrorAnswer(methods: Dictionary(grouping: endpoints) { $0.path }.mapValues { $0.map { $0.method } }))
         for endpoint in endpoints {
             router.on(RouterPath(endpoint.path), method: endpoint.method) { request, _ in try await endpoint.respond(request) }
         }
@@ -89,13 +91,12 @@ public final class ChatServer: Sendable {
         return try Response.json(Health(sequences: pool.capacity, busy: await pool.busy, waiting: await pool.waiting))
     }
 
-    /// Answers one chat-completion request; every failure is an OpenAI-style error response.
-    func complete(_ request: Request) async -> Response {
+    /// Answers one completion request to `endpoint`; every failure is an OpenAI-style error response.
+    func complete(_ request: Request, at endpoint: CompletionEndpoint) async -> Response {
         var request = request
         let job: CompletionJob
         do {
-            let (body, format) = try await Self.body(of: &request)
-            job = try CompletionJob(body, format: format, configuration: configuration)
+            job = try await readJob(from: &request, at: endpoint)
         } catch {
             return errorResponse(error)
         }
@@ -155,32 +156,45 @@ public final class ChatServer: Sendable {
         do {
             return try await CompletionRun.start(job, configuration: configuration, pool: pool, logger: logger)
         } catch let error as ContextOverflowError {
-            throw APIError.invalid(error.description, param: "messages", code: "context_length_exceeded")
+            throw APIError.invalid(error.description, param: job.endpoint.inputField, code: "context_length_exceeded")
         }
     }
 
-    /// The body read as a chat-completion request, and the reply format it asks for.
-    private static func body(of request: inout Request) async throws(APIError) -> (ChatCompletionRequest, ReplyFormat?) {
+    /// The body read as a request to `endpoint`, with the reply format it asks for, over the
+    /// server's defaults.
+    private func readJob(from request: inout Request, at endpoint: CompletionEndpoint) async throws(APIError) -> CompletionJob {
         let bytes: ByteBuffer
         do {
-            bytes = try await request.collectBody(upTo: maximumBodyBytes)
+            bytes = try await request.collectBody(upTo: Self.maximumBodyBytes)
         } catch is NIOTooManyBytesError {
-            throw APIError(status: 413, message: "the request body is over \(maximumBodyBytes >> 20) MiB; send less")
+            throw APIError(status: 413, message: "the request body is over \(Self.maximumBodyBytes >> 20) MiB; send less")
         } catch {
             throw .invalid("the request body ended before it was complete (the client left or stopped sending): \(error)")
         }
         let data = Data(bytes.readableBytesView)
+        // Foundation's decoder keeps no key order; a schema's property order matters.
+        func format(_ request: ChatCompletionRequest) throws -> ReplyFormat? {
+            guard request.asksForFormat else { return nil }
+            return try ReplyFormat.requested(in: JSONValue(parsing: String(decoding: data, as: UTF8.self)))
+        }
+        let kind = endpoint == .chat ? "chat-completion" : "completion"
         do {
-            let decoded = try JSONDecoder().decode(ChatCompletionRequest.self, from: data)
-            guard decoded.asksForFormat else { return (decoded, nil) }
-            // Foundation's decoder keeps no key order; a schema's property order matters.
-            return (decoded, try ReplyFormat.requested(in: JSONValue(parsing: String(decoding: data, as: UTF8.self))))
+            switch endpoint {
+            case .chat:
+                let decoded = try JSONDecoder().decode(ChatCompletionRequest.self, from: data)
+                return try CompletionJob(decoded, format: try format(decoded), configuration: configuration)
+            case .text:
+                let decoded = try JSONDecoder().decode(TextCompletionRequest.self, from: data)
+                return try CompletionJob(decoded, format: try format(decoded.chat), configuration: configuration)
+            }
+        } catch let error as APIError {
+            throw error
         } catch let error as RequestFieldError {
             throw .invalid(error.message, param: error.field)
         } catch let error as DecodingError {
-            throw .invalid("The body is not a chat-completion request: \(describe(error, in: data))")
+            throw .invalid("The body is not a \(kind) request: \(Self.describe(error, in: data))")
         } catch {
-            throw .invalid("The body is not a chat-completion request: \(error)")
+            throw .invalid("The body is not a \(kind) request: \(error)")
         }
     }
 

@@ -5,33 +5,37 @@ import NIOCore
 import TideCore
 import TideOpenAI
 
-/// Turns one reply's events into the OpenAI wire format: chunks of server-sent events, or one
-/// chat completion.
+/// Turns one reply's events into the OpenAI wire format of its endpoint: chunks of server-sent
+/// events, or one chat or text completion.
 struct ReplyWriter: Sendable {
     let model: String
     let job: CompletionJob
-    let id = "chatcmpl-" + UUID().uuidString.lowercased()
+    let id: String
     let created = Int(Date.now.timeIntervalSince1970)
     /// One encoder for every chunk of the reply.
     private let encoder = JSONEncoder()
 
-    /// Streams the reply: a first chunk with the role, a chunk per piece of text, a last chunk with
-    /// the finish reason (and one with the usage, when asked), then `[DONE]`. A failure partway
-    /// is sent as an error event; a client gone (a write fails) stops the reply.
+    init(model: String, job: CompletionJob) {
+        self.model = model
+        self.job = job
+        id = (job.endpoint == .chat ? "chatcmpl-" : "cmpl-") + UUID().uuidString.lowercased()
+    }
+
+    /// Streams the reply: a first chunk (a chat's role, a text's echoed prompt), a chunk per
+    /// piece of text, a last chunk with the finish reason (and one with the usage, when asked),
+    /// then `[DONE]`. A failure partway is sent as an error event; a client gone (a write fails)
+    /// stops the reply.
     func stream(_ run: CompletionRun, into writer: inout any ResponseBodyWriter, logger: Logger) async {
         do {
-            try await send(chunk(.init(role: "assistant", content: "")), to: &writer)
+            if job.endpoint == .chat || !job.echo.isEmpty { try await send(chunk(job.echo, opening: true), to: &writer) }
             while let event = try await run.next() {
                 switch event {
-                case .text(let text): try await send(chunk(.init(content: text)), to: &writer)
+                case .text(let text): try await send(chunk(text), to: &writer)
                 case .hookFailure: break  // never returned: the run logs them
                 case .finished(let summary):
                     log(summary, logger: logger)
-                    try await send(chunk(.init(), finishReason: Self.finishReason(summary.stopReason)), to: &writer)
-                    if job.includeUsage {
-                        try await send(ChatCompletionChunk(id: id, created: created, model: model, choices: [],
-                                                           usage: Self.usage(summary)), to: &writer)
-                    }
+                    try await send(chunk(nil, finishReason: Self.finishReason(summary.stopReason)), to: &writer)
+                    if job.includeUsage { try await send(usageChunk(Self.usage(summary)), to: &writer) }
                     try await writer.write(ByteBuffer(bytes: ServerSentEvent.done))
                 }
             }
@@ -43,22 +47,46 @@ struct ReplyWriter: Sendable {
         await run.finish()
     }
 
-    /// Reads the whole reply into one chat completion.
-    func collect(_ run: CompletionRun, logger: Logger) async throws -> ChatCompletion {
+    /// Reads the whole reply into one chat or text completion.
+    func collect(_ run: CompletionRun, logger: Logger) async throws -> any Encodable & Sendable {
         while let event = try await run.next() {
             guard case .finished(let summary) = event else { continue }
             log(summary, logger: logger)
-            return ChatCompletion(id: id, created: created, model: model,
-                                  choices: [ChatCompletion.Choice(message: .init(role: "assistant", content: summary.text),
-                                                                  finishReason: Self.finishReason(summary.stopReason))],
-                                  usage: Self.usage(summary))
+            let finishReason = Self.finishReason(summary.stopReason)
+            switch job.endpoint {
+            case .chat:
+                return ChatCompletion(id: id, created: created, model: model,
+                                      choices: [ChatCompletion.Choice(message: .init(role: "assistant", content: summary.text),
+                                                                      finishReason: finishReason)],
+                                      usage: Self.usage(summary))
+            case .text:
+                return TextCompletion(id: id, created: created, model: model,
+                                      choices: [.init(text: job.echo + summary.text, finishReason: finishReason)],
+                                      usage: Self.usage(summary))
+            }
         }
         throw APIError(status: 500, message: "the reply ended without a summary", type: "server_error")
     }
 
-    private func chunk(_ delta: ChatCompletionChunk.Choice.Delta, finishReason: String? = nil) -> ChatCompletionChunk {
-        ChatCompletionChunk(id: id, created: created, model: model,
-                            choices: [ChatCompletionChunk.Choice(delta: delta, finishReason: finishReason)])
+    /// One streamed piece: `text` (`nil` on the last piece, which carries the finish reason);
+    /// the `opening` piece of a chat names the role.
+    private func chunk(_ text: String?, opening: Bool = false, finishReason: String? = nil) -> any Encodable & Sendable {
+        switch job.endpoint {
+        case .chat:
+            ChatCompletionChunk(id: id, created: created, model: model,
+                                choices: [.init(delta: .init(role: opening ? "assistant" : nil, content: text),
+                                                finishReason: finishReason)])
+        case .text:
+            TextCompletion(id: id, created: created, model: model, choices: [.init(text: text ?? "", finishReason: finishReason)])
+        }
+    }
+
+    /// The piece after the last, carrying the usage.
+    private func usageChunk(_ usage: Usage) -> any Encodable & Sendable {
+        switch job.endpoint {
+        case .chat: ChatCompletionChunk(id: id, created: created, model: model, choices: [], usage: usage)
+        case .text: TextCompletion(id: id, created: created, model: model, choices: [], usage: usage)
+        }
     }
 
     /// Sends `value` as one `data:` event.

@@ -9,7 +9,8 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve a model over an OpenAI-compatible HTTP API, with plugins applied to every request.",
         discussion: """
-            Endpoints: POST /v1/chat/completions (streamed or not), GET /v1/models, GET /health. \
+            Endpoints: POST /v1/chat/completions and POST /v1/completions (a prompt continued as \
+            plain text, with no chat template), streamed or not; GET /v1/models, GET /health. \
             Concurrent requests decode together as sequences of one batch (--parallel); more \
             requests wait for a free sequence. Sampling options set the defaults that a request's \
             own fields override.

@@ -46,6 +46,51 @@ extension CommandLineTests {
             #expect(result["models"] as? [String] == ["smollm2-135m-instruct"])
         }
 
+        /// `/v1/completions` on the real model: the prompt is continued as it is, with no chat
+        /// template, so a prompt that writes the template's markup itself gets the chat's reply.
+        @Test func theOpenAIClientCompletesText() async throws {
+            let server = try await TideServer()
+            let result = try #require(try server.python("""
+                import json, sys, openai
+                client = openai.OpenAI(base_url=sys.argv[1], api_key="unused")
+                prompt = "The capital of France is"
+                whole = client.completions.create(model="smollm2-135m-instruct", prompt=prompt, max_tokens=8, temperature=0)
+                pieces, finish, usage = [], None, None
+                for chunk in client.completions.create(model="smollm2-135m-instruct", prompt=prompt, max_tokens=8, temperature=0,
+                        stream=True, stream_options={"include_usage": True}):
+                    if chunk.usage: usage = chunk.usage.model_dump(exclude_none=True)
+                    for choice in chunk.choices:
+                        pieces.append(choice.text)
+                        if choice.finish_reason: finish = choice.finish_reason
+                echoed = client.completions.create(model="smollm2-135m-instruct", prompt=prompt, max_tokens=8, temperature=0, echo=True)
+                messages = [{"role": "system", "content": "You are a helpful assistant."},
+                            {"role": "user", "content": "What is the capital of France?"}]
+                chat = client.chat.completions.create(model="smollm2-135m-instruct", messages=messages, max_tokens=24, temperature=0)
+                markup = "".join(f"<|im_start|>{m['role']}\\n{m['content']}<|im_end|>\\n" for m in messages) + "<|im_start|>assistant\\n"
+                marked = client.completions.create(model="smollm2-135m-instruct", prompt=markup, max_tokens=24, temperature=0)
+                print(json.dumps({"object": whole.object, "whole": whole.choices[0].text, "whole_finish": whole.choices[0].finish_reason,
+                    "usage": whole.usage.model_dump(exclude_none=True), "pieces": pieces, "finish": finish, "stream_usage": usage,
+                    "echoed": echoed.choices[0].text, "chat": chat.choices[0].message.content,
+                    "chat_prompt_tokens": chat.usage.prompt_tokens, "marked": marked.choices[0].text,
+                    "marked_prompt_tokens": marked.usage.prompt_tokens}))
+                """) as? [String: Any])
+            #expect(result["object"] as? String == "text_completion")
+            let whole = try #require(result["whole"] as? String)
+            #expect(!whole.isEmpty && !whole.contains("<|im_"), "\(whole)")
+            #expect((result["pieces"] as? [String])?.joined() == whole, "the same continuation streamed and not")
+            #expect(result["whole_finish"] as? String == "length")
+            #expect(result["finish"] as? String == "length")
+            let usage = try #require(result["usage"] as? [String: Int])
+            #expect(usage["completion_tokens"] == 8)
+            #expect(usage["prompt_tokens", default: 99] <= 7, "the prompt alone, with no template around it: \(usage)")
+            #expect(result["stream_usage"] as? [String: Int] == usage)
+            #expect(result["echoed"] as? String == "The capital of France is" + whole)
+            let chat = try #require(result["chat"] as? String)
+            #expect(chat.contains("Paris"))
+            #expect(result["marked"] as? String == chat, "markup written in the prompt is read as the template's tokens")
+            #expect(result["marked_prompt_tokens"] as? Int == result["chat_prompt_tokens"] as? Int)
+        }
+
         @Test func eightConcurrentClientsGetCompleteUnmixedReplies() async throws {
             let server = try await TideServer(["--parallel", "4", "--max-tokens", "48"])
             let script = """

@@ -19,6 +19,8 @@ public final class ScriptedBackend: ChatBackend, @unchecked Sendable {
     private let reply: @Sendable ([ChatMessage]) -> [[UInt8]]
     /// A pause before each token, to make a reply slow enough to interrupt.
     public var tokenDelay: Duration = .zero
+    /// What every reply fails with when it starts (a ``ScriptedFailure``); `nil` for none.
+    public var startFailure: String?
     private let log = Mutex<[String]>([])
     private let prompts = Mutex<[[ChatMessage]]>([])
 
@@ -51,14 +53,15 @@ public final class ScriptedBackend: ChatBackend, @unchecked Sendable {
 
     func record(_ event: String) { log.withLock { $0.append(event) } }
 
-    public func promptTokenCount(for messages: [ChatMessage]) async throws -> Int {
+    public func promptTokenCount(for messages: [ChatMessage], rawPrompt: Bool) async throws -> Int {
         messages.reduce(0) { $0 + $1.content.count }
     }
 
     public func startReply(to messages: [ChatMessage], parameters: GenerationParameters) async throws
         -> sending any ReplyDecoder
     {
-        let promptTokens = try await promptTokenCount(for: messages)
+        if let startFailure { throw ScriptedFailure(description: startFailure) }
+        let promptTokens = try await promptTokenCount(for: messages, rawPrompt: parameters.rawPrompt)
         record("prompt")
         prompts.withLock { $0.append(messages) }
         return Decoder(backend: self, tokens: reply(messages), promptTokens: promptTokens)
@@ -117,4 +120,9 @@ public final class ScriptedBackend: ChatBackend, @unchecked Sendable {
             backend.record("ban \(token)")
         }
     }
+}
+
+/// The failure of a scripted backend told to fail (``ScriptedBackend/startFailure``).
+public struct ScriptedFailure: Error, Sendable, CustomStringConvertible {
+    public let description: String
 }

@@ -17,6 +17,8 @@ public struct ScriptedModel: ChatModel {
     /// A pause before each token.
     public let tokenDelay: Duration
     private let reply: @Sendable ([ChatMessage]) -> [String]
+    /// What every reply fails with when it starts, as a backend's own error would; `nil` for none.
+    public var startFailure: String?
 
     /// A model replying to each prompt with the tokens `reply` gives for its messages.
     public init(name: String = "scripted", contextSize: Int = 4096, supportsLogits: Bool = true, tokenDelay: Duration = .zero,
@@ -46,6 +48,7 @@ public struct ScriptedModel: ChatModel {
         backend.supportsLogits = supportsLogits
         backend.supportsRewind = supportsLogits
         backend.tokenDelay = tokenDelay
+        backend.startFailure = startFailure
         return backend
     }
 
