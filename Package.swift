@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .systemLibrary(
@@ -66,12 +67,13 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        .target(name: "TideLog", dependencies: ["TideCore", "TideScript", "TideLua", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "TideBench", dependencies: ["TideCore", "TideFormat", "TideLlama", "TideProvider", "TideRunner", "CLlama"]),
         .executableTarget(
             name: "tide",
             dependencies: [
                 "TideCore", "TideFiles", "TideFormat", "TideLlama", "TideLua", "TideModels", "TideRemote", "TideProvider", "TideBench", "TideScript", "TideRunner",
-                "TideChat", "TideServe",
+                "TideChat", "TideServe", "TideLog",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -74,6 +74,7 @@ public final class ChatController {
         let session = ChatSession(backend: backend, parameters: parameters, hooks: plugins.map(\.plugin),
                                   hookErrorPolicy: configuration.hookErrorPolicy, overflowPolicy: configuration.overflow)
         session.history = history
+        session.recorder = configuration.recorder?(setup.model)
         return session
     }
 

@@ -6,56 +6,39 @@ import TideRunner
 import TideScript
 
 extension ChatController {
-    /// The conversation as a conversation script: the model and its context, then the settings
-    /// each message was sent with — the parameters that differ from the model's defaults, the
-    /// reply format, the plugins, the system prompt — written before the first turn and again,
-    /// as directives (and a `system:` turn), before each turn where they changed; then the
-    /// settings changed since the last message. Generated replies are recorded (`@generated`),
-    /// so `tide run` generates them again, each under the settings it had; written and
-    /// interrupted replies are fixed history.
+    /// The conversation as a conversation script (``RecordedConversation``): the model and its
+    /// context, then the settings each message was sent with — the parameters that differ from
+    /// the model's defaults, the reply format, the plugins, the system prompt — and the turns.
     public var script: ConversationScript {
-        var items: [ScriptItem] = [
+        var header: [ScriptItem] = [
             .comment(" Saved by tide chat on \(Date.now.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false))); replay it with: \(replayCommand(for: "FILE"))"),
             .directive(.model(setup.lastingModelName)),
         ]
-        if let size = setup.contextSize { items.append(.directive(.contextSize(size))) }
-        if let template = setup.template { items.append(.directive(.template(template))) }
+        if let size = setup.contextSize { header.append(.directive(.contextSize(size))) }
+        if let template = setup.template { header.append(.directive(.template(template))) }
         let now = currentSettings
         if let format = session.parameters.format, now.format == nil {
-            items.append(.comment(" the replies' \(format.kind.rawValue) came from no file, so it is not saved"))
+            header.append(.comment(" the replies' \(format.kind.rawValue) came from no file, so it is not saved"))
         }
         // A turn of /open's was not sent here: it takes the settings of the turn before it (the
         // first known ones at the start).
-        let userTurns = history.count { $0.role == .user }
-        var known = turnSettings.prefix(userTurns).compactMap { $0 }.first ?? now
-        let settings = (0..<userTurns).map { index in
-            if index < turnSettings.count, let recorded = turnSettings[index] { known = recorded }
-            return known
-        }
-        var current = settings.first ?? now
-        items += initialItems(current)
-        if let system = current.systemPrompt { items += [.blank, .turn(Turn(.system, system))] }
-        var replies = records.makeIterator()
-        var userIndex = 0
-        for message in history {
+        var known = turnSettings.compactMap { $0 }.first ?? now
+        var (userIndex, replies) = (0, records.makeIterator())
+        let messages = history.map { message in
             switch message.role {
-            case .system: continue  // written with the settings of each turn
+            case .system:
+                return RecordedConversation.Message(role: .system, text: message.content)
             case .user:
-                items += settings[userIndex].items(after: current)
-                current = settings[userIndex]
+                if userIndex < turnSettings.count, let recorded = turnSettings[userIndex] { known = recorded }
                 userIndex += 1
-                items += [.blank, .turn(Turn(.user, message.content))]
+                return RecordedConversation.Message(role: .user, text: message.content, settings: known)
             case .assistant:
-                items.append(.turn(Turn(.assistant, message.content)))
-                if let record = replies.next() ?? nil {
-                    items.append(.generated(record))
-                } else if message.interrupted {
-                    items.append(.comment(" interrupted"))
-                }
+                return RecordedConversation.Message(role: .assistant, text: message.content, record: replies.next() ?? nil,
+                                                    interrupted: message.interrupted)
             }
         }
-        if now != current { items += [.blank, .comment(" settings changed after the last message")] + now.items(after: current) }
-        return ConversationScript(entries: items.map { ScriptEntry($0) })
+        return RecordedConversation(header: header, defaults: ParameterSetting.all(of: model.defaultParameters),
+                                    messages: messages, finalSettings: now).script
     }
 
     /// This chat's setup with the model `name`.

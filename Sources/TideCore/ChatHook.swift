@@ -28,6 +28,9 @@
 public protocol ChatHook: AnyObject, Sendable {
     /// The name that stop reasons and error messages show.
     var name: String { get }
+    /// How the hook was set up, as a plugin spec that loads it again (`stop-after-sentences
+    /// sentences=2`); by default its name. The conversation log keeps it with each reply.
+    var specification: String { get }
     /// The pipeline points this hook implements.
     var points: Set<HookPoint> { get }
     /// The most bytes at the end of the reply text that ``shouldStop(_:)`` may take back with a
@@ -50,6 +53,7 @@ public protocol ChatHook: AnyObject, Sendable {
 }
 
 extension ChatHook {
+    public var specification: String { name }
     public func onPrompt(_ prompt: inout PromptContext) throws -> PromptDecision { .proceed }
     public func onLogits(_ logits: any LogitsView, reply: ReplyProgress) throws {}
     public var rewindWindow: Int { 0 }

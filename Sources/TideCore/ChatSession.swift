@@ -26,6 +26,7 @@ public final class ChatSession: Sendable {
         var overflowPolicy: ContextOverflowPolicy
         var busy = false
         var running: Task<Void, Never>?
+        var recorder: (any ExchangeRecorder)?
     }
 
     /// Creates a session.
@@ -72,6 +73,12 @@ public final class ChatSession: Sendable {
         }
     }
 
+    /// What keeps a record of each reply (the conversation log); `nil` for none.
+    public var recorder: (any ExchangeRecorder)? {
+        get { state.withLock { $0.recorder } }
+        set { state.withLock { $0.recorder = newValue } }
+    }
+
     /// The names of hooks disabled after a failure.
     public var disabledHookNames: [String] {
         state.withLock { state in
@@ -112,12 +119,15 @@ public final class ChatSession: Sendable {
                                                  parameters: snapshot.parameters, forcing: recorded)
                 let answer = ChatMessage(.assistant, summary.storedText, interrupted: summary.stopReason == .cancelled)
                 commit([question, answer], disabled: chain.disabled)
+                // Recorded before the stream ends, so that whoever waits for the stream can wait for the record too.
+                record(snapshot, question: question, answer: answer, summary: summary)
                 continuation.yield(.finished(summary))
                 continuation.finish()
             } catch {
                 let partial = loop.shownText
-                commit(partial.isEmpty ? [] : [question, ChatMessage(.assistant, partial, interrupted: true)],
-                       disabled: chain.disabled)
+                let answer = ChatMessage(.assistant, partial, interrupted: true)
+                commit(partial.isEmpty ? [] : [question, answer], disabled: chain.disabled)
+                if !partial.isEmpty { record(snapshot, question: question, answer: answer, summary: nil) }
                 continuation.finish(throwing: error)
             }
         }
@@ -136,6 +146,16 @@ public final class ChatSession: Sendable {
     /// when the stream was abandoned part-way.
     public func waitForReply() async {
         await state.withLock { $0.running }?.value
+    }
+
+    /// Gives the ended reply to the recorder, if there is one, with the hooks that were enabled
+    /// when it started.
+    private func record(_ snapshot: State, question: ChatMessage, answer: ChatMessage, summary: ReplySummary?) {
+        guard let recorder = snapshot.recorder else { return }
+        recorder.record(Exchange(messages: snapshot.history + [question], reply: answer, summary: summary,
+                                      parameters: snapshot.parameters,
+                                      plugins: snapshot.hooks.filter { !snapshot.disabledHooks.contains(ObjectIdentifier($0)) }
+                                        .map(\.specification)))
     }
 
     /// Appends the turn's messages and ends the busy state.

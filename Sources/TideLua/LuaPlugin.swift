@@ -26,6 +26,9 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
     public let points: Set<HookPoint>
     /// The options in effect: declared defaults overridden by the spec.
     public let options: [String: LuaValue]
+    /// The spec that loads this plugin again: its spec as given, a path made the path it was
+    /// found at (without a spec, its name and options).
+    public let specification: String
 
     private let lua: LuaState
     private let lock = NSLock()
@@ -46,12 +49,12 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
                             log: @escaping @Sendable (String) -> Void = { _ in }) throws(PluginError)
     {
         let file = try PluginSource(spec: spec, locator: locator)
-        try self.init(source: file.text, path: file.path, options: spec.options, limits: limits, log: log)
+        try self.init(source: file.text, path: file.path, options: spec.options, spec: spec, limits: limits, log: log)
     }
 
-    /// Loads a plugin from its source text.
-    public init(source: String, path: String, options given: [PluginSpec.Option] = [], limits: LuaLimits = LuaLimits(),
-                log: @escaping @Sendable (String) -> Void = { _ in }) throws(PluginError)
+    /// Loads a plugin from its source text; `spec` is how it was asked for, if it was.
+    public init(source: String, path: String, options given: [PluginSpec.Option] = [], spec: PluginSpec? = nil,
+                limits: LuaLimits = LuaLimits(), log: @escaping @Sendable (String) -> Void = { _ in }) throws(PluginError)
     {
         let lua: LuaState
         do {
@@ -120,6 +123,9 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
         }
         declaredWindow = (windowBytes, windowFunction)
         options = try Self.resolveOptions(plugin: name, path: path, declared: fields["options"] ?? .nil, given: given)
+        var reload = spec ?? PluginSpec(name: name, options: given)
+        if PluginLocator.isPath(reload.name) { reload.name = path }
+        specification = reload.description
         host.name = name
         lua.setField("options", of: "tide", to: .table(array: [], fields: options))
         lua.setField("plugin", of: "tide", to: .string(name))

@@ -25,6 +25,6 @@ public struct PluginSource: Sendable, Hashable {
     public func instantiate(limits: LuaLimits = LuaLimits(), log: @escaping @Sendable (String) -> Void = { _ in })
         throws(PluginError) -> LuaPlugin
     {
-        try LuaPlugin(source: text, path: path, options: spec.options, limits: limits, log: log)
+        try LuaPlugin(source: text, path: path, options: spec.options, spec: spec, limits: limits, log: log)
     }
 }

@@ -21,6 +21,12 @@ public struct PluginSpec: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// A spec naming `name` with `options`.
+    public init(name: String, options: [Option] = []) {
+        self.name = name
+        self.options = options
+    }
+
     /// Parses `NAME key=value …`.
     public init(parsing text: String) throws(PluginError) {
         let words = try Self.words(text)

@@ -42,6 +42,9 @@ public struct ScriptRunner: Sendable {
     public var seedOffset: UInt32?
     /// The text of the script named ``ScriptFiles/standardInput`` (`tide run -`), read by the caller.
     public var standardInput: String?
+    /// Makes what records the exchanges of one script's replay, given the script's file and its
+    /// model (the conversation log); `nil` records nothing.
+    public var recorder: (@Sendable (_ file: String, _ model: String) -> (any ExchangeRecorder)?)?
     /// Where backends come from.
     public let backends: any BackendProvider
 

@@ -8,6 +8,9 @@ import TideOpenAI
 enum CompletionEndpoint: Sendable {
     case chat, text
 
+    /// The endpoint's path.
+    var path: String { self == .chat ? "/v1/chat/completions" : "/v1/completions" }
+
     /// The request field that holds what the model is given.
     var inputField: String { self == .chat ? "messages" : "prompt" }
 }

@@ -26,7 +26,7 @@ final class CompletionRun: @unchecked Sendable {
         }
         let backend = try await pool.acquire()
         let run = CompletionRun(job, backend: backend, plugins: plugins, hookErrorPolicy: configuration.hookErrorPolicy,
-                                pool: pool, logger: logger)
+                                recorder: configuration.recorder?(job.endpoint.path), pool: pool, logger: logger)
         do {
             run.first = try await run.iterator.next()
         } catch {
@@ -36,14 +36,15 @@ final class CompletionRun: @unchecked Sendable {
         return run
     }
 
-    private init(_ job: CompletionJob, backend: any ChatBackend, plugins: [LuaPlugin],
-                 hookErrorPolicy: HookErrorPolicy, pool: SequencePool, logger: Logger) {
+    private init(_ job: CompletionJob, backend: any ChatBackend, plugins: [LuaPlugin], hookErrorPolicy: HookErrorPolicy,
+                 recorder: (any ExchangeRecorder)?, pool: SequencePool, logger: Logger) {
         self.pool = pool
         self.backend = backend
         self.logger = logger
         session = ChatSession(backend: backend, systemPrompt: nil, parameters: job.parameters, hooks: plugins,
                               hookErrorPolicy: hookErrorPolicy)
         session.history = job.history
+        session.recorder = recorder
         iterator = session.reply(to: job.question).makeAsyncIterator()
     }
 

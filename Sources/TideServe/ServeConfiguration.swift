@@ -26,6 +26,9 @@ public struct ServeConfiguration: Sendable {
     public var apiKey: String?
     /// Request sizes, timeouts, connections and the grace of a stop.
     public var serverLimits: ServerLimits
+    /// Makes what records one request's exchange, given its endpoint (`/v1/chat/completions`);
+    /// `nil` records nothing (`tide serve --log` sets the conversation log).
+    public var recorder: (@Sendable (_ endpoint: String) -> (any ExchangeRecorder)?)?
 
     /// A configuration serving `modelName` with Tide's default parameters and no plugins.
     public init(modelName: String, parameters: GenerationParameters = GenerationParameters(), plugins: [PluginSource] = [],

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TideChat
+import TideLog
 
 /// `tide chat`: an interactive chat in the terminal, with plugins loaded.
 struct ChatCommand: AsyncParsableCommand {
@@ -27,15 +28,19 @@ struct ChatCommand: AsyncParsableCommand {
     @OptionGroup var formatOptions: FormatOptions
     @OptionGroup var pluginOptions: PluginOptions
     @OptionGroup var sessionOptions: SessionOptions
+    @OptionGroup var logOptions: LogOptions
 
     func run() async throws {
         let setup = try await modelOptions.setup()
         let defaults = try setup.modelDefaults()
-        let configuration = ChatConfiguration(
+        var configuration = ChatConfiguration(
             setup: setup, systemPrompt: sessionOptions.system,
             parameters: try formatOptions.over(sampling.parameters(over: defaults.generationParameters)),
             plugins: defaults.plugins + pluginOptions.plugins, limits: pluginOptions.limits, hookErrorPolicy: pluginOptions.policy,
             overflow: sessionOptions.overflow, remedyName: \.flag)
+        let log = logOptions.database()
+        if let log { configuration.recorder = { ConversationLog(database: log, source: .chat, model: $0) } }
+        defer { log?.flush() }
         let view = ChatView()
         let chat = try ChatController(configuration: configuration, models: ProgressBarModels(), output: view.show)
         let editor = LineEditor(historyFile: LineEditor.standardHistoryFile,

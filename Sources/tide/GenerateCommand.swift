@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TideChat
 import TideCore
+import TideLog
 
 /// `tide generate`: one reply to one prompt, streamed to standard output.
 struct GenerateCommand: AsyncParsableCommand {
@@ -26,6 +27,7 @@ struct GenerateCommand: AsyncParsableCommand {
     @OptionGroup var formatOptions: FormatOptions
     @OptionGroup var pluginOptions: PluginOptions
     @OptionGroup var sessionOptions: SessionOptions
+    @OptionGroup var logOptions: LogOptions
 
     @Flag(help: "Print token counts, timings and the stop reason to standard error.")
     var stats = false
@@ -54,7 +56,10 @@ struct GenerateCommand: AsyncParsableCommand {
             hookErrorPolicy: pluginOptions.policy,
             overflowPolicy: sessionOptions.overflow
         )
+        let log = logOptions.database()
+        session.recorder = log.map { ConversationLog(database: $0, source: .generate, model: setup.model) }
         let outcome = try await ReplyPrinter(session: session, streaming: !json).reply(to: text)
+        log?.flush()
         if json, let summary = outcome.summary {
             Terminal.write(JSONOutput.line(GeneratedJSON(model: setup.model, parameters: parameters, summary: summary, outcome: outcome)) + "\n")
         }

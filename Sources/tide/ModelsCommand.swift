@@ -29,12 +29,7 @@ struct ModelsCommand: AsyncParsableCommand {
                 for listing in listings { print(JSONOutput.line(listing)) }
                 return
             }
-            let rows = [["NAME", "KIND", "SIZE", "STATUS", "DESCRIPTION"]] + listings.map(\.row)
-            let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
-            for row in rows {
-                print(zip(row, widths + [0]).map { $0.padding(toLength: max($1, $0.count), withPad: " ", startingAt: 0) }
-                    .joined(separator: "  "))
-            }
+            for line in ColumnText.lines([["NAME", "KIND", "SIZE", "STATUS", "DESCRIPTION"]] + listings.map(\.row)) { print(line) }
             print("\nModel files are stored in \(store.directory.path); any path to a .gguf file works too.")
             print("Remote models and presets live in \(UserModels.standardFile.path) (tide models create makes presets).")
         }

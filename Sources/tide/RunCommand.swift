@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TideCore
+import TideLog
 import TideRunner
 import TideScript
 
@@ -24,6 +25,7 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup var sampling: SamplingOptions
     @OptionGroup var formatOptions: FormatOptions
     @OptionGroup var pluginOptions: PluginOptions
+    @OptionGroup var logOptions: LogOptions
 
     @Option(name: .customLong("context-overflow"), help: "When a conversation outgrows the context: fail or drop-oldest.")
     var overflow: ContextOverflowPolicy = .fail
@@ -130,7 +132,9 @@ struct RunCommand: AsyncParsableCommand {
         }
         let sequences = min(parallel, files.count * repetitions)
         let standardInput = paths.contains("-") ? try StandardInput.readAll(what: "the script") : nil
-        let runner = try await makeRunner(files: files, sequences: sequences, standardInput: standardInput)
+        let log = logOptions.database()
+        defer { log?.flush() }
+        let runner = try await makeRunner(files: files, sequences: sequences, standardInput: standardInput, log: log)
 
         let style = TextStyle.standardOutput
         let machineReadable = json || tap
@@ -210,7 +214,8 @@ struct RunCommand: AsyncParsableCommand {
 extension RunCommand {
     /// A runner with this command's defaults: one context per script, or with `sequences` > 1 one
     /// batch engine per model whose sequences hold the largest `@ctx-size` the scripts ask for.
-    func makeRunner(files: [String], sequences: Int, standardInput: String?) async throws -> ScriptRunner {
+    /// Each script's replay is logged in `log`, if given.
+    func makeRunner(files: [String], sequences: Int, standardInput: String?, log: LogDatabase?) async throws -> ScriptRunner {
         let backends: any BackendProvider = sequences > 1
             ? BatchedBackends(models: ProgressBarModels(), sequences: sequences,
                               contextSize: ScriptFiles.largestContextSize(in: files, standardInput: standardInput)
@@ -226,6 +231,12 @@ extension RunCommand {
         runner.hookErrorPolicy = pluginOptions.policy
         runner.overflow = overflow
         runner.regenerate = regenerate
+        if let log {
+            runner.recorder = { file, model in
+                ConversationLog(database: log, source: .run, model: model,
+                                origin: file == ScriptFiles.standardInput ? file : URL(fileURLWithPath: file).standardizedFileURL.path)
+            }
+        }
         return runner
     }
 }

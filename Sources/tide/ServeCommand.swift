@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import TideLog
 import TideLua
 import TideServe
 
@@ -59,6 +60,10 @@ struct ServeCommand: AsyncParsableCommand {
                                valueName: "key"))
     var apiKey: String?
 
+    @Flag(inversion: .prefixedNo,
+          help: "Keep every request's exchange in the conversation log (tide logs); off by default: a server's clients are other people.")
+    var log = false
+
     @Option(help: "The most messages one request may hold; more is refused with a 400.")
     var maxMessages = ServerLimits().maximumMessages
 
@@ -108,6 +113,13 @@ struct ServeCommand: AsyncParsableCommand {
                             shutdownGrace: .seconds(shutdownGrace))
     }
 
+    /// What the banner says of the log: where it goes, or why `--log` is not in force.
+    private func logNote(_ database: LogDatabase?) -> String {
+        if let database { return " · logging to " + database.path.path }
+        guard log, let reason = LogLocation().offReason else { return "" }
+        return " · not logging: " + reason
+    }
+
     func run() async throws {
         let setup = try await modelOptions.setup()
         let defaults = try setup.modelDefaults()
@@ -125,6 +137,13 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.modelName = alias ?? model.name
         configuration.strictModel = strictModel
         configuration.systemPrompt = system ?? model.defaultSystemPrompt
+        let log = LogOptions.database(enabled: self.log)
+        defer { log?.flush() }
+        if let log {
+            configuration.recorder = { [modelName = configuration.modelName] endpoint in
+                ConversationLog(database: log, source: .serve, model: modelName, origin: endpoint)
+            }
+        }
         var logger = Logger(label: "tide.serve")
         logger.logLevel = .info
         let server = try ChatServer(batch: batch, configuration: configuration, logger: logger)
@@ -132,6 +151,7 @@ struct ServeCommand: AsyncParsableCommand {
             + "\(batch.contextSizePerSequence) tokens · plugins: "
             + (configuration.plugins.isEmpty ? "none" : configuration.plugins.map(\.spec.description).joined(separator: ", "))
             + (configuration.apiKey == nil ? "" : " · API key required")
+            + logNote(log)
         try await server.run(host: host, port: port) { Terminal.warn(banner) }
         Terminal.warn("tide serve: stopped")
     }

@@ -25,7 +25,8 @@ struct TideProcess {
         process.executableURL = program
         if let workingDirectory { process.currentDirectoryURL = workingDirectory }
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": testDataHome.path]) { $1 }
+            .merging(environment) { $1 }
         let output = Pipe()
         let errors = Pipe()
         let input = Pipe()
@@ -56,6 +57,10 @@ struct TideProcess {
         return Result(status: killed ? killedStatus : process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
                       stderr: errorData.withLock { String(decoding: $0, as: UTF8.self) })
     }
+
+    /// The data folder of every `tide` the tests run, unless a test gives its own: the
+    /// conversation log of the tests goes there, not into the user's.
+    static let testDataHome = FileManager.default.temporaryDirectory.appendingPathComponent("tide-test-data-\(getpid())")
 
     /// The status of a process killed for outliving its timeout.
     static let killedStatus: Int32 = -9

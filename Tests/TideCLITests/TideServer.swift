@@ -11,15 +11,17 @@ final class TideServer {
     /// The base URL, as clients are configured with it.
     var url: URL { process.url }
 
-    /// Starts `tide serve` with `arguments` and waits until `/health` answers; with `openFiles`,
-    /// under that limit on open files (`ulimit -n`).
-    init(_ arguments: [String] = [], openFiles: Int? = nil) async throws {
+    /// Starts `tide serve` with `arguments` (and `environment`: by default, the tests' data folder)
+    /// and waits until `/health` answers; with `openFiles`, under that limit on open files (`ulimit -n`).
+    init(_ arguments: [String] = [], environment: [String: String] = [:], openFiles: Int? = nil) async throws {
         port = LoopbackPort.free()
         let serve = ["serve", "--port", "\(port)"] + arguments
         let (program, programArguments) = openFiles.map { limit in
             (URL(fileURLWithPath: "/bin/sh"), ["-c", "ulimit -n \(limit) && exec \"$0\" \"$@\"", TideProcess.executable.path] + serve)
         } ?? (TideProcess.executable, serve)
-        process = try await ServerProcess(program, arguments: programArguments, port: port, readyPath: "health", timeout: .seconds(60))
+        process = try await ServerProcess(program, arguments: programArguments,
+                                          environment: ["XDG_DATA_HOME": TideProcess.testDataHome.path].merging(environment) { $1 },
+                                          port: port, readyPath: "health", timeout: .seconds(60))
     }
 
     /// The server's process id.

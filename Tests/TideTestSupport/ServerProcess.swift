@@ -20,8 +20,10 @@ public final class ServerProcess {
     private let process = Process()
     private let log: URL
 
-    /// Starts `executable` with `arguments` and waits up to `timeout` for `url/readyPath`.
-    public init(_ executable: URL, arguments: [String], port: Int, readyPath: String, timeout: Duration) async throws {
+    /// Starts `executable` with `arguments` (and `environment` added to the test's) and waits up
+    /// to `timeout` for `url/readyPath`.
+    public init(_ executable: URL, arguments: [String], environment: [String: String] = [:], port: Int, readyPath: String,
+                timeout: Duration) async throws {
         url = URL(string: "http://127.0.0.1:\(port)")!
         log = FileManager.default.temporaryDirectory.appendingPathComponent("\(executable.lastPathComponent)-\(port).log")
         guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
@@ -29,6 +31,7 @@ public final class ServerProcess {
         }
         process.executableURL = executable
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = try FileHandle(forWritingTo: log)
         process.standardOutput = output
         process.standardError = output

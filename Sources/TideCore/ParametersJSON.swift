@@ -1,0 +1,47 @@
+/// Generation parameters as JSON shows them, under the names of their options (`top_k`): in
+/// `--json` output and in the conversation log, which reads them back.
+public struct ParametersJSON: Codable, Sendable, Hashable {
+    public var temperature: Double
+    public var top_k: Int
+    public var top_p: Double
+    public var min_p: Double
+    public var repeat_penalty: Double
+    public var repeat_last_n: Int
+    public var seed: UInt32?
+    public var max_tokens: Int
+    public var stop: [String]
+    public var max_rewinds: Int
+    /// The reply format (`json`, a schema, a grammar), as `/show` describes it.
+    public var format: String?
+
+    /// The JSON of `parameters`.
+    public init(_ parameters: GenerationParameters) {
+        temperature = parameters.temperature
+        top_k = parameters.topK
+        top_p = parameters.topP
+        min_p = parameters.minP
+        repeat_penalty = parameters.repeatPenalty
+        repeat_last_n = parameters.repeatLastN
+        seed = parameters.seed
+        max_tokens = parameters.maxTokens
+        stop = parameters.stop
+        max_rewinds = parameters.maxRewinds
+        format = parameters.format?.description
+    }
+
+    /// The parameters these name, without the reply format (which the JSON only describes).
+    public var parameters: GenerationParameters {
+        var parameters = GenerationParameters()
+        parameters.temperature = temperature
+        parameters.topK = top_k
+        parameters.topP = top_p
+        parameters.minP = min_p
+        parameters.repeatPenalty = repeat_penalty
+        parameters.repeatLastN = repeat_last_n
+        parameters.seed = seed
+        parameters.maxTokens = max_tokens
+        parameters.stop = stop
+        parameters.maxRewinds = max_rewinds
+        return parameters
+    }
+}

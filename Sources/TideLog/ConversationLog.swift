@@ -1,0 +1,89 @@
+import Foundation
+import GRDB
+import Synchronization
+import TideCore
+
+/// Where a logged conversation came from.
+public enum LogSource: String, Sendable, Hashable, CaseIterable, Codable {
+    case generate, chat, run, serve
+}
+
+/// One conversation's record in the log: given every exchange of a session (as its
+/// ``TideCore/ExchangeRecorder``), it writes the conversation's messages and, for each reply,
+/// its settings and figures. The conversation's row is written with its first exchange; a
+/// session whose history no longer continues what was logged (it was cleared, cut or replaced)
+/// goes on in a new conversation.
+public final class ConversationLog: ExchangeRecorder {
+    private let database: LogDatabase
+    private let source: LogSource
+    private let origin: String?
+    private let model: String
+    /// The conversation being written and the messages it holds; touched on the log's queue.
+    private let written = Mutex<(id: Int64?, messages: [ChatMessage])>((nil, []))
+
+    /// A log of a conversation from `source` on `model`; `origin` says more (a script's path).
+    public init(database: LogDatabase, source: LogSource, model: String, origin: String? = nil) {
+        self.database = database
+        self.source = source
+        self.model = model
+        self.origin = origin
+    }
+
+    /// Continues the logged conversation `id`, whose messages are `messages` (to resume it).
+    public convenience init(continuing id: Int64, messages: [ChatMessage], database: LogDatabase, source: LogSource, model: String,
+                            origin: String? = nil) {
+        self.init(database: database, source: source, model: model, origin: origin)
+        written.withLock { $0 = (id, messages) }
+    }
+
+    /// The conversation's id in the log, once its first exchange is written.
+    public var conversationID: Int64? { written.withLock { $0.id } }
+
+    public func record(_ exchange: Exchange) {
+        let created = Self.timestamp(Date.now)
+        database.enqueue { [self] db in
+            let (id, logged) = written.withLock { $0 }
+            var conversation = id
+            var start = logged.count
+            if conversation == nil || exchange.messages.count < logged.count
+                || !zip(logged, exchange.messages).allSatisfy({ $0.role == $1.role && $0.content == $1.content })
+            {
+                try db.execute(sql: "INSERT INTO conversation (started, model, source, origin) VALUES (?, ?, ?, ?)",
+                               arguments: [created, model, source.rawValue, origin])
+                conversation = db.lastInsertedRowID
+                start = 0
+            }
+            guard let conversation else { return }
+            let messages = exchange.messages + [exchange.reply]
+            for position in start..<messages.count {
+                try db.execute(sql: "INSERT INTO message (conversation_id, position, role, content, created) VALUES (?, ?, ?, ?, ?)",
+                               arguments: [conversation, position, messages[position].role.rawValue, messages[position].content, created])
+            }
+            try Self.insertReply(exchange, message: db.lastInsertedRowID, in: db)
+            written.withLock { $0 = (conversation, messages) }
+        }
+    }
+
+    /// The reply's row: its settings and figures.
+    private static func insertReply(_ exchange: Exchange, message: Int64, in db: Database) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let parameters = String(decoding: try encoder.encode(ParametersJSON(exchange.parameters)), as: UTF8.self)
+        let plugins = String(decoding: try encoder.encode(exchange.plugins), as: UTF8.self)
+        let summary = exchange.summary
+        let statistics = summary?.statistics
+        try db.execute(sql: """
+            INSERT INTO reply (message_id, parameters, plugins, stop_reason, prompt_tokens, reused_prompt_tokens,
+                generated_tokens, time_to_first_token, tokens_per_second, decode_seconds, hook_seconds, rewinds, interrupted)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [message, parameters, plugins, summary?.stopReason.description, statistics?.promptTokens,
+                             statistics?.reusedPromptTokens, statistics?.generatedTokens, statistics?.timeToFirstToken?.seconds,
+                             statistics?.tokensPerSecond, statistics?.decodeDuration.seconds, statistics?.hookDuration.seconds,
+                             statistics?.rewinds ?? 0, exchange.reply.interrupted])
+    }
+
+    /// A time as the log stores it: ISO 8601 in UTC, to the millisecond (sorts as it reads).
+    static func timestamp(_ date: Date) -> String {
+        Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date)
+    }
+}

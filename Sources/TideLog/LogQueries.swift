@@ -1,0 +1,126 @@
+import Foundation
+import GRDB
+import TideCore
+
+extension LogDatabase {
+    /// A filter on the conversations listed.
+    public struct Filter: Sendable, Hashable {
+        /// Only conversations on this model.
+        public var model: String?
+        /// Only conversations from this source.
+        public var source: LogSource?
+
+        public init(model: String? = nil, source: LogSource? = nil) {
+            self.model = model
+            self.source = source
+        }
+    }
+
+    /// The `limit` newest conversations that pass `filter`, newest first.
+    public func conversations(_ filter: Filter = Filter(), limit: Int) throws -> [ConversationSummary] {
+        var conditions: [String] = []
+        var arguments: StatementArguments = []
+        if let model = filter.model {
+            conditions.append("c.model = ?")
+            arguments += [model]
+        }
+        if let source = filter.source {
+            conditions.append("c.source = ?")
+            arguments += [source.rawValue]
+        }
+        arguments += [limit]
+        return try access { db in
+            try Row.fetchAll(db, sql: Self.summarySQL + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+                                 + " ORDER BY c.id DESC LIMIT ?", arguments: arguments).map(Self.summary)
+        }
+    }
+
+    /// The newest conversation from `source`, if any.
+    public func latest(from source: LogSource) throws -> ConversationSummary? {
+        try conversations(Filter(source: source), limit: 1).first
+    }
+
+    /// Messages matching `query` (SQLite FTS5 syntax: words, "phrases", AND/OR/NOT, prefix*),
+    /// newest first, at most `limit`; each excerpt has its matches between `open` and `close`.
+    public func search(_ query: String, limit: Int, open: String, close: String) throws -> [SearchHit] {
+        do {
+            return try access { db in
+                let hits = try Row.fetchAll(db, sql: """
+                    SELECT m.conversation_id AS conversation, m.role AS role, snippet(message_text, 0, ?, ?, '…', 16) AS excerpt
+                    FROM message_text JOIN message m ON m.id = message_text.rowid
+                    WHERE message_text MATCH ? ORDER BY message_text.rowid DESC LIMIT ?
+                    """, arguments: [open, close, query, limit])
+                var summaries: [Int64: ConversationSummary] = [:]
+                return try hits.compactMap { hit in
+                    let id: Int64 = hit["conversation"]
+                    if summaries[id] == nil {
+                        summaries[id] = try Row.fetchOne(db, sql: Self.summarySQL + " WHERE c.id = ?", arguments: [id]).map(Self.summary)
+                    }
+                    return summaries[id].map { SearchHit(conversation: $0, role: ChatRole(rawValue: hit["role"]) ?? .user, excerpt: hit["excerpt"]) }
+                }
+            }
+        } catch let error as LogError where error.detail.contains("fts5") || error.detail.contains("syntax error") {
+            throw LogError("'\(query)' is not a search Tide can run (\(error.detail)); write words, \"a phrase\" in double quotes, "
+                + "AND, OR, NOT, or a prefix*")
+        }
+    }
+
+    /// The conversation `id` with every message; `nil` if the log has none by that id.
+    public func conversation(_ id: Int64) throws -> LoggedConversation? {
+        try access { db in
+            guard let row = try Row.fetchOne(db, sql: Self.summarySQL + " WHERE c.id = ?", arguments: [id]) else { return nil }
+            let messages = try Row.fetchAll(db, sql: """
+                SELECT m.role, m.content, m.created, r.* FROM message m LEFT JOIN reply r ON r.message_id = m.id
+                WHERE m.conversation_id = ? ORDER BY m.position
+                """, arguments: [id]).map(Self.message)
+            return LoggedConversation(summary: Self.summary(row), messages: messages)
+        }
+    }
+
+    /// Deletes the conversations `ids`; returns the ids it found.
+    public func remove(_ ids: [Int64]) throws -> [Int64] {
+        try access { db in
+            try ids.filter { id in
+                try db.execute(sql: "DELETE FROM conversation WHERE id = ?", arguments: [id])
+                return db.changesCount > 0
+            }
+        }
+    }
+
+    /// How many conversations and messages the log holds.
+    public func counts() throws -> (conversations: Int, messages: Int) {
+        try access { db in
+            (try Int.fetchOne(db, sql: "SELECT count(*) FROM conversation") ?? 0,
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM message") ?? 0)
+        }
+    }
+
+    /// A conversation's row with its first user message and its count of replies.
+    private static let summarySQL = """
+        SELECT c.id, c.started, c.model, c.source, c.origin,
+            (SELECT content FROM message WHERE conversation_id = c.id AND role = 'user' ORDER BY position LIMIT 1) AS first_message,
+            (SELECT count(*) FROM message m JOIN reply r ON r.message_id = m.id WHERE m.conversation_id = c.id) AS replies
+        FROM conversation c
+        """
+
+    private static func summary(_ row: Row) -> ConversationSummary {
+        ConversationSummary(id: row["id"], started: row["started"], model: row["model"],
+                            source: LogSource(rawValue: row["source"]) ?? .generate, origin: row["origin"],
+                            firstMessage: row["first_message"] ?? "", replies: row["replies"])
+    }
+
+    private static func message(_ row: Row) -> LoggedMessage {
+        var message = LoggedMessage(role: ChatRole(rawValue: row["role"]) ?? .user, content: row["content"], created: row["created"])
+        if let parameters: String = row["parameters"] {
+            let decoder = JSONDecoder()
+            message.reply = LoggedReply(
+                parameters: (try? decoder.decode(ParametersJSON.self, from: Data(parameters.utf8))) ?? ParametersJSON(GenerationParameters()),
+                plugins: (try? decoder.decode([String].self, from: Data((row["plugins"] as String? ?? "[]").utf8))) ?? [],
+                stopReason: row["stop_reason"], promptTokens: row["prompt_tokens"], reusedPromptTokens: row["reused_prompt_tokens"],
+                generatedTokens: row["generated_tokens"], timeToFirstToken: row["time_to_first_token"],
+                tokensPerSecond: row["tokens_per_second"], hookSeconds: row["hook_seconds"], rewinds: row["rewinds"],
+                interrupted: row["interrupted"])
+        }
+        return message
+    }
+}

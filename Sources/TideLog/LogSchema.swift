@@ -1,0 +1,62 @@
+import GRDB
+
+/// The log's tables, built by versioned migrations (docs/logs.md describes them):
+///
+/// - `conversation`: one row per conversation — when it started, the model, where it came from
+///   (`generate`, `chat`, `run`, `serve`) and its origin (a script's path, an endpoint);
+/// - `message`: its messages in order (role and text, a reply's text as stored after `on_reply`);
+/// - `reply`: for each generated reply, the parameters, the plugins, how it ended and its figures;
+/// - `message_text`: an FTS5 index of the messages' text, kept by triggers.
+enum LogSchema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE conversation (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    started TEXT NOT NULL,
+                    model TEXT NOT NULL,
+                    source TEXT NOT NULL CHECK (source IN ('generate', 'chat', 'run', 'serve')),
+                    origin TEXT
+                );
+                CREATE INDEX conversation_source_started ON conversation (source, started);
+                CREATE TABLE message (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    conversation_id INTEGER NOT NULL REFERENCES conversation (id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,
+                    role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant')),
+                    content TEXT NOT NULL,
+                    created TEXT NOT NULL,
+                    UNIQUE (conversation_id, position)
+                );
+                CREATE TABLE reply (
+                    message_id INTEGER PRIMARY KEY REFERENCES message (id) ON DELETE CASCADE,
+                    parameters TEXT NOT NULL,
+                    plugins TEXT NOT NULL,
+                    stop_reason TEXT,
+                    prompt_tokens INTEGER,
+                    reused_prompt_tokens INTEGER,
+                    generated_tokens INTEGER,
+                    time_to_first_token REAL,
+                    tokens_per_second REAL,
+                    decode_seconds REAL,
+                    hook_seconds REAL,
+                    rewinds INTEGER NOT NULL DEFAULT 0,
+                    interrupted INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE VIRTUAL TABLE message_text USING fts5 (content, content = 'message', content_rowid = 'id');
+                CREATE TRIGGER message_text_insert AFTER INSERT ON message BEGIN
+                    INSERT INTO message_text (rowid, content) VALUES (new.id, new.content);
+                END;
+                CREATE TRIGGER message_text_delete AFTER DELETE ON message BEGIN
+                    INSERT INTO message_text (message_text, rowid, content) VALUES ('delete', old.id, old.content);
+                END;
+                CREATE TRIGGER message_text_update AFTER UPDATE OF content ON message BEGIN
+                    INSERT INTO message_text (message_text, rowid, content) VALUES ('delete', old.id, old.content);
+                    INSERT INTO message_text (rowid, content) VALUES (new.id, new.content);
+                END;
+                """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,75 @@
+import TideCore
+
+/// A conversation as `tide logs` lists it: one line's worth.
+public struct ConversationSummary: Sendable, Hashable, Codable {
+    public var id: Int64
+    /// When it started: ISO 8601, UTC.
+    public var started: String
+    public var model: String
+    public var source: LogSource
+    /// A script's path, an endpoint; `nil` when there is nothing more to say.
+    public var origin: String?
+    /// The first user message.
+    public var firstMessage: String
+    /// How many generated replies it holds.
+    public var replies: Int
+
+    enum CodingKeys: String, CodingKey {
+        case id, started, model, source, origin, replies
+        case firstMessage = "first_message"
+    }
+}
+
+/// A logged conversation in full.
+public struct LoggedConversation: Sendable, Hashable, Encodable {
+    public var summary: ConversationSummary
+    /// Its messages in order.
+    public var messages: [LoggedMessage]
+}
+
+/// One message of a logged conversation.
+public struct LoggedMessage: Sendable, Hashable, Encodable {
+    public var role: ChatRole
+    public var content: String
+    /// When it was logged: ISO 8601, UTC.
+    public var created: String
+    /// For a generated reply, how it was made; `nil` for the other messages.
+    public var reply: LoggedReply?
+}
+
+/// How a logged reply was made and how it went.
+public struct LoggedReply: Sendable, Hashable, Encodable {
+    /// The parameters, as `--json` shows them.
+    public var parameters: ParametersJSON
+    /// The plugins that ran, as specs that load them again.
+    public var plugins: [String]
+    /// How it ended (`eos`, `max-tokens`, `plugin:…`); `nil` for a reply that failed.
+    public var stopReason: String?
+    public var promptTokens: Int?
+    public var reusedPromptTokens: Int?
+    public var generatedTokens: Int?
+    /// Seconds to the first token.
+    public var timeToFirstToken: Double?
+    public var tokensPerSecond: Double?
+    /// Seconds spent in plugins.
+    public var hookSeconds: Double?
+    public var rewinds: Int
+    /// Whether it was cut short (cancelled, or failed part-way).
+    public var interrupted: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case parameters, plugins, rewinds, interrupted
+        case stopReason = "stop_reason", promptTokens = "prompt_tokens", reusedPromptTokens = "reused_prompt_tokens"
+        case generatedTokens = "generated_tokens", timeToFirstToken = "time_to_first_token", tokensPerSecond = "tokens_per_second"
+        case hookSeconds = "hook_seconds"
+    }
+}
+
+/// A message that matched a search.
+public struct SearchHit: Sendable, Hashable {
+    /// The conversation it belongs to.
+    public var conversation: ConversationSummary
+    public var role: ChatRole
+    /// The matching part of the message, the matches between the markers the search was given.
+    public var excerpt: String
+}

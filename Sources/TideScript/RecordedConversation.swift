@@ -1,0 +1,77 @@
+import TideCore
+
+/// A conversation as it happened, to be written as a script that replays it: what the chat's
+/// `/save` and `tide logs export` write. Generated replies are recorded (`@generated`), so
+/// `tide run` generates them again, each under the settings it had; written and interrupted
+/// replies are fixed history.
+public struct RecordedConversation: Sendable {
+    /// One message, with what the script needs to know of it.
+    public struct Message: Sendable {
+        public var role: TurnRole
+        public var text: String
+        /// For a user message, the settings it was sent with.
+        public var settings: TurnSettings?
+        /// For a generated reply, how it ended; `nil` for one written or interrupted.
+        public var record: ReplyRecord?
+        /// Whether the reply was cut short.
+        public var interrupted: Bool
+
+        /// A message.
+        public init(role: TurnRole, text: String, settings: TurnSettings? = nil, record: ReplyRecord? = nil,
+                    interrupted: Bool = false) {
+            self.role = role
+            self.text = text
+            self.settings = settings
+            self.record = record
+            self.interrupted = interrupted
+        }
+    }
+
+    /// What comes first: a comment, the model's directives.
+    public var header: [ScriptItem]
+    /// The model's default parameters, where a replay starts.
+    public var defaults: [ParameterSetting]
+    /// The messages in order (system messages are written with the settings of each turn).
+    public var messages: [Message]
+    /// The settings at the end, written after the last message where they changed.
+    public var finalSettings: TurnSettings
+
+    /// A recorded conversation.
+    public init(header: [ScriptItem], defaults: [ParameterSetting], messages: [Message], finalSettings: TurnSettings) {
+        self.header = header
+        self.defaults = defaults
+        self.messages = messages
+        self.finalSettings = finalSettings
+    }
+
+    /// The script: the header, then the settings of the first message before the first turn and
+    /// again, as directives (and a `system:` turn), before each turn where they changed; then the
+    /// settings changed after the last message.
+    public var script: ConversationScript {
+        var items = header
+        var current = messages.lazy.compactMap(\.settings).first ?? finalSettings
+        items += current.initialItems(over: defaults)
+        if let system = current.systemPrompt { items += [.blank, .turn(Turn(.system, system))] }
+        for message in messages {
+            switch message.role {
+            case .system: continue
+            case .user:
+                let settings = message.settings ?? current
+                items += settings.items(after: current)
+                current = settings
+                items += [.blank, .turn(Turn(.user, message.text))]
+            case .assistant:
+                items.append(.turn(Turn(.assistant, message.text)))
+                if let record = message.record {
+                    items.append(.generated(record))
+                } else if message.interrupted {
+                    items.append(.comment(" interrupted"))
+                }
+            }
+        }
+        if finalSettings != current {
+            items += [.blank, .comment(" settings changed after the last message")] + finalSettings.items(after: current)
+        }
+        return ConversationScript(entries: items.map { ScriptEntry($0) })
+    }
+}
