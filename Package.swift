@@ -55,7 +55,7 @@ let package = Package(
             ]
         ),
         .target(name: "TideChat",
-                dependencies: ["TideCore", "TideFormat", "TideLua", "TideModels", "TideScript", "TideProvider", "TideRunner", "CEditLineShim"]),
+                dependencies: ["TideCore", "TideFormat", "TideLua", "TideLog", "TideModels", "TideScript", "TideProvider", "TideRunner", "CEditLineShim"]),
         .target(name: "TideOpenAI", dependencies: ["TideCore", "TideFormat"]),
         .target(name: "TideRemote", dependencies: [
             "TideCore", "TideFormat", "TideOpenAI", .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -39,6 +39,7 @@ extension ChatController {
             output(.notice(StatisticsReport(statistics: summary.statistics, stopReason: summary.stopReason).description))
         case .save(let path): try save(to: path)
         case .open(let path): try await open(path)
+        case .history(let count): try showHistory(count)
         case .model(let name): try switchModel(to: name)
         case .quit: return .quit
         }

@@ -1,4 +1,5 @@
 import TideCore
+import TideLog
 import TideLua
 import TideProvider
 
@@ -23,9 +24,9 @@ public struct ChatConfiguration: Sendable {
     /// How the chat names the setting that gets past an error (`tide chat`: its flag); `nil`
     /// leaves it to the error's words.
     public var remedyName: @Sendable (Remedy) -> String?
-    /// Makes what records the exchanges of a session on the model named (the conversation log);
-    /// called for the chat's first session and for each after a model switch. `nil` records nothing.
-    public var recorder: (@Sendable (_ model: String) -> (any ExchangeRecorder)?)?
+    /// The conversation log the chat's exchanges go to (a new logged conversation for each
+    /// model); `nil` logs nothing.
+    public var log: LogDatabase?
 
     /// A configuration; the defaults are `tide chat`'s.
     public init(setup: ModelSetup = ModelSetup(), systemPrompt: String? = nil,

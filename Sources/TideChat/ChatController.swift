@@ -1,6 +1,7 @@
 import Foundation
 import TideCore
 import TideFormat
+import TideLog
 import TideLua
 import TideModels
 import TideProvider
@@ -74,7 +75,7 @@ public final class ChatController {
         let session = ChatSession(backend: backend, parameters: parameters, hooks: plugins.map(\.plugin),
                                   hookErrorPolicy: configuration.hookErrorPolicy, overflowPolicy: configuration.overflow)
         session.history = history
-        session.recorder = configuration.recorder?(setup.model)
+        session.recorder = configuration.log.map { ConversationLog(database: $0, source: .chat, model: setup.lastingModelName) }
         return session
     }
 

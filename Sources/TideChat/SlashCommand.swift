@@ -22,6 +22,8 @@ public enum SlashCommand: Sendable, Hashable {
     case stats
     case save(String)
     case open(String)
+    /// `/history [N]`: the newest conversations of the log.
+    case history(Int)
     /// `/model` shows the model; `/model NAME|PATH` switches to another.
     case model(String?)
     case quit
@@ -43,6 +45,7 @@ public enum SlashCommand: Sendable, Hashable {
         ("stats", "/stats", "the last reply's tokens, time to first token, tokens/s, time in hooks and stop reason"),
         ("save", "/save FILE", "save the conversation as a conversation script (tide run replays it)"),
         ("open", "/open FILE", "load a conversation script's settings and turns as the conversation"),
+        ("history", "/history [N]", "the newest conversations of the log (tide chat --resume ID goes on with one)"),
         ("model", "/model [NAME|PATH]", "show the model, or switch to another keeping the conversation"),
         ("quit", "/quit", "leave (as does Ctrl-D)"),
     ]
@@ -84,6 +87,10 @@ public enum SlashCommand: Sendable, Hashable {
         case "stats": try none(); self = .stats
         case "save": self = .save(try required())
         case "open": self = .open(try required())
+        case "history":
+            guard let given else { self = .history(10); return }
+            guard let count = Int(given), count > 0 else { throw .missingArgument(Self.usage(of: name) + ", N a number above 0") }
+            self = .history(count)
         case "model": self = .model(given)
         case "quit", "exit", "bye": try none(); self = .quit
         default: throw .unknown(name)

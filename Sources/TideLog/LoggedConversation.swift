@@ -1,3 +1,4 @@
+import Foundation
 import TideCore
 
 /// A conversation as `tide logs` lists it: one line's worth.
@@ -17,6 +18,14 @@ public struct ConversationSummary: Sendable, Hashable, Codable {
     enum CodingKeys: String, CodingKey {
         case id, started, model, source, origin, replies
         case firstMessage = "first_message"
+    }
+
+    /// When it started, in local time, to the minute (`2026-11-23 21:05`).
+    public var localStart: String {
+        guard let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(started) else { return started }
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date)
     }
 }
 
@@ -72,4 +81,27 @@ public struct SearchHit: Sendable, Hashable {
     public var role: ChatRole
     /// The matching part of the message, the matches between the markers the search was given.
     public var excerpt: String
+}
+
+extension LoggedConversation {
+    /// The messages as a session's history, to go on with the conversation.
+    public var history: [ChatMessage] {
+        messages.map { ChatMessage($0.role, $0.content, interrupted: $0.reply?.interrupted ?? false) }
+    }
+
+    /// The system prompt; `nil` for none.
+    public var systemPrompt: String? {
+        messages.first { $0.role == .system }?.content
+    }
+
+    /// The settings of its last generated reply — the parameters over `defaults` (the reply
+    /// format is only described in the log, so `defaults`' stays) and the plugins, as specs —
+    /// or `nil` if it has no generated reply.
+    public func lastSettings(over defaults: GenerationParameters) -> (parameters: GenerationParameters, plugins: [String])? {
+        guard let reply = messages.last(where: { $0.reply != nil })?.reply else { return nil }
+        var parameters = reply.parameters.parameters
+        parameters.format = defaults.format
+        parameters.rawPrompt = defaults.rawPrompt
+        return (parameters, reply.plugins)
+    }
 }

@@ -27,7 +27,7 @@ struct Replay {
         session = ChatSession(backend: backend, systemPrompt: model.defaultSystemPrompt, parameters: prepared.parameters,
                               hooks: prepared.commandLinePlugins, hookErrorPolicy: runner.hookErrorPolicy,
                               overflowPolicy: runner.overflow)
-        session.recorder = runner.recorder?(file, prepared.setup.model)
+        session.recorder = runner.recorder?(file, prepared.setup.lastingModelName)
         checker = ExpectationChecker(limits: runner.limits, regexTimeLimit: runner.regexTimeLimit, schemas: prepared.schemas)
         regenerate = runner.regenerate
         seedOffset = runner.seedOffset

@@ -20,6 +20,7 @@ struct ChatCommand: AsyncParsableCommand {
               tide chat
               tide chat --temperature 0 --plugin 'stop-after-sentences sentences=2'
               printf 'Hi!\\nWhat is 2+2?\\n' | tide chat --temperature 0
+              tide chat --continue            # go on with the last chat (tide logs lists others: --resume ID)
             """
     )
 
@@ -29,20 +30,23 @@ struct ChatCommand: AsyncParsableCommand {
     @OptionGroup var pluginOptions: PluginOptions
     @OptionGroup var sessionOptions: SessionOptions
     @OptionGroup var logOptions: LogOptions
+    @OptionGroup var resumeOptions: ResumeOptions
 
     func run() async throws {
-        let setup = try await modelOptions.setup()
+        let resumed = try resumeOptions.conversation(newestFrom: .chat)
+        let setup = try await modelOptions.setup(defaultModel: resumed?.summary.model)
         let defaults = try setup.modelDefaults()
+        let brought = resumed?.lastSettings(over: defaults.generationParameters)
         var configuration = ChatConfiguration(
-            setup: setup, systemPrompt: sessionOptions.system,
-            parameters: try formatOptions.over(sampling.parameters(over: defaults.generationParameters)),
-            plugins: defaults.plugins + pluginOptions.plugins, limits: pluginOptions.limits, hookErrorPolicy: pluginOptions.policy,
-            overflow: sessionOptions.overflow, remedyName: \.flag)
-        let log = logOptions.database()
-        if let log { configuration.recorder = { ConversationLog(database: log, source: .chat, model: $0) } }
-        defer { log?.flush() }
+            setup: setup, systemPrompt: sessionOptions.system ?? resumed.map { $0.systemPrompt ?? "" },
+            parameters: try formatOptions.over(sampling.parameters(over: brought?.parameters ?? defaults.generationParameters)),
+            plugins: (brought?.plugins ?? defaults.plugins) + pluginOptions.plugins, limits: pluginOptions.limits,
+            hookErrorPolicy: pluginOptions.policy, overflow: sessionOptions.overflow, remedyName: \.flag)
+        configuration.log = logOptions.database()
+        defer { configuration.log?.flush() }
         let view = ChatView()
         let chat = try ChatController(configuration: configuration, models: ProgressBarModels(), output: view.show)
+        if let resumed { chat.resume(resumed) }
         let editor = LineEditor(historyFile: LineEditor.standardHistoryFile,
                                 complete: { TabCompletion(before: $0, vocabulary: chat.completionVocabulary) },
                                 list: view.list)

@@ -19,6 +19,7 @@ struct GenerateCommand: AsyncParsableCommand {
               cat notes.txt | tide generate "Summarise:"
               tide generate --model gemma-3-270m --max-tokens 64 --stats "Once upon a time"
               tide generate --json "Name three rivers." | jq -r .text
+              tide generate -c "And the longest of them?"   # go on with the last one
             """
     )
 
@@ -28,6 +29,7 @@ struct GenerateCommand: AsyncParsableCommand {
     @OptionGroup var pluginOptions: PluginOptions
     @OptionGroup var sessionOptions: SessionOptions
     @OptionGroup var logOptions: LogOptions
+    @OptionGroup var resumeOptions: ResumeOptions
 
     @Flag(help: "Print token counts, timings and the stop reason to standard error.")
     var stats = false
@@ -43,21 +45,28 @@ struct GenerateCommand: AsyncParsableCommand {
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw ValidationError("the prompt is empty")
         }
-        let setup = try await modelOptions.setup()
+        let resumed = try resumeOptions.conversation(newestFrom: .generate)
+        let setup = try await modelOptions.setup(defaultModel: resumed?.summary.model)
         let defaults = try setup.modelDefaults()
-        let parameters = try formatOptions.over(sampling.parameters(over: defaults.generationParameters))
-        let plugins = try pluginOptions.load(after: defaults.plugins)
+        let brought = resumed?.lastSettings(over: defaults.generationParameters)
+        let parameters = try formatOptions.over(sampling.parameters(over: brought?.parameters ?? defaults.generationParameters))
+        let plugins = try pluginOptions.load(after: brought?.plugins ?? defaults.plugins)
         let loaded = try ProgressBarModels().model(for: setup)
         let session = ChatSession(
             backend: try loaded.makeBackend(setup),
-            systemPrompt: sessionOptions.system ?? loaded.defaultSystemPrompt,
+            systemPrompt: sessionOptions.system ?? resumed.map { $0.systemPrompt ?? "" } ?? loaded.defaultSystemPrompt,
             parameters: parameters,
             hooks: plugins,
             hookErrorPolicy: pluginOptions.policy,
             overflowPolicy: sessionOptions.overflow
         )
+        if let resumed { session.history = resumed.history.replacingSystemPrompt(session.history.first { $0.role == .system }?.content ?? "") }
         let log = logOptions.database()
-        session.recorder = log.map { ConversationLog(database: $0, source: .generate, model: setup.model) }
+        session.recorder = log.map { log in
+            resumed.map { ConversationLog(continuing: $0.summary.id, messages: $0.history, database: log, source: .generate,
+                                          model: setup.lastingModelName) }
+                ?? ConversationLog(database: log, source: .generate, model: setup.lastingModelName)
+        }
         let outcome = try await ReplyPrinter(session: session, streaming: !json).reply(to: text)
         log?.flush()
         if json, let summary = outcome.summary {

@@ -31,20 +31,6 @@ struct LogsCommand: ParsableCommand {
         LogDatabase(path: LogLocation().database) { Terminal.warn("tide: warning: " + $0) }
     }
 
-    /// A logged time (ISO 8601, UTC) in local time, to the minute.
-    static func localTime(_ iso: String) -> String {
-        guard let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(iso) else { return iso }
-        let formatter = DateFormatter()
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter.string(from: date)
-    }
-
-    /// `text` on one line, at most `limit` characters.
-    static func oneLine(_ text: String, limit: Int = 60) -> String {
-        let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ")
-        return flat.count > limit ? String(flat.prefix(limit - 1)) + "…" : flat
-    }
-
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the newest conversations, newest first.")
 
@@ -75,8 +61,8 @@ struct LogsCommand: ParsableCommand {
                 return
             }
             let rows = [["ID", "STARTED", "SOURCE", "MODEL", "REPLIES", "FIRST MESSAGE"]] + conversations.map { conversation in
-                ["\(conversation.id)", LogsCommand.localTime(conversation.started), conversation.source.rawValue, conversation.model,
-                 "\(conversation.replies)", LogsCommand.oneLine(conversation.firstMessage)]
+                ["\(conversation.id)", conversation.localStart, conversation.source.rawValue, conversation.model,
+                 "\(conversation.replies)", ColumnText.cell(conversation.firstMessage)]
             }
             for line in ColumnText.lines(rows) { print(line) }
         }
@@ -115,7 +101,7 @@ struct LogsCommand: ParsableCommand {
                 return
             }
             for hit in hits {
-                print(style.dim("#\(hit.conversation.id) \(LogsCommand.localTime(hit.conversation.started)) \(hit.conversation.model) \(hit.role.rawValue):")
+                print(style.dim("#\(hit.conversation.id) \(hit.conversation.localStart) \(hit.conversation.model) \(hit.role.rawValue):")
                       + " " + hit.excerpt.split(whereSeparator: \.isNewline).joined(separator: " "))
             }
         }
@@ -153,7 +139,7 @@ struct LogsCommand: ParsableCommand {
             }
             let style = TextStyle.standardOutput
             let summary = conversation.summary
-            print(style.bold("Conversation \(summary.id)") + " · \(LogsCommand.localTime(summary.started)) · \(summary.source.rawValue)"
+            print(style.bold("Conversation \(summary.id)") + " · \(summary.localStart) · \(summary.source.rawValue)"
                   + (summary.origin.map { " \($0)" } ?? "") + " · \(summary.model)")
             for message in conversation.messages {
                 print("\n" + style.bold(message.role.rawValue + ":") + " " + message.content)

@@ -65,10 +65,11 @@ struct ModelOptions: ParsableArguments {
         }
     }
 
-    /// The setup these options describe. With `--remote` and no `--model`, the server is asked
-    /// which model it runs; it must run exactly one.
-    func setup() async throws -> ModelSetup {
-        var setup = ModelSetup(model: model ?? ModelRegistry.defaultModelID, template: template, contextSize: contextSize,
+    /// The setup these options describe, on `defaultModel` (else the bundled model) when
+    /// `--model` is not given. With `--remote` and no `--model`, the server is asked which model
+    /// it runs; it must run exactly one.
+    func setup(defaultModel: String? = nil) async throws -> ModelSetup {
+        var setup = ModelSetup(model: model ?? defaultModel ?? ModelRegistry.defaultModelID, template: template, contextSize: contextSize,
                                threads: checkedThreads, batchSize: batchSize, gpuLayers: gpuLayers)
         setup.remoteTimeout = remoteTimeout.map { .seconds($0) }
         guard let remote else { return setup }

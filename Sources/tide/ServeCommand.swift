@@ -140,8 +140,8 @@ struct ServeCommand: AsyncParsableCommand {
         let log = LogOptions.database(enabled: self.log)
         defer { log?.flush() }
         if let log {
-            configuration.recorder = { [modelName = configuration.modelName] endpoint in
-                ConversationLog(database: log, source: .serve, model: modelName, origin: endpoint)
+            configuration.recorder = { [model = setup.lastingModelName] endpoint in
+                ConversationLog(database: log, source: .serve, model: model, origin: endpoint)
             }
         }
         var logger = Logger(label: "tide.serve")
