@@ -97,6 +97,9 @@ let package = Package(
         ]),
         .testTarget(name: "TideRemoteTests",
                     dependencies: ["TideRemote", "TideCore", "TideLua", "TideTestSupport"]),
+        .testTarget(name: "TideLogTests", dependencies: [
+            "TideLog", "TideCore", "TideScript", "TideTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "TideCLITests", dependencies: ["TideTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

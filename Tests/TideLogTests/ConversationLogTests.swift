@@ -1,0 +1,233 @@
+import Foundation
+import GRDB
+import Synchronization
+import Testing
+import TideCore
+import TideLog
+import TideScript
+import TideTestSupport
+
+/// The conversation log on real SQLite files, fed by sessions on scripted backends.
+@Suite struct ConversationLogTests {
+    /// A folder of its own for each test, removed after it.
+    final class Folder {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tide-log-\(UUID().uuidString)")
+        var database: URL { url.appendingPathComponent("logs.db") }
+        init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
+        deinit { try? FileManager.default.removeItem(at: url) }
+    }
+
+    /// The warnings a log gave.
+    final class Warnings: Sendable {
+        private let lines = Mutex<[String]>([])
+        func add(_ line: String) { lines.withLock { $0.append(line) } }
+        var all: [String] { lines.withLock { $0 } }
+    }
+
+    /// A session on a backend that echoes, whose exchanges go to `log`.
+    static func session(_ log: ConversationLog?, system: String? = "Be brief.", hooks: [any ChatHook] = []) -> ChatSession {
+        let backend = ScriptedBackend { messages in ["You", " said:", " " + (messages.last?.content ?? "")] }
+        let session = ChatSession(backend: backend, systemPrompt: system, hooks: hooks)
+        session.recorder = log
+        return session
+    }
+
+    /// The newest conversation of the log, whole.
+    static func newest(in database: LogDatabase, from source: LogSource? = nil) throws -> LoggedConversation {
+        let summary = try #require(try database.conversations(LogDatabase.Filter(source: source), limit: 1).first)
+        return try #require(try database.conversation(summary.id))
+    }
+
+    @Test func everyExchangeIsKeptInOrderWithItsSettingsAndFigures() async throws {
+        let folder = try Folder()
+        let database = LogDatabase(path: folder.database) { Issue.record("unexpected warning: \($0)") }
+        let session = Self.session(ConversationLog(database: database, source: .chat, model: "scripted", origin: "a test"))
+        var parameters = GenerationParameters()
+        parameters.temperature = 0
+        parameters.seed = 7
+        session.parameters = parameters
+        _ = try await session.reply(to: "hello there").collect()
+        _ = try await session.reply(to: "and again").collect()
+        database.flush()
+
+        let listed = try database.conversations(limit: 10)
+        #expect(listed.count == 1)
+        let summary = try #require(listed.first)
+        #expect(summary.source == .chat && summary.model == "scripted" && summary.origin == "a test")
+        #expect(summary.firstMessage == "hello there")
+        #expect(summary.replies == 2)
+        let conversation = try #require(try database.conversation(summary.id))
+        #expect(conversation.messages.map(\.role) == [.system, .user, .assistant, .user, .assistant])
+        #expect(conversation.messages.map(\.content) == ["Be brief.", "hello there", "You said: hello there", "and again", "You said: and again"])
+        let reply = try #require(conversation.messages[2].reply)
+        #expect(reply.stopReason == "eos")
+        #expect(reply.generatedTokens == 3)
+        #expect(reply.parameters.temperature == 0 && reply.parameters.seed == 7)
+        #expect(!reply.interrupted)
+        #expect(conversation.messages[1].reply == nil, "only replies carry figures")
+    }
+
+    @Test func searchFindsWordsAndMarksThem() async throws {
+        let folder = try Folder()
+        let database = LogDatabase(path: folder.database) { Issue.record("unexpected warning: \($0)") }
+        _ = try await Self.session(ConversationLog(database: database, source: .generate, model: "scripted"))
+            .reply(to: "tides rise twice a day").collect()
+        _ = try await Self.session(ConversationLog(database: database, source: .run, model: "scripted"))
+            .reply(to: "the moon pulls the sea").collect()
+        let hits = try database.search("moon", limit: 10, open: "[", close: "]")
+        #expect(hits.map(\.role) == [.assistant, .user], "newest first: the reply was logged after its question")
+        #expect(hits.allSatisfy { $0.excerpt.contains("[moon]") && $0.conversation.source == .run })
+        #expect(try database.search("tid*", limit: 10, open: "[", close: "]").count == 2)
+        #expect(try database.search("sun", limit: 10, open: "[", close: "]").isEmpty)
+        #expect(throws: LogError.self) { try database.search("AND (", limit: 10, open: "[", close: "]") }
+        // Removing a conversation removes its words from the index.
+        let moon = try #require(hits.first?.conversation.id)
+        #expect(try database.remove([moon, 999]) == [moon])
+        #expect(try database.search("moon", limit: 10, open: "[", close: "]").isEmpty)
+        #expect(try database.conversations(limit: 10).map(\.source) == [.generate])
+    }
+
+    @Test func aHistoryThatNoLongerContinuesTheLogStartsANewConversation() async throws {
+        let folder = try Folder()
+        let database = LogDatabase(path: folder.database) { Issue.record("unexpected warning: \($0)") }
+        let session = Self.session(ConversationLog(database: database, source: .chat, model: "scripted"))
+        _ = try await session.reply(to: "one").collect()
+        _ = try await session.reply(to: "two").collect()
+        session.history = Array(session.history.prefix(3))  // as /undo does
+        _ = try await session.reply(to: "three").collect()
+        database.flush()
+        let conversations = try database.conversations(limit: 10)
+        #expect(conversations.map(\.replies) == [1, 2], "the first keeps what was said; the second holds the new history whole, with one new reply")
+        let newest = try #require(try database.conversation(conversations[0].id))
+        #expect(newest.messages.map(\.content) == ["Be brief.", "one", "You said: one", "three", "You said: three"])
+    }
+
+    @Test func aResumedConversationGoesOnInTheSameRecord() async throws {
+        let folder = try Folder()
+        let database = LogDatabase(path: folder.database) { Issue.record("unexpected warning: \($0)") }
+        _ = try await Self.session(ConversationLog(database: database, source: .chat, model: "scripted")).reply(to: "first").collect()
+        let logged = try Self.newest(in: database, from: .chat)
+        let session = Self.session(ConversationLog(continuing: logged.summary.id, messages: logged.history, database: database,
+                                                   source: .chat, model: "scripted"))
+        session.history = logged.history
+        _ = try await session.reply(to: "second").collect()
+        database.flush()
+        #expect(try database.conversations(limit: 10).count == 1)
+        let resumed = try #require(try database.conversation(logged.summary.id))
+        #expect(resumed.messages.map(\.content) == ["Be brief.", "first", "You said: first", "second", "You said: second"])
+    }
+
+    @Test func aCancelledReplyIsKeptAsInterrupted() async throws {
+        let folder = try Folder()
+        let database = LogDatabase(path: folder.database) { Issue.record("unexpected warning: \($0)") }
+        let backend = ScriptedBackend(Array(repeating: " word", count: 500))
+        backend.tokenDelay = .milliseconds(2)
+        let session = ChatSession(backend: backend)
+        session.recorder = ConversationLog(database: database, source: .chat, model: "scripted")
+        let stream = session.reply(to: "talk")
+        var texts = 0
+        for try await event in stream {
+            if case .text = event { texts += 1 }
+            if texts == 5 { session.cancelReply() }
+        }
+        database.flush()
+        let conversation = try Self.newest(in: database, from: .chat)
+        let reply = try #require(conversation.messages.last?.reply)
+        #expect(reply.interrupted)
+        #expect(reply.stopReason == "cancelled")
+        #expect(conversation.messages.last?.content.hasPrefix(" word word") == true)
+    }
+
+    @Test func aFileThatIsNotALogIsLeftAloneWithOneWarning() async throws {
+        let folder = try Folder()
+        let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        try garbage.write(to: folder.database)
+        let warnings = Warnings()
+        let database = LogDatabase(path: folder.database) { warnings.add($0) }
+        for message in ["one", "two", "three"] {
+            let reply = try await Self.session(ConversationLog(database: database, source: .generate, model: "scripted"))
+                .reply(to: message).collect()
+            #expect(reply.text == "You said: \(message)", "generation goes on")
+        }
+        database.flush()
+        #expect(warnings.all.count == 1, "\(warnings.all)")
+        #expect(warnings.all.first?.contains("is not a Tide log, or is damaged; it is left as it is: move it aside") == true)
+        #expect(try Data(contentsOf: folder.database) == garbage, "the file is not overwritten")
+        #expect(throws: LogError.self) { try database.conversations(limit: 1) }
+    }
+
+    @Test func aLockedLogWarnsOnceAndIsWrittenAgainWhenFreed() async throws {
+        let folder = try Folder()
+        let warnings = Warnings()
+        let database = LogDatabase(path: folder.database) { warnings.add($0) }
+        let session = Self.session(ConversationLog(database: database, source: .chat, model: "scripted"))
+        _ = try await session.reply(to: "before").collect()
+        database.flush()
+        // Another program holds the database's write lock for longer than the busy timeout.
+        var holding = Configuration()
+        holding.allowsUnsafeTransactions = true
+        let other = try DatabaseQueue(path: folder.database.path, configuration: holding)
+        try other.inDatabase { db in try db.execute(sql: "BEGIN EXCLUSIVE") }
+        let reply = try await session.reply(to: "while locked").collect()
+        #expect(reply.text == "You said: while locked", "the reply does not wait for the log")
+        database.flush()
+        #expect(warnings.all.count == 1)
+        #expect(warnings.all.first?.contains("is locked by another program") == true, "\(warnings.all)")
+        try other.inDatabase { db in try db.execute(sql: "ROLLBACK") }
+        try other.close()
+        _ = try await session.reply(to: "after").collect()
+        database.flush()
+        #expect(warnings.all.count == 1, "one warning, however many writes fail")
+        // The exchange written while locked is lost; the next one finds the log again (its history
+        // no longer continues what was written, so it is a conversation of its own, whole).
+        let newest = try Self.newest(in: database)
+        #expect(newest.messages.map(\.content).suffix(2) == ["after", "You said: after"])
+        #expect(newest.messages.map(\.content).contains("while locked"))
+    }
+
+    @Test func aFolderThatCannotBeMadeIsSaidWithWhatToDo() async throws {
+        let warnings = Warnings()
+        let database = LogDatabase(path: URL(fileURLWithPath: "/proc/tide-cannot/logs.db")) { warnings.add($0) }
+        let reply = try await Self.session(ConversationLog(database: database, source: .generate, model: "scripted")).reply(to: "hi").collect()
+        #expect(reply.text == "You said: hi")
+        database.flush()
+        #expect(warnings.all.count == 1)
+        #expect(warnings.all.first?.contains("/proc/tide-cannot/logs.db") == true, "\(warnings.all)")
+    }
+
+    /// A logged conversation becomes a script that replays it: the settings of each turn's
+    /// reply, the generated replies recorded.
+    @Test func anExportRecordsEachReplyUnderItsSettings() async throws {
+        let folder = try Folder()
+        let database = LogDatabase(path: folder.database) { Issue.record("unexpected warning: \($0)") }
+        let session = Self.session(ConversationLog(database: database, source: .chat, model: "scripted"))
+        var parameters = GenerationParameters()
+        parameters.temperature = 0
+        session.parameters = parameters
+        _ = try await session.reply(to: "one").collect()
+        parameters.maxTokens = 50
+        session.parameters = parameters
+        _ = try await session.reply(to: "two").collect()
+        database.flush()
+        let conversation = try Self.newest(in: database, from: .chat)
+        let printed = conversation.script(defaults: GenerationParameters()).printed()
+        let body = printed.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("#") }.joined(separator: "\n")
+            .trimmingCharacters(in: .newlines)
+        #expect(body == """
+            @model scripted
+            @temperature 0
+
+            system: Be brief.
+
+            user: one
+            assistant: You said: one
+            @generated stop="eos" tokens=3
+            @max-tokens 50
+
+            user: two
+            assistant: You said: two
+            @generated stop="eos" tokens=3
+            """, "\(printed)")
+        #expect(throws: Never.self) { try ConversationScript(parsing: printed) }
+    }
+}
