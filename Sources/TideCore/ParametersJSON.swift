@@ -13,6 +13,9 @@ public struct ParametersJSON: Codable, Sendable, Hashable {
     public var max_rewinds: Int
     /// The reply format (`json`, a schema, a grammar), as `/show` describes it.
     public var format: String?
+    /// `true` when the prompt was the messages as plain text (``GenerationParameters/rawPrompt``);
+    /// absent otherwise.
+    public var raw_prompt: Bool?
 
     /// The JSON of `parameters`.
     public init(_ parameters: GenerationParameters) {
@@ -27,6 +30,7 @@ public struct ParametersJSON: Codable, Sendable, Hashable {
         stop = parameters.stop
         max_rewinds = parameters.maxRewinds
         format = parameters.format?.description
+        raw_prompt = parameters.rawPrompt ? true : nil
     }
 
     /// The parameters these name, without the reply format (which the JSON only describes).
@@ -42,6 +46,7 @@ public struct ParametersJSON: Codable, Sendable, Hashable {
         parameters.maxTokens = max_tokens
         parameters.stop = stop
         parameters.maxRewinds = max_rewinds
+        parameters.rawPrompt = raw_prompt ?? false
         return parameters
     }
 }

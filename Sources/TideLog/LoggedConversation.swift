@@ -101,7 +101,6 @@ extension LoggedConversation {
         guard let reply = messages.last(where: { $0.reply != nil })?.reply else { return nil }
         var parameters = reply.parameters.parameters
         parameters.format = defaults.format
-        parameters.rawPrompt = defaults.rawPrompt
         return (parameters, reply.plugins)
     }
 }

@@ -51,7 +51,8 @@ public struct RecordedConversation: Sendable {
         var items = header
         var current = messages.lazy.compactMap(\.settings).first ?? finalSettings
         items += current.initialItems(over: defaults)
-        if let system = current.systemPrompt { items += [.blank, .turn(Turn(.system, system))] }
+        // Written even when empty: a replay would otherwise start with the model's default.
+        items += [.blank, .turn(Turn(.system, current.systemPrompt ?? ""))]
         for message in messages {
             switch message.role {
             case .system: continue
