@@ -83,3 +83,154 @@ extension CommandLineTests {
         }
     }
 }
+
+extension CommandLineTests.LogsCommandTests {
+    /// `--no-log`, `TIDE_NO_LOG`, `tide logs off` and `tide serve` without `--log` keep exchanges
+    /// out; `tide logs on` lets them in again; `status` says which.
+    @Test func loggingCanBeTurnedOff() async throws {
+        let (_, environment) = try ownLog("off")
+        func generate(_ extra: [String] = [], environment more: [String: String] = [:]) throws {
+            let result = try TideProcess.run(["generate", "--max-tokens", "4"] + extra + ["Hi"], environment: environment.merging(more) { $1 })
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        try generate(["--no-log"])
+        try generate(environment: ["TIDE_NO_LOG": "1"])
+        #expect(try listed(environment).isEmpty)
+        let off = try TideProcess.run(["logs", "off"], environment: environment)
+        #expect(off.status == 0 && off.stdout.contains("Logging is off"))
+        try generate()
+        let status = try TideProcess.run(["logs", "status"], environment: environment)
+        #expect(status.stdout.contains("Logging is off: tide logs off is in force"), "\(status.stdout)")
+        #expect(try listed(environment).isEmpty)
+        _ = try TideProcess.run(["logs", "on"], environment: environment)
+        try generate()
+        try generate(environment: ["TIDE_NO_LOG": "0"])
+        #expect(try listed(environment).count == 2)
+        let on = try TideProcess.run(["logs", "status"], environment: environment)
+        #expect(on.stdout.contains("Logging is on.") && on.stdout.contains("2 conversations, 6 messages"), "\(on.stdout)")
+
+        let server = try await TideServer(environment: environment)
+        let answer = try await server.post(#"{"model": "m", "max_tokens": 4, "messages": [{"role": "user", "content": "Hi"}]}"#)
+        #expect(answer.status == 200)
+        _ = server.terminate(waitingAtMost: .seconds(10))
+        #expect(try listed(environment).count == 2, "tide serve logs only with --log")
+    }
+
+    /// A file at the log's path that is not a log: one warning, the reply as usual, the file kept.
+    @Test func aCorruptLogWarnsAndTheReplyGoesOn() throws {
+        let (folder, environment) = try ownLog("corrupt")
+        let path = folder.appendingPathComponent("tide/logs.db")
+        try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let garbage = Data(repeating: 0x5A, count: 8192)
+        try garbage.write(to: path)
+        let result = try TideProcess.run(["generate", "--temperature", "0", "--max-tokens", "12", "What is the capital of France?"],
+                                         environment: environment)
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("Paris"), "\(result.stdout)")
+        #expect(result.stderr.components(separatedBy: "warning:").count == 2, "one warning: \(result.stderr)")
+        #expect(result.stderr.contains("is not a Tide log, or is damaged; it is left as it is: move it aside (mv \(path.path) \(path.path).bad)"),
+                "\(result.stderr)")
+        #expect(try Data(contentsOf: path) == garbage)
+        let list = try TideProcess.run(["logs"], environment: environment)
+        #expect(list.status == 1 && list.stderr.contains("is not a Tide log"), "\(list.stderr)")
+    }
+
+    /// Two chats logging at once keep their own conversations; a chat killed part-way through a
+    /// reply leaves a log that opens and holds every reply that had finished.
+    @Test func concurrentChatsAndAKilledOne() async throws {
+        let (_, environment) = try ownLog("concurrent")
+        let questions = ["Name a fruit.", "Name a colour.", "Name a river."]
+        let results = await withTaskGroup(of: TideProcess.Result?.self) { group in
+            for index in 0..<2 {
+                group.addTask {
+                    // One thread each: two processes of two threads on two cores wait on each other's spinning threads.
+                    try? TideProcess.run(["chat", "--threads", "1", "--temperature", "0", "--max-tokens", "12"],
+                                         stdin: questions.map { "\($0) (\(index))" }.joined(separator: "\n") + "\n", environment: environment)
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.allSatisfy { $0?.status == 0 })
+        let chats = try listed(environment)
+        #expect(chats.count == 2 && chats.allSatisfy { $0["replies"] as? Int == 3 }, "\(chats)")
+        #expect(Set(chats.compactMap { $0["first_message"] as? String }) == ["Name a fruit. (0)", "Name a fruit. (1)"])
+
+        // A chat that is killed while it streams its second reply, which a plugin slows to 20 ms a
+        // token so that it cannot end first.
+        let slow = try CommandLineTests.scratchFolder("slow").appendingPathComponent("slow.lua")
+        try """
+            return { name = 'slow', on_token = function(token)
+              local start = os.clock()
+              while os.clock() - start < 0.02 do end
+            end }
+            """.write(to: slow, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = TideProcess.executable
+        process.arguments = ["chat", "--temperature", "0.8", "--max-tokens", "16", "--plugin", slow.path]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        input.fileHandleForWriting.write(Data("Name a city.\n".utf8))
+        let deadline = ContinuousClock.now + .seconds(120)
+        while try listed(environment).count < 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(200)) }
+        input.fileHandleForWriting.write(Data("/set max-tokens 3000\nTell me a very long story about the sea, in many chapters.\n".utf8))
+        try await Task.sleep(for: .seconds(2))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let after = try listed(environment)
+        #expect(after.count == 3)
+        let killed = try #require(after.first)
+        #expect(killed["first_message"] as? String == "Name a city.")
+        #expect(killed["replies"] as? Int == 1, "the finished reply is kept; the one cut by the kill was never written")
+        let next = try TideProcess.run(["generate", "--max-tokens", "4", "Hi"], environment: environment)
+        #expect(next.status == 0 && !next.stderr.contains("warning"), "the log takes writes after the kill: \(next.stderr)")
+        #expect(try listed(environment).count == 4)
+    }
+
+    /// `tide serve --log` under eight streaming clients for a minute: every request is logged,
+    /// none lost or mixed with another.
+    @Test func serveLogsEveryRequestOfEightClients() async throws {
+        let (folder, environment) = try ownLog("serve")
+        let server = try await TideServer(["--log", "--parallel", "8", "--max-tokens", "24"], environment: environment)
+        let sent = try #require(try server.python("""
+            import json, sys, threading, time, openai
+            client = openai.OpenAI(base_url=sys.argv[1], api_key="unused")
+            topics = ["the sea", "a river", "the moon", "a forest", "the wind", "a city", "the rain", "a mountain"]
+            exchanges, lock, end = [], threading.Lock(), time.time() + 60
+            def client_loop(index):
+                count = 0
+                while time.time() < end:
+                    prompt = f"Client {index}, question {count}: say something about {topics[(index + count) % 8]}."
+                    pieces = []
+                    for chunk in client.chat.completions.create(model="smollm2-135m-instruct", stream=True,
+                            messages=[{"role": "user", "content": prompt}]):
+                        for choice in chunk.choices:
+                            if choice.delta.content: pieces.append(choice.delta.content)
+                    with lock: exchanges.append([prompt, "".join(pieces)])
+                    count += 1
+            threads = [threading.Thread(target=client_loop, args=(index,)) for index in range(8)]
+            for thread in threads: thread.start()
+            for thread in threads: thread.join()
+            print(json.dumps(exchanges))
+            """) as? [[String]])
+        #expect(server.terminate(waitingAtMost: .seconds(20)) != nil)
+        #expect(sent.count >= 16, "\(sent.count) requests in a minute")
+        let database = folder.appendingPathComponent("tide/logs.db").path
+        let logged = try #require(try TideProcess.run(["-c", """
+            import json, sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            rows = db.execute("SELECT c.id, m.role, m.content FROM conversation c JOIN message m ON m.conversation_id = c.id "
+                              "WHERE c.source = 'serve' ORDER BY c.id, m.position").fetchall()
+            conversations = {}
+            for id, role, content in rows: conversations.setdefault(id, []).append([role, content])
+            print(json.dumps([[m[1] for m in messages if m[0] != "system"] for messages in conversations.values()]))
+            """, database], program: LlamaCppPythonServer.python).stdout.data(using: .utf8).flatMap {
+                try JSONSerialization.jsonObject(with: $0) as? [[String]] })
+        #expect(logged.count == sent.count, "every request logged once")
+        #expect(logged.map { $0.joined(separator: "\u{1}") }.sorted() == sent.map { $0.joined(separator: "\u{1}") }.sorted(),
+                "each logged conversation is one client's prompt and the reply it received")
+    }
+}
