@@ -68,7 +68,7 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .target(name: "TideLog", dependencies: ["TideCore", "TideScript", "TideLua", .product(name: "GRDB", package: "GRDB.swift")]),
-        .target(name: "TideBench", dependencies: ["TideCore", "TideFormat", "TideLlama", "TideProvider", "TideRunner", "CLlama"]),
+        .target(name: "TideBench", dependencies: ["TideCore", "TideFormat", "TideLlama", "TideLog", "TideProvider", "TideRunner", "CLlama"]),
         .executableTarget(
             name: "tide",
             dependencies: [

@@ -14,6 +14,7 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
     var teacherForcing: TeacherForcingBenchmark.Result?
     var rewind: RewindBenchmark.Result?
     var format: FormatBenchmark.Result?
+    var log: LogBenchmark.Result?
     var process: ProcessBenchmark.Result?
 
     /// Whether every measured figure is within its budget.
@@ -86,6 +87,16 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
                 + "a 63-token chunk \(fixed(forcing.chunkRate)) tok/s, decoding \(fixed(forcing.decodeRate)) tok/s → "
                 + "a chunk evaluates \(fixed(forcing.chunkRate / forcing.decodeRate, 2))× as fast as decoding",
                           forcing.ratio <= 0.25 && forcing.differingReplies == 0))
+        }
+        if let log {
+            lines.append(("decode with the conversation log: \(fixed(log.loggedTokensPerSecond)) tok/s vs \(fixed(log.plainTokensPerSecond)) "
+                + "tok/s without → paired ratio \(fixed(log.ratio, 3)) (budget ≥ 0.99); control, unlogged against unlogged: "
+                + "\(fixed(log.controlRatio, 3))", log.ratio >= 0.99))
+            let queries = log.queries.map { "\($0.text) \(milliseconds($0.seconds)) (\($0.hits) hit\($0.hits == 1 ? "" : "s"))" }
+            lines.append(("tide logs search over \(log.filledReplies.formatted()) logged replies (\(mebibytes(log.databaseBytes)), written at "
+                + "\(fixed(log.repliesPerSecond)) replies/s): " + queries.joined(separator: ", ") + " → slowest "
+                + "\(milliseconds(log.slowestSeconds)); the whole command `tide logs search lighthouse`, process start included, "
+                + "\(milliseconds(log.commandSeconds)) (budget ≤ 50 ms for both)", log.slowestSeconds <= 0.05 && log.commandSeconds <= 0.05))
         }
         if let process {
             lines.append(("peak RSS of `tide generate`: \(mebibytes(process.peakBytes)) (budget "

@@ -34,7 +34,7 @@ public struct Benchmarks: Sendable {
 
     /// The benchmarks' names, in the order they run.
     public static let names = ["decode", "logits-hook", "rewind", "format", "parallel-replay", "teacher-forcing", "cache-reuse",
-                               "chat-turns", "process"]
+                               "chat-turns", "log", "process"]
 
     private func wants(_ name: String) -> Bool { only?.contains(name) ?? true }
 
@@ -87,6 +87,12 @@ public struct Benchmarks: Sendable {
         if wants("chat-turns") {
             log("time to first token of chat turns 1, 2 and 10, \(rounds) rounds")
             report.chatTurns = try await ChatTurnsBenchmark(model: model, rounds: rounds, threads: threads).run()
+        }
+        if wants("log") {
+            log("replies logged vs not (and a second unlogged side as a control), \(decodeTokens) tokens × \(rounds * 2) rounds; "
+                + "then tide logs search over 100,000 logged replies")
+            report.log = try await LogBenchmark(model: model, tokens: decodeTokens, rounds: rounds, threads: threads,
+                                                filledReplies: 100_000, executable: executable).run()
         }
         if wants("process") {
             log("peak memory and cold start of `tide generate`")

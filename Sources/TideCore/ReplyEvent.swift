@@ -26,4 +26,16 @@ public struct ReplySummary: Sendable, Hashable {
     /// How far the recorded reply the reply was asked to reproduce held (teacher forcing);
     /// `nil` when it was given none, or a hook answered in the model's place.
     public var teacherForcing: TeacherForcing?
+
+    /// A summary (the engine makes them; a log or a test may too).
+    public init(stopReason: StopReason, statistics: GenerationStatistics, rawText: String, text: String, storedText: String,
+                format: ReplyFormat? = nil, teacherForcing: TeacherForcing? = nil) {
+        self.stopReason = stopReason
+        self.statistics = statistics
+        self.rawText = rawText
+        self.text = text
+        self.storedText = storedText
+        self.format = format
+        self.teacherForcing = teacherForcing
+    }
 }

@@ -36,9 +36,6 @@ public final class ConversationLog: ExchangeRecorder {
         written.withLock { $0 = (id, messages) }
     }
 
-    /// The conversation's id in the log, once its first exchange is written.
-    public var conversationID: Int64? { written.withLock { $0.id } }
-
     public func record(_ exchange: Exchange) {
         let created = Self.timestamp(Date.now)
         database.enqueue { [self] db in
@@ -84,6 +81,8 @@ public final class ConversationLog: ExchangeRecorder {
 
     /// A time as the log stores it: ISO 8601 in UTC, to the millisecond (sorts as it reads).
     static func timestamp(_ date: Date) -> String {
-        Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date)
+        timestampStyle.format(date)
     }
+
+    static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 }

@@ -82,8 +82,13 @@ public final class LogDatabase: Sendable {
             configuration.journalMode = .wal
             configuration.busyMode = .timeout(Self.busyTimeout)
             configuration.label = "tide.log"
+            // In WAL mode, commits need no sync of their own: a crash of the process loses nothing
+            // committed, a power cut at most the last commits.
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
             let database = try DatabaseQueue(path: path.path, configuration: configuration)
-            try LogSchema.migrator.migrate(database)
+            // Reading whether the schema is current costs less than the migrator's own check.
+            let migrator = LogSchema.migrator
+            if try !database.read({ try migrator.hasCompletedMigrations($0) }) { try migrator.migrate(database) }
             state.withLock { $0.database = database }
             return database
         } catch {

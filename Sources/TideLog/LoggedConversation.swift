@@ -22,11 +22,13 @@ public struct ConversationSummary: Sendable, Hashable, Codable {
 
     /// When it started, in local time, to the minute (`2026-11-23 21:05`).
     public var localStart: String {
-        guard let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(started) else { return started }
-        let formatter = DateFormatter()
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter.string(from: date)
+        guard let date = try? ConversationLog.timestampStyle.parse(started) else { return started }
+        return Self.minuteStyle.format(date)
     }
+
+    private static let minuteStyle = Date.VerbatimFormatStyle(
+        format: "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits)",
+        timeZone: .current, calendar: Calendar(identifier: .gregorian))
 }
 
 /// A logged conversation in full.

@@ -46,7 +46,6 @@ struct ChatCommand: AsyncParsableCommand {
         defer { configuration.log?.flush() }
         let view = ChatView()
         let chat = try ChatController(configuration: configuration, models: ProgressBarModels(), output: view.show)
-        if let resumed { chat.resume(resumed) }
         let editor = LineEditor(historyFile: LineEditor.standardHistoryFile,
                                 complete: { TabCompletion(before: $0, vocabulary: chat.completionVocabulary) },
                                 list: view.list)
@@ -57,8 +56,9 @@ struct ChatCommand: AsyncParsableCommand {
             if !canceller.cancel() && !interactive { Foundation.exit(130) }
         }
         defer { interrupts.stop() }
+        if let editor { view.banner(chat) }
+        if let resumed { chat.resume(resumed) }
         if let editor {
-            view.banner(chat)
             await converse(chat, editor: editor, view: view)
         } else {
             try await answerPipedInput(chat)

@@ -234,3 +234,46 @@ extension CommandLineTests.LogsCommandTests {
                 "each logged conversation is one client's prompt and the reply it received")
     }
 }
+
+extension CommandLineTests.LogsCommandTests {
+    /// `--continue` and `--resume` go on with a logged conversation: its messages, system prompt,
+    /// parameters and plugins come back, and the new exchanges join the same record.
+    @Test func aLoggedConversationGoesOn() throws {
+        let (_, environment) = try ownLog("resume")
+        let none = try TideProcess.run(["generate", "-c", "Hello"], environment: environment)
+        #expect(none.status == 1 && none.stderr.contains("the log holds no generate conversation to continue"), "\(none.stderr)")
+        let missing = try TideProcess.run(["chat", "--resume", "42"], stdin: "Hi\n", environment: environment)
+        #expect(missing.status == 1 && missing.stderr.contains("the log holds no conversation 42"), "\(missing.stderr)")
+
+        let first = try TideProcess.run(["chat", "--temperature", "0", "--max-tokens", "24", "--system", "You are terse.",
+                                         "--plugin", "stop-after-sentences sentences=1"],
+                                        stdin: "My name is Ada.\n", environment: environment)
+        #expect(first.status == 0, "\(first.stderr)")
+        let resumed = try TideProcess.run(["chat", "--continue", "--max-tokens", "20"], stdin: "What is my name?\n/show\n",
+                                          environment: environment)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let screen = resumed.stdout + resumed.stderr
+        #expect(screen.contains("resumed conversation 1: 1 exchange; last message: My name is Ada."), "\(screen)")
+        #expect(screen.contains("system: You are terse."), "\(screen)")
+        #expect(screen.contains("temperature 0 ·") && screen.contains("max-tokens 20"), "the last reply's parameters, under the options given: \(screen)")
+        #expect(screen.contains("plugins: stop-after-sentences sentences=1"), "\(screen)")
+        #expect(screen.contains("conversation: 2 exchanges"), "\(screen)")
+        let conversations = try listed(environment)
+        #expect(conversations.count == 1 && conversations.first?["replies"] as? Int == 2, "\(conversations)")
+
+        let generated = try TideProcess.run(["generate", "--temperature", "0", "--max-tokens", "12", "Name a river."], environment: environment)
+        #expect(generated.status == 0)
+        let followUp = try TideProcess.run(["generate", "-c", "Name another."], environment: environment)
+        #expect(followUp.status == 0, "\(followUp.stderr)")
+        let after = try listed(environment)
+        #expect(after.count == 2)
+        let newest = try #require(after.first?["id"] as? Int)
+        let river = try shown(newest, environment)
+        let messages = try #require(river["messages"] as? [[String: Any]])
+        #expect(messages.compactMap { $0["content"] as? String }.filter { ["Name a river.", "Name another."].contains($0) }.count == 2)
+        let replies = messages.compactMap { $0["reply"] as? [String: Any] }
+        #expect(replies.count == 2)
+        #expect(replies.allSatisfy { ($0["parameters"] as? [String: Any])?["max_tokens"] as? Int == 12 },
+                "the follow-up kept the first reply's parameters: \(replies)")
+    }
+}

@@ -52,6 +52,8 @@ import TideChat
         ("  /retry  ", .retry),
         ("/save chat.tide", .save("chat.tide")),
         ("/open ~/chats/a.tide", .open("~/chats/a.tide")),
+        ("/history", .history(10)),
+        ("/history 3", .history(3)),
         ("/model gemma-3-270m", .model("gemma-3-270m")),
         ("/exit", .quit),
     ])
@@ -65,6 +67,7 @@ import TideChat
         ("/load", "usage: /load NAME [key=value …]"),
         ("/save", "usage: /save FILE"),
         ("/undo now", "usage: /undo (it takes no arguments)"),
+        ("/history many", "usage: /history [N], N a number above 0"),
     ])
     func mistakesSayWhatIsExpected(line: String, message: String) {
         #expect(throws: SlashCommandError.self) { try SlashCommand(parsing: line) }
@@ -77,7 +80,7 @@ import TideChat
 
     @Test func helpListsEveryCommand() {
         #expect(SlashCommand.names == ["help", "system", "set", "show", "plugins", "load", "unload", "reload", "retry",
-                                       "undo", "reset", "stats", "save", "open", "model", "quit"])
+                                       "undo", "reset", "stats", "save", "open", "history", "model", "quit"])
     }
 }
 
