@@ -8,7 +8,8 @@ extension ChatController {
     /// conversation. The chat's settings are the caller's: `tide chat --resume` starts the chat
     /// with the conversation's system prompt, parameters and plugins.
     public func resume(_ conversation: LoggedConversation) {
-        let history = conversation.history
+        // The chat's system prompt stands (the conversation's, unless --system chose another).
+        let history = conversation.history.replacingSystemPrompt(session.history.first { $0.role == .system }?.content ?? "")
         session.history = history
         records = conversation.messages.filter { $0.role == .assistant }.map { message in
             message.reply.flatMap { reply in
@@ -17,7 +18,7 @@ extension ChatController {
         }
         turnSettings = Array(repeating: nil, count: history.count { $0.role == .user })
         session.recorder = configuration.log.map { log in
-            ConversationLog(continuing: conversation.summary.id, messages: history, database: log, source: .chat,
+            ConversationLog(continuing: conversation.summary.id, messages: conversation.history, database: log, source: .chat,
                             model: setup.lastingModelName)
         }
         var notice = "resumed conversation \(conversation.summary.id): \(exchangeCount) exchange\(exchangeCount == 1 ? "" : "s")"

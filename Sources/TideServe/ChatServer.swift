@@ -147,7 +147,10 @@ public final class ChatServer: Sendable {
             logger.info("\(reply.id): the client left before the reply was complete")
             return Response(status: .init(code: 499, reasonPhrase: "Client Closed Request"))
         } catch {
-            return errorResponse(error)
+            // Watching for the client to leave used up the connection here too.
+            var response = errorResponse(error)
+            response.headers[.connection] = "close"
+            return response
         }
     }
 

@@ -26,10 +26,24 @@ struct LogsCommand: ParsableCommand {
         defaultSubcommand: List.self
     )
 
-    /// The log, opened for a command (whether or not logging is on).
-    static func database() -> LogDatabase {
-        LogDatabase(path: LogLocation().database) { Terminal.warn("tide: warning: " + $0) }
+    /// The log, for a command (whether or not logging is on); `nil` when nothing was ever logged,
+    /// so that reading the log never creates one.
+    static func database() -> LogDatabase? {
+        let path = LogLocation().database
+        guard FileManager.default.fileExists(atPath: path.path) else { return nil }
+        return LogDatabase(path: path) { Terminal.warn("tide: warning: " + $0) }
     }
+
+    /// The log, or the error a command that needs a logged conversation gives without one.
+    static func existingDatabase() throws -> LogDatabase {
+        guard let database = database() else {
+            throw CommandFailure("nothing is logged yet (the log will be \(LogLocation().database.path))")
+        }
+        return database
+    }
+
+    /// What the listing commands say when nothing was ever logged.
+    static var nothingLogged: String { "Nothing is logged yet; the log will be \(LogLocation().database.path)." }
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the newest conversations, newest first.")
@@ -51,7 +65,11 @@ struct LogsCommand: ParsableCommand {
         }
 
         func run() throws {
-            let conversations = try LogsCommand.database().conversations(LogDatabase.Filter(model: model, source: source), limit: count)
+            guard let database = LogsCommand.database() else {
+                if !json { print(LogsCommand.nothingLogged) }
+                return
+            }
+            let conversations = try database.conversations(LogDatabase.Filter(model: model, source: source), limit: count)
             if json {
                 for conversation in conversations { print(JSONOutput.line(conversation)) }
                 return
@@ -90,7 +108,11 @@ struct LogsCommand: ParsableCommand {
         func run() throws {
             let style = json ? TextStyle(enabled: false) : TextStyle.standardOutput
             let (open, close) = style.enabled ? ("\u{1B}[1;33m", "\u{1B}[0m") : ("**", "**")
-            let hits = try LogsCommand.database().search(query, limit: count, open: open, close: close)
+            guard let database = LogsCommand.database() else {
+                if !json { print(LogsCommand.nothingLogged) }
+                return
+            }
+            let hits = try database.search(query, limit: count, open: open, close: close)
             if json {
                 struct Hit: Encodable { var conversation: Int64, role: String, excerpt: String }
                 for hit in hits { print(JSONOutput.line(Hit(conversation: hit.conversation.id, role: hit.role.rawValue, excerpt: hit.excerpt))) }
@@ -132,7 +154,7 @@ struct LogsCommand: ParsableCommand {
         var json = false
 
         func run() throws {
-            let conversation = try choice.conversation(in: LogsCommand.database())
+            let conversation = try choice.conversation(in: LogsCommand.existingDatabase())
             if json {
                 print(JSONOutput.line(conversation))
                 return
@@ -172,7 +194,7 @@ struct LogsCommand: ParsableCommand {
         var output: String?
 
         func run() throws {
-            let conversation = try choice.conversation(in: LogsCommand.database())
+            let conversation = try choice.conversation(in: LogsCommand.existingDatabase())
             // Parameters equal to the model's defaults are left out, as a replay starts from them.
             let defaults = (try? ModelSetup(model: conversation.summary.model).modelDefaults().generationParameters)
             let script = conversation.script(defaults: defaults ?? GenerationParameters())
@@ -196,7 +218,7 @@ struct LogsCommand: ParsableCommand {
         }
 
         func run() throws {
-            let removed = try LogsCommand.database().remove(ids)
+            let removed = try LogsCommand.existingDatabase().remove(ids)
             let missing = ids.filter { !removed.contains($0) }
             if !removed.isEmpty { print("deleted conversation\(removed.count == 1 ? "" : "s") " + removed.map(String.init).joined(separator: ", ")) }
             if !missing.isEmpty {
@@ -242,7 +264,7 @@ struct LogsCommand: ParsableCommand {
                 print("Nothing logged yet.")
                 return
             }
-            let counts = try LogsCommand.database().counts()
+            let counts = try LogsCommand.existingDatabase().counts()
             let size = (try? FileManager.default.attributesOfItem(atPath: location.database.path)[.size] as? Int64) ?? 0
             print("\(counts.conversations) conversations, \(counts.messages) messages, \(Terminal.bytes(size)).")
         }

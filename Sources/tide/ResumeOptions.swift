@@ -22,16 +22,16 @@ struct ResumeOptions: ParsableArguments {
     /// `nil` when neither is given.
     func conversation(newestFrom source: LogSource) throws -> LoggedConversation? {
         guard continueLast || resume != nil else { return nil }
-        let database = LogsCommand.database()
+        let database = LogsCommand.database()  // nil when nothing is logged yet
         let id: Int64
         if let resume {
             id = resume
-        } else if let newest = try database.latest(from: source) {
+        } else if let newest = try database?.latest(from: source) {
             id = newest.id
         } else {
             throw CommandFailure("the log holds no \(source.rawValue) conversation to continue; tide logs lists what it holds")
         }
-        guard let conversation = try database.conversation(id) else {
+        guard let conversation = try database?.conversation(id) else {
             throw CommandFailure("the log holds no conversation \(id); tide logs lists them")
         }
         return conversation
