@@ -112,6 +112,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
         -> LlamaReplyDecoder
     {
         let prompt = try promptTokens(for: messages, rawPrompt: parameters.rawPrompt)
+        guard !prompt.isEmpty else { throw LlamaError.emptyPrompt }
         let sampler = try SamplerChain(parameters, model: model, checkingSampledTokenFirst: !constrainsEveryToken)
         guard prompt.count < contextSize else {
             throw ContextOverflowError(promptTokens: prompt.count + 1, contextSize: contextSize)

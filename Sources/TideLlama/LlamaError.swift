@@ -19,6 +19,8 @@ public enum LlamaError: RemediableError, Sendable, Hashable {
     case controlTokenText(excerpt: String)
     /// A message holding a NUL character, which a chat template cannot carry.
     case nulCharacter(role: ChatRole)
+    /// A prompt of no tokens (an empty message under the `raw` template): nothing to continue.
+    case emptyPrompt
     /// Text that could not be tokenized.
     case tokenizationFailed(characters: Int)
     /// `llama_decode` failed.
@@ -56,6 +58,8 @@ public enum LlamaError: RemediableError, Sendable, Hashable {
                 + "rewrote; Tide refuses it rather than let it be read as a turn marker"
         case .nulCharacter(let role):
             "a \(role.rawValue) message holds a NUL character (U+0000), which a chat template cannot carry; remove it"
+        case .emptyPrompt:
+            "the prompt is empty: with the raw template the model continues the messages' text, and there is none; give some text"
         case .tokenizationFailed(let characters):
             "could not tokenize a text of \(characters) characters"
         case .decodeFailed(let code):

@@ -82,6 +82,7 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
         } else {
             prompt = try await promptTokens(for: messages, rawPrompt: parameters.rawPrompt)
         }
+        guard !prompt.isEmpty else { throw LlamaError.emptyPrompt }
         let sampler = try SamplerChain(parameters, model: engine.model)
         guard prompt.count < contextSize else {
             throw ContextOverflowError(promptTokens: prompt.count + 1, contextSize: contextSize)

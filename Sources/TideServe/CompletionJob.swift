@@ -30,6 +30,7 @@ struct CompletionJob: Sendable {
     /// Reads a text-completion `request`, whose reply format is `format`, over the server's
     /// defaults: its prompt is continued as plain text, with no system prompt.
     init(_ request: TextCompletionRequest, format: ReplyFormat?, configuration: ServeConfiguration) throws(APIError) {
+        guard !request.prompt.isEmpty else { throw .invalid("prompt is empty; send the text to continue", param: "prompt") }
         try self.init(request.chat, format: format, configuration: configuration, endpoint: .text)
         if request.echo { echo = request.prompt }
     }

@@ -48,7 +48,7 @@ struct LogsCommand: ParsableCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the newest conversations, newest first.")
 
-        @Option(name: [.customShort("n"), .customLong("count")], help: "How many conversations.")
+        @Option(name: [.customShort("n"), .customLong("count")], parsing: .unconditional, help: "How many conversations.")
         var count = 20
 
         @Option(help: "Only conversations on this model.")
@@ -94,7 +94,7 @@ struct LogsCommand: ParsableCommand {
         @Argument(help: "What to find.")
         var query: String
 
-        @Option(name: [.customShort("n"), .customLong("count")], help: "How many messages.")
+        @Option(name: [.customShort("n"), .customLong("count")], parsing: .unconditional, help: "How many messages.")
         var count = 20
 
         @Flag(help: "One JSON object per message: conversation, role, excerpt (matches between ** and **).")

@@ -17,6 +17,24 @@ extension RealModelTests {
             #expect(throws: LlamaError.self) { try LlamaModel.load(path: "/dev/zero") }
         }
 
+        /// An empty prompt under the raw template has no token to evaluate: refused, on a context of
+        /// its own and on a batch sequence (it once crashed `tide serve` on `"prompt": ""`).
+        @Test func aPromptOfNoTokensIsRefused() async throws {
+            var parameters = GenerationParameters()
+            parameters.rawPrompt = true
+            let single = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 256))
+            await #expect(throws: LlamaError.emptyPrompt) {
+                _ = try await single.startReply(to: [ChatMessage(.user, "")], parameters: parameters)
+            }
+            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 1, options: LlamaContextOptions(contextSize: 256))
+            defer { engine.shutdown() }
+            let sequence = try engine.makeBackend()
+            await #expect(throws: LlamaError.emptyPrompt) {
+                _ = try await sequence.startReply(to: [ChatMessage(.user, "")], parameters: parameters)
+            }
+            #expect(LlamaError.emptyPrompt.description.hasPrefix("the prompt is empty"))
+        }
+
         @Test func aContextLargerThanTheModelWasTrainedOnIsRefusedBeforeAllocating() throws {
             let trained = TestModel.shared.facts.trainedContextLength
             #expect(throws: LlamaError.contextTooLarge(requested: 1 << 24, largest: trained, trained: true)) {

@@ -51,6 +51,7 @@ extension ChatServerTests {
                 (#"{"model": "scripted", "prompt": "a", "logprobs": 2}"#, "logprobs are not supported", "logprobs"),
                 (#"{"model": "scripted", "prompt": "a", "temperature": -1}"#, "temperature must be ≥ 0", "temperature"),
                 (#"{"model": "scripted", "prompt": "a\u0000b"}"#, "prompt holds a NUL character", "prompt"),
+                (#"{"model": "scripted", "prompt": ""}"#, "prompt is empty; send the text to continue", "prompt"),
                 (#"{"model": "scripted"}"#, "The body is not a completion request: 'prompt' is missing", nil),
             ]
             for (body, message, param) in cases {
