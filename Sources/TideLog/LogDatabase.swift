@@ -72,30 +72,44 @@ public final class LogDatabase: Sendable {
         }
     }
 
-    /// The open database, opened now if need be. Runs on the queue.
+    /// The open database, opened now if need be. Runs on the queue. A new log that another
+    /// process is creating at the same moment may be busy for an instant without SQLite waiting
+    /// (changing the journal mode does not wait): opening is tried again a few times first.
     private func open() throws -> DatabaseQueue {
         if let unusable = state.withLock({ $0.unusable }) { throw unusable }
         if let database = state.withLock({ $0.database }) { return database }
-        do {
-            try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
-            var configuration = Configuration()
-            configuration.journalMode = .wal
-            configuration.busyMode = .timeout(Self.busyTimeout)
-            configuration.label = "tide.log"
-            // In WAL mode, commits need no sync of their own: a crash of the process loses nothing
-            // committed, a power cut at most the last commits.
-            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
-            let database = try DatabaseQueue(path: path.path, configuration: configuration)
-            // Reading whether the schema is current costs less than the migrator's own check.
-            let migrator = LogSchema.migrator
-            if try !database.read({ try migrator.hasCompletedMigrations($0) }) { try migrator.migrate(database) }
-            state.withLock { $0.database = database }
-            return database
-        } catch {
-            let failure = LogError(error, path: path)
-            if !failure.isTransient { state.withLock { $0.unusable = failure } }
-            throw failure
+        var attempt = 0
+        while true {
+            do {
+                let database = try connect()
+                state.withLock { $0.database = database }
+                return database
+            } catch {
+                let failure = LogError(error, path: path)
+                attempt += 1
+                if failure.isTransient, attempt < 20 {
+                    Thread.sleep(forTimeInterval: 0.05)
+                    continue
+                }
+                if !failure.isTransient { state.withLock { $0.unusable = failure } }
+                throw failure
+            }
         }
+    }
+
+    /// A connection to the log, created and brought to the newest schema if need be.
+    private func connect() throws -> DatabaseQueue {
+        try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
+        var configuration = Configuration()
+        configuration.journalMode = .wal
+        configuration.busyMode = .timeout(Self.busyTimeout)
+        configuration.label = "tide.log"
+        // In WAL mode, commits need no sync of their own: a crash of the process loses nothing
+        // committed, a power cut at most the last commits.
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        let database = try DatabaseQueue(path: path.path, configuration: configuration)
+        if try !LogSchema.isCurrent(database) { try LogSchema.migrate(database) }
+        return database
     }
 
     /// Says the first failure; later ones go unsaid.

@@ -1,6 +1,7 @@
 import GRDB
 
-/// The log's tables, built by versioned migrations (docs/logs.md describes them):
+/// The log's tables, built by versioned migrations (docs/logs.md describes them), the version
+/// kept in SQLite's `user_version`:
 ///
 /// - `conversation`: one row per conversation — when it started, the model, where it came from
 ///   (`generate`, `chat`, `run`, `serve`) and its origin (a script's path, an endpoint);
@@ -8,9 +9,29 @@ import GRDB
 /// - `reply`: for each generated reply, the parameters, the plugins, how it ended and its figures;
 /// - `message_text`: an FTS5 index of the messages' text, kept by triggers.
 enum LogSchema {
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
+    /// Brings the database up to the newest version. The check and the migrations run in one
+    /// transaction that takes the write lock first, so that two processes opening a new log at
+    /// once do not both migrate it: the second waits, then finds it current.
+    static func migrate(_ database: DatabaseQueue) throws {
+        try database.writeWithoutTransaction { db in
+            try db.inTransaction(.immediate) {
+                let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                for migration in migrations.dropFirst(version) { try migration(db) }
+                if version < migrations.count { try db.execute(sql: "PRAGMA user_version = \(migrations.count)") }
+                return .commit
+            }
+        }
+    }
+
+    /// Whether the database is at the newest version (a read, cheaper than taking the write lock).
+    static func isCurrent(_ database: DatabaseQueue) throws -> Bool {
+        try database.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 } == migrations.count
+    }
+
+    /// The migrations in order: version N is reached by running the first N.
+    static let migrations: [@Sendable (Database) throws -> Void] = [version1]
+
+    private static func version1(_ db: Database) throws {
             try db.execute(sql: """
                 CREATE TABLE conversation (
                     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -56,7 +77,5 @@ enum LogSchema {
                     INSERT INTO message_text (rowid, content) VALUES (new.id, new.content);
                 END;
                 """)
-        }
-        return migrator
     }
 }

@@ -185,6 +185,27 @@ import TideTestSupport
         #expect(newest.messages.map(\.content).contains("while locked"))
     }
 
+    /// Two processes that log at once to a log that does not exist yet both create it: the one
+    /// that loses the race uses the other's schema.
+    @Test func twoConnectionsCreatingTheLogAtOnceBothLog() async throws {
+        for _ in 0..<10 {
+            let folder = try Folder()
+            let warnings = Warnings()
+            let logs = (0..<2).map { _ in LogDatabase(path: folder.database) { warnings.add($0) } }
+            await withTaskGroup(of: Void.self) { group in
+                for (index, log) in logs.enumerated() {
+                    group.addTask {
+                        _ = try? await Self.session(ConversationLog(database: log, source: .chat, model: "scripted"))
+                            .reply(to: "from \(index)").collect()
+                        log.flush()
+                    }
+                }
+            }
+            #expect(warnings.all.isEmpty, "\(warnings.all)")
+            #expect(try logs[0].conversations(limit: 10).count == 2)
+        }
+    }
+
     @Test func aFolderThatCannotBeMadeIsSaidWithWhatToDo() async throws {
         let warnings = Warnings()
         let database = LogDatabase(path: URL(fileURLWithPath: "/proc/tide-cannot/logs.db")) { warnings.add($0) }
