@@ -155,18 +155,18 @@ extension CommandLineTests.LogsCommandTests {
         #expect(chats.count == 2 && chats.allSatisfy { $0["replies"] as? Int == 3 }, "\(chats)")
         #expect(Set(chats.compactMap { $0["first_message"] as? String }) == ["Name a fruit. (0)", "Name a fruit. (1)"])
 
-        // A chat that is killed while it streams its second reply, which a plugin slows to 20 ms a
+        // A chat that is killed while it streams its second reply, which a plugin slows to 200 ms a
         // token so that it cannot end first.
         let slow = try CommandLineTests.scratchFolder("slow").appendingPathComponent("slow.lua")
         try """
             return { name = 'slow', on_token = function(token)
               local start = os.clock()
-              while os.clock() - start < 0.02 do end
+              while os.clock() - start < 0.2 do end
             end }
             """.write(to: slow, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = TideProcess.executable
-        process.arguments = ["chat", "--temperature", "0.8", "--max-tokens", "16", "--plugin", slow.path]
+        process.arguments = ["chat", "--temperature", "0", "--max-tokens", "8", "--plugin", slow.path, "--plugin-instructions", "1000000000"]
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let input = Pipe()
         process.standardInput = input
@@ -177,7 +177,7 @@ extension CommandLineTests.LogsCommandTests {
         let deadline = ContinuousClock.now + .seconds(120)
         while try listed(environment).count < 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(200)) }
         input.fileHandleForWriting.write(Data("/set max-tokens 3000\nTell me a very long story about the sea, in many chapters.\n".utf8))
-        try await Task.sleep(for: .seconds(2))
+        try await Task.sleep(for: .seconds(1))
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         let after = try listed(environment)

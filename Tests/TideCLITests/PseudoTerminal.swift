@@ -50,6 +50,8 @@ final class PseudoTerminal {
 
         var environment = ProcessInfo.processInfo.environment
         environment["TERM"] = "xterm"
+        // The conversation log of the tests, not the user's.
+        environment["XDG_DATA_HOME"] = TideProcess.testDataHome.path
         for (key, value) in extra { environment[key] = value }
         let argv = ([TideProcess.executable.path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
