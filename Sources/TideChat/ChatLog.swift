@@ -11,11 +11,7 @@ extension ChatController {
         // The chat's system prompt stands (the conversation's, unless --system chose another).
         let history = conversation.history.replacingSystemPrompt(session.history.first { $0.role == .system }?.content ?? "")
         session.history = history
-        records = conversation.messages.filter { $0.role == .assistant }.map { message in
-            message.reply.flatMap { reply in
-                reply.interrupted ? nil : reply.stopReason.map { ReplyRecord(stopReason: $0, tokens: reply.generatedTokens ?? 0) }
-            }
-        }
+        records = conversation.messages.filter { $0.role == .assistant }.map { $0.reply?.record }
         turnSettings = Array(repeating: nil, count: history.count { $0.role == .user })
         session.recorder = configuration.log.map { log in
             ConversationLog(continuing: conversation.summary.id, messages: conversation.history, database: log, source: .chat,

@@ -40,15 +40,19 @@ extension LoggedConversation {
                 recorded.append(.init(role: .user, text: message.content, settings: answer.map(settings)))
             case .assistant:
                 let reply = message.reply
-                let record = reply.flatMap { reply in
-                    reply.interrupted ? nil : reply.stopReason.map { ReplyRecord(stopReason: $0, tokens: reply.generatedTokens ?? 0) }
-                }
-                recorded.append(.init(role: .assistant, text: message.content, record: record, interrupted: reply?.interrupted ?? false))
+                recorded.append(.init(role: .assistant, text: message.content, record: reply?.record, interrupted: reply?.interrupted ?? false))
             }
         }
         let last = messages.last { $0.reply != nil }?.reply.map(settings)
             ?? TurnSettings(parameters: ParameterSetting.all(of: defaults), format: nil, plugins: [], systemPrompt: system)
         return RecordedConversation(header: header, defaults: ParameterSetting.all(of: defaults), messages: recorded,
                                     finalSettings: last).script
+    }
+}
+
+extension LoggedReply {
+    /// What a script records of the reply (`@generated`); `nil` for one that was cut short or failed.
+    public var record: ReplyRecord? {
+        interrupted ? nil : stopReason.map { ReplyRecord(stopReason: $0, tokens: generatedTokens ?? 0) }
     }
 }
