@@ -94,6 +94,7 @@ extension ChatController {
             return
         }
         if FormatSetting.names.contains(name) { return try setFormat(name, value) }
+        if name == DraftMode.settingName { return try setDraft(value) }
         let setting: ParameterSetting
         do {
             setting = try ParameterSetting(name: name, value: value)
@@ -130,10 +131,21 @@ extension ChatController {
         output(.notice("format " + (format?.description ?? "text")))
     }
 
+    /// `/set draft lookup|off`: whether replies draft tokens to check in one decode (the same
+    /// replies, at another speed).
+    func setDraft(_ value: String) throws {
+        guard let draft = DraftMode(rawValue: value) else {
+            throw ChatError("/set draft is " + DraftMode.allCases.map(\.rawValue).joined(separator: " or ") + ", not '\(value)'")
+        }
+        session.parameters.draft = draft
+        output(.notice("draft \(draft.rawValue)"))
+    }
+
     var parameterSummary: String {
         (ParameterSetting.all(of: session.parameters).map { setting in
             setting == .stop([]) ? "stop none" : String(setting.printed.dropFirst())
-        } + ["format " + (session.parameters.format?.description ?? "text")]).joined(separator: " · ")
+        } + ["format " + (session.parameters.format?.description ?? "text"), "draft \(session.parameters.draft.rawValue)"])
+            .joined(separator: " · ")
     }
 
     func show() async {

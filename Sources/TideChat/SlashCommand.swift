@@ -33,7 +33,7 @@ public enum SlashCommand: Sendable, Hashable {
         ("help", "/help", "list the commands"),
         ("system", "/system [TEXT]", "show or replace the system prompt (/system \"\" removes it)"),
         ("set", "/set [NAME VALUE]", "change a generation parameter or the replies' format: "
-            + (ParameterSetting.names + FormatSetting.names).joined(separator: ", ")),
+            + (ParameterSetting.names + FormatSetting.names + [DraftMode.settingName]).joined(separator: ", ")),
         ("show", "/show", "the model, parameters, plugins and how much of the context is used"),
         ("plugins", "/plugins", "the plugins loaded and those that can be loaded"),
         ("load", "/load NAME [key=value …]", "load a plugin (after those loaded)"),

@@ -24,6 +24,10 @@ public struct StatisticsReport: CustomStringConvertible, Sendable {
         if s.rewinds > 0 { parts.append("rewinds: \(s.rewinds) (\(s.discardedTokens) token\(s.discardedTokens == 1 ? "" : "s") taken back)") }
         if let ttft = s.timeToFirstToken { parts.append("time to first token: \(milliseconds(ttft))") }
         if let rate = s.tokensPerSecond { parts.append("tokens/s: " + rate.formatted(.number.precision(.fractionLength(1)))) }
+        if let drafts = s.drafting {
+            parts.append("drafts: \(drafts.accepted) of \(drafts.drafted) accepted, "
+                + drafts.tokensPerVerification.formatted(.number.precision(.fractionLength(1))) + " tokens per check")
+        }
         if s.hookDuration > .zero { parts.append("hooks: \(milliseconds(s.hookDuration))") }
         if let peak = peakMemoryBytes {
             parts.append("peak memory: " + (Double(peak) / 1_048_576).formatted(.number.precision(.fractionLength(1))

@@ -89,6 +89,8 @@ public protocol ReplyDecoder: AnyObject {
     /// How far the recorded reply held, for a decoder started with one
     /// (``ChatBackend/startReply(to:parameters:forcing:)``); `nil` otherwise.
     var teacherForcing: TeacherForcing? { get }
+    /// How the tokens it drafted fared; `nil` when it drafted none.
+    var drafting: DraftStatistics? { get }
 }
 
 extension ReplyDecoder {
@@ -96,6 +98,7 @@ extension ReplyDecoder {
     public func rewind(to position: Int) throws { throw RewindUnsupported() }
     public func forgetRewindPoints(before position: Int) throws {}
     public var teacherForcing: TeacherForcing? { nil }
+    public var drafting: DraftStatistics? { nil }
 }
 
 /// A decoder that cannot take back tokens was asked to.

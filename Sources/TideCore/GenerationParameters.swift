@@ -31,6 +31,9 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
     /// their texts, separated by blank lines, which the model continues (the `raw` template, for
     /// one reply). Completion requests (`/v1/completions`) set it.
     public var rawPrompt = false
+    /// Whether the backend drafts tokens from the context and checks them in one decode
+    /// (``DraftMode/lookup``), which changes how fast a reply comes, never what it says.
+    public var draft = DraftMode.lookup
 
     /// Parameters with every default.
     public init() {}

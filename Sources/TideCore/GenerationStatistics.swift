@@ -16,6 +16,8 @@ public struct GenerationStatistics: Sendable, Hashable {
     public var decodeDuration: Duration = .zero
     /// Time spent inside hooks, summed over all calls.
     public var hookDuration: Duration = .zero
+    /// How drafted tokens fared (``DraftMode/lookup``); `nil` when the reply drafted none.
+    public var drafting: DraftStatistics?
 
     /// Creates empty statistics.
     public init() {}

@@ -63,6 +63,7 @@ struct ReplyLoop {
         statistics.promptTokens = decoder.promptTokenCount
         statistics.reusedPromptTokens = decoder.reusedPromptTokenCount
         let reason = try await decode(with: decoder, parameters: prompt.parameters)
+        statistics.drafting = decoder.drafting
         try showFinal()
         var summary = try finish(reason, format: prompt.parameters.format)
         summary.teacherForcing = skipped ?? decoder.teacherForcing

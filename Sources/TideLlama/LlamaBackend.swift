@@ -130,8 +130,15 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
         }
         sampler.accept(promptTail: prompt.suffix(parameters.repeatLastN), model: model)
         return LlamaReplyDecoder(backend: self, sampler: sampler, promptTokenCount: prompt.count,
-                                 reusedPromptTokenCount: reused, forcer: forcer)
+                                 reusedPromptTokenCount: reused, forcer: forcer,
+                                 drafter: forcer == nil && parameters.draft == .lookup && model.canDropCachedTokens
+                                     ? Drafter(prompt: prompt) : nil)
     }
+
+    /// Whether llama.cpp scores a drafted token exactly as it scores it alone, so that a reply
+    /// that drafts is the same as one that does not; probed when a reply first has a draft to
+    /// check, so that replies that find none never wait for the probe.
+    var checksDraftsExactly: Bool { model.scoresBatchesExactly(threads: threads) }
 
     /// Tokens the context may still take.
     var room: Int { contextSize - cachedTokenCount }

@@ -6,36 +6,76 @@ import TideCore
 /// A sampled token is evaluated only when the next one is asked for, so the cache never holds
 /// a token the reply did not keep (an end-of-generation token, or one after a stop). A reply
 /// checked by teacher forcing is the exception while the recording holds: its recorded tokens
-/// are evaluated a chunk at a time, and those after the first divergence leave the cache.
+/// are evaluated a chunk at a time, and those after the first divergence leave the cache. So is
+/// a reply that drafts (``Drafter``): a draft is evaluated with the token before it, and what the
+/// model does not accept of it leaves the cache.
 final class LlamaReplyDecoder: ReplyDecoder {
     private let backend: LlamaBackend
     private let sampler: SamplerChain
     private var pending: Int32?
     private var forcer: TeacherForcer?
+    private var drafter: Drafter?
+    /// Reply positions sampled so far: generating one token at a time would hold all but the
+    /// last of their tokens in the cache.
+    private var sampled = 0
     let promptTokenCount: Int
     let reusedPromptTokenCount: Int
 
     init(backend: LlamaBackend, sampler: SamplerChain, promptTokenCount: Int, reusedPromptTokenCount: Int,
-         forcer: TeacherForcer?)
+         forcer: TeacherForcer?, drafter: Drafter?)
     {
         self.backend = backend
         self.sampler = sampler
         self.promptTokenCount = promptTokenCount
         self.reusedPromptTokenCount = reusedPromptTokenCount
         self.forcer = forcer
+        self.drafter = drafter
     }
 
     var teacherForcing: TeacherForcing? { forcer?.outcome }
 
+    var drafting: DraftStatistics? { drafter?.outcome }
+
     func nextToken(adjustingLogits: ((any LogitsView) throws -> Void)?) async throws -> DecodedToken {
         if forcer?.isForcing == true { return try forcedToken(adjustingLogits: adjustingLogits) }
+        if drafter?.isChecking == true { return try draftedToken(adjustingLogits: adjustingLogits) }
         if let pending {
             guard backend.room > 0 else { return .contextFull }
-            try backend.evaluate([pending])
+            let limit = min(backend.room, backend.batchCapacity, TeacherForcer.chunkSize) - 1
+            var draft = drafter?.nextDraft(after: pending, limit: limit) ?? []
+            if !draft.isEmpty, !backend.checksDraftsExactly {
+                drafter = nil
+                draft = []
+            }
+            let start = ContinuousClock.now
+            try backend.evaluate([pending] + draft, everyLogit: !draft.isEmpty)
+            drafter?.timed(ContinuousClock.now - start)
             self.pending = nil
+            if !draft.isEmpty { return try draftedToken(adjustingLogits: adjustingLogits) }
         }
         let step = try sampler.step(backend.context, model: backend.model, adjustingLogits: adjustingLogits)
+        sampled += 1
         if case .token(let id, _) = step { pending = id }
+        return step
+    }
+
+    /// The choice at the next position, from the scores of the draft's entry before it. While
+    /// the model chooses the drafted tokens they are already in the cache; at the first it does
+    /// not, the rest of the draft leaves it.
+    private func draftedToken(adjustingLogits: ((any LogitsView) throws -> Void)?) throws -> DecodedToken {
+        let index = drafter!.index
+        let step = try sampler.step(backend.context, at: Int32(index), model: backend.model, adjustingLogits: adjustingLogits)
+        sampled += 1
+        guard case .token(let id, _) = step else {
+            drafter!.finish()
+            return step
+        }
+        if !drafter!.check(id) {
+            // The cache keeps the token before the draft and the `index` accepted: those of
+            // every position before this one.
+            _ = backend.truncate(to: promptTokenCount + sampled - 1)
+            pending = id
+        }
         return step
     }
 
@@ -63,14 +103,20 @@ final class LlamaReplyDecoder: ReplyDecoder {
             throw LlamaError.rewindFailed(position: position)
         }
         forcer?.rewind(to: position)
+        drafter?.rewind(toContextLength: promptTokenCount + position)
         pending = nil
+        sampled = position
     }
 
     func forgetRewindPoints(before position: Int) throws { sampler.forgetRewindPoints(before: position) }
 
     func close() {
         // The cache as generating would leave it, for the next prompt to be evaluated alike.
-        if let forcer, forcer.isForcing { _ = backend.truncate(to: promptTokenCount + forcer.generatedCacheLength) }
+        if let forcer, forcer.isForcing {
+            _ = backend.truncate(to: promptTokenCount + forcer.generatedCacheLength)
+        } else if drafter != nil {
+            _ = backend.truncate(to: promptTokenCount + max(sampled - 1, 0))
+        }
         backend.endReply()
     }
 }

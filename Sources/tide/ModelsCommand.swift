@@ -141,6 +141,7 @@ struct ModelsCommand: AsyncParsableCommand {
             }
             for plugin in plugins { _ = try PluginSource(spec: PluginSpec(parsing: plugin)) }
             if sampling.maxRewinds != nil { throw ValidationError("--max-rewinds is not kept in a preset") }
+            if sampling.draft != nil { throw ValidationError("--draft is not kept in a preset") }
             let path = ModelStore.isPath(from) ? URL(fileURLWithPath: from).standardizedFileURL.path : from
             let preset = PresetEntry(name: name, from: path,
                                      defaults: ModelDefaults(systemPrompt: system, parameters: sampling.settings, plugins: plugins))

@@ -1,6 +1,8 @@
 import ArgumentParser
 import TideCore
 
+extension DraftMode: ExpressibleByArgument {}
+
 /// Generation parameters on the command line.
 struct SamplingOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Sampling temperature; 0 is greedy (default: 0.6).")
@@ -34,7 +36,11 @@ struct SamplingOptions: ParsableArguments {
             parsing: .unconditional, help: "The most times plugins may take back the end of one reply; past it the reply ends (default: 32).")
     var maxRewinds: Int?
 
-    /// The parameters given, in the order of ``ParameterSetting/names`` (`--max-rewinds` is not one).
+    @Option(help: "Draft tokens from the conversation and check them in one decode (lookup), or decode one at a time (off); the reply is the same (default: lookup).")
+    var draft: DraftMode?
+
+    /// The parameters given, in the order of ``ParameterSetting/names`` (`--max-rewinds` and
+    /// `--draft`, which change how a reply is made but not which one, are not among them).
     var settings: [ParameterSetting] {
         [temperature.map(ParameterSetting.temperature), topK.map(ParameterSetting.topK), topP.map(ParameterSetting.topP),
          minP.map(ParameterSetting.minP), repeatPenalty.map(ParameterSetting.repeatPenalty),
@@ -48,6 +54,7 @@ struct SamplingOptions: ParsableArguments {
         var parameters = base
         for setting in settings { setting.apply(to: &parameters) }
         if let maxRewinds { parameters.maxRewinds = maxRewinds }
+        if let draft { parameters.draft = draft }
         do {
             try parameters.validate()
         } catch {

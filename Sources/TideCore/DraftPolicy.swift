@@ -1,0 +1,87 @@
+/// How many tokens a backend drafts before each decode (``PromptLookup``), adapting to what its
+/// drafts earn. A batched decode of a token and its draft costs more than decoding the token
+/// alone (for a small model on a CPU, a chunk of 8 takes 3.5 to 5 single decodes, depending on
+/// the weights' format), so a draft pays only when the tokens it yields (those accepted, and the
+/// one sampled after them) outnumber the single decodes its chunk took.
+///
+/// Drafts grow while whole drafts are accepted and pay, shrink when less than half is accepted,
+/// and stop for a while after a draft that did not pay, the pause doubling each time that
+/// happens again: a reply that copies nothing, or a machine whose batches are slow, decodes
+/// almost as if drafting were off.
+public struct DraftPolicy: Sendable, Hashable {
+    /// The draft lengths tried, shortest first: with the token before them, chunks of 4, 8 and
+    /// 16, the widths llama.cpp's CPU kernels multiply at once.
+    public static let lengths = [3, 7, 15]
+    /// Positions decoded without a draft after the first draft that did not pay; doubled each
+    /// time one does not pay again, up to ``longestPause``.
+    public static let firstPause = 16
+    /// The longest pause.
+    public static let longestPause = 512
+
+    private var level = 0
+    private var paused = 0
+    private var nextPause = Self.firstPause
+
+    /// A policy that starts with the shortest drafts.
+    public init() {}
+
+    /// The most tokens to draft at the next decode; 0 during a pause (each call counts one
+    /// position of it).
+    public mutating func nextLength() -> Int {
+        if paused > 0 {
+            paused -= 1
+            return 0
+        }
+        return Self.lengths[level]
+    }
+
+    /// Records that `accepted` of `drafted` tokens were accepted by a decode that took as long
+    /// as `cost` decodes of a single token.
+    public mutating func record(drafted: Int, accepted: Int, cost: Double) {
+        guard drafted > 0 else { return }
+        let paid = Double(accepted + 1) >= cost
+        if !paid {
+            level = max(level - 1, 0)
+            paused = nextPause
+            nextPause = min(nextPause * 2, Self.longestPause)
+            return
+        }
+        nextPause = Self.firstPause
+        if accepted == drafted {
+            level = min(level + 1, Self.lengths.count - 1)
+        } else if accepted * 2 < drafted {
+            level = max(level - 1, 0)
+        }
+    }
+}
+
+/// How drafting went in one reply.
+public struct DraftStatistics: Sendable, Hashable, Codable {
+    /// Batched decodes that checked a draft.
+    public var verifications = 0
+    /// Tokens drafted.
+    public var drafted = 0
+    /// Drafted tokens the model chose too.
+    public var accepted = 0
+
+    /// Empty statistics.
+    public init() {}
+
+    /// The share of drafted tokens accepted.
+    public var acceptanceRate: Double { drafted == 0 ? 0 : Double(accepted) / Double(drafted) }
+    /// Tokens a verification yields: those accepted and the one sampled after them.
+    public var tokensPerVerification: Double {
+        verifications == 0 ? 0 : Double(accepted + verifications) / Double(verifications)
+    }
+}
+
+/// Whether a backend drafts tokens to check in one decode (`--draft`, `/set draft`).
+public enum DraftMode: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The setting's name: `--draft`, `/set draft`.
+    public static let settingName = "draft"
+
+    /// Decode one token at a time.
+    case off
+    /// Draft from the context by prompt lookup (``PromptLookup``); the reply is the same.
+    case lookup
+}

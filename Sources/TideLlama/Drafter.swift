@@ -1,0 +1,87 @@
+import TideCore
+
+/// A reply's drafting (``DraftMode/lookup``): the lookup over its context, the policy that sizes
+/// drafts, and the draft being checked.
+///
+/// A decoder that drafts evaluates the token it sampled last together with a draft, keeping the
+/// scores of every entry; it then samples the next positions from those scores one at a time,
+/// exactly as it would have after decoding each token alone, for as long as the model chooses
+/// the drafted token. At the first it does not, the rest of the draft leaves the cache (the same
+/// rollback a rewind uses). The reply is therefore the one decoding without a draft gives, when
+/// llama.cpp scores a token of a batch as it scores it alone (``LlamaModel/scoresBatchesExactly(threads:flashAttention:)``).
+struct Drafter {
+    private var lookup: PromptLookup
+    private var policy = DraftPolicy()
+    private(set) var statistics = DraftStatistics()
+    /// The draft in the cache after the token before it; its scores are being used.
+    private var draft: [Int32] = []
+    /// The batch entry whose scores give the next position: entry 0 is the token before the draft.
+    private(set) var index = 0
+    /// Whether a draft is being checked.
+    private(set) var isChecking = false
+    /// How long the decode of the draft being checked took.
+    private var checkSeconds = 0.0
+    /// The time a decode of one token takes, averaged over the recent ones; `nil` before the first.
+    private var singleSeconds: Double?
+
+    init(prompt: [Int32]) {
+        lookup = PromptLookup(prompt: prompt)
+    }
+
+    /// The draft to evaluate after `token` (which the reply has just kept), at most `limit`
+    /// tokens; empty when there is none or drafting pauses.
+    mutating func nextDraft(after token: Int32, limit: Int) -> [Int32] {
+        lookup.append(token)
+        let length = min(policy.nextLength(), limit)
+        draft = length > 0 ? Array(lookup.draft(limit: length)) : []
+        index = 0
+        isChecking = !draft.isEmpty
+        return draft
+    }
+
+    /// Records how long the decode of the token before the draft took: with the draft when there
+    /// was one, else alone.
+    mutating func timed(_ duration: Duration) {
+        let seconds = duration.seconds
+        if isChecking {
+            checkSeconds = seconds
+        } else {
+            singleSeconds = singleSeconds.map { 0.8 * $0 + 0.2 * seconds } ?? seconds
+        }
+    }
+
+    /// Records the token sampled from entry ``index``'s scores (`nil` for anything but a token).
+    /// Returns `true` when it is the drafted one, whose scores are the next entry's; otherwise
+    /// the check ends, and the draft's entries after ``index`` must leave the cache.
+    mutating func check(_ token: Int32?) -> Bool {
+        guard isChecking else { return false }
+        if let token, index < draft.count, token == draft[index] {
+            lookup.append(token)
+            index += 1
+            return true
+        }
+        finish()
+        return false
+    }
+
+    /// Ends the check in progress, counting its accepted tokens.
+    mutating func finish() {
+        guard isChecking else { return }
+        isChecking = false
+        statistics.verifications += 1
+        statistics.drafted += draft.count
+        statistics.accepted += index
+        // Before any single decode is timed, a chunk is taken to cost a decode per token.
+        let cost = singleSeconds.map { checkSeconds / $0 } ?? Double(draft.count + 1)
+        policy.record(drafted: draft.count, accepted: index, cost: cost)
+    }
+
+    /// A rewind to a context of `count` tokens: the check ends, and the lookup forgets the rest.
+    mutating func rewind(toContextLength count: Int) {
+        finish()
+        lookup.truncate(to: count)
+    }
+
+    /// The statistics, `nil` while no draft was checked.
+    var outcome: DraftStatistics? { statistics.verifications == 0 ? nil : statistics }
+}

@@ -1,0 +1,84 @@
+import Testing
+import TideCore
+
+@Suite struct PromptLookupTests {
+    @Test func draftsWhatFollowedTheLongestLatestMatch() {
+        // "5 6" occurs twice; "4 5 6" only once, earlier: the longer match wins.
+        var lookup = PromptLookup(prompt: [1, 4, 5, 6, 7, 8, 9, 2, 5, 6, 3, 3])
+        lookup.append(4)
+        lookup.append(5)
+        lookup.append(6)
+        #expect(Array(lookup.draft(limit: 3)) == [7, 8, 9])
+        #expect(Array(lookup.draft(limit: 10)) == [7, 8, 9, 2, 5, 6, 3, 3, 4, 5])
+        #expect(Array(lookup.draft(limit: 20)) == [7, 8, 9, 2, 5, 6, 3, 3, 4, 5, 6])
+        // Among matches of equal length, the latest.
+        let repeated = PromptLookup(prompt: [1, 2, 10, 1, 2, 20, 1, 2])
+        #expect(Array(repeated.draft(limit: 1)) == [20])
+    }
+
+    @Test func noMatchOfTwoTokensMakesNoDraft() {
+        #expect(PromptLookup(prompt: [1, 2, 3, 4, 2]).draft(limit: 4).isEmpty)
+        #expect(PromptLookup(prompt: [1, 2]).draft(limit: 4).isEmpty)
+        #expect(PromptLookup(prompt: [1, 2, 3, 1, 2]).draft(limit: 0).isEmpty)
+        #expect(Array(PromptLookup(prompt: [1, 2, 3, 1, 2]).draft(limit: 4)) == [3, 1, 2])
+    }
+
+    @Test func aRewindForgetsTheTokensTakenBack() {
+        var lookup = PromptLookup(prompt: [1, 2, 3, 9, 9])
+        lookup.append(1)
+        lookup.append(2)
+        #expect(Array(lookup.draft(limit: 1)) == [3])
+        lookup.truncate(to: 5)
+        #expect(lookup.tokens == [1, 2, 3, 9, 9])
+        #expect(Array(lookup.draft(limit: 2)) == [])
+    }
+
+    @Test func draftsGrowWhileTheyPayAndPauseWhenTheyDoNot() {
+        var policy = DraftPolicy()
+        #expect(policy.nextLength() == 3)
+        policy.record(drafted: 3, accepted: 3, cost: 2)
+        #expect(policy.nextLength() == 7)
+        policy.record(drafted: 7, accepted: 7, cost: 3.5)
+        #expect(policy.nextLength() == 15)
+        policy.record(drafted: 15, accepted: 15, cost: 6)
+        #expect(policy.nextLength() == 15)
+        // Half accepted and paid: shorter drafts.
+        policy.record(drafted: 15, accepted: 6, cost: 6)
+        #expect(policy.nextLength() == 7)
+        // A draft that did not pay: a pause of firstPause positions, then drafts again.
+        policy.record(drafted: 7, accepted: 1, cost: 3.5)
+        for _ in 0..<DraftPolicy.firstPause { #expect(policy.nextLength() == 0) }
+        #expect(policy.nextLength() == 3)
+        // Again: the pause doubles.
+        policy.record(drafted: 3, accepted: 0, cost: 2.2)
+        for _ in 0..<(2 * DraftPolicy.firstPause) { #expect(policy.nextLength() == 0) }
+        #expect(policy.nextLength() == 3)
+        // One that pays resets it.
+        policy.record(drafted: 3, accepted: 2, cost: 2.2)
+        policy.record(drafted: 3, accepted: 0, cost: 2.2)
+        #expect((0..<DraftPolicy.firstPause).allSatisfy { _ in policy.nextLength() == 0 })
+        #expect(policy.nextLength() == 3)
+    }
+
+    @Test func pausesStopGrowingAtTheLongest() {
+        var policy = DraftPolicy()
+        for _ in 0..<12 {
+            policy.record(drafted: 3, accepted: 0, cost: 3)
+            while policy.nextLength() == 0 {}
+        }
+        policy.record(drafted: 3, accepted: 0, cost: 3)
+        var paused = 0
+        while policy.nextLength() == 0 { paused += 1 }
+        #expect(paused == DraftPolicy.longestPause)
+    }
+
+    @Test func statisticsCountTokensPerCheck() {
+        var statistics = DraftStatistics()
+        #expect(statistics.acceptanceRate == 0 && statistics.tokensPerVerification == 0)
+        statistics.verifications = 4
+        statistics.drafted = 28
+        statistics.accepted = 21
+        #expect(statistics.acceptanceRate == 0.75)
+        #expect(statistics.tokensPerVerification == 6.25)
+    }
+}

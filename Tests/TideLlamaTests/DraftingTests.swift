@@ -1,0 +1,160 @@
+import Foundation
+import Synchronization
+import Testing
+import TideCore
+import TideLlama
+
+extension RealModelTests {
+    /// Prompt-lookup drafting: replies that copy their prompt draft and check tokens in batches,
+    /// and every reply — its text, its tokens, what hooks see, where it stops, what the cache
+    /// holds for the next turn — is the one decoding a token at a time gives.
+    @Suite struct DraftingTests {
+        static let passage = """
+            The lighthouse stood on a rocky point at the edge of the harbour. Every evening the keeper climbed the \
+            one hundred and twelve steps of the spiral staircase, trimmed the wick, polished the great lens and lit the \
+            lamp. Ships passing in the night saw its beam sweep across the water every ten seconds, and they knew where \
+            the rocks were. In winter the storms came from the west, and waves broke over the gallery, but the light \
+            never went out. The keeper kept a logbook in which he wrote the weather, the ships he saw and the hours the \
+            lamp burned.
+            """
+        /// Copying turns (which draft) between free ones (which mostly do not), in one conversation.
+        static let turns = ["Repeat the following text exactly, word for word: " + passage,
+                            "Write a long story about a lighthouse keeper.",
+                            "Turn this list into a numbered list, one item per line: apples, pears, plums, cherries, "
+                                + "oranges, lemons, limes, grapes, melons, peaches, apricots, figs.",
+                            "Quote the sentence of this text that mentions storms, then explain it: " + passage]
+
+        /// A hook that records every token, every text piece and the best score of every
+        /// position it is shown, in order.
+        final class Recorder: ChatHook {
+            let name = "recorder"
+            let points: Set<HookPoint> = [.logits, .token, .stop]
+            let seen = Mutex<[String]>([])
+            func onLogits(_ logits: any LogitsView, reply: ReplyProgress) throws {
+                let best = logits.top(1).first
+                seen.withLock { $0.append("logits \(reply.tokenCount) \(best?.id ?? -1) \(best?.logit ?? 0)") }
+            }
+            func shouldStop(_ reply: ReplyProgress) throws -> StopDecision {
+                seen.withLock { $0.append("stop? \(reply.tokenCount) \(reply.text.utf8.count)") }
+                return .proceed
+            }
+            func onToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision {
+                seen.withLock { $0.append("token \(token.index) \(token.id ?? -1) \(token.text)") }
+                return .pass
+            }
+        }
+
+        /// A hook that takes back every "keeper" and "light" as soon as it is generated, as
+        /// the ban-phrases plugin does.
+        final class Banner: ChatHook {
+            let name = "banner"
+            let points: Set<HookPoint> = [.stop]
+            var rewindWindow: Int { 16 }
+            func shouldStop(_ reply: ReplyProgress) throws -> StopDecision {
+                for word in ["keeper", "light"] {
+                    if let range = reply.text.range(of: word, options: .backwards),
+                       reply.text.utf8.distance(from: range.upperBound, to: reply.text.endIndex) < 8 {
+                        return .rewind(Rewind(offset: reply.text.utf8.distance(from: reply.text.startIndex, to: range.lowerBound)))
+                    }
+                }
+                return .proceed
+            }
+        }
+
+        struct Conversation {
+            var replies: [CollectedReply]
+            var seen: [String]
+            var cachedTokens: Int
+        }
+
+        func converse(_ draft: DraftMode, temperature: Double = 0, seed: UInt32? = nil, repeatPenalty: Double = 1,
+                      stop: [String] = [], maxTokens: Int = 300, hooked: Bool = false, banning: Bool = false) async throws
+            -> Conversation
+        {
+            let backend = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 4096))
+            var parameters = GenerationParameters()
+            parameters.temperature = temperature
+            parameters.seed = seed
+            parameters.repeatPenalty = repeatPenalty
+            parameters.stop = stop
+            parameters.maxTokens = maxTokens
+            parameters.draft = draft
+            parameters.maxRewinds = 1000
+            let recorder = Recorder()
+            let session = ChatSession(backend: backend, systemPrompt: "You are a helpful assistant.", parameters: parameters,
+                                      hooks: (hooked ? [recorder] : []) + (banning ? [Banner()] : []))
+            var replies: [CollectedReply] = []
+            for turn in Self.turns { replies.append(try await session.reply(to: turn).collect()) }
+            return Conversation(replies: replies, seen: recorder.seen.withLock { $0 }, cachedTokens: backend.cachedTokenCount)
+        }
+
+        /// Runs the conversation both ways: the replies agree in every respect, and the drafting
+        /// one did check drafts (the copying turns accept most of theirs).
+        func expectSame(temperature: Double = 0, seed: UInt32? = nil, repeatPenalty: Double = 1, stop: [String] = [],
+                        hooked: Bool = false, banning: Bool = false) async throws -> Conversation
+        {
+            let plain = try await converse(.off, temperature: temperature, seed: seed, repeatPenalty: repeatPenalty,
+                                           stop: stop, hooked: hooked, banning: banning)
+            let drafted = try await converse(.lookup, temperature: temperature, seed: seed, repeatPenalty: repeatPenalty,
+                                             stop: stop, hooked: hooked, banning: banning)
+            for (one, other) in zip(plain.replies, drafted.replies) {
+                #expect(other.text == one.text)
+                #expect(other.summary?.stopReason == one.summary?.stopReason)
+                #expect(other.summary?.statistics.generatedTokens == one.summary?.statistics.generatedTokens)
+                #expect(other.summary?.statistics.reusedPromptTokens == one.summary?.statistics.reusedPromptTokens)
+                #expect(other.summary?.statistics.rewinds == one.summary?.statistics.rewinds)
+                #expect(one.summary?.statistics.drafting == nil)
+            }
+            #expect(drafted.seen == plain.seen)
+            #expect(drafted.cachedTokens == plain.cachedTokens)
+            let drafting = drafted.replies.compactMap { $0.summary?.statistics.drafting }
+            #expect(drafting.reduce(0) { $0 + $1.accepted } > 0, "the copying turns check drafts")
+            return drafted
+        }
+
+        @Test func greedyRepliesAreTheSame() async throws {
+            let drafted = try await expectSame()
+            let copy = try #require(drafted.replies[0].summary?.statistics)
+            #expect(copy.generatedTokens > 80)
+            #expect((copy.drafting?.acceptanceRate ?? 0) > 0.3)
+            // The story runs to the token limit: a long reply drafts too, across many checks.
+            #expect(drafted.replies[1].summary?.stopReason == .maxTokens)
+        }
+
+        @Test func seededAndPenalisedRepliesAreTheSame() async throws {
+            _ = try await expectSame(temperature: 0.7, seed: 11)
+            _ = try await expectSame(repeatPenalty: 1.1)
+        }
+
+        @Test func hooksSeeEveryTokenInOrder() async throws {
+            let drafted = try await expectSame(hooked: true)
+            #expect(drafted.seen.count > 400)
+        }
+
+        @Test func rewindsTakeBackDraftedTokensAlike() async throws {
+            let drafted = try await expectSame(hooked: true, banning: true)
+            #expect(drafted.replies.reduce(0) { $0 + ($1.summary?.statistics.rewinds ?? 0) } > 3)
+            #expect(!drafted.replies[0].text.contains("keeper"))
+        }
+
+        @Test func stopStringsEndDraftedRepliesAlike() async throws {
+            let drafted = try await expectSame(stop: ["spiral", "7."])
+            #expect(drafted.replies[0].summary?.stopReason == .stopString("spiral"))
+        }
+
+        @Test func replyCheckedByTeacherForcingDoesNotDraft() async throws {
+            let backend = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 2048))
+            var parameters = GenerationParameters()
+            parameters.temperature = 0
+            parameters.maxTokens = 120
+            let session = ChatSession(backend: backend, systemPrompt: "You are a helpful assistant.", parameters: parameters)
+            let first = try await session.reply(to: Self.turns[0]).collect()
+            let replay = ChatSession(backend: try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 2048)),
+                                     systemPrompt: "You are a helpful assistant.", parameters: parameters)
+            let forced = try await replay.reply(to: Self.turns[0], forcing: first.text).collect()
+            #expect(forced.text == first.text)
+            #expect(forced.summary?.statistics.drafting == nil)
+            #expect(forced.summary?.teacherForcing == .confirmed(tokens: first.summary?.statistics.generatedTokens ?? -1))
+        }
+    }
+}
