@@ -7,6 +7,7 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
     /// Rounds per comparison.
     public var rounds: Int
     var decode: DecodeSpeedBenchmark.Result?
+    var draft: [DraftBenchmark.Figure] = []
     var logitsHook: [LogitsHookBenchmark.Result] = []
     var cacheReuse: CacheReuseBenchmark.Result?
     var chatTurns: ChatTurnsBenchmark.Result?
@@ -32,6 +33,14 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
                 lines.append(("decode with plugins \(decode.pluginNames.joined(separator: ", ")): \(fixed(rate)) tok/s → "
                     + "paired ratio \(fixed(ratio, 3)) (budget ≥ 0.95); one hook call \(fixed(cost)) µs", ratio >= 0.95))
             }
+        }
+        for figure in draft {
+            let budget = figure.copies ? 1.5 : 0.98
+            lines.append(("drafting, \(figure.name) (\(figure.generatedTokens) tokens): \(fixed(figure.plainTokensPerSecond)) → "
+                + "\(fixed(figure.draftedTokensPerSecond)) tok/s, paired ratio \(fixed(figure.ratio, 3)) (budget ≥ \(budget)); "
+                + "\(figure.drafting.accepted) of \(figure.drafting.drafted) drafted tokens accepted "
+                + "(\(fixed(figure.drafting.acceptanceRate * 100)) %), \(fixed(figure.drafting.tokensPerVerification, 2)) tokens per "
+                + "check; replies \(figure.differs ? "DIFFERING" : "identical")", figure.ratio >= budget && !figure.differs))
         }
         for hook in logitsHook {
             lines.append(("one on_logits call with view:top(40) on \(hook.model) (\(hook.vocabularySize) tokens): "

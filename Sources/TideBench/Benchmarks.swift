@@ -33,7 +33,7 @@ public struct Benchmarks: Sendable {
     public var only: Set<String>?
 
     /// The benchmarks' names, in the order they run.
-    public static let names = ["decode", "logits-hook", "rewind", "format", "parallel-replay", "teacher-forcing", "cache-reuse",
+    public static let names = ["decode", "draft", "logits-hook", "rewind", "format", "parallel-replay", "teacher-forcing", "cache-reuse",
                                "chat-turns", "log", "process"]
 
     private func wants(_ name: String) -> Bool { only?.contains(name) ?? true }
@@ -52,6 +52,12 @@ public struct Benchmarks: Sendable {
             log("decode speed: bare llama.cpp loop vs the engine, \(decodeTokens) tokens × \(rounds) rounds")
             report.decode = try await DecodeSpeedBenchmark(model: model, tokens: decodeTokens, rounds: rounds,
                                                            threads: threads, plugins: plugins).run()
+        }
+        if wants("draft") {
+            let draftRounds = min(rounds, 5)
+            log("replies drafting by prompt lookup vs one token at a time: four copying prompts and free writing, "
+                + "\(decodeTokens) tokens × \(draftRounds) rounds")
+            report.draft = try await DraftBenchmark(model: model, tokens: decodeTokens, rounds: draftRounds, threads: threads).run()
         }
         if let logitsHook, wants("logits-hook") {
             log("one on_logits call with view:top(40), \(decodeTokens / 4) tokens × \(rounds) rounds per model")

@@ -25,13 +25,16 @@ struct DecodeSpeedBenchmark {
         var pluginNames: [String]
     }
 
+    /// The free-writing prompt.
+    static let prompt = "Write a long story about a lighthouse keeper."
+
     func run() async throws -> Result {
         let backend = try LlamaBackend(model: model, options: LlamaContextOptions(contextSize: 2048, threads: threads))
         var parameters = GenerationParameters()
         parameters.temperature = 0
         parameters.maxTokens = tokens
         let messages = [ChatMessage(.system, "You are a helpful assistant."),
-                        ChatMessage(.user, "Write a long story about a lighthouse keeper.")]
+                        ChatMessage(.user, Self.prompt)]
         let prompt = try backend.promptTokens(for: messages)
         let bare = BareGreedyLoop(backend: backend)
         var bareRates: [Double] = []

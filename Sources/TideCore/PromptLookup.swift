@@ -10,9 +10,9 @@ public struct PromptLookup: Sendable {
     /// The context searched: the prompt's tokens, then each token the reply kept.
     public private(set) var tokens: [Int32]
     /// The longest run of last tokens looked for.
-    public static let longestMatch = 4
+    public static let longestMatch = 6
     /// The shortest run of last tokens whose earlier occurrence makes a draft.
-    public static let shortestMatch = 2
+    public static let shortestMatch = 3
 
     /// A lookup over `prompt`.
     public init(prompt: [Int32]) {

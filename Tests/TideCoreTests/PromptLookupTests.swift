@@ -3,34 +3,32 @@ import TideCore
 
 @Suite struct PromptLookupTests {
     @Test func draftsWhatFollowedTheLongestLatestMatch() {
-        // "5 6" occurs twice; "4 5 6" only once, earlier: the longer match wins.
-        var lookup = PromptLookup(prompt: [1, 4, 5, 6, 7, 8, 9, 2, 5, 6, 3, 3])
-        lookup.append(4)
-        lookup.append(5)
-        lookup.append(6)
-        #expect(Array(lookup.draft(limit: 3)) == [7, 8, 9])
-        #expect(Array(lookup.draft(limit: 10)) == [7, 8, 9, 2, 5, 6, 3, 3, 4, 5])
-        #expect(Array(lookup.draft(limit: 20)) == [7, 8, 9, 2, 5, 6, 3, 3, 4, 5, 6])
+        // "5 6 7" occurs twice; "4 5 6 7" only once, earlier: the longer match wins.
+        var lookup = PromptLookup(prompt: [1, 4, 5, 6, 7, 8, 9, 2, 5, 6, 7, 3, 3])
+        for token: Int32 in [4, 5, 6, 7] { lookup.append(token) }
+        #expect(Array(lookup.draft(limit: 3)) == [8, 9, 2])
+        #expect(Array(lookup.draft(limit: 11)) == [8, 9, 2, 5, 6, 7, 3, 3, 4, 5, 6])
+        #expect(Array(lookup.draft(limit: 20)) == [8, 9, 2, 5, 6, 7, 3, 3, 4, 5, 6, 7])
         // Among matches of equal length, the latest.
-        let repeated = PromptLookup(prompt: [1, 2, 10, 1, 2, 20, 1, 2])
+        let repeated = PromptLookup(prompt: [1, 2, 3, 10, 1, 2, 3, 20, 1, 2, 3])
         #expect(Array(repeated.draft(limit: 1)) == [20])
     }
 
-    @Test func noMatchOfTwoTokensMakesNoDraft() {
-        #expect(PromptLookup(prompt: [1, 2, 3, 4, 2]).draft(limit: 4).isEmpty)
-        #expect(PromptLookup(prompt: [1, 2]).draft(limit: 4).isEmpty)
-        #expect(PromptLookup(prompt: [1, 2, 3, 1, 2]).draft(limit: 0).isEmpty)
-        #expect(Array(PromptLookup(prompt: [1, 2, 3, 1, 2]).draft(limit: 4)) == [3, 1, 2])
+    @Test func noMatchOfThreeTokensMakesNoDraft() {
+        #expect(PromptLookup.shortestMatch == 3)
+        #expect(PromptLookup(prompt: [1, 2, 3, 4, 2, 3]).draft(limit: 4).isEmpty)
+        #expect(PromptLookup(prompt: [1, 2, 3]).draft(limit: 4).isEmpty)
+        #expect(PromptLookup(prompt: [1, 2, 3, 1, 2, 3]).draft(limit: 0).isEmpty)
+        #expect(Array(PromptLookup(prompt: [1, 2, 3, 1, 2, 3]).draft(limit: 4)) == [1, 2, 3])
     }
 
     @Test func aRewindForgetsTheTokensTakenBack() {
-        var lookup = PromptLookup(prompt: [1, 2, 3, 9, 9])
-        lookup.append(1)
-        lookup.append(2)
-        #expect(Array(lookup.draft(limit: 1)) == [3])
-        lookup.truncate(to: 5)
-        #expect(lookup.tokens == [1, 2, 3, 9, 9])
-        #expect(Array(lookup.draft(limit: 2)) == [])
+        var lookup = PromptLookup(prompt: [1, 2, 3, 4, 9, 9])
+        for token: Int32 in [1, 2, 3] { lookup.append(token) }
+        #expect(Array(lookup.draft(limit: 1)) == [4])
+        lookup.truncate(to: 6)
+        #expect(lookup.tokens == [1, 2, 3, 4, 9, 9])
+        #expect(lookup.draft(limit: 2).isEmpty)
     }
 
     @Test func draftsGrowWhileTheyPayAndPauseWhenTheyDoNot() {
