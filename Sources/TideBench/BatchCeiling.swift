@@ -8,11 +8,12 @@ struct BatchCeiling {
     let model: LlamaModel
     let rounds: Int
     let threads: Int?
+    var settings = BareContext.Settings()
     static let sequences = 8
 
     /// The median over rounds of (one batched step) / (eight single steps).
     func run() throws -> Double {
-        let bare = try BareContext(model: model, size: 2048, sequences: Self.sequences, threads: threads)
+        let bare = try BareContext(model: model, size: 2048, sequences: Self.sequences, threads: threads, settings: settings)
         let context = bare.pointer
         var batch = llama_batch_init(512, 0, 1)
         defer { llama_batch_free(batch) }

@@ -8,6 +8,7 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
     public var rounds: Int
     var decode: DecodeSpeedBenchmark.Result?
     var draft: [DraftBenchmark.Figure] = []
+    var quantization: [QuantizationBenchmark.Row] = []
     var logitsHook: [LogitsHookBenchmark.Result] = []
     var cacheReuse: CacheReuseBenchmark.Result?
     var chatTurns: ChatTurnsBenchmark.Result?
@@ -41,6 +42,13 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
                 + "\(figure.drafting.accepted) of \(figure.drafting.drafted) drafted tokens accepted "
                 + "(\(fixed(figure.drafting.acceptanceRate * 100)) %), \(fixed(figure.drafting.tokensPerVerification, 2)) tokens per "
                 + "check; replies \(figure.differs ? "DIFFERING" : "identical")", figure.ratio >= budget && !figure.differs))
+        }
+        for row in quantization {
+            lines.append(("\(row.name) (\(row.format), \(fixed(row.fileMiB)) MiB; \(row.settings)): prompt "
+                + "\(fixed(row.promptTokensPerSecond)) tok/s, decode \(fixed(row.decodeTokensPerSecond)) tok/s → "
+                + "\(fixed(row.promptOverDecode, 2))× (goal ≥ 5); 8 sequences in one step \(fixed(row.batchRatio, 3)) of 8 single "
+                + "steps (goal ≤ 0.35); batches \(row.exact ? "exact" : "NOT exact")",
+                row.promptOverDecode >= 5 && row.batchRatio <= 0.35))
         }
         for hook in logitsHook {
             lines.append(("one on_logits call with view:top(40) on \(hook.model) (\(hook.vocabularySize) tokens): "

@@ -33,7 +33,7 @@ public struct Benchmarks: Sendable {
     public var only: Set<String>?
 
     /// The benchmarks' names, in the order they run.
-    public static let names = ["decode", "draft", "logits-hook", "rewind", "format", "parallel-replay", "teacher-forcing", "cache-reuse",
+    public static let names = ["decode", "draft", "quantization", "logits-hook", "rewind", "format", "parallel-replay", "teacher-forcing", "cache-reuse",
                                "chat-turns", "log", "process"]
 
     private func wants(_ name: String) -> Bool { only?.contains(name) ?? true }
@@ -58,6 +58,11 @@ public struct Benchmarks: Sendable {
             log("replies drafting by prompt lookup vs one token at a time: four copying prompts and free writing, "
                 + "\(decodeTokens) tokens × \(draftRounds) rounds")
             report.draft = try await DraftBenchmark(model: model, tokens: decodeTokens, rounds: draftRounds, threads: threads).run()
+        }
+        if wants("quantization") {
+            log("prompt evaluation, decoding and 8-sequence batches on the bundled file, its weights requantized, "
+                + "\(logitsModels.map(\.facts.name).joined(separator: ", ")) and other context settings, \(rounds) rounds")
+            report.quantization = try QuantizationBenchmark(model: model, others: logitsModels, rounds: rounds, threads: threads).run()
         }
         if let logitsHook, wants("logits-hook") {
             log("one on_logits call with view:top(40), \(decodeTokens / 4) tokens × \(rounds) rounds per model")

@@ -7,6 +7,7 @@ import CLlama
 struct PromptCost {
     let model: LlamaModel
     let threads: Int?
+    var settings = BareContext.Settings()
 
     /// One measurement: `tokens` new tokens evaluated after `position` cached ones.
     struct Point: Hashable {
@@ -17,7 +18,7 @@ struct PromptCost {
     /// The median over `rounds` of one `llama_decode` of each point's tokens, the points
     /// alternating within each round, on one context holding the longest history.
     func run(_ points: [Point], rounds: Int) throws -> [Point: Double] {
-        let bare = try BareContext(model: model, size: 4096, threads: threads)
+        let bare = try BareContext(model: model, size: 4096, threads: threads, settings: settings)
         let context = bare.pointer
         var batch = llama_batch_init(512, 0, 1)
         defer { llama_batch_free(batch) }
