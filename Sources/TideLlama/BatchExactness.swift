@@ -7,7 +7,7 @@ extension LlamaModel {
     /// forcing needs to reproduce generating exactly. Probed once per thread count, on a small
     /// context of its own (about 30 decodes of a 135M model: well under a second).
     ///
-    /// It holds for SmolLM2's Q4_1 weights with flash attention. It does not for Gemma 3's
+    /// It holds for SmolLM2's Q4_1 and Q8_0 weights with flash attention. It does not for Gemma 3's
     /// Q4_K_M: llama.cpp repacks K-quant weights and multiplies a batch of them with other
     /// kernels than one token (scores up to 3 apart after a few dozen tokens), so its recorded
     /// replies are generated again. `flashAttention: false` probes the context without it (for tests).

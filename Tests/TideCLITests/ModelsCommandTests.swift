@@ -15,10 +15,41 @@ extension CommandLineTests {
         @Test func infoDescribesTheModel() throws {
             let result = try TideProcess.run(["models", "info", "smollm2-135m-instruct"])
             #expect(result.status == 0)
-            for fact in ["architecture:      llama", "quantization:      Q4_1", "context length:    8192",
+            for fact in ["architecture:      llama", "quantization:      Q8_0", "context length:    8192",
                          "vocabulary size:   49152", "parameters:"] {
                 #expect(result.stdout.contains(fact))
             }
+        }
+
+        /// The default model is made from the file as published the first time it is used, when
+        /// only that file is there (as after a `tide models pull` of it, or a set-up of an older
+        /// version); `tide models pull` makes it too, and checks it.
+        @Test func theDefaultModelIsMadeFromTheFileAsPublished() throws {
+            let cache = try CommandLineTests.scratchFolder("requantize")
+            let models = cache.appendingPathComponent("tide/models")
+            try FileManager.default.createDirectory(at: models, withIntermediateDirectories: true)
+            let environmentCache = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+                ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache").path
+            let original = "SmolLM2-135M-Instruct.Q4_1.gguf"
+            try FileManager.default.copyItem(atPath: environmentCache + "/tide/models/" + original,
+                                             toPath: models.appendingPathComponent(original).path)
+            let environment = ["XDG_CACHE_HOME": cache.path]
+            let made = models.appendingPathComponent("SmolLM2-135M-Instruct.Q8_0.gguf")
+            let reply = try TideProcess.run(["generate", "--no-log", "--temperature", "0", "--max-tokens", "8", "Hello"],
+                                            environment: environment)
+            #expect(reply.status == 0, "\(reply.stderr)")
+            #expect(FileManager.default.fileExists(atPath: made.path))
+            try FileManager.default.removeItem(at: made)
+            let pull = try TideProcess.run(["models", "pull", "smollm2-135m-instruct"], environment: environment)
+            #expect(pull.status == 0, "\(pull.stderr)")
+            #expect(pull.stdout.contains("(verified)"))
+            // Without the file as published, the error says what to pull.
+            try FileManager.default.removeItem(at: made)
+            try FileManager.default.removeItem(at: models.appendingPathComponent(original))
+            let missing = try TideProcess.run(["generate", "--no-log", "Hello"], environment: environment)
+            #expect(missing.status != 0)
+            #expect(missing.stderr.contains("run `tide models pull smollm2-135m-instruct`"))
+            #expect(!FileManager.default.fileExists(atPath: made.path))
         }
 
         /// A preset made by `tide models create` is a model like the others, whose defaults the

@@ -31,7 +31,7 @@ extension RealModelTests {
             let facts = TestModel.shared.facts
             #expect(facts.architecture == "llama")
             #expect(facts.vocabularySize == 49152)
-            #expect(facts.quantization == "Q4_1")
+            #expect(facts.quantization == "Q8_0")
             #expect(facts.trainedContextLength == 8192)
             #expect(facts.parameterCount > 100_000_000)
         }

@@ -133,3 +133,55 @@ import TideTestSupport
         }
     }
 }
+
+/// Making a requantized model from its base's file, with a stand-in for llama.cpp.
+@Suite struct ModelDerivationTests {
+    let entry = ModelRegistry.entry(named: ModelRegistry.defaultModelID)!
+    let base = ModelRegistry.entry(named: ModelRegistry.bundledOriginalID)!
+
+    /// A store holding a file of the base's size (sparse: nothing is read but its size).
+    func storeWithBase() throws -> ModelStore {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tide-derive-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let store = ModelStore(directory: folder)
+        #expect(FileManager.default.createFile(atPath: store.path(for: base).path, contents: nil))
+        let handle = try FileHandle(forWritingTo: store.path(for: base))
+        try handle.truncate(atOffset: UInt64(base.sizeBytes!))
+        try handle.close()
+        return store
+    }
+
+    @Test func theRequantizedFileIsWrittenAsideThenRenamed() throws {
+        let store = try storeWithBase()
+        let calls = Mutex<[String]>([])
+        let puller = ModelPuller(store: store) { source, destination, format in
+            calls.withLock { $0.append("\(source.lastPathComponent) \(format)") }
+            #expect(destination.lastPathComponent.hasPrefix(self.entry.fileName + ".partial."))
+            try Data("weights".utf8).write(to: destination)
+        }
+        let result = try puller.derive(entry)
+        #expect(calls.withLock { $0 } == ["\(base.fileName) Q8_0"])
+        #expect(result.path == store.path(for: entry))
+        #expect(try String(contentsOf: result.path, encoding: .utf8) == "weights")
+        // Not the bytes the registry knows: kept, but not verified.
+        #expect(!result.verified)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory.path).sorted()
+            == [base.fileName, entry.fileName].sorted())
+    }
+
+    @Test func aFailedRequantizationLeavesNothingBehind() throws {
+        let store = try storeWithBase()
+        let puller = ModelPuller(store: store) { _, destination, _ in
+            try Data("half".utf8).write(to: destination)
+            throw ModelFetchError.toolFailed(command: "quantize", status: 1, output: "out of memory")
+        }
+        #expect(throws: ModelFetchError.toolFailed(command: "quantize", status: 1, output: "out of memory")) { try puller.derive(entry) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory.path) == [base.fileName])
+    }
+
+    @Test func withoutTheBaseTheErrorNamesTheModelToPull() throws {
+        let store = ModelStore(directory: FileManager.default.temporaryDirectory.appendingPathComponent("tide-none-\(UUID().uuidString)"))
+        let puller = ModelPuller(store: store) { _, _, _ in Issue.record("nothing to requantize") }
+        #expect(throws: ModelLookupError.notInstalled(entry.id, expectedAt: store.path(for: entry).path)) { try puller.derive(entry) }
+    }
+}

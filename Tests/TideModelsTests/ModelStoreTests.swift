@@ -24,7 +24,11 @@ import TideModels
 
     @Test func theRegistryHasTheDocumentedModels() throws {
         let ids = ModelRegistry.entries.map(\.id)
-        #expect(ids == ["smollm2-135m-instruct", "gemma-3-270m", "phi-3.5-mini-instruct", "phi-4-mini-instruct"])
+        #expect(ids == ["smollm2-135m-instruct", "smollm2-135m-instruct-q4_1", "gemma-3-270m", "phi-3.5-mini-instruct",
+                        "phi-4-mini-instruct"])
+        // The default is made on this machine from the file as published.
+        #expect(ModelRegistry.entry(named: ModelRegistry.defaultModelID)?.source
+            == .requantized(from: ModelRegistry.bundledOriginalID, format: "Q8_0"))
         let phi = try #require(ModelRegistry.entry(named: "phi-3.5-mini-instruct"))
         #expect(phi.endOfGenerationStrings == ["<|end|>"])
         #expect(ModelRegistry.entry(named: "SmolLM2-135M-Instruct")?.sha256?.count == 64)
