@@ -8,7 +8,7 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
     public var rounds: Int
     var decode: DecodeSpeedBenchmark.Result?
     var draft: [DraftBenchmark.Figure] = []
-    var quantization: [QuantizationBenchmark.Row] = []
+    var quantization: QuantizationBenchmark.Result?
     var logitsHook: [LogitsHookBenchmark.Result] = []
     var cacheReuse: CacheReuseBenchmark.Result?
     var chatTurns: ChatTurnsBenchmark.Result?
@@ -43,7 +43,11 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
                 + "(\(fixed(figure.drafting.acceptanceRate * 100)) %), \(fixed(figure.drafting.tokensPerVerification, 2)) tokens per "
                 + "check; replies \(figure.differs ? "DIFFERING" : "identical")", figure.ratio >= budget && !figure.differs))
         }
-        for row in quantization {
+        if let decode = quantization?.engineDecode {
+            lines.append(("engine decode, default model vs the file it is made from (no drafting): \(fixed(decode.defaultRate)) vs "
+                + "\(fixed(decode.originalRate)) tok/s → paired ratio \(fixed(decode.ratio, 3)) (goal: not lower; ≥ 0.98, the machine's noise)", decode.ratio >= 0.98))
+        }
+        for row in quantization?.rows ?? [] {
             lines.append(("\(row.name) (\(row.format), \(fixed(row.fileMiB)) MiB; \(row.settings)): prompt "
                 + "\(fixed(row.promptTokensPerSecond)) tok/s, decode \(fixed(row.decodeTokensPerSecond)) tok/s → "
                 + "\(fixed(row.promptOverDecode, 2))× (goal ≥ 5); 8 sequences in one step \(fixed(row.batchRatio, 3)) of 8 single "

@@ -25,6 +25,9 @@ public struct Benchmarks: Sendable {
     public var logitsHook: (any ChatHook)?
     /// Models besides ``model`` to measure the logits hook on (Gemma 3's 262k vocabulary).
     public var logitsModels: [LlamaModel] = []
+    /// The file the default model is made from (SmolLM2's published Q4_1), for the weights-format
+    /// figures; `nil`: they measure ``model`` and the other models only.
+    public var originalModel: LlamaModel?
     /// `ban-phrases` with its built-in list, with 1,000 phrases, and with a phrase that occurs
     /// (`phrases=the`), for the rewind figures (none: skipped).
     public var phraseBans: (slopList: any ChatHook, thousandPhrases: any ChatHook, firing: any ChatHook)?
@@ -60,9 +63,11 @@ public struct Benchmarks: Sendable {
             report.draft = try await DraftBenchmark(model: model, tokens: decodeTokens, rounds: draftRounds, threads: threads).run()
         }
         if wants("quantization") {
-            log("prompt evaluation, decoding and 8-sequence batches on the bundled file, its weights requantized, "
+            log("prompt evaluation, decoding and 8-sequence batches on the default model, the file it is made from and that "
+                + "file requantized otherwise, "
                 + "\(logitsModels.map(\.facts.name).joined(separator: ", ")) and other context settings, \(rounds) rounds")
-            report.quantization = try QuantizationBenchmark(model: model, others: logitsModels, rounds: rounds, threads: threads).run()
+            report.quantization = try await QuantizationBenchmark(model: model, original: originalModel, others: logitsModels,
+                                                                  rounds: rounds, tokens: decodeTokens, threads: threads).run()
         }
         if let logitsHook, wants("logits-hook") {
             log("one on_logits call with view:top(40), \(decodeTokens / 4) tokens × \(rounds) rounds per model")

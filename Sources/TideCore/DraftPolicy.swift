@@ -1,19 +1,23 @@
-/// How many tokens a backend drafts before each decode (``PromptLookup``), adapting to what its
-/// drafts earn. A batched decode of a token and its draft costs more than decoding the token
-/// alone (for a small model on a CPU, a chunk of 8 takes 3.5 to 5 single decodes, depending on
-/// the weights' format), so a draft pays only when the tokens it yields (those accepted, and the
-/// one sampled after them) outnumber the single decodes its chunk took.
+/// How many tokens a backend drafts before each decode (``PromptLookup``), and on how strong a
+/// match, adapting to what its drafts earn. A batched decode of a token and its draft costs more
+/// than decoding the token alone (for a small model on a CPU, a chunk of 8 takes 3.5 to 5 single
+/// decodes, depending on the weights' format), so a draft pays only when the tokens it yields
+/// (those accepted, and the one sampled after them) outnumber the single decodes its chunk took.
 ///
-/// Drafts grow while whole drafts are accepted and pay, shrink when less than half is accepted,
-/// and stop for a while after a draft that did not pay, the pause doubling each time that
-/// happens again: a reply that copies nothing, or a machine whose batches are slow, decodes
-/// almost as if drafting were off.
+/// - Drafts grow (3, 7, 15 tokens) while whole drafts are accepted and pay, and shrink when less
+///   than half of one is accepted.
+/// - A draft that does not pay asks for a longer match next time (from ``PromptLookup/shortestMatch``
+///   up to ``PromptLookup/longestMatch`` tokens) and stops drafting for a while; the pause doubles
+///   each time, and starts again from ``firstPause`` only once drafting has gained more than it
+///   lost in the reply.
+///
+/// A reply that copies nothing, or a machine whose batches are slow, is then decoded almost as
+/// if drafting were off.
 public struct DraftPolicy: Sendable, Hashable {
     /// The draft lengths tried, shortest first: with the token before them, chunks of 4, 8 and
     /// 16, the widths llama.cpp's CPU kernels multiply at once.
     public static let lengths = [3, 7, 15]
-    /// Positions decoded without a draft after the first draft that did not pay; doubled each
-    /// time one does not pay again, up to ``longestPause``.
+    /// Positions decoded without a draft after the first draft that did not pay.
     public static let firstPause = 16
     /// The longest pause.
     public static let longestPause = 512
@@ -21,8 +25,12 @@ public struct DraftPolicy: Sendable, Hashable {
     private var level = 0
     private var paused = 0
     private var nextPause = Self.firstPause
+    /// Single decodes saved so far: tokens yielded minus the cost of their checks.
+    private var gain = 0.0
+    /// The shortest match a draft needs now.
+    public private(set) var matchLength = PromptLookup.shortestMatch
 
-    /// A policy that starts with the shortest drafts.
+    /// A policy that starts with the shortest drafts and matches.
     public init() {}
 
     /// The most tokens to draft at the next decode; 0 during a pause (each call counts one
@@ -39,14 +47,17 @@ public struct DraftPolicy: Sendable, Hashable {
     /// as `cost` decodes of a single token.
     public mutating func record(drafted: Int, accepted: Int, cost: Double) {
         guard drafted > 0 else { return }
-        let paid = Double(accepted + 1) >= cost
-        if !paid {
+        let earned = Double(accepted + 1) - cost
+        gain += earned
+        if earned < 0 {
             level = max(level - 1, 0)
+            matchLength = min(matchLength + 1, PromptLookup.longestMatch)
             paused = nextPause
             nextPause = min(nextPause * 2, Self.longestPause)
             return
         }
-        nextPause = Self.firstPause
+        matchLength = max(matchLength - 1, PromptLookup.shortestMatch)
+        if gain > 0 { nextPause = Self.firstPause }
         if accepted == drafted {
             level = min(level + 1, Self.lengths.count - 1)
         } else if accepted * 2 < drafted {

@@ -30,17 +30,18 @@ public struct PromptLookup: Sendable {
     }
 
     /// Up to `limit` tokens that followed the latest earlier occurrence of the longest run of
-    /// last tokens found again; empty when no run of ``shortestMatch`` tokens recurs.
-    public func draft(limit: Int) -> ArraySlice<Int32> {
+    /// last tokens found again; empty when no run of `minimumMatch` tokens recurs.
+    public func draft(limit: Int, minimumMatch: Int = shortestMatch) -> ArraySlice<Int32> {
         let count = tokens.count
-        guard limit > 0, count > Self.shortestMatch else { return [] }
+        let minimumMatch = max(minimumMatch, 1)
+        guard limit > 0, count > minimumMatch else { return [] }
         var bestEnd = 0
         var bestLength = 0
         tokens.withUnsafeBufferPointer { history in
             let last = history[count - 1]
             // `end` is one past an earlier occurrence's last token; at least one token follows it.
             var end = count - 1
-            while end >= Self.shortestMatch {
+            while end >= minimumMatch {
                 defer { end -= 1 }
                 guard history[end - 1] == last else { continue }
                 var length = 1
@@ -54,7 +55,7 @@ public struct PromptLookup: Sendable {
                 }
             }
         }
-        guard bestLength >= Self.shortestMatch else { return [] }
+        guard bestLength >= minimumMatch else { return [] }
         return tokens[bestEnd..<min(bestEnd + limit, count)]
     }
 }

@@ -33,7 +33,7 @@ struct Drafter {
     mutating func nextDraft(after token: Int32, limit: Int) -> [Int32] {
         lookup.append(token)
         let length = min(policy.nextLength(), limit)
-        draft = length > 0 ? Array(lookup.draft(limit: length)) : []
+        draft = length > 0 ? Array(lookup.draft(limit: length, minimumMatch: policy.matchLength)) : []
         index = 0
         isChecking = !draft.isEmpty
         return draft

@@ -46,6 +46,9 @@ struct BenchCommand: AsyncParsableCommand {
         benchmarks.plugins = try Self.benchmarkPlugins.map { try LuaPlugin(spec: PluginSpec(parsing: $0)) }
         benchmarks.logitsHook = try LuaPlugin(source: Self.topFortyPlugin, path: "top-40.lua")
         if let large = try await loadLargeVocabularyModel() { benchmarks.logitsModels = [large] }
+        var original = modelOptions
+        original.model = ModelRegistry.bundledOriginalID
+        benchmarks.originalModel = try? await original.loadLocal()
         benchmarks.phraseBans = (try LuaPlugin(spec: PluginSpec(parsing: "ban-phrases slop=true")),
                                  try LuaPlugin(spec: PluginSpec(parsing: "ban-phrases phrases=\"\(Self.thousandPhrases)\"")),
                                  try LuaPlugin(spec: PluginSpec(parsing: "ban-phrases phrases=the")))

@@ -40,22 +40,45 @@ import TideCore
         #expect(policy.nextLength() == 15)
         policy.record(drafted: 15, accepted: 15, cost: 6)
         #expect(policy.nextLength() == 15)
-        // Half accepted and paid: shorter drafts.
+        // Less than half accepted, but paid: shorter drafts.
         policy.record(drafted: 15, accepted: 6, cost: 6)
         #expect(policy.nextLength() == 7)
-        // A draft that did not pay: a pause of firstPause positions, then drafts again.
+        #expect(policy.matchLength == PromptLookup.shortestMatch)
+        // A draft that did not pay: a pause of firstPause positions and a longer match, then drafts again.
         policy.record(drafted: 7, accepted: 1, cost: 3.5)
         for _ in 0..<DraftPolicy.firstPause { #expect(policy.nextLength() == 0) }
         #expect(policy.nextLength() == 3)
+        #expect(policy.matchLength == PromptLookup.shortestMatch + 1)
         // Again: the pause doubles.
         policy.record(drafted: 3, accepted: 0, cost: 2.2)
         for _ in 0..<(2 * DraftPolicy.firstPause) { #expect(policy.nextLength() == 0) }
         #expect(policy.nextLength() == 3)
-        // One that pays resets it.
+        // One that pays, while drafting has gained overall, resets it and the match length.
         policy.record(drafted: 3, accepted: 2, cost: 2.2)
-        policy.record(drafted: 3, accepted: 0, cost: 2.2)
+        #expect(policy.matchLength == PromptLookup.shortestMatch + 1)
+        policy.record(drafted: 3, accepted: 3, cost: 2.2)
+        #expect(policy.matchLength == PromptLookup.shortestMatch)
+        policy.record(drafted: 7, accepted: 0, cost: 3.5)
         #expect((0..<DraftPolicy.firstPause).allSatisfy { _ in policy.nextLength() == 0 })
         #expect(policy.nextLength() == 3)
+    }
+
+    @Test func aReplyThatLosesByDraftingKeepsDoublingItsPauses() {
+        var policy = DraftPolicy()
+        policy.record(drafted: 3, accepted: 0, cost: 2.2)
+        while policy.nextLength() == 0 {}
+        // Paying a little does not make up for the loss: the next refusal still doubles the pause.
+        policy.record(drafted: 3, accepted: 2, cost: 2.2)
+        policy.record(drafted: 3, accepted: 0, cost: 2.2)
+        var paused = 0
+        while policy.nextLength() == 0 { paused += 1 }
+        #expect(paused == 2 * DraftPolicy.firstPause)
+    }
+
+    @Test func theLookupHonoursALongerMatch() {
+        let lookup = PromptLookup(prompt: [1, 2, 3, 4, 5, 9, 2, 3, 4])
+        #expect(Array(lookup.draft(limit: 2)) == [5, 9])
+        #expect(lookup.draft(limit: 2, minimumMatch: 4).isEmpty)
     }
 
     @Test func pausesStopGrowingAtTheLongest() {
