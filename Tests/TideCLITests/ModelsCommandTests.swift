@@ -38,11 +38,14 @@ extension CommandLineTests {
             let reply = try TideProcess.run(["generate", "--no-log", "--temperature", "0", "--max-tokens", "8", "Hello"],
                                             environment: environment)
             #expect(reply.status == 0, "\(reply.stderr)")
-            #expect(FileManager.default.fileExists(atPath: made.path))
+            // The same bytes as the set-up made through llama-cpp-python's binding: one llama.cpp,
+            // one requantization, whichever way it is called.
+            let setUp = try Self.sha256(environmentCache + "/tide/models/SmolLM2-135M-Instruct.Q8_0.gguf")
+            #expect(try Self.sha256(made.path) == setUp)
             try FileManager.default.removeItem(at: made)
             let pull = try TideProcess.run(["models", "pull", "smollm2-135m-instruct"], environment: environment)
             #expect(pull.status == 0, "\(pull.stderr)")
-            #expect(pull.stdout.contains("(verified)"))
+            #expect(pull.stdout.contains("sha256 \(setUp)"), "\(pull.stdout)")
             // Without the file as published, the error says what to pull.
             try FileManager.default.removeItem(at: made)
             try FileManager.default.removeItem(at: models.appendingPathComponent(original))
@@ -50,6 +53,19 @@ extension CommandLineTests {
             #expect(missing.status != 0)
             #expect(missing.stderr.contains("run `tide models pull smollm2-135m-instruct`"))
             #expect(!FileManager.default.fileExists(atPath: made.path))
+        }
+
+        /// A file's SHA-256, as `sha256sum` gives it.
+        static func sha256(_ path: String) throws -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+            process.arguments = [path]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self).split(separator: " ").first.map(String.init) ?? ""
         }
 
         /// A preset made by `tide models create` is a model like the others, whose defaults the
