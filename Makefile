@@ -1,7 +1,7 @@
 # The two commands of the README:
 #   make run    installs what is missing, builds Tide and starts a chat with the bundled model
 #   make test   installs what is missing and runs the test suite
-.PHONY: setup build run install uninstall test test-fast bench bench-serve
+.PHONY: setup build run install uninstall test test-fast bench bench-serve bench-serve-llama
 setup:
 	@bash scripts/setup.sh
 
@@ -36,7 +36,7 @@ test: setup
 
 # The suites that need no model file (the scripted backend, parsers, the sandbox, the wire format,
 # downloads from a local server): a quick check while working. `make test` runs them too.
-FAST_SUITES = TideCoreTests|PromptLookupTests|TideFilesTests|TideOpenAITests|TideRegexTests|TideFormatTests|TideScriptTests|TideModelsTests|BoundedLibraryTests|LuaSandboxTests|PatternEquivalenceTests|PluginLoadingTests|PluginLocatorTests|PluginHostTests|PromptParameterTests|PromptFormatTests|HookTextLimitTests|ChatInputTests|SlashCommandTests|TabCompletionTests|RewindPluginTests|ScriptedRunTests|ScriptOutcomeTests|ScriptedChatTests|ChatServerTests|ConversationLogTests
+FAST_SUITES = TideCoreTests|PromptLookupTests|StepSelectionTests|TideFilesTests|TideOpenAITests|TideRegexTests|TideFormatTests|TideScriptTests|TideModelsTests|BoundedLibraryTests|LuaSandboxTests|PatternEquivalenceTests|PluginLoadingTests|PluginLocatorTests|PluginHostTests|PromptParameterTests|PromptFormatTests|HookTextLimitTests|ChatInputTests|SlashCommandTests|TabCompletionTests|RewindPluginTests|ScriptedRunTests|ScriptOutcomeTests|ScriptedChatTests|ChatServerTests|ConversationLogTests
 
 test-fast: setup
 	swift build --build-tests
@@ -50,3 +50,7 @@ bench: build
 # Eight concurrent streaming clients against `tide serve`, against one at a time (docs/benchmarks.md).
 bench-serve: build
 	$${XDG_CACHE_HOME:-$$HOME/.cache}/tide/llama-server/bin/python scripts/bench-serve.py --tide .build/release/tide
+
+# `tide serve` against llama.cpp's own llama-server (built once, about 10 minutes), 1 and 8 clients (docs/benchmarks.md).
+bench-serve-llama: build
+	$${XDG_CACHE_HOME:-$$HOME/.cache}/tide/llama-server/bin/python scripts/bench-serve.py --against llama-server --tide .build/release/tide

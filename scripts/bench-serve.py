@@ -1,24 +1,36 @@
 #!/usr/bin/env python3
-"""Eight concurrent streaming clients against `tide serve`, against the same requests one at a time.
+"""Streaming clients against `tide serve`: concurrent against one at a time, or against llama-server.
 
-Starts `tide serve --parallel 8` on a free loopback port (the release build by default), then
-alternates two sides for a number of rounds:
+Two comparisons, each alternating its two sides round by round in one run:
 
-  one at a time  the eight questions sent one after another, each streamed to its end;
-  concurrent     the eight questions sent at once by eight client threads.
+--against one-at-a-time (the default)
+    Starts `tide serve --parallel 8` on a free loopback port (the release build by default) and
+    sends the eight questions one after another, each streamed to its end, against all at once
+    from eight client threads.
 
-Each request is streamed with the official `openai` client (greedy, `max_tokens` 128, usage in the
-last chunk). For each side: total generated tokens over the wall time from the first request sent
-to the last reply complete (throughput), and each request's time to first token (first streamed
-piece of text). Prints the medians over the rounds and the ratio concurrent / one at a time of
-throughput, measured in the same run. Figures: docs/benchmarks.md.
+--against llama-server
+    Starts `tide serve` and llama.cpp's own `llama-server` (built once by
+    scripts/build-llama-server.sh from the same llama.cpp source) on the same model file, with the
+    same threads, slots (--parallel / -np) and context per slot, and sends the same requests to
+    each, for 1 client and for 8 (--clients-list). Each round's questions are new (the round's
+    number starts them), so neither server finds more than the system prompt in its cache. The
+    greedy replies of the two servers are compared.
+
+Each request is streamed with the official `openai` client (greedy: temperature 0 and
+repeat_penalty 1, an explicit system prompt, `max_tokens` 128, usage in the last chunk). For each
+side: total generated tokens over the wall time from the first request sent to the last reply
+complete (throughput), and each request's time to first token (first streamed piece of text).
+Prints medians over the rounds and the median of the paired ratios, measured in the same run.
+Figures: docs/benchmarks.md.
 
 Run it with `make bench-serve`, or: ~/.cache/tide/llama-server/bin/python scripts/bench-serve.py
-[--tide .build/release/tide] [--rounds 5] [--clients 8] [--max-tokens 128]
+[--against one-at-a-time|llama-server] [--tide .build/release/tide] [--rounds 5] [--clients 8]
+[--clients-list 1,8] [--max-tokens 128] [--threads 2] [--ctx-size 2048]
 (that Python, set up by scripts/setup.sh, has the openai client).
 """
 import argparse
 import json
+import os
 import socket
 import statistics
 import subprocess
@@ -28,16 +40,20 @@ import urllib.request
 
 import openai
 
-QUESTIONS = [
-    "Tell me a short story about a lighthouse keeper.",
-    "Tell me a short story about a fox in the snow.",
-    "Tell me a short story about a robot who paints.",
-    "Tell me a short story about a sailor and a whale.",
-    "Tell me a short story about a baker at dawn.",
-    "Tell me a short story about a lost kite.",
-    "Tell me a short story about a clockmaker.",
-    "Tell me a short story about a garden on the moon.",
+SYSTEM = "You are a helpful assistant."
+SUBJECTS = [
+    "a lighthouse keeper", "a fox in the snow", "a robot who paints", "a sailor and a whale",
+    "a baker at dawn", "a lost kite", "a clockmaker", "a garden on the moon",
 ]
+MODEL_FILE = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+                          "tide", "models", "SmolLM2-135M-Instruct.Q8_0.gguf")
+
+
+def questions(count, round_index=None):
+    """`count` questions; with a round, ones no earlier round asked."""
+    # The round's number comes first, so a question shares with earlier ones only the system prompt.
+    head = "" if round_index is None else f"Story {round_index + 1}. "
+    return [f"{head}Tell me a short story about {SUBJECTS[index % len(SUBJECTS)]}." for index in range(count)]
 
 
 def free_port():
@@ -46,11 +62,12 @@ def free_port():
         return sock.getsockname()[1]
 
 
-def start_server(tide, port, clients):
-    server = subprocess.Popen([tide, "serve", "--port", str(port), "--parallel", str(clients)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
+def start(command, port, name):
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit(f"{name} exited with status {server.returncode}: {' '.join(command)}")
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/health") as response:
                 if response.status == 200:
@@ -58,88 +75,165 @@ def start_server(tide, port, clients):
         except OSError:
             time.sleep(0.1)
     server.kill()
-    raise SystemExit("tide serve did not start within 60 s")
+    raise SystemExit(f"{name} did not start within 120 s")
 
 
 def ask(client, question, max_tokens):
-    """Streams one reply: (time to first token, generated tokens)."""
-    start = time.monotonic()
+    """Streams one reply: (time to first token, generated tokens, text)."""
+    start_time = time.monotonic()
     first = None
     tokens = 0
+    text = []
     stream = client.chat.completions.create(
         model="smollm2-135m-instruct", temperature=0, max_tokens=max_tokens, stream=True,
-        stream_options={"include_usage": True}, messages=[{"role": "user", "content": question}])
+        stream_options={"include_usage": True}, extra_body={"repeat_penalty": 1.0},
+        messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}])
     for chunk in stream:
         if chunk.usage:
             tokens = chunk.usage.completion_tokens
-        if first is None and any(choice.delta.content for choice in chunk.choices):
-            first = time.monotonic() - start
-    return first, tokens
+        pieces = [choice.delta.content for choice in chunk.choices if choice.delta.content]
+        if pieces and first is None:
+            first = time.monotonic() - start_time
+        text.extend(pieces)
+    return first, tokens, "".join(text)
 
 
-def one_at_a_time(client, questions, max_tokens):
-    start = time.monotonic()
-    results = [ask(client, question, max_tokens) for question in questions]
-    return time.monotonic() - start, results
+def one_at_a_time(client, asked, max_tokens):
+    start_time = time.monotonic()
+    results = [ask(client, question, max_tokens) for question in asked]
+    return time.monotonic() - start_time, results
 
 
-def concurrent(client, questions, max_tokens):
-    results = [None] * len(questions)
+def concurrent(client, asked, max_tokens):
+    results = [None] * len(asked)
 
     def run(index):
-        results[index] = ask(client, questions[index], max_tokens)
+        results[index] = ask(client, asked[index], max_tokens)
 
-    threads = [threading.Thread(target=run, args=(index,)) for index in range(len(questions))]
-    start = time.monotonic()
+    threads = [threading.Thread(target=run, args=(index,)) for index in range(len(asked))]
+    start_time = time.monotonic()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    return time.monotonic() - start, results
+    return time.monotonic() - start_time, results
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tide", default=".build/release/tide")
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--clients", type=int, default=8)
-    parser.add_argument("--max-tokens", type=int, default=128)
-    arguments = parser.parse_args()
-    questions = (QUESTIONS * arguments.clients)[:arguments.clients]
+def summary(throughputs, ttfts):
+    ttft = sorted(ttfts)
+    return {
+        "throughput_tokens_per_second": round(statistics.median(throughputs), 1),
+        "ttft_median_ms": round(statistics.median(ttft) * 1000, 1),
+        "ttft_p90_ms": round(ttft[int(0.9 * (len(ttft) - 1))] * 1000, 1),
+        "ttft_max_ms": round(ttft[-1] * 1000, 1),
+    }
+
+
+def compare(sides, rounds, ask_round):
+    """Alternates the sides' order round by round. `ask_round(side, round)` returns (seconds,
+    results); returns the figures per side and the results per side and round."""
+    figures = {name: {"throughput": [], "ttft": []} for name in sides}
+    replies = {name: [] for name in sides}
+    for round_index in range(rounds):
+        order = list(sides) if round_index % 2 == 0 else list(reversed(sides))
+        for name in order:
+            seconds, results = ask_round(name, round_index)
+            figures[name]["throughput"].append(sum(tokens for _, tokens, _ in results) / seconds)
+            figures[name]["ttft"].extend(first for first, _, _ in results)
+            replies[name].append([text for _, _, text in results])
+    return figures, replies
+
+
+def paired_ratios(figures, numerator, denominator):
+    return [a / b for a, b in zip(figures[numerator]["throughput"], figures[denominator]["throughput"])]
+
+
+def against_one_at_a_time(arguments):
+    asked = questions(arguments.clients)
     port = free_port()
-    server = start_server(arguments.tide, port, arguments.clients)
+    server = start([arguments.tide, "serve", "--port", str(port), "--parallel", str(arguments.clients)],
+                   port, "tide serve")
     try:
         client = openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused", max_retries=0)
         ask(client, "Hello!", 8)  # warm-up
         sides = {"one at a time": one_at_a_time, "concurrent": concurrent}
-        figures = {name: {"throughput": [], "ttft": []} for name in sides}
-        ratios = []
-        for round_index in range(arguments.rounds):
-            order = list(sides) if round_index % 2 == 0 else list(reversed(sides))
-            measured = {}
-            for name in order:
-                seconds, results = sides[name](client, questions, arguments.max_tokens)
-                throughput = sum(tokens for _, tokens in results) / seconds
-                measured[name] = throughput
-                figures[name]["throughput"].append(throughput)
-                figures[name]["ttft"].extend(first for first, _ in results)
-            ratios.append(measured["concurrent"] / measured["one at a time"])
-        report = {}
-        for name, values in figures.items():
-            ttft = sorted(values["ttft"])
-            report[name] = {
-                "throughput_tokens_per_second": round(statistics.median(values["throughput"]), 1),
-                "ttft_median_ms": round(statistics.median(ttft) * 1000, 1),
-                "ttft_p90_ms": round(ttft[int(0.9 * (len(ttft) - 1))] * 1000, 1),
-                "ttft_max_ms": round(ttft[-1] * 1000, 1),
-            }
-        report["throughput_ratio_concurrent_over_one_at_a_time"] = round(statistics.median(ratios), 3)
+        figures, _ = compare(sides, arguments.rounds,
+                             lambda name, _: sides[name](client, asked, arguments.max_tokens))
+        report = {name: summary(values["throughput"], values["ttft"]) for name, values in figures.items()}
+        report["throughput_ratio_concurrent_over_one_at_a_time"] = round(
+            statistics.median(paired_ratios(figures, "concurrent", "one at a time")), 3)
         report["rounds"] = arguments.rounds
         report["clients"] = arguments.clients
-        print(json.dumps(report, indent=2))
+        return report
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def against_llama_server(arguments):
+    here = os.path.dirname(os.path.abspath(__file__))
+    binary = subprocess.run(["bash", os.path.join(here, "build-llama-server.sh")], check=True,
+                            stdout=subprocess.PIPE, text=True).stdout.strip()
+    if not os.path.exists(arguments.model):
+        raise SystemExit(f"no model file at {arguments.model}: run `make setup`, or pass --model")
+    report = {"model": os.path.basename(arguments.model), "threads": arguments.threads,
+              "ctx_size_per_slot": arguments.ctx_size, "rounds": arguments.rounds,
+              "max_tokens": arguments.max_tokens}
+    for clients in [int(count) for count in arguments.clients_list.split(",")]:
+        ports = {"tide": free_port(), "llama-server": free_port()}
+        commands = {
+            "tide": [arguments.tide, "serve", "--model", arguments.model, "--port", str(ports["tide"]),
+                     "--parallel", str(clients), "--threads", str(arguments.threads),
+                     "--ctx-size", str(arguments.ctx_size)],
+            "llama-server": [binary, "--model", arguments.model, "--host", "127.0.0.1",
+                             "--port", str(ports["llama-server"]), "--parallel", str(clients),
+                             "--threads", str(arguments.threads), "--threads-batch", str(arguments.threads),
+                             "--ctx-size", str(arguments.ctx_size * clients), "--no-webui"],
+        }
+        servers = {}
+        try:
+            for name, command in commands.items():
+                servers[name] = start(command, ports[name], name)
+            clients_by_name = {
+                name: openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused", max_retries=0,
+                                    timeout=600)
+                for name, port in ports.items()}
+            for client in clients_by_name.values():
+                ask(client, "Hello!", 8)  # warm-up
+            figures, replies = compare(
+                list(commands), arguments.rounds,
+                lambda name, round_index: concurrent(clients_by_name[name], questions(clients, round_index),
+                                                     arguments.max_tokens))
+            pairs = [(a, b) for round_a, round_b in zip(replies["tide"], replies["llama-server"])
+                     for a, b in zip(round_a, round_b)]
+            result = {name: summary(values["throughput"], values["ttft"]) for name, values in figures.items()}
+            result["throughput_ratio_tide_over_llama_server"] = round(
+                statistics.median(paired_ratios(figures, "tide", "llama-server")), 3)
+            result["ttft_median_ratio_tide_over_llama_server"] = round(
+                result["tide"]["ttft_median_ms"] / result["llama-server"]["ttft_median_ms"], 3)
+            result["identical_replies"] = f"{sum(a == b for a, b in pairs)} of {len(pairs)}"
+            report[f"{clients} clients"] = result
+        finally:
+            for server in servers.values():
+                server.terminate()
+                server.wait(timeout=30)
+    return report
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--against", choices=["one-at-a-time", "llama-server"], default="one-at-a-time")
+    parser.add_argument("--tide", default=".build/release/tide")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--clients", type=int, default=8, help="one-at-a-time: the concurrent clients")
+    parser.add_argument("--clients-list", default="1,8", help="llama-server: the client counts compared")
+    parser.add_argument("--max-tokens", type=int, default=128)
+    parser.add_argument("--model", default=MODEL_FILE, help="llama-server: the GGUF file both servers run")
+    parser.add_argument("--threads", type=int, default=os.cpu_count(), help="llama-server: threads of each server")
+    parser.add_argument("--ctx-size", type=int, default=2048, help="llama-server: context tokens per slot")
+    arguments = parser.parse_args()
+    runner = against_llama_server if arguments.against == "llama-server" else against_one_at_a_time
+    print(json.dumps(runner(arguments), indent=2))
 
 
 if __name__ == "__main__":

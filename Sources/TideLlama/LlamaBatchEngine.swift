@@ -151,16 +151,28 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// Decodes the queued tokens: the single tokens of every reply in progress in one
-    /// `llama_decode`, in sequence order, then each prompt on its own. (With a cache per
-    /// sequence, llama.cpp splits a batch into equal parts over consecutive sequences, so a
-    /// prompt in the same batch as single tokens, or sequences out of order, would cost
-    /// several passes.) Requests not finished go back to the queue.
+    /// Decodes the queued tokens in one step: the next token of every reply in progress, and
+    /// the oldest requests of several tokens (new prompts, chunks of a recorded reply) up to
+    /// ``sharedTokensPerStep`` in all, together in one `llama_decode` in sequence order — or,
+    /// when the oldest holds more than that, it alone in a second one. The others wait for the
+    /// next step, in the order they came. Between steps the replies run, so a reply streams its
+    /// first token as soon as its prompt is decoded, and prompts that arrive together are
+    /// decoded a few at a time instead of all before any first token.
+    ///
+    /// Why not more in one decode: llama.cpp splits a batch over a cache per sequence into
+    /// parts of equal tokens per sequence, and its flash attention computes a part of 64 tokens
+    /// or more per sequence with other kernels than a smaller one. Up to
+    /// `sharedTokensPerStep`, every part is small and each token is computed as it would be
+    /// alone; a longer run decoded alone is cut exactly as a sequential replay cuts it. Either
+    /// way a sequence's tokens get the values they get in a context of its own (where batches
+    /// score exactly), so the replies stay those of sequential replay.
     private func decode(_ requests: [StepRequest]) {
         for request in requests { request.prepare(context) }
-        let singles = requests.filter { $0.tokens.count == 1 }.sorted { $0.sequence < $1.sequence }
-        var leftover = singles.isEmpty ? [] : decode(together: singles, fillingGaps: true)
-        for request in requests where request.tokens.count > 1 { leftover += decode(together: [request]) }
+        let selection = StepSelection(tokenCounts: requests.map(\.tokens.count), budget: sharedBudget)
+        let shared = selection.shared.map { requests[$0] }.sorted { $0.sequence < $1.sequence }
+        var leftover = shared.isEmpty ? [] : decode(together: shared, fillingGaps: true)
+        if let alone = selection.alone { leftover += decode(together: [requests[alone]]) }
+        leftover += selection.later.map { requests[$0] }
         if !leftover.isEmpty {
             condition.lock()
             pending.insert(contentsOf: leftover, at: 0)
@@ -168,10 +180,23 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
         }
     }
 
+    /// The most tokens of requests of several tokens one step decodes together with the
+    /// replies' next tokens: fewer than the 64 per sequence from which llama.cpp's flash
+    /// attention changes kernels, and the size of a chunk of a recorded reply. Decoding new
+    /// prompts a few per step (about 50 ms for 17 tokens of this model on two cores) lets each
+    /// reply's first token come as soon as its own prompt is decoded, rather than all after the
+    /// last (docs/benchmarks.md).
+    static let sharedTokensPerStep = TeacherForcer.chunkSize
+
+    /// ``sharedTokensPerStep``, or less when a batch could not hold that many besides a token
+    /// for every sequence (a small `--batch-size`): what the step shares always fits in one
+    /// `llama_decode`, so a chunk that needs all its logits at once is never cut.
+    private var sharedBudget: Int { min(Self.sharedTokensPerStep, max(0, batch.capacity - sequenceCapacity)) }
+
     /// One `llama_decode` of the requests' tokens (as many as the batch holds); completes those
     /// whose last token was in it and returns the others.
     ///
-    /// With `fillingGaps` (single tokens in sequence order), each sequence missing between the
+    /// With `fillingGaps` (requests in sequence order), each sequence missing between the
     /// first and the last gets a throwaway token without logits, after what its cache holds, in
     /// its place in the order, dropped again after the decode. With a cache per sequence,
     /// llama.cpp splits a batch into passes over consecutive sequences, so a gap (a script in the

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TideCore
-import TideLlama
+@testable import TideLlama
 
 extension RealModelTests {
     /// Several conversations decoding as parallel sequences of one batch.
@@ -39,6 +39,44 @@ extension RealModelTests {
             }
             #expect(replies == expected)
             #expect(replies[0] == "The capital of France is Paris.")
+        }
+
+        /// Prompts of every size starting at once: short ones shared by a step, one just under and
+        /// one over the step's budget, and one longer than a batch. Each reply is still the
+        /// one-at-a-time reply.
+        @Test func promptsOfEverySizeStartingTogetherGetTheOneAtATimeReplies() async throws {
+            let passage = "The tide comes in twice a day, as the moon pulls the sea toward the shore and lets it go again. "
+            let questions = [
+                "What is 2 + 2?", "Name three colours.",
+                "Read this and say what pulls the sea: " + passage,
+                "Read this and say how often the tide comes in: " + String(repeating: passage, count: 3),
+                "Read this and say what the text repeats: " + String(repeating: passage, count: 24),
+            ]
+            let single = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024))
+            var expected: [String] = []
+            var promptSizes: [Int] = []
+            for question in questions {
+                single.clearCache()
+                let reply = try await ChatSession(backend: single, parameters: greedy(24)).reply(to: question).collect()
+                expected.append(reply.text)
+                promptSizes.append(try #require(reply.summary).statistics.promptTokens)
+            }
+            let budget = LlamaBatchEngine.sharedTokensPerStep
+            #expect(promptSizes[2] > budget / 2 && promptSizes[2] <= budget && promptSizes[3] > budget && promptSizes[4] > 512,
+                    "the prompts have the sizes the test is about: \(promptSizes)")
+            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: questions.count,
+                                              options: LlamaContextOptions(contextSize: 1024))
+            defer { engine.shutdown() }
+            let sessions = try questions.map { _ in ChatSession(backend: try engine.makeBackend(), parameters: greedy(24)) }
+            let replies = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+                for (index, session) in sessions.enumerated() {
+                    group.addTask { (index, try await session.reply(to: questions[index]).collect().text) }
+                }
+                var replies = Array(repeating: "", count: sessions.count)
+                for try await (index, text) in group { replies[index] = text }
+                return replies
+            }
+            #expect(replies == expected)
         }
 
         @Test func aSequenceKeepsItsConversationAcrossTurns() async throws {
