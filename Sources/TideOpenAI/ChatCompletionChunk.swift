@@ -52,15 +52,30 @@ public struct Usage: Codable, Sendable, Hashable {
     public var promptTokens: Int
     public var completionTokens: Int
     public var totalTokens: Int
+    /// How many of the prompt's tokens were found in the cache (OpenAI's
+    /// `prompt_tokens_details.cached_tokens`); absent from servers that do not say.
+    public var promptTokensDetails: PromptTokensDetails?
+
+    /// The breakdown of the prompt's tokens.
+    public struct PromptTokensDetails: Codable, Sendable, Hashable {
+        /// Prompt tokens already in the cache, not evaluated again.
+        public var cachedTokens: Int
+
+        enum CodingKeys: String, CodingKey { case cachedTokens = "cached_tokens" }
+
+        public init(cachedTokens: Int) { self.cachedTokens = cachedTokens }
+    }
 
     enum CodingKeys: String, CodingKey {
         case promptTokens = "prompt_tokens", completionTokens = "completion_tokens", totalTokens = "total_tokens"
+        case promptTokensDetails = "prompt_tokens_details"
     }
 
-    public init(promptTokens: Int, completionTokens: Int) {
+    public init(promptTokens: Int, completionTokens: Int, cachedTokens: Int? = nil) {
         self.promptTokens = promptTokens
         self.completionTokens = completionTokens
         totalTokens = promptTokens + completionTokens
+        promptTokensDetails = cachedTokens.map(PromptTokensDetails.init)
     }
 }
 

@@ -24,7 +24,7 @@ final class CompletionRun: @unchecked Sendable {
         let plugins = try configuration.plugins.map { source in
             try source.instantiate(limits: configuration.limits, log: { logger.info("plugin: \($0)") })
         }
-        let backend = try await pool.acquire()
+        let backend = try await pool.acquire(for: job.history + [ChatMessage(.user, job.question)])
         let run = CompletionRun(job, backend: backend, plugins: plugins, hookErrorPolicy: configuration.hookErrorPolicy,
                                 recorder: configuration.recorder?(job.endpoint.path), pool: pool, logger: logger)
         do {
@@ -76,7 +76,7 @@ final class CompletionRun: @unchecked Sendable {
         }
         guard !alreadyReturned else { return }
         await session.waitForReply()
-        await pool.release(backend)
+        await pool.release(backend, holding: session.history)
     }
 
     /// A run dropped without ``finish()`` (its response was never written) still returns its sequence.
@@ -85,7 +85,7 @@ final class CompletionRun: @unchecked Sendable {
         session.cancelReply()
         Task { [session, pool, backend] in
             await session.waitForReply()
-            await pool.release(backend)
+            await pool.release(backend, holding: session.history)
         }
     }
 }

@@ -108,6 +108,7 @@ struct ReplyWriter: Sendable {
     }
 
     static func usage(_ summary: ReplySummary) -> Usage {
-        Usage(promptTokens: summary.statistics.promptTokens, completionTokens: summary.statistics.generatedTokens)
+        Usage(promptTokens: summary.statistics.promptTokens, completionTokens: summary.statistics.generatedTokens,
+              cachedTokens: summary.statistics.reusedPromptTokens)
     }
 }

@@ -2,10 +2,23 @@ import TideCore
 
 /// The sequences of a `BackendBatch`, lent to one request at a time. A request that finds
 /// none free waits its turn (first come, first served) and joins the running batch as soon as
-/// one is returned. The most recently returned sequence is lent first: a client going on with
-/// its conversation is likely to find its prefix still in that sequence's cache.
+/// one is returned.
+///
+/// Each sequence remembers the conversation its cache last held (the request's messages and the
+/// reply). A request gets the free sequence whose conversation it continues — the one sharing
+/// the longest beginning with its messages, if that is at least half of what follows the system
+/// prompt — so a client going on with its conversation finds it still cached while other
+/// clients come and go. A request that continues none gets the sequence used least recently,
+/// which keeps the recent conversations cached longest (llama-server chooses its slot alike).
 actor SequencePool {
-    private var idle: [any ChatBackend]
+    private struct Idle {
+        let backend: any ChatBackend
+        /// The conversation its cache holds, as ``SequencePool/key(_:)`` writes it.
+        var conversation: [UInt8]
+    }
+
+    /// Free sequences, least recently used first.
+    private var idle: [Idle]
     private var waiters: [(id: Int, continuation: CheckedContinuation<any ChatBackend, any Error>)] = []
     private var nextWaiter = 0
     /// How many sequences there are.
@@ -13,7 +26,7 @@ actor SequencePool {
 
     /// Every sequence of `batch`.
     init(batch: any BackendBatch) throws {
-        idle = try (0..<batch.sequenceCapacity).map { _ in try batch.makeBackend(contextSize: nil) }
+        idle = try (0..<batch.sequenceCapacity).map { _ in Idle(backend: try batch.makeBackend(contextSize: nil), conversation: []) }
         capacity = idle.count
     }
 
@@ -23,10 +36,10 @@ actor SequencePool {
     /// Requests waiting for a sequence.
     var waiting: Int { waiters.count }
 
-    /// A free sequence, waiting for one if need be. Throws `CancellationError` when the task is
-    /// cancelled while it waits.
-    func acquire() async throws -> any ChatBackend {
-        if let backend = idle.popLast() { return backend }
+    /// A free sequence for a request of `messages`, waiting for one if need be. Throws
+    /// `CancellationError` when the task is cancelled while it waits.
+    func acquire(for messages: [ChatMessage]) async throws -> any ChatBackend {
+        if !idle.isEmpty { return idle.remove(at: Self.choice(among: idle.map(\.conversation), for: messages)).backend }
         let id = nextWaiter
         nextWaiter += 1
         return try await withTaskCancellationHandler {
@@ -38,13 +51,50 @@ actor SequencePool {
         }
     }
 
-    /// Returns a sequence: the longest-waiting request gets it, else it is kept for the next.
-    func release(_ backend: any ChatBackend) {
+    /// Returns a sequence whose cache now holds `conversation`: the longest-waiting request gets
+    /// it, else it is kept for the next.
+    func release(_ backend: any ChatBackend, holding conversation: [ChatMessage]) {
         if waiters.isEmpty {
-            idle.append(backend)
+            idle.append(Idle(backend: backend, conversation: Self.key(conversation)))
         } else {
             waiters.removeFirst().continuation.resume(returning: backend)
         }
+    }
+
+    /// The index of the sequence to lend among free ones holding `conversations` (least recently
+    /// used first, as ``key(_:)`` writes them) to a request of `messages`: the one sharing the
+    /// longest beginning, the latest of equals, if what it shares past the system message (and
+    /// the next message's role) is at least half the rest of the request; else the first. (Most
+    /// requests share the system prompt; that alone is no conversation continued.)
+    static func choice(among conversations: [[UInt8]], for messages: [ChatMessage]) -> Int {
+        let request = key(messages)
+        // The system message, and the role of the message after it, are not the conversation.
+        let leading = messages.first?.role == .system ? 1 : 0
+        var framing = key(Array(messages.prefix(leading))).count
+        if let next = messages.dropFirst(leading).first { framing += next.role.rawValue.utf8.count + 1 }
+        var best = 0
+        var bestShared = 0
+        for (index, conversation) in conversations.enumerated() {
+            let shared = zip(conversation, request).prefix { $0 == $1 }.count
+            if shared >= bestShared {
+                best = index
+                bestShared = shared
+            }
+        }
+        let continued = bestShared - framing
+        return continued > 0 && continued * 2 >= request.count - framing ? best : 0
+    }
+
+    /// A conversation as the bytes compared: each message's role and text, delimited.
+    static func key(_ messages: [ChatMessage]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for message in messages {
+            bytes += message.role.rawValue.utf8
+            bytes.append(0x1F)
+            bytes += message.content.utf8
+            bytes.append(0x1E)
+        }
+        return bytes
     }
 
     private func abandon(_ id: Int) {

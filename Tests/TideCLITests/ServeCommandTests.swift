@@ -18,7 +18,7 @@ extension CommandLineTests {
                 pieces, finish, usage = [], None, None
                 for chunk in client.chat.completions.create(model="smollm2-135m-instruct", temperature=0, stream=True,
                         stream_options={"include_usage": True}, messages=[{"role": "user", "content": "Tell me about Paris."}]):
-                    if chunk.usage: usage = chunk.usage.model_dump(exclude_none=True)
+                    if chunk.usage: usage = chunk.usage.model_dump(exclude_none=True, exclude={"prompt_tokens_details"})
                     for choice in chunk.choices:
                         if choice.delta.content: pieces.append(choice.delta.content)
                         if choice.finish_reason: finish = choice.finish_reason
@@ -26,7 +26,7 @@ extension CommandLineTests {
                 missing = aliased.model
                 models = [model.id for model in client.models.list()]
                 print(json.dumps({"whole": whole.choices[0].message.content, "whole_finish": whole.choices[0].finish_reason,
-                    "usage": whole.usage.model_dump(exclude_none=True), "pieces": pieces, "finish": finish, "stream_usage": usage,
+                    "usage": whole.usage.model_dump(exclude_none=True, exclude={"prompt_tokens_details"}), "pieces": pieces, "finish": finish, "stream_usage": usage,
                     "missing": missing, "models": models}))
                 """) as? [String: Any])
             let whole = try #require(result["whole"] as? String)
@@ -58,7 +58,7 @@ extension CommandLineTests {
                 pieces, finish, usage = [], None, None
                 for chunk in client.completions.create(model="smollm2-135m-instruct", prompt=prompt, max_tokens=8, temperature=0,
                         stream=True, stream_options={"include_usage": True}):
-                    if chunk.usage: usage = chunk.usage.model_dump(exclude_none=True)
+                    if chunk.usage: usage = chunk.usage.model_dump(exclude_none=True, exclude={"prompt_tokens_details"})
                     for choice in chunk.choices:
                         pieces.append(choice.text)
                         if choice.finish_reason: finish = choice.finish_reason
@@ -69,7 +69,7 @@ extension CommandLineTests {
                 markup = "".join(f"<|im_start|>{m['role']}\\n{m['content']}<|im_end|>\\n" for m in messages) + "<|im_start|>assistant\\n"
                 marked = client.completions.create(model="smollm2-135m-instruct", prompt=markup, max_tokens=24, temperature=0)
                 print(json.dumps({"object": whole.object, "whole": whole.choices[0].text, "whole_finish": whole.choices[0].finish_reason,
-                    "usage": whole.usage.model_dump(exclude_none=True), "pieces": pieces, "finish": finish, "stream_usage": usage,
+                    "usage": whole.usage.model_dump(exclude_none=True, exclude={"prompt_tokens_details"}), "pieces": pieces, "finish": finish, "stream_usage": usage,
                     "echoed": echoed.choices[0].text, "chat": chat.choices[0].message.content,
                     "chat_prompt_tokens": chat.usage.prompt_tokens, "marked": marked.choices[0].text,
                     "marked_prompt_tokens": marked.usage.prompt_tokens}))
@@ -89,6 +89,31 @@ extension CommandLineTests {
             #expect(chat.contains("Paris"))
             #expect(result["marked"] as? String == chat, "markup written in the prompt is read as the template's tokens")
             #expect(result["marked_prompt_tokens"] as? Int == result["chat_prompt_tokens"] as? Int)
+        }
+
+        /// A client going on with its conversation gets the sequence that holds it, though another
+        /// client's request came in between, and the usage says how much of its prompt was cached.
+        @Test func aContinuedConversationFindsItsSequenceAndItsCache() async throws {
+            let server = try await TideServer(["--parallel", "2", "--max-tokens", "24"])
+            let result = try #require(try server.python("""
+                import json, sys, openai
+                client = openai.OpenAI(base_url=sys.argv[1], api_key="unused")
+                def ask(messages):
+                    reply = client.chat.completions.create(model="smollm2-135m-instruct", temperature=0, messages=messages)
+                    return reply.choices[0].message.content, reply.usage.prompt_tokens, reply.usage.prompt_tokens_details.cached_tokens
+                first = [{"role": "user", "content": "My name is Ada and I live by the sea. Please remember it."}]
+                text, first_prompt, first_cached = ask(first)
+                _, _, other_cached = ask([{"role": "user", "content": "What is the largest ocean on Earth?"}])
+                _, then_prompt, then_cached = ask(first + [{"role": "assistant", "content": text},
+                                                           {"role": "user", "content": "What is my name?"}])
+                print(json.dumps({"first": [first_prompt, first_cached], "other": other_cached, "then": [then_prompt, then_cached]}))
+                """) as? [String: Any])
+            let first = try #require(result["first"] as? [Int])
+            let then = try #require(result["then"] as? [Int])
+            #expect(first[1] == 0, "a new server has nothing cached: \(result)")
+            #expect(result["other"] as? Int == 0, "another conversation takes the sequence not used yet: \(result)")
+            #expect(then[1] > first[0], "the whole first exchange was still cached: \(result)")
+            #expect(then[1] < then[0])
         }
 
         @Test func eightConcurrentClientsGetCompleteUnmixedReplies() async throws {

@@ -58,8 +58,9 @@ import TideTestSupport
             let choice = try #require((json["choices"] as? [[String: Any]])?.first)
             #expect((choice["message"] as? [String: Any])?["content"] as? String == "You said: hello there")
             #expect(choice["finish_reason"] as? String == "stop")
-            let usage = try #require(json["usage"] as? [String: Int])
-            #expect(usage["completion_tokens"] == 4)
+            let usage = try #require(json["usage"] as? [String: Any])
+            #expect(usage["completion_tokens"] as? Int == 4)
+            #expect((usage["prompt_tokens_details"] as? [String: Int])?["cached_tokens"] == 0)
             #expect(json["model"] as? String == "scripted")
         }
     }
