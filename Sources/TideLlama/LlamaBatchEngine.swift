@@ -279,6 +279,7 @@ final class StepRequest: @unchecked Sendable {
          finish: @escaping (OpaquePointer, Int32) throws -> DecodedToken,
          resume: @escaping (Result<DecodedToken, any Error>) -> Void)
     {
+        precondition(!tokens.isEmpty, "a step request has a token to decode")
         self.sequence = sequence
         self.tokens = tokens
         self.position = position
