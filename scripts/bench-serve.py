@@ -34,6 +34,7 @@ import os
 import socket
 import statistics
 import subprocess
+import tempfile
 import threading
 import time
 import urllib.request
@@ -56,26 +57,54 @@ def questions(count, round_index=None):
     return [f"{head}Tell me a short story about {SUBJECTS[index % len(SUBJECTS)]}." for index in range(count)]
 
 
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def free_ports(count):
+    """`count` distinct free loopback ports (held open together while chosen)."""
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        return [sock.getsockname()[1] for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
 
 
 def start(command, port, name):
-    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise SystemExit(f"{name} exited with status {server.returncode}: {' '.join(command)}")
+    log = tempfile.TemporaryFile(mode="w+")
+    try:
+        server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, text=True)
+    except OSError as error:
+        raise SystemExit(f"cannot start {name} ({command[0]}): {error.strerror}; "
+                         "build Tide with `make build`, or pass --tide") from None
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if server.poll() is not None:
+                log.seek(0)
+                raise SystemExit(f"{name} exited with status {server.returncode}: {' '.join(command)}\n"
+                                 + log.read()[-2000:])
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as response:
+                    if response.status == 200:
+                        return server
+            except OSError:
+                time.sleep(0.1)
+        raise SystemExit(f"{name} did not start within 120 s")
+    except BaseException:
+        stop([server])
+        raise
+
+
+def stop(servers):
+    """Asks every server to end, then waits for each (killing one that takes over 30 s)."""
+    for server in servers:
+        server.terminate()
+    for server in servers:
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health") as response:
-                if response.status == 200:
-                    return server
-        except OSError:
-            time.sleep(0.1)
-    server.kill()
-    raise SystemExit(f"{name} did not start within 120 s")
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
 
 
 def ask(client, question, max_tokens):
@@ -120,7 +149,8 @@ def concurrent(client, asked, max_tokens):
 
 
 def summary(throughputs, ttfts):
-    ttft = sorted(ttfts)
+    # A reply with no text (none in these runs) has no first token to time.
+    ttft = sorted(first for first in ttfts if first is not None) or [float("nan")]
     return {
         "throughput_tokens_per_second": round(statistics.median(throughputs), 1),
         "ttft_median_ms": round(statistics.median(ttft) * 1000, 1),
@@ -150,7 +180,7 @@ def paired_ratios(figures, numerator, denominator):
 
 def against_one_at_a_time(arguments):
     asked = questions(arguments.clients)
-    port = free_port()
+    port, = free_ports(1)
     server = start([arguments.tide, "serve", "--port", str(port), "--parallel", str(arguments.clients)],
                    port, "tide serve")
     try:
@@ -166,8 +196,7 @@ def against_one_at_a_time(arguments):
         report["clients"] = arguments.clients
         return report
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        stop([server])
 
 
 def against_llama_server(arguments):
@@ -180,7 +209,7 @@ def against_llama_server(arguments):
               "ctx_size_per_slot": arguments.ctx_size, "rounds": arguments.rounds,
               "max_tokens": arguments.max_tokens}
     for clients in [int(count) for count in arguments.clients_list.split(",")]:
-        ports = {"tide": free_port(), "llama-server": free_port()}
+        ports = dict(zip(["tide", "llama-server"], free_ports(2)))
         commands = {
             "tide": [arguments.tide, "serve", "--model", arguments.model, "--port", str(ports["tide"]),
                      "--parallel", str(clients), "--threads", str(arguments.threads),
@@ -214,9 +243,7 @@ def against_llama_server(arguments):
             result["identical_replies"] = f"{sum(a == b for a, b in pairs)} of {len(pairs)}"
             report[f"{clients} clients"] = result
         finally:
-            for server in servers.values():
-                server.terminate()
-                server.wait(timeout=30)
+            stop(list(servers.values()))
     return report
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds llama.cpp's own `llama-server` for the serving benchmark (scripts/bench-serve.py
-# --against-llama-server, docs/benchmarks.md), from the same llama.cpp source Tide's set-up
+# --against llama-server, docs/benchmarks.md), from the same llama.cpp source Tide's set-up
 # uses: the source distribution of the pinned llama-cpp-python, without Tide's change to it and
 # with llama.cpp's default build options (native CPU, OpenMP on), except that it links
 # statically (one self-contained binary) and without curl (models are local files).

@@ -61,8 +61,9 @@ struct ReplyLoop {
         }
         defer { decoder.close() }
         statistics.promptTokens = decoder.promptTokenCount
-        statistics.reusedPromptTokens = decoder.reusedPromptTokenCount
         let reason = try await decode(with: decoder, parameters: prompt.parameters)
+        // Read after decoding: a backend knows for sure only once its cache has been trimmed.
+        statistics.reusedPromptTokens = decoder.reusedPromptTokenCount
         statistics.drafting = decoder.drafting
         try showFinal()
         var summary = try finish(reason, format: prompt.parameters.format)

@@ -152,9 +152,9 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     }
 
     /// Decodes the queued tokens in one step: the next token of every reply in progress, and
-    /// the oldest requests of several tokens (new prompts, chunks of a recorded reply) up to
-    /// ``sharedTokensPerStep`` in all, together in one `llama_decode` in sequence order — or,
-    /// when the oldest holds more than that, it alone in a second one. The others wait for the
+    /// requests of several tokens (new prompts, chunks of a recorded reply) in the order they
+    /// came, up to ``sharedTokensPerStep`` in all, together in one `llama_decode` in sequence
+    /// order — or, when the oldest holds more than that, it alone in a second one. The others wait for the
     /// next step, in the order they came. Between steps the replies run, so a reply streams its
     /// first token as soon as its prompt is decoded, and prompts that arrive together are
     /// decoded a few at a time instead of all before any first token.
@@ -202,7 +202,8 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     /// llama.cpp splits a batch into passes over consecutive sequences, so a gap (a script in the
     /// middle that has finished, or is between turns) made every step two passes: 7 sequences
     /// with a gap took 38 ms a step, 7 or 8 consecutive ones 29 ms. A token's scores do not depend
-    /// on the others in a batch of fewer than 64, so the padding changes nothing but the time.
+    /// on the others in a batch of fewer than 64 tokens per sequence, so the padding changes
+    /// nothing but the time.
     private func decode(together requests: [StepRequest], fillingGaps: Bool = false) -> [StepRequest] {
         batch.clear()
         var included: [(request: StepRequest, count: Int, logitsIndex: Int32?)] = []

@@ -22,7 +22,9 @@ final class LlamaSequenceDecoder: ReplyDecoder {
     /// The scores of the positions the last chunk of recorded tokens gave, one vocabulary each.
     private var forcedScores: [Float] = []
     let promptTokenCount: Int
-    let reusedPromptTokenCount: Int
+    /// The prompt's tokens found in the cache: counted when the reply starts, and lowered on the
+    /// scheduler thread if the cache cannot keep them (it then starts over).
+    private(set) var reusedPromptTokenCount: Int
 
     init(backend: LlamaSequenceBackend, sampler: SamplerChain, prompt: [Int32], reused: Int, forcer: TeacherForcer?) {
         self.backend = backend
@@ -128,7 +130,10 @@ final class LlamaSequenceDecoder: ReplyDecoder {
                     // Drop what the cache holds past the shared prefix; if the cache cannot drop
                     // a tail, it starts over and the whole prompt is evaluated.
                     let kept = backend.cache.withLock { $0.kept.reuseCommonPrefix(of: prompt, in: context) }
-                    if kept != position { request.restart(with: prompt[kept...], at: kept) }
+                    if kept != position {
+                        request.restart(with: prompt[kept...], at: kept)
+                        self.reusedPromptTokenCount = kept
+                    }
                 } : cut.map { cut in { context, _ in
                     // After a rewind, the tokens taken back leave the cache.
                     _ = backend.cache.withLock { $0.kept.truncate(to: cut, in: context) }

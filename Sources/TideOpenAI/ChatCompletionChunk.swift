@@ -58,12 +58,13 @@ public struct Usage: Codable, Sendable, Hashable {
 
     /// The breakdown of the prompt's tokens.
     public struct PromptTokensDetails: Codable, Sendable, Hashable {
-        /// Prompt tokens already in the cache, not evaluated again.
-        public var cachedTokens: Int
+        /// Prompt tokens already in the cache, not evaluated again; absent from servers that
+        /// send other details only.
+        public var cachedTokens: Int?
 
         enum CodingKeys: String, CodingKey { case cachedTokens = "cached_tokens" }
 
-        public init(cachedTokens: Int) { self.cachedTokens = cachedTokens }
+        public init(cachedTokens: Int?) { self.cachedTokens = cachedTokens }
     }
 
     enum CodingKeys: String, CodingKey {
@@ -75,7 +76,7 @@ public struct Usage: Codable, Sendable, Hashable {
         self.promptTokens = promptTokens
         self.completionTokens = completionTokens
         totalTokens = promptTokens + completionTokens
-        promptTokensDetails = cachedTokens.map(PromptTokensDetails.init)
+        promptTokensDetails = cachedTokens.map { PromptTokensDetails(cachedTokens: $0) }
     }
 }
 

@@ -5,11 +5,12 @@ import TideCore
 /// one is returned.
 ///
 /// Each sequence remembers the conversation its cache last held (the request's messages and the
-/// reply). A request gets the free sequence whose conversation it continues — the one sharing
-/// the longest beginning with its messages, if that is at least half of what follows the system
-/// prompt — so a client going on with its conversation finds it still cached while other
-/// clients come and go. A request that continues none gets the sequence used least recently,
-/// which keeps the recent conversations cached longest (llama-server chooses its slot alike).
+/// reply). A request gets the free sequence whose conversation it continues — all of it begins
+/// the request, or it shares at least half of what follows the system prompt; the longest
+/// shared beginning first — so a client going on with its conversation finds it still cached
+/// while other clients come and go. A request that continues none gets the sequence used least
+/// recently, which keeps the recent conversations cached longest (much as llama-server picks a
+/// slot by prompt similarity).
 actor SequencePool {
     private struct Idle {
         let backend: any ChatBackend
@@ -62,27 +63,26 @@ actor SequencePool {
     }
 
     /// The index of the sequence to lend among free ones holding `conversations` (least recently
-    /// used first, as ``key(_:)`` writes them) to a request of `messages`: the one sharing the
-    /// longest beginning, the latest of equals, if what it shares past the system message (and
-    /// the next message's role) is at least half the rest of the request; else the first. (Most
-    /// requests share the system prompt; that alone is no conversation continued.)
+    /// used first, as ``key(_:)`` writes them) to a request of `messages`: among those it
+    /// continues — whose whole conversation begins the request, or which share at least half of
+    /// the request past the system message and the next message's role — the one sharing the
+    /// longest beginning, the latest of equals; else the first. (Most requests share the system
+    /// prompt; that alone is no conversation continued.)
     static func choice(among conversations: [[UInt8]], for messages: [ChatMessage]) -> Int {
         let request = key(messages)
         // The system message, and the role of the message after it, are not the conversation.
         let leading = messages.first?.role == .system ? 1 : 0
         var framing = key(Array(messages.prefix(leading))).count
         if let next = messages.dropFirst(leading).first { framing += next.role.rawValue.utf8.count + 1 }
-        var best = 0
-        var bestShared = 0
+        var best: (index: Int, shared: Int)?
         for (index, conversation) in conversations.enumerated() {
             let shared = zip(conversation, request).prefix { $0 == $1 }.count
-            if shared >= bestShared {
-                best = index
-                bestShared = shared
-            }
+            let continued = shared - framing
+            // The whole of what it holds, or most of the request, past the framing.
+            guard continued > 0, shared == conversation.count || continued * 2 >= request.count - framing else { continue }
+            if shared >= best?.shared ?? 0 { best = (index, shared) }
         }
-        let continued = bestShared - framing
-        return continued > 0 && continued * 2 >= request.count - framing ? best : 0
+        return best?.index ?? 0
     }
 
     /// A conversation as the bytes compared: each message's role and text, delimited.

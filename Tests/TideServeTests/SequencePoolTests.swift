@@ -16,6 +16,9 @@ import TideCore
         let next = Self.ada + [ChatMessage(.user, "What is my name?")]
         #expect(choice([Self.ada, Self.ocean, []], next) == 0)
         #expect(choice([[], Self.ocean, Self.ada], next) == 2)
+        // However long the new question: all that the sequence holds begins the request.
+        let long = Self.ada + [ChatMessage(.user, String(repeating: "Tell me more about tides and the moon. ", count: 10))]
+        #expect(choice([[], Self.ocean, Self.ada], long) == 2)
     }
 
     @Test func aNewConversationGetsTheLeastRecentlyUsedSequence() {
