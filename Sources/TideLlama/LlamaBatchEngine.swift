@@ -151,13 +151,14 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// Decodes the queued tokens in one step: the next token of every reply in progress, and
-    /// requests of several tokens (new prompts, chunks of a recorded reply) in the order they
-    /// came, up to ``sharedTokensPerStep`` in all, together in one `llama_decode` in sequence
-    /// order — or, when the oldest holds more than that, it alone in a second one. The others wait for the
-    /// next step, in the order they came. Between steps the replies run, so a reply streams its
-    /// first token as soon as its prompt is decoded, and prompts that arrive together are
-    /// decoded a few at a time instead of all before any first token.
+    /// Decodes the queued tokens in one step (``StepSelection`` chooses them): the next token of
+    /// every reply in progress, and requests of several tokens (new prompts, chunks of a
+    /// recorded reply) in the order they came, up to ``sharedTokensPerStep`` in all, together in
+    /// one `llama_decode` in sequence order — or, when the oldest holds more than that, it alone
+    /// in a second one. The others wait for the next step, in the order they came. Between steps
+    /// the replies run, so a reply streams its first token as soon as its prompt is decoded, and
+    /// prompts that arrive together are decoded a few at a time instead of all before any first
+    /// token.
     ///
     /// Why not more in one decode: llama.cpp splits a batch over a cache per sequence into
     /// parts of equal tokens per sequence, and its flash attention computes a part of 64 tokens
