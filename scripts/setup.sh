@@ -10,6 +10,10 @@
 #     virtual environment, ${XDG_CACHE_HOME:-~/.cache}/tide/llama-server, with the official
 #     openai Python client, for the remote-backend and `tide serve` tests. The wheel is kept in ${XDG_CACHE_HOME:-~/.cache}/tide/wheels and built once.
 # A second run on a machine that has everything only checks, and takes seconds.
+#
+# TIDE_LLAMA_CPU=avx2|avx512 builds llama.cpp for those instructions instead of this CPU's own
+# (GGML_NATIVE off), and TIDE_LLAMA_ONLY=1 installs only llama.cpp (with TIDE_PREFIX, into a
+# prefix of its own): scripts/test-builds.sh runs the test suite against such builds.
 set -euo pipefail
 
 LLAMA_CPP_PYTHON_VERSION="0.3.36"
@@ -26,9 +30,18 @@ APT_PACKAGES=(liblua5.4-dev libedit-dev pkg-config build-essential cmake ninja-b
 # Only the core library is needed: no tools, examples, tests, server, curl or multimodal.
 # ggml's own thread pool instead of OpenMP: Swift tasks move between threads, and OpenMP keeps a
 # spinning team per calling thread, which starves a 2-core machine.
-LLAMA_CMAKE_ARGS="-DGGML_NATIVE=ON -DGGML_OPENMP=OFF -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF \
+LLAMA_CMAKE_ARGS="-DGGML_OPENMP=OFF -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF \
 -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAVA_BUILD=OFF \
 -DCMAKE_BUILD_TYPE=Release"
+# The instructions: this CPU's own (native), or a fixed set for another kind of machine.
+case "${TIDE_LLAMA_CPU:-native}" in
+    native) LLAMA_CMAKE_ARGS="-DGGML_NATIVE=ON $LLAMA_CMAKE_ARGS" ;;
+    avx2) LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON \
+-DGGML_AVX512=OFF $LLAMA_CMAKE_ARGS" ;;
+    avx512) LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON \
+-DGGML_AVX512=ON $LLAMA_CMAKE_ARGS" ;;
+    *) printf 'setup: TIDE_LLAMA_CPU is native, avx2 or avx512, not %s\n' "$TIDE_LLAMA_CPU" >&2; exit 2 ;;
+esac
 
 # The one change to llama.cpp's source. Its CPU flash attention computes a one-token decode
 # with 512 cached tokens or more by splitting the cache between threads and merging the parts,
@@ -74,8 +87,8 @@ llama_build_id() {
 install_llama() {
     local wanted
     wanted=$(llama_build_id)
-    if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$wanted" ] && pkg-config --exists llama \
-        && [ -f "$PREFIX/include/llama.h" ] && ldconfig -p | grep -q 'libllama\.so'; then
+    if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$wanted" ] && [ -f "$PREFIX/lib/pkgconfig/llama.pc" ] \
+        && [ -f "$PREFIX/include/llama.h" ] && [ -e "$PREFIX/lib/libllama.so" ]; then
         return
     fi
     local wheel work
@@ -205,6 +218,7 @@ PY
 
 install_apt_packages
 install_llama
+[ "${TIDE_LLAMA_ONLY:-0}" = 1 ] && exit 0
 install_model
 install_server
 install_requantized_model

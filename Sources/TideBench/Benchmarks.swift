@@ -1,6 +1,6 @@
 import Foundation
 import TideCore
-import TideLlama
+@_spi(Benchmarks) import TideLlama
 
 /// The figures `tide bench` measures, each as a ratio taken in one run on one model so that the
 /// drift of a shared machine cancels out.
@@ -32,11 +32,16 @@ public struct Benchmarks: Sendable {
     /// (`phrases=the`), for the rewind figures (none: skipped).
     public var phraseBans: (slopList: any ChatHook, thousandPhrases: any ChatHook, firing: any ChatHook)?
 
+    /// For the score-drift figure: a file of another llama.cpp build's scores to compare with,
+    /// written with this build's when it does not exist (`nil`: batches against single tokens only).
+    public var scoresFile: String?
+
     /// The benchmarks to run, by ``names``; `nil` for all.
     public var only: Set<String>?
 
     /// The benchmarks' names, in the order they run.
-    public static let names = ["decode", "draft", "quantization", "logits-hook", "rewind", "format", "parallel-replay", "teacher-forcing", "cache-reuse",
+    public static let names = ["decode", "draft", "quantization", "logits-hook", "rewind", "format", "parallel-replay", "teacher-forcing", "score-drift",
+                               "cache-reuse",
                                "chat-turns", "log", "process"]
 
     private func wants(_ name: String) -> Bool { only?.contains(name) ?? true }
@@ -95,6 +100,11 @@ public struct Benchmarks: Sendable {
         if wants("teacher-forcing") {
             log("recorded transcripts checked by teacher forcing vs --regenerate, \(replayRounds) alternating rounds")
             report.teacherForcing = try await TeacherForcingBenchmark(model: model, rounds: replayRounds, threads: threads).run()
+        }
+        if wants("score-drift") {
+            log("score drift: 8 texts × \(ScoreDriftBenchmark.replyLength) tokens, batches of \(LlamaBackend.forcedChunkSize) "
+                + "against one token at a time" + (scoresFile.map { ", and this build against the scores in \($0)" } ?? ""))
+            report.scoreDrift = try ScoreDriftBenchmark(model: model, threads: threads, scoresFile: scoresFile).run()
         }
         if wants("cache-reuse") {
             log("follow-up time to first token on a ~1000-token history, \(rounds) rounds")

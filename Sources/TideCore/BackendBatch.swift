@@ -8,6 +8,10 @@ public protocol BackendBatch: AnyObject, Sendable {
     var sequenceCapacity: Int { get }
     /// The most tokens one backend's conversation may hold.
     var contextSizePerSequence: Int { get }
+    /// Whether a step of several sequences gives each the very scores a decode of its token alone
+    /// gives, so that a reply is the same decoded in the batch or on its own; where not, replies
+    /// may differ at near-ties, and recorded ones are checked within the tolerance (``Tolerance``).
+    var scoresExactly: Bool { get }
     /// A backend on a free sequence; `contextSize`, when given, limits its conversations further.
     /// Throws when every sequence is in use.
     func makeBackend(contextSize: Int?) throws -> any ChatBackend

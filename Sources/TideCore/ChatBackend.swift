@@ -29,13 +29,13 @@ public protocol ChatBackend: AnyObject, Sendable {
     func startReply(to messages: [ChatMessage], parameters: GenerationParameters) async throws
         -> sending any ReplyDecoder
     /// Why ``startReply(to:parameters:forcing:)`` cannot check a recorded reply by teacher
-    /// forcing, or `nil` when it can.
-    var teacherForcingUnavailable: String? { get }
+    /// forcing under `tolerance` (``GenerationParameters/tolerance``), or `nil` when it can.
+    func teacherForcingUnavailable(tolerance: Double) -> String?
     /// Like ``startReply(to:parameters:)``, for a reply expected to be `recorded`: the decoder
     /// feeds the model the recorded tokens in batches and gives each as long as the sampler and
     /// the hooks would have chosen it, then generates (see ``TeacherForcing``). Its
     /// ``ReplyDecoder/teacherForcing`` says how far the recording held. Backends that cannot
-    /// (``teacherForcingUnavailable`` not `nil`) start an ordinary reply.
+    /// (``teacherForcingUnavailable(tolerance:)`` not `nil`) start an ordinary reply.
     func startReply(to messages: [ChatMessage], parameters: GenerationParameters, forcing recorded: String) async throws
         -> sending any ReplyDecoder
 }
@@ -44,7 +44,7 @@ extension ChatBackend {
     public var taskExecutor: (any TaskExecutor)? { nil }
     public var vocabulary: (any Vocabulary)? { nil }
     public var supportsRewind: Bool { false }
-    public var teacherForcingUnavailable: String? { "the model samples on its server" }
+    public func teacherForcingUnavailable(tolerance: Double) -> String? { "the model samples on its server" }
 
     public func startReply(to messages: [ChatMessage], parameters: GenerationParameters, forcing recorded: String) async throws
         -> sending any ReplyDecoder

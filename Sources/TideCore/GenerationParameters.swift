@@ -34,6 +34,10 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
     /// Whether the backend drafts tokens from the context and checks them in one decode
     /// (``DraftMode/lookup``), which changes how fast a reply comes, never what it says.
     public var draft = DraftMode.lookup
+    /// How far, in logits, a recorded token's score may fall behind the sampler's choice and the
+    /// token still be confirmed by teacher forcing (``Tolerance``); 0 is the exact rule. On a
+    /// backend whose batched decodes are not bit-exact, drafted tokens are checked with it too.
+    public var tolerance = Tolerance.standard
 
     /// Parameters with every default.
     public init() {}
@@ -73,6 +77,7 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
         try require((1...Self.maximumTokenCount).contains(maxTokens), "max-tokens", maxTokens,
                     "a whole number from 1 to \(Self.maximumTokenCount)")
         try require(!stop.contains(""), "stop", "\"\"", "a non-empty string")
+        try require(Tolerance.range.contains(tolerance), "tolerance", tolerance, Tolerance.requirement)
         try require((0...Self.maximumRewinds).contains(maxRewinds), "max-rewinds", maxRewinds,
                     "a whole number from 0 to \(Self.maximumRewinds)")
     }

@@ -45,7 +45,7 @@ struct ReplyLoop {
         let decoder: any ReplyDecoder
         var skipped: TeacherForcing?
         if recorded != nil {
-            if let why = backend.teacherForcingUnavailable { skipped = .skipped(.unavailable(why)) }
+            if let why = backend.teacherForcingUnavailable(tolerance: prompt.parameters.tolerance) { skipped = .skipped(.unavailable(why)) }
             else if !prompt.parameters.isReproducible { skipped = .skipped(.unseeded) }
         }
         do {

@@ -4,11 +4,14 @@
 /// every position, and runs the sampler and every hook over the positions in order, exactly as
 /// generating would. While each position yields the recorded token, nothing is generated; at the
 /// first that does not, the tokens after it leave the cache and the reply is generated from there.
-/// Either way the reply is the one generating would give.
+/// A recorded token counts as the model's choice within the reply's ``Tolerance`` (a near-tie
+/// that another machine's kernels may order differently); with a tolerance of 0 the reply is
+/// exactly the one generating would give.
 public enum TeacherForcing: Sendable, Hashable, CustomStringConvertible {
-    /// The model, fed the recorded reply, chose each of its tokens (and ended where it ended):
-    /// the reply's `tokens` were confirmed without generating them.
-    case confirmed(tokens: Int)
+    /// The model, fed the recorded reply, chose each of its tokens (and ended where it ended),
+    /// some of them only within the tolerance (`nearTies`): the reply's `tokens` were confirmed
+    /// without generating them.
+    case confirmed(tokens: Int, nearTies: NearTies = NearTies())
     /// The model chose otherwise than the recording at reply token `from` (0 is the first), or a
     /// plugin took text back to there: from that token on, the reply was generated.
     case regenerated(from: Int)
@@ -40,7 +43,10 @@ public enum TeacherForcing: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .confirmed(let tokens): "confirmed by teacher forcing (\(tokens) token\(tokens == 1 ? "" : "s"))"
+        case .confirmed(let tokens, let nearTies) where nearTies.count > 0:
+            "confirmed by teacher forcing within tolerance (\(tokens) token\(tokens == 1 ? "" : "s"); \(nearTies.count) "
+                + "near-tie\(nearTies.count == 1 ? "" : "s"), largest margin \(nearTies.printedMargin))"
+        case .confirmed(let tokens, _): "confirmed by teacher forcing (\(tokens) token\(tokens == 1 ? "" : "s"))"
         case .regenerated(let from): "regenerated from token \(from)"
         case .skipped(let reason): "regenerated: \(reason)"
         }

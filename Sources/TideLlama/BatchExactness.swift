@@ -9,8 +9,8 @@ extension LlamaModel {
     ///
     /// It holds for SmolLM2's Q4_1 and Q8_0 weights with flash attention. It does not for Gemma 3's
     /// Q4_K_M: llama.cpp repacks K-quant weights and multiplies a batch of them with other
-    /// kernels than one token (scores up to 3 apart after a few dozen tokens), so its recorded
-    /// replies are generated again. `flashAttention: false` probes the context without it (for tests).
+    /// kernels than one token, so its recorded replies are checked within the tolerance, and its
+    /// drafts accepted within it. `flashAttention: false` probes a context without it.
     public func scoresBatchesExactly(threads: Int, flashAttention: Bool = true) -> Bool {
         let key = flashAttention ? threads : -threads
         if let known = exactBatches.withLock({ $0[key] }) { return known }
@@ -23,9 +23,9 @@ extension LlamaModel {
     /// (15 tokens: whole groups of 4 and a remainder, as kernels that work on groups of rows
     /// split them), and compares every score.
     private func probeBatches(threads: Int, flashAttention: Bool) -> Bool {
-        let options = LlamaContextOptions(contextSize: 256, threads: threads)
-        var parameters = options.contextParameters(contextSize: 256, sequences: 1)
-        if !flashAttention { parameters.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED }
+        var options = LlamaContextOptions(contextSize: 256, threads: threads)
+        options.flashAttention = flashAttention
+        let parameters = options.contextParameters(contextSize: 256, sequences: 1)
         guard let context = llama_init_from_model(pointer, parameters),
               let tokens = try? tokenize("The tide comes in twice a day, as the moon pulls the sea; sailors have always known it."),
               tokens.count >= 16 else { return false }
@@ -53,12 +53,14 @@ extension LlamaModel {
 }
 
 extension LlamaModel {
-    /// Why a context of this model on `threads` threads cannot check a recorded reply by teacher
-    /// forcing, or `nil` when it can.
-    func teacherForcingUnavailable(threads: Int) -> String? {
+    /// Why a context of this model on `threads` threads (with flash attention or not) cannot check
+    /// a recorded reply by teacher forcing under `tolerance`, or `nil` when it can: batches that
+    /// are not bit-exact need a tolerance above 0.
+    func teacherForcingUnavailable(threads: Int, flashAttention: Bool, tolerance: Double) -> String? {
         if !canDropCachedTokens { return "this model's cache cannot take back tokens" }
-        if !scoresBatchesExactly(threads: threads) {
-            return "llama.cpp scores a batch of this model's tokens differently from each token alone"
+        if tolerance == 0, !scoresBatchesExactly(threads: threads, flashAttention: flashAttention) {
+            return "llama.cpp scores a batch of this model's tokens differently from each token alone, "
+                + "and the tolerance is 0 (exact)"
         }
         return nil
     }

@@ -9,6 +9,8 @@ import TideCore
 /// the drafted token. At the first it does not, the rest of the draft leaves the cache (the same
 /// rollback a rewind uses). The reply is therefore the one decoding without a draft gives, when
 /// llama.cpp scores a token of a batch as it scores it alone (``LlamaModel/scoresBatchesExactly(threads:flashAttention:)``).
+/// Where it does not, a drafted token is accepted when the sampler chooses it within the reply's
+/// tolerance (``Tolerance``), so that a near-tie the batch orders otherwise does not end the draft.
 struct Drafter {
     private var lookup: PromptLookup
     private var policy = DraftPolicy()
@@ -49,6 +51,9 @@ struct Drafter {
             singleSeconds = singleSeconds.map { 0.8 * $0 + 0.2 * seconds } ?? seconds
         }
     }
+
+    /// The drafted token the next position is checked against; `nil` past the draft.
+    var expectedToken: Int32? { isChecking && index < draft.count ? draft[index] : nil }
 
     /// Records the token sampled from entry ``index``'s scores (`nil` for anything but a token).
     /// Returns `true` when it is the drafted one, whose scores are the next entry's; otherwise

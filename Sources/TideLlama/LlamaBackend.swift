@@ -23,9 +23,17 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     public var supportsLogits: Bool { true }
     /// Not for recurrent or hybrid models, whose caches cannot drop their last tokens.
     public var supportsRewind: Bool { model.canDropCachedTokens }
-    public var teacherForcingUnavailable: String? { model.teacherForcingUnavailable(threads: threads) }
+    public func teacherForcingUnavailable(tolerance: Double) -> String? {
+        model.teacherForcingUnavailable(threads: threads, flashAttention: flashAttention, tolerance: tolerance)
+    }
+
+    /// The most recorded tokens teacher forcing evaluates in one decode (``TeacherForcer/chunkSize``).
+    @_spi(Benchmarks) public static let forcedChunkSize = TeacherForcer.chunkSize
+
     /// llama.cpp's threads.
     private let threads: Int
+    /// Whether the context uses flash attention (``LlamaContextOptions/flashAttention``).
+    private let flashAttention: Bool
     public var vocabulary: (any Vocabulary)? { model }
     public var modelDescription: ModelDescription {
         ModelDescription(name: model.facts.name, backend: "llama.cpp", architecture: model.facts.architecture,
@@ -60,6 +68,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
         let size = try options.checkedContextSize(for: model)
         let parameters = options.contextParameters(contextSize: size, sequences: 1)
         threads = options.resolvedThreads
+        flashAttention = options.flashAttention
         LlamaRuntime.clearErrors()
         guard let context = llama_init_from_model(model.pointer, parameters) else {
             throw .contextFailed(contextSize: size, detail: LlamaRuntime.errors())
@@ -138,7 +147,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     /// Whether llama.cpp scores a drafted token exactly as it scores it alone, so that a reply
     /// that drafts is the same as one that does not; probed when a reply first has a draft to
     /// check, so that replies that find none never wait for the probe.
-    var checksDraftsExactly: Bool { model.scoresBatchesExactly(threads: threads) }
+    var checksDraftsExactly: Bool { model.scoresBatchesExactly(threads: threads, flashAttention: flashAttention) }
 
     /// Tokens the context may still take.
     var room: Int { contextSize - cachedTokenCount }

@@ -31,6 +31,13 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     var batchCapacity: Int { batch.capacity }
     /// llama.cpp's threads.
     let threads: Int
+    /// Whether the context uses flash attention (``LlamaContextOptions/flashAttention``).
+    let flashAttention: Bool
+
+    /// Whether llama.cpp scores this context's batches exactly as single tokens
+    /// (``LlamaModel/scoresBatchesExactly(threads:flashAttention:)``): then a sequence's replies are
+    /// those of decoding it alone, bit for bit.
+    public var scoresBatchesExactly: Bool { model.scoresBatchesExactly(threads: threads, flashAttention: flashAttention) }
     let context: OpaquePointer
     /// Where prompts are rendered and tokenized: neither on the engine's thread, which would
     /// hold up every sequence's next step, nor on the cooperative pool, which would hold up the
@@ -50,6 +57,7 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
         let perSequence = try options.checkedContextSize(for: model, sequences: sequences)
         var parameters = options.contextParameters(contextSize: perSequence * sequences, sequences: sequences)
         threads = options.resolvedThreads
+        flashAttention = options.flashAttention
         // Each sequence gets its own part of the cache. A unified cache decoded no faster here
         // (within the machine's noise) and changed more greedy replies against sequential replay.
         parameters.kv_unified = false

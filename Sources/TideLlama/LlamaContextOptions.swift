@@ -10,6 +10,11 @@ public struct LlamaContextOptions: Sendable, Hashable {
     public var threads: Int?
     /// The most prompt tokens evaluated in one `llama_decode` call.
     public var batchSize: Int = 512
+    /// Whether contexts use flash attention: on by default, since Tide's exact teacher forcing,
+    /// drafting and parallel replay rest on it (``contextParameters(contextSize:sequences:)``);
+    /// off, batches score otherwise than single tokens, and recordings are checked within the
+    /// tolerance (``Tolerance``).
+    public var flashAttention = true
 
     /// Options with every default.
     public init(contextSize: Int? = nil, threads: Int? = nil, batchSize: Int = 512) {
@@ -61,7 +66,7 @@ public struct LlamaContextOptions: Sendable, Hashable {
         parameters.n_batch = UInt32(max(resolvedBatchSize(contextSize: contextSize), sequences))
         parameters.n_ubatch = parameters.n_batch
         parameters.n_seq_max = UInt32(sequences)
-        parameters.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_ENABLED
+        parameters.flash_attn_type = flashAttention ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED
         parameters.n_threads = Int32(resolvedThreads)
         parameters.n_threads_batch = Int32(resolvedThreads)
         parameters.no_perf = true

@@ -20,6 +20,8 @@ public final class LlamaModel: @unchecked Sendable {
     public let facts: ModelFacts
     /// Where prompts are cut to be tokenized in pieces.
     let splitter: SpecialTokenSplitter
+    /// The tokens that end generation (llama.cpp's end-of-generation set), in id order.
+    let endOfGenerationTokens: [Int32]
     /// Whether llama.cpp scores a batch as it scores each token alone, by thread count, once probed.
     let exactBatches = Mutex<[Int: Bool]>([:])
 
@@ -29,6 +31,8 @@ public final class LlamaModel: @unchecked Sendable {
         self.path = path
         self.facts = Self.readFacts(pointer, vocab: vocab, path: path)
         splitter = SpecialTokenSplitter(vocab: vocab)
+        let vocab = vocab
+        endOfGenerationTokens = (0..<Int32(facts.vocabularySize)).filter { llama_vocab_is_eog(vocab, $0) }
     }
 
     deinit { llama_model_free(pointer) }

@@ -42,11 +42,7 @@ final class LlamaReplyDecoder: ReplyDecoder {
         if let pending {
             guard backend.room > 0 else { return .contextFull }
             let limit = min(backend.room, backend.batchCapacity, TeacherForcer.chunkSize) - 1
-            var draft = drafter?.nextDraft(after: pending, limit: limit) ?? []
-            if !draft.isEmpty, !backend.checksDraftsExactly {
-                drafter = nil
-                draft = []
-            }
+            let draft = drafter?.nextDraft(after: pending, limit: limit) ?? []
             let start = ContinuousClock.now
             try backend.evaluate([pending] + draft, everyLogit: !draft.isEmpty)
             drafter?.timed(ContinuousClock.now - start)
@@ -61,9 +57,13 @@ final class LlamaReplyDecoder: ReplyDecoder {
 
     /// The choice at the next position, from the scores of the draft's entry before it. While
     /// the model chooses the drafted tokens they are already in the cache; at the first it does
-    /// not, the rest of the draft leaves it.
+    /// not, the rest of the draft leaves it. Where llama.cpp scores a batch otherwise than a token
+    /// alone, the drafted token is the model's choice when the sampler chooses it within the tolerance.
     private func draftedToken(adjustingLogits: ((any LogitsView) throws -> Void)?) throws -> DecodedToken {
         let index = drafter!.index
+        if !backend.checksDraftsExactly {
+            sampler.expectation = drafter!.expectedToken.map { SamplerChain.Expectation(token: $0, tolerance: sampler.tolerance) }
+        }
         let step = try sampler.step(backend.context, at: Int32(index), model: backend.model, adjustingLogits: adjustingLogits)
         sampled += 1
         guard case .token(let id, _) = step else {
@@ -87,8 +87,9 @@ final class LlamaReplyDecoder: ReplyDecoder {
             try backend.evaluate(forcer!.nextChunk(limit: min(backend.room, backend.batchCapacity)), everyLogit: true)
         }
         let index = forcer!.position == 0 ? -1 : Int32(forcer!.indexInChunk)
+        sampler.expectation = forcer!.expectation(tolerance: sampler.tolerance)
         let step = try sampler.step(backend.context, at: index, model: backend.model, adjustingLogits: adjustingLogits)
-        if !forcer!.check(step), let divergence = forcer!.divergence {
+        if !forcer!.check(step, nearTie: sampler.nearTie), let divergence = forcer!.divergence {
             _ = backend.truncate(to: promptTokenCount + divergence)
             if case .token(let id, _) = step { pending = id }
         }

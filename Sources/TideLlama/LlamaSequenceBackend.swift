@@ -17,7 +17,10 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
     public var supportsLogits: Bool { true }
     /// Not for recurrent or hybrid models, whose caches cannot drop their last tokens.
     public var supportsRewind: Bool { engine.model.canDropCachedTokens }
-    public var teacherForcingUnavailable: String? { engine.model.teacherForcingUnavailable(threads: engine.threads) }
+    public func teacherForcingUnavailable(tolerance: Double) -> String? {
+        engine.model.teacherForcingUnavailable(threads: engine.threads, flashAttention: engine.flashAttention,
+                                              tolerance: tolerance)
+    }
     public var vocabulary: (any Vocabulary)? { engine.model }
     /// Replies run on the engine's thread, between its decoding steps.
     public var taskExecutor: (any TaskExecutor)? { engine }

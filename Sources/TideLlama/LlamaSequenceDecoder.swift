@@ -38,6 +38,7 @@ final class LlamaSequenceDecoder: ReplyDecoder {
     var teacherForcing: TeacherForcing? { forcer?.outcome }
 
     func nextToken(adjustingLogits: ((any LogitsView) throws -> Void)?) async throws -> DecodedToken {
+        sampler.expectation = forcer?.expectation(tolerance: sampler.tolerance)
         if sampler.isResampling {
             // A rewound position is sampled again from its saved scores: no decode.
             let step = try sampler.resample(model: backend.engine.model, adjustingLogits: adjustingLogits)
@@ -106,7 +107,7 @@ final class LlamaSequenceDecoder: ReplyDecoder {
     /// the recorded tokens after it leave the cache before the next decode.
     private func keep(_ step: DecodedToken) {
         if forcer?.isForcing == true {
-            if forcer!.check(step) {
+            if forcer!.check(step, nearTie: sampler.nearTie) {
                 pending = nil
                 return
             }

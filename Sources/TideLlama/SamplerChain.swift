@@ -37,11 +37,14 @@ final class SamplerChain {
 
     /// Whether a format's grammar checks the sampled token before constraining every candidate.
     private let checksSampledTokenFirst: Bool
+    /// The reply's tolerance (``GenerationParameters/tolerance``), for expectations.
+    let tolerance: Double
 
     /// The chain for `parameters`; throws when llama.cpp refuses the format's grammar. Unless
     /// `checkingSampledTokenFirst` is off, the grammar only checks the sampled token at first.
     init(_ parameters: GenerationParameters, model: LlamaModel, checkingSampledTokenFirst: Bool = true) throws(LlamaError) {
         checksSampledTokenFirst = checkingSampledTokenFirst
+        tolerance = parameters.tolerance
         argmaxOnly = parameters.temperature == 0 && parameters.repeatPenalty == 1
         vocabularySize = model.facts.vocabularySize
         if let format = parameters.format {
@@ -74,23 +77,57 @@ final class SamplerChain {
         if let grammar { llama_sampler_free(grammar) }
     }
 
-    /// What sampling a reply position again needs: the scores the model gave it, before any
-    /// hook, and copies of the sampler's and the grammar's states before it was sampled.
-    final class RewindPoint {
-        let logits: [Float]
-        let sampler: UnsafeMutablePointer<llama_sampler>
-        let grammar: UnsafeMutablePointer<llama_sampler>?
+    /// Copies of the chain's and the grammar's states, to go back to.
+    final class Snapshot {
+        private let sampler: UnsafeMutablePointer<llama_sampler>
+        private let grammar: UnsafeMutablePointer<llama_sampler>?
 
-        init(logits: [Float], sampler: UnsafeMutablePointer<llama_sampler>, grammar: UnsafeMutablePointer<llama_sampler>?) {
-            self.logits = logits
+        /// Copies of `chain` and `grammar`; `nil` when llama.cpp cannot copy them.
+        init?(_ chain: UnsafeMutablePointer<llama_sampler>, grammar: UnsafeMutablePointer<llama_sampler>?) {
+            guard let sampler = llama_sampler_clone(chain) else { return nil }
+            let copy = grammar.flatMap { llama_sampler_clone($0) }
+            if grammar != nil, copy == nil {
+                llama_sampler_free(sampler)
+                return nil
+            }
             self.sampler = sampler
-            self.grammar = grammar
+            self.grammar = copy
         }
 
         deinit {
             llama_sampler_free(sampler)
             if let grammar { llama_sampler_free(grammar) }
         }
+
+        /// Fresh copies of the saved states, the snapshot staying as it is; `nil` when llama.cpp
+        /// cannot copy them.
+        func copies() -> (chain: UnsafeMutablePointer<llama_sampler>, grammar: UnsafeMutablePointer<llama_sampler>?)? {
+            guard let chain = llama_sampler_clone(sampler) else { return nil }
+            guard let grammar else { return (chain, nil) }
+            guard let restored = llama_sampler_clone(grammar) else {
+                llama_sampler_free(chain)
+                return nil
+            }
+            return (chain, restored)
+        }
+    }
+
+    /// What sampling a reply position again needs: the scores the model gave it, before any
+    /// hook, and the sampler's and the grammar's states before it was sampled.
+    struct RewindPoint {
+        let logits: [Float]
+        let state: Snapshot
+    }
+
+    /// Puts the states of `snapshot` in place of the chain's and the grammar's; `false` (and
+    /// nothing changed) when they cannot be copied.
+    private func restore(_ snapshot: Snapshot) -> Bool {
+        guard let (restoredChain, restoredGrammar) = snapshot.copies() else { return false }
+        llama_sampler_free(chain)
+        chain = restoredChain
+        if let grammar { llama_sampler_free(grammar) }
+        grammar = restoredGrammar
+        return true
     }
 
     /// Lets the repetition penalty see the text that precedes the reply (the prompt's tail). Its
@@ -113,13 +150,7 @@ final class SamplerChain {
     /// false when no point is kept for it.
     func rewind(to position: Int) -> Bool {
         let offset = position - firstPoint
-        guard canRewind(to: position), let clone = llama_sampler_clone(points[offset].sampler) else { return false }
-        llama_sampler_free(chain)
-        chain = clone
-        if let saved = points[offset].grammar, let restored = llama_sampler_clone(saved) {
-            llama_sampler_free(grammar!)
-            grammar = restored
-        }
+        guard canRewind(to: position), restore(points[offset].state) else { return false }
         points.removeSubrange((offset + 1)...)
         resampling = points[offset]
         return true
@@ -232,9 +263,8 @@ final class SamplerChain {
     {
         if keepsPoints {
             // Points stay aligned with positions: one that cannot be kept ends what rewinds can reach.
-            if let clone = llama_sampler_clone(chain) {
-                points.append(RewindPoint(logits: Array(UnsafeBufferPointer(start: scores, count: vocabularySize)), sampler: clone,
-                                          grammar: grammar.flatMap { llama_sampler_clone($0) }))
+            if let state = Snapshot(chain, grammar: grammar) {
+                points.append(RewindPoint(logits: Array(UnsafeBufferPointer(start: scores, count: vocabularySize)), state: state))
                 if points.count > Self.maximumRewindPoints { forgetRewindPoints(before: firstPoint + 1) }
             } else {
                 forgetRewindPoints(before: firstPoint + points.count + 1)
@@ -244,19 +274,88 @@ final class SamplerChain {
     }
 
     /// The hooks' adjustments to `scores` (entry `index` of `context`, if they are still there),
-    /// then the sampled token, the model's end, or why nothing could be sampled.
+    /// then the sampled token, the model's end, or why nothing could be sampled. With an
+    /// ``expectation``, the expected token is chosen when the sampler chooses it within the
+    /// tolerance (``Tolerance``), and ``nearTie`` says by what margin.
     private func decide(_ scores: UnsafeMutablePointer<Float>, context: OpaquePointer?, at index: Int32, model: LlamaModel,
                         adjustingLogits: ((any LogitsView) throws -> Void)?) throws -> DecodedToken
     {
+        let expected = expectation
+        expectation = nil
+        nearTie = nil
         if let adjustingLogits {
             let view = LlamaLogitsView(logits: scores, model: model)
             try adjustingLogits(view)
             guard view.hasCandidates else { return .everyTokenBanned }
         }
-        guard let token = choose(scores, context: context, at: index) else { return .formatBlocked }
+        let token: Int32?
+        if let expected, expected.tolerance > 0, let wanted = expectedToken(expected, in: scores, model: model),
+           let before = Snapshot(chain, grammar: grammar)
+        {
+            token = chooseWithin(expected.tolerance, of: wanted, scores, context: context, at: index, before: before)
+        } else {
+            token = choose(scores, context: context, at: index)
+        }
+        guard let token else { return .formatBlocked }
         if model.isEndOfGeneration(token) { return .endOfGeneration }
         return .token(id: token, bytes: model.tokenBytes(token))
     }
+
+    /// The token teacher forcing (or a draft check) expects at the next position: the expected
+    /// one, or, for the model's end, its best-scored end-of-generation token; `nil` when the hooks
+    /// banned it.
+    private func expectedToken(_ expected: Expectation, in scores: UnsafeMutablePointer<Float>, model: LlamaModel) -> Int32? {
+        let token = expected.token ?? model.endOfGenerationTokens.max { scores[Int($0)] < scores[Int($1)] }
+        guard let token, model.isValidToken(token), scores[Int(token)] > -.infinity else { return nil }
+        return token
+    }
+
+    /// Samples from `scores` as ``choose(_:context:at:)`` does; when that is not `wanted`, and the
+    /// sampler, back in its state `before`, chooses `wanted` with its score raised by at most
+    /// `tolerance`, samples again from there with the least such raise (to a bisection's
+    /// precision), so that its state is that of having chosen `wanted`.
+    private func chooseWithin(_ tolerance: Double, of wanted: Int32, _ scores: UnsafeMutablePointer<Float>,
+                              context: OpaquePointer?, at index: Int32, before: Snapshot) -> Int32?
+    {
+        let chosen = choose(scores, context: context, at: index)
+        guard chosen != wanted,
+              let margin = Tolerance.margin(of: wanted, within: tolerance, choosing: { trial(before, scores, raising: wanted, by: $0) }),
+              restore(before)
+        else { return chosen }
+        scores[Int(wanted)] += margin
+        let token = choose(scores, context: nil, at: 0)
+        if token == wanted { nearTie = margin }
+        return token
+    }
+
+    /// What the sampler in state `state` chooses from `scores` with `token`'s score raised by
+    /// `raise`; the chain's own state and the scores stay as they are.
+    private func trial(_ state: Snapshot, _ scores: UnsafeMutablePointer<Float>, raising token: Int32, by raise: Float) -> Int32? {
+        guard let (trialChain, trialGrammar) = state.copies() else { return nil }
+        let (ownChain, ownGrammar) = (chain, grammar)
+        (chain, grammar) = (trialChain, trialGrammar)
+        defer {
+            llama_sampler_free(trialChain)
+            if let trialGrammar { llama_sampler_free(trialGrammar) }
+            (chain, grammar) = (ownChain, ownGrammar)
+        }
+        var raised = Array(UnsafeBufferPointer(start: scores, count: vocabularySize))
+        raised[Int(token)] += raise
+        return raised.withUnsafeMutableBufferPointer { choose($0.baseAddress!, context: nil, at: 0) }
+    }
+
+    /// What teacher forcing (or the check of a drafted token) expects at the next step: a token,
+    /// or the model's end (`nil`), and how far behind the sampler's choice it may be.
+    struct Expectation {
+        let token: Int32?
+        let tolerance: Double
+    }
+
+    /// The expectation of the next step, set just before it; each step consumes it.
+    var expectation: Expectation?
+    /// The margin by which the last step chose its expected token within the tolerance; `nil`
+    /// when the token was the choice itself, or not chosen, or nothing was expected.
+    private(set) var nearTie: Float?
 
     /// Whether the next step samples a rewound position again (and needs no decode).
     var isResampling: Bool { resampling != nil }

@@ -4,10 +4,12 @@ import TideCore
 /// is chosen next, and the first position at which the model chose otherwise.
 ///
 /// The decoders feed the model the recorded tokens a chunk at a time, with scores at every
-/// position, and ask the forcer, after each choice, whether the recording still holds. For the
-/// reply to be exactly the one generating gives, the scores must be the very numbers a decode
-/// of one token gives, and the cache must end as generating leaves it; see ``chunkSize`` and
-/// ``generatedCacheLength``.
+/// position, tell the sampler what the recording expects (``expectation(tolerance:)``), and ask
+/// the forcer, after each choice, whether the recording still holds. For the reply to be exactly
+/// the one generating gives, the scores must be the very numbers a decode of one token gives, and
+/// the cache must end as generating leaves it; see ``chunkSize`` and ``generatedCacheLength``.
+/// Where they are not (another build's recording, a backend whose batches round otherwise), the
+/// tolerance confirms the recorded tokens that are near-ties.
 struct TeacherForcer {
     /// The recorded reply's tokens.
     let tokens: [Int32]
@@ -18,6 +20,9 @@ struct TeacherForcer {
     /// Where the model first chose otherwise: from there the reply is generated, unless a rewind
     /// takes it back to a position before.
     private(set) var divergence: Int?
+    /// The positions whose recorded token the sampler chose only within the tolerance, with the
+    /// margin each needed.
+    private var nearTies: [(position: Int, margin: Float)] = []
     /// The first position whose scores the last chunk's decode gave.
     private var chunkStart = 1
     /// Reply tokens that generating would have put in the cache by now. Generating evaluates a
@@ -65,15 +70,24 @@ struct TeacherForcer {
     /// The index of ``position``'s scores among those of the last chunk's decode.
     var indexInChunk: Int { position - chunkStart }
 
-    /// Records the choice at ``position``: `true` when it is the recorded one (a recorded
-    /// token, or the end where the recording ended), `false` at the first that is not.
-    mutating func check(_ step: DecodedToken) -> Bool {
+    /// What the sampler is to expect at ``position`` while the recording holds: the recorded
+    /// token, or the model's end where the recording ended.
+    func expectation(tolerance: Double) -> SamplerChain.Expectation? {
+        isForcing ? SamplerChain.Expectation(token: position < tokens.count ? tokens[position] : nil, tolerance: tolerance) : nil
+    }
+
+    /// Records the choice at ``position``, which the sampler made within the tolerance when
+    /// `nearTie` gives a margin: `true` when it is the recorded one (a recorded token, or the end
+    /// where the recording ended), `false` at the first that is not.
+    mutating func check(_ step: DecodedToken, nearTie: Float?) -> Bool {
         guard isForcing else { return false }
         switch step {
         case .token(let id, _) where position < tokens.count && id == tokens[position]:
+            if let nearTie { nearTies.append((position, nearTie)) }
             position += 1
             return true
         case .endOfGeneration where position == tokens.count:
+            if let nearTie { nearTies.append((position, nearTie)) }
             return true
         default:
             divergence = position
@@ -86,6 +100,7 @@ struct TeacherForcer {
     /// took back a phrase the recording does not hold, say); else the reply is still generated.
     mutating func rewind(to target: Int) {
         guard target <= divergence ?? position else { return }
+        nearTies.removeAll { $0.position >= target }
         divergence = nil
         position = target
         evaluated = target
@@ -93,6 +108,7 @@ struct TeacherForcer {
 
     /// How far the recording held.
     var outcome: TeacherForcing {
-        divergence.map { .regenerated(from: $0) } ?? .confirmed(tokens: position)
+        divergence.map { .regenerated(from: $0) }
+            ?? .confirmed(tokens: position, nearTies: nearTies.reduce(into: NearTies()) { $0.add($1.margin) })
     }
 }

@@ -17,6 +17,8 @@ final class LocalBatch: BackendBatch {
 
     var contextSizePerSequence: Int { engine.contextSizePerSequence }
 
+    var scoresExactly: Bool { engine.scoresBatchesExactly }
+
     /// A backend of `contextSize` tokens, at most the sequence's. Asking for more than the model
     /// allows is this backend's error alone, not the batch's.
     func makeBackend(contextSize: Int?) throws -> any ChatBackend {

@@ -9,13 +9,17 @@ public final class BatchedBackends: BackendProvider {
     private let sequences: Int
     private let contextSize: Int?
     private let batches = Mutex<[String: any BackendBatch]>([:])
+    private let notice: @Sendable (String) -> Void
 
     /// Batches of `sequences` sequences of `contextSize` tokens each (default: min(4096, the
-    /// model's)), on models from `models`.
-    public init(models: any ModelProvider, sequences: Int, contextSize: Int? = nil) {
+    /// model's)), on models from `models`. A model whose batches llama.cpp does not score bit for
+    /// bit as single tokens is named once, through `notice`, with what that means for the replay.
+    public init(models: any ModelProvider, sequences: Int, contextSize: Int? = nil,
+                notice: @escaping @Sendable (String) -> Void = { _ in }) {
         self.models = models
         self.sequences = sequences
         self.contextSize = contextSize
+        self.notice = notice
     }
 
     deinit {
@@ -24,11 +28,16 @@ public final class BatchedBackends: BackendProvider {
 
     public func backend(for setup: ModelSetup) async throws -> (backend: any ChatBackend, model: any ChatModel) {
         let model = try models.model(for: setup)
-        let batch = try batches.withLock { batches throws -> (any BackendBatch)? in
-            if let batch = batches[model.identifier] { return batch }
+        let (batch, created) = try batches.withLock { batches throws -> ((any BackendBatch)?, Bool) in
+            if let batch = batches[model.identifier] { return (batch, false) }
             let batch = try model.makeBatch(setup, sequences: sequences, contextSize: contextSize)
             batches[model.identifier] = batch
-            return batch
+            return (batch, true)
+        }
+        if created, let batch, !batch.scoresExactly {
+            notice("note: llama.cpp scores \(model.identifier)'s batches otherwise than single tokens on this machine: "
+                   + "recorded replies are checked within the tolerance, as one after another, and a reply generated in the "
+                   + "batch may differ from the sequential run's where the model's two likeliest words are that close")
         }
         // A model that cannot batch here (a server batches its own clients) gives each script a backend of its own.
         return (try batch?.makeBackend(contextSize: setup.contextSize) ?? model.makeBackend(setup), model)

@@ -83,6 +83,8 @@ public struct ScriptInterpreter: Sendable {
             session.parameters = parameters
         case .directive(.format, _):
             session.parameters.format = formats[index] ?? nil
+        case .directive(.tolerance(let tolerance), _):
+            session.parameters.tolerance = tolerance
         case .directive(.plugin, _):
             guard let plugin = plugins[index]?.plugin else { return nil }
             var hooks = session.hooks

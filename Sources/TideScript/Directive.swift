@@ -24,6 +24,9 @@ public enum Directive: Sendable, Hashable {
     /// `@min-pass RATE`: the share of `tide run --repeat` runs in which each expectation from
     /// here on must hold.
     case minimumPassRate(PassRate)
+    /// `@tolerance X`: how far, in logits, a recorded token may fall behind the model's choice and
+    /// still be confirmed by teacher forcing, for the replies from here on (0 is exact).
+    case tolerance(Double)
 
     /// Directives that only make sense before the conversation starts.
     var belongsBeforeFirstTurn: Bool {

@@ -327,6 +327,11 @@ struct ScriptParser {
                 throw error("@min-pass is a share of runs from 0 to 1 (0.8) or a percentage (80%), not '\(value)'", column: valueColumn)
             }
             directive = .minimumPassRate(rate)
+        case "tolerance":
+            guard let tolerance = Double(value), Tolerance.range.contains(tolerance) else {
+                throw error("@tolerance is \(Tolerance.requirement), not '\(value)'", column: valueColumn)
+            }
+            directive = .tolerance(tolerance)
         case "generated":
             try generated(&cursor)
             return
@@ -352,7 +357,7 @@ struct ScriptParser {
     }
 
     static let directiveNames = ["name", "description", "model", "ctx-size", "template"] + ParameterSetting.names
-        + FormatSetting.names + ["plugin", "unload", "min-pass", "generated"]
+        + FormatSetting.names + ["plugin", "unload", "min-pass", "tolerance", "generated"]
 
     /// A generation parameter, or `nil` when `key` names none.
     private func parameter(_ key: String, _ cursor: inout Cursor) throws(ScriptParseError) -> ParameterSetting? {

@@ -45,6 +45,7 @@ extension Directive {
         case .parameter(let setting): setting.printed
         case .format(let setting): setting.printed
         case .minimumPassRate(let rate): "@min-pass \(rate)"
+        case .tolerance(let tolerance): "@tolerance \(tolerance == tolerance.rounded() ? String(Int(tolerance)) : String(tolerance))"
         }
     }
 }

@@ -25,6 +25,10 @@ struct BenchCommand: AsyncParsableCommand {
             help: "A second model for the logits-hook figure, skipped when not installed.")
     var largeVocabularyModel = "gemma-3-270m"
 
+    @Option(help: ArgumentHelp("score-drift: compare with the scores another llama.cpp build wrote to this file, or write "
+                               + "this build's there when it does not exist.", valueName: "file"))
+    var scores: String?
+
     @Option(help: ArgumentHelp("Run only this benchmark (repeatable): \(Benchmarks.names.joined(separator: ", ")).",
                                valueName: "name"))
     var only: [String] = []
@@ -43,6 +47,7 @@ struct BenchCommand: AsyncParsableCommand {
         benchmarks.rounds = rounds
         benchmarks.decodeTokens = decodeTokens
         benchmarks.only = only.isEmpty ? nil : Set(only)
+        benchmarks.scoresFile = scores
         benchmarks.plugins = try Self.benchmarkPlugins.map { try LuaPlugin(spec: PluginSpec(parsing: $0)) }
         benchmarks.logitsHook = try LuaPlugin(source: Self.topFortyPlugin, path: "top-40.lua")
         if let large = try await loadLargeVocabularyModel() { benchmarks.logitsModels = [large] }

@@ -61,6 +61,12 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Generate recorded replies again instead of checking them by teacher forcing.")
     var regenerate = false
 
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("How far, in logits, a recorded token may fall behind the model's choice and still be confirmed "
+                               + "by teacher forcing (0: exact; default \(Tolerance.standard)); @tolerance overrides it.",
+                               valueName: "logits"))
+    var tolerance: Double?
+
     @Option(name: .customLong("repeat"), parsing: .unconditional,
             help: ArgumentHelp("Replay each script N times, run r adding r-1 to every reply's seed (0 where none is set).",
                                valueName: "N"))
@@ -89,6 +95,12 @@ struct RunCommand: AsyncParsableCommand {
                                   + "one run: choose one")
         }
         if minimumPassRate != nil && repetitions == 1 { throw ValidationError("--min-pass only makes sense with --repeat N") }
+        if let tolerance, !Tolerance.range.contains(tolerance) {
+            throw ValidationError("--tolerance must be \(Tolerance.requirement), not \(tolerance)")
+        }
+        if tolerance != nil && regenerate {
+            throw ValidationError("--tolerance applies to teacher forcing, which --regenerate turns off: choose one")
+        }
         if tap && json { throw ValidationError("--tap and --json both replace the report: choose one") }
         if paths.count(where: { $0 == "-" }) > 1 { throw ValidationError("- (standard input) can be given once") }
         if paths.contains("-") && (out != nil || update || check) {
@@ -219,12 +231,14 @@ extension RunCommand {
         let backends: any BackendProvider = sequences > 1
             ? BatchedBackends(models: ProgressBarModels(), sequences: sequences,
                               contextSize: ScriptFiles.largestContextSize(in: files, standardInput: standardInput)
-                                  ?? modelOptions.contextSize)
+                                  ?? modelOptions.contextSize,
+                              notice: { Terminal.warn($0) })
             : SequentialBackends(models: ProgressBarModels())
         var runner = ScriptRunner(backends: backends)
         runner.standardInput = standardInput
         runner.setup = try await modelOptions.setup()
         runner.parameters = try formatOptions.over(sampling.parameters())
+        if let tolerance { runner.parameters.tolerance = tolerance }
         runner.parameterSettings = sampling.settings
         runner.plugins = pluginOptions.plugins
         runner.limits = pluginOptions.limits

@@ -72,8 +72,10 @@ struct RunReport {
         line += " (\(scripts) script\(scripts == 1 ? "" : "s"), " + String(format: "%.1f s", seconds) + ")"
         guard !forcing.isEmpty else { return line }
         let confirmed = forcing.count { if case .confirmed = $0 { true } else { false } }
+        let nearTies = forcing.count { if case .confirmed(_, let nearTies) = $0 { nearTies.count > 0 } else { false } }
         let regenerated = forcing.count { if case .regenerated = $0 { true } else { false } }
-        let parts = [(confirmed, "confirmed by teacher forcing"), (regenerated, "regenerated from where the model chose otherwise"),
+        let parts = [(confirmed, "confirmed by teacher forcing" + (nearTies > 0 ? " (\(nearTies) within tolerance)" : "")),
+                     (regenerated, "regenerated from where the model chose otherwise"),
                      (forcing.count - confirmed - regenerated, "regenerated whole")]
             .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
         return line + "\nrecorded replies: " + parts.joined(separator: ", ")
@@ -117,17 +119,23 @@ private struct ScriptJSON: Encodable {
         var teacher_forcing: Forcing?
         var parameters: ParametersJSON
     }
-    /// How a recorded reply was checked: `confirmed` (with `tokens`), `regenerated` (with
-    /// `from_token`), or `skipped` (with `reason`).
+    /// How a recorded reply was checked: `confirmed` (with `tokens`, `near_ties` and, when there
+    /// are some, `largest_margin`), `regenerated` (with `from_token`), or `skipped` (with `reason`).
     struct Forcing: Encodable {
         var outcome: String
         var tokens: Int?
+        var near_ties: Int?
+        var largest_margin: Float?
         var from_token: Int?
         var reason: String?
 
         init(_ forcing: TeacherForcing) {
             switch forcing {
-            case .confirmed(let tokens): outcome = "confirmed"; self.tokens = tokens
+            case .confirmed(let tokens, let nearTies):
+                outcome = "confirmed"
+                self.tokens = tokens
+                near_ties = nearTies.count
+                largest_margin = nearTies.count > 0 ? nearTies.largestMargin : nil
             case .regenerated(let from): outcome = "regenerated"; from_token = from
             case .skipped(let reason): outcome = "skipped"; self.reason = "\(reason)"
             }

@@ -89,6 +89,11 @@ extension CommandLineTests {
             #expect(usage.status != 0 && usage.stderr.contains("--min-pass only makes sense with --repeat N"))
             let clash = try TideProcess.run(["run", "--repeat", "2", "--out", "/tmp", file.path])
             #expect(clash.status != 0 && clash.stderr.contains("choose one"))
+            let tolerance = try TideProcess.run(["run", "--tolerance", "11", file.path])
+            #expect(tolerance.status == 2 && tolerance.stderr.contains("--tolerance must be a number of logits from 0 (exact) to 10, not 11.0"),
+                    "\(tolerance.stderr)")
+            let regenerating = try TideProcess.run(["run", "--tolerance", "0", "--regenerate", file.path])
+            #expect(regenerating.status == 2 && regenerating.stderr.contains("--regenerate turns off"), "\(regenerating.stderr)")
         }
     }
 }

@@ -16,8 +16,9 @@ extension CommandLineTests {
             let result = try TideProcess.run(["generate", "--temperature", "0", "--max-tokens", "3", "--stats", "-"],
                                              stdin: "What is the capital of France?")
             #expect(result.status == 0)
-            #expect(result.stderr.contains("generated tokens: 3"))
-            #expect(result.stderr.contains("stop: max-tokens"))
+            #expect(result.stdout.count > 0)
+            let end = try #require(PrintedEnd(result.stderr))
+            #expect(end.isWithin(3), "\(end)")
         }
 
         @Test func stopStringsFromTheCommandLine() throws {

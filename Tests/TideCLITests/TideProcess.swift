@@ -65,3 +65,25 @@ struct TideProcess {
     /// The status of a process killed for outliving its timeout.
     static let killedStatus: Int32 = -9
 }
+
+/// How a reply ended, as `--stats`, `/stats` and `--json` give it: the generated-token count and
+/// the stop reason.
+struct PrintedEnd: Equatable {
+    var tokens: Int
+    var stop: String
+
+    /// Whether a reply allowed `limit` tokens ended as any reply may, whichever words the model
+    /// chose: at the limit, or by the model's own end before it.
+    func isWithin(_ limit: Int) -> Bool {
+        tokens == limit ? stop == "max-tokens" : tokens < limit && stop == "eos"
+    }
+}
+
+extension PrintedEnd {
+    /// The last generated-token count and stop reason in `--stats` or `/stats` output.
+    init?(_ output: String) {
+        guard let tokens = output.matches(of: /generated tokens: (\d+)/).last.flatMap({ Int($0.1) }),
+              let stop = output.matches(of: /stop: ([a-z-]+)/).last?.1 else { return nil }
+        self.init(tokens: tokens, stop: String(stop))
+    }
+}

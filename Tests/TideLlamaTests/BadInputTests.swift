@@ -72,6 +72,7 @@ extension RealModelTests {
 
         @Test func aReplyThatFillsTheContextStopsCleanly() async throws {
             let (session, backend) = try TestModel.session(contextSize: 256) { $0.maxTokens = 1000 }
+            session.hooks = [EndBan()]
             let reply = try await session.reply(to: "Write a long story about a lighthouse keeper.").collect()
             #expect(reply.summary?.stopReason == .contextFull)
             #expect(backend.cachedTokenCount == backend.contextSize)

@@ -38,7 +38,7 @@ extension RealModelTests {
                 return replies
             }
             #expect(replies == expected)
-            #expect(replies[0] == "The capital of France is Paris.")
+            #expect(replies.allSatisfy { !$0.isEmpty })
         }
 
         /// Prompts of every size starting at once: short ones shared by a step, one just under and
@@ -90,7 +90,11 @@ extension RealModelTests {
             let statistics = try #require(second.summary?.statistics)
             #expect(statistics.reusedPromptTokens > 20)
             #expect(statistics.promptTokens - statistics.reusedPromptTokens < 25)
-            #expect(second.text.lowercased().contains("banana"))
+            // The reply is the one a context of its own gives with the whole conversation.
+            let alone = ChatSession(backend: try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024)),
+                                    systemPrompt: "You are a helpful assistant.", parameters: greedy())
+            #expect(try await alone.reply(to: "I will tell you a secret word: banana.").collect().text == first.text)
+            #expect(try await alone.reply(to: "What was the secret word?").collect().text == second.text)
         }
 
         /// The sequences on either side of an idle one decode in one step over a throwaway token for

@@ -117,8 +117,6 @@ extension RealModelTests {
             let copy = try #require(drafted.replies[0].summary?.statistics)
             #expect(copy.generatedTokens > 80)
             #expect((copy.drafting?.acceptanceRate ?? 0) > 0.3)
-            // The story runs to the token limit: a long reply drafts too, across many checks.
-            #expect(drafted.replies[1].summary?.stopReason == .maxTokens)
         }
 
         @Test func seededAndPenalisedRepliesAreTheSame() async throws {

@@ -28,6 +28,7 @@ extension RealModelTests {
 
         @Test func maxTokensIsHonoured() async throws {
             let (session, _) = try TestModel.session { $0.maxTokens = 5 }
+            session.hooks = [EndBan()]
             let reply = try await session.reply(to: "Write a long story about a dragon.").collect()
             #expect(reply.summary?.stopReason == .maxTokens)
             #expect(reply.summary?.statistics.generatedTokens == 5)

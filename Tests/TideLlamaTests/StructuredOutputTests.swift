@@ -66,7 +66,7 @@ extension RealModelTests {
 
         /// A reply cut short by max-tokens is reported incomplete, never valid.
         @Test func aReplyCutShortIsIncomplete() async throws {
-            let format = try ReplyFormat.jsonSchema(#"{"type": "object", "properties": {"story": {"type": "string"}}, "required": ["story"]}"#)
+            let format = try ReplyFormat.jsonSchema(#"{"type": "object", "properties": {"story": {"type": "string", "minLength": 200}}, "required": ["story"]}"#)
             let (session, _) = try TestModel.session { $0.maxTokens = 12; $0.format = format }
             let reply = try await session.reply(to: "Tell a long story.").collect()
             #expect(reply.summary?.stopReason == .maxTokens)

@@ -34,3 +34,16 @@ enum TestModel {
         return url
     }
 }
+
+/// Bans the model's end-of-generation tokens, so that a reply runs to its `max-tokens` whichever
+/// words the model picks on this machine.
+final class EndBan: ChatHook, Sendable {
+    let name = "end-ban"
+    let points: Set<HookPoint> = [.logits]
+    /// The bundled model's end-of-generation tokens.
+    static let endTokens = (0..<Int32(TestModel.shared.facts.vocabularySize)).filter { TestModel.shared.isEndOfGeneration($0) }
+
+    func onLogits(_ logits: any LogitsView, reply: ReplyProgress) throws {
+        for token in Self.endTokens { logits.ban(token) }
+    }
+}

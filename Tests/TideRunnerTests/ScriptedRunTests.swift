@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TideLua
 import TideProvider
@@ -194,5 +195,27 @@ import TideTestSupport
         #expect(ExpectationChecker.sentences(in: "...") == 0)
         #expect(ExpectationChecker.sentences(in: "One. Two.") == 2)
         #expect(ExpectationChecker.words(in: "  one\ttwo\nthree ") == 3)
+    }
+
+    /// Parallel replay on a model whose batches are not bit-exact says so once per run, whatever
+    /// the number of scripts; on an exact one it says nothing.
+    @Test func inexactBatchesAreNamedOncePerRun() async throws {
+        let files = try (0..<3).map { try scratch("user: hello \($0)\nexpect: contains \"hello\"\n", name: "inexact-\($0)") }
+        for exact in [false, true] {
+            var model = ScriptedModel.echo()
+            model.batchesScoreExactly = exact
+            let notices = Mutex<[String]>([])
+            var runner = ScriptRunner(backends: BatchedBackends(models: FixedModelProvider(model), sequences: files.count) { message in
+                notices.withLock { $0.append(message) }
+            })
+            runner.locator = PluginLocator(directories: [plugins])
+            for file in files {
+                let result = await runner.run(file: file)
+                #expect(result.passed == 1, "\(result.failure ?? "") \(result.replies.map(\.text))")
+            }
+            let said = notices.withLock { $0 }
+            #expect(said.count == (exact ? 0 : 1), "\(said)")
+            #expect(said.allSatisfy { $0.contains("scripted:scripted's batches otherwise than single tokens") && $0.contains("tolerance") })
+        }
     }
 }

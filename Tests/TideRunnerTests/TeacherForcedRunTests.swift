@@ -48,7 +48,7 @@ import TideScript
             #expect(regenerated.replies.allSatisfy { $0.teacherForcing == .skipped(.asked) }, "\(file)")
             for reply in forced.replies {
                 switch reply.teacherForcing {
-                case .confirmed(let tokens)?:
+                case .confirmed(let tokens, _)?:
                     confirmed += 1
                     #expect(tokens == reply.statistics.generatedTokens, "\(file):\(reply.line)")
                 case .regenerated?: regeneratedFrom += 1

@@ -38,6 +38,8 @@ struct ScriptErrorTests {
         ("@generated stop=\"eos\" tokens=1", 1, 12, "@generated marks a recorded reply and must come right after its assistant turn"),
         ("user: a\nassistant: b\n@generated stop=\"eos\"", 3, 12, "@generated needs stop=\"…\" and tokens=N"),
         ("@format yaml\n", 1, 9, "@format is json or text, not 'yaml'"),
+        ("@tolerance -0.5", 1, 12, "@tolerance is a number of logits from 0 (exact) to 10, not '-0.5'"),
+        ("@tolerance close", 1, 12, "@tolerance is a number of logits from 0 (exact) to 10, not 'close'"),
         ("@format\n", 1, 8, "@format is json or text, not ''"),
         ("@json-schema\n", 1, 13, "@json-schema needs a value"),
         ("@grammar   \n", 1, 12, "@grammar needs a value"),

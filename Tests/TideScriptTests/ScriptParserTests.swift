@@ -80,6 +80,12 @@ struct ScriptParserTests {
         #expect(script.entries.map(\.line).suffix(3) == [29, 30, 31])
     }
 
+    @Test func toleranceDirectivesReadAndPrintAsWritten() throws {
+        let script = try ConversationScript(parsing: "@tolerance 0.25\n@tolerance 0\n@tolerance 2\nuser: Hi\n")
+        #expect(script.items.prefix(3) == [.directive(.tolerance(0.25)), .directive(.tolerance(0)), .directive(.tolerance(2))])
+        #expect(script.printed().hasPrefix("@tolerance 0.25\n@tolerance 0\n@tolerance 2\n"))
+    }
+
     @Test func stepsReadTheScriptAsAConversation() throws {
         let script = try ConversationScript(parsing: """
             @temperature 0

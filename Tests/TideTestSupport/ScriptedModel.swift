@@ -19,6 +19,8 @@ public struct ScriptedModel: ChatModel {
     private let reply: @Sendable ([ChatMessage]) -> [String]
     /// What every reply fails with when it starts, as a backend's own error would; `nil` for none.
     public var startFailure: String?
+    /// Whether its batches say they score exactly as single sequences (false: as a GPU's may not).
+    public var batchesScoreExactly = true
 
     /// A model replying to each prompt with the tokens `reply` gives for its messages.
     public init(name: String = "scripted", contextSize: Int = 4096, supportsLogits: Bool = true, tokenDelay: Duration = .zero,
@@ -73,6 +75,8 @@ final class ScriptedBatch: BackendBatch {
     }
 
     var contextSizePerSequence: Int { setup.contextSize ?? model.contextSize }
+
+    var scoresExactly: Bool { model.batchesScoreExactly }
 
     func makeBackend(contextSize: Int?) throws -> any ChatBackend {
         try lent.withLock { lent in
