@@ -63,6 +63,12 @@ SERVER_ENV="$CACHE_DIR/llama-server"
 
 log() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+# Installs into $PREFIX: as root where it is not the user's own to write (a prefix under the
+# user's home stays theirs).
+into_prefix() {
+    mkdir -p "$PREFIX" 2>/dev/null || true
+    if [ -w "$PREFIX" ]; then "$@"; else as_root "$@"; fi
+}
 
 install_apt_packages() {
     local missing=()
@@ -99,26 +105,27 @@ install_llama() {
     unzip -q "$wheel" -d "$work/unpacked"
     local root="$work/unpacked"
     [ -f "$root/include/llama.h" ] || { log "the wheel has no include/llama.h"; exit 1; }
-    as_root mkdir -p "$PREFIX/include" "$PREFIX/lib/pkgconfig" "$PREFIX/share/tide"
-    as_root cp "$root"/include/*.h "$PREFIX/include/"
+    into_prefix mkdir -p "$PREFIX/include" "$PREFIX/lib/pkgconfig" "$PREFIX/share/tide"
+    into_prefix cp "$root"/include/*.h "$PREFIX/include/"
     # Wheels cannot hold symlinks, so each library arrives three times (.so, .so.N, .so.N.M.K):
     # install the fully versioned file once and recreate the links ldconfig expects.
     local library base
     for library in "$root"/lib/lib{llama,ggml}*.so.*.*.*; do
         base=$(basename "$library")
-        as_root cp "$library" "$PREFIX/lib/$base"
-        as_root ln -sf "$base" "$PREFIX/lib/${base%%.so.*}.so.$(echo "${base#*.so.}" | cut -d. -f1)"
-        as_root ln -sf "$base" "$PREFIX/lib/${base%%.so.*}.so"
+        into_prefix cp "$library" "$PREFIX/lib/$base"
+        into_prefix ln -sf "$base" "$PREFIX/lib/${base%%.so.*}.so.$(echo "${base#*.so.}" | cut -d. -f1)"
+        into_prefix ln -sf "$base" "$PREFIX/lib/${base%%.so.*}.so"
     done
     # The .pc file names the temporary build folder as its prefix; point it here.
     sed -e "s|^prefix=.*|prefix=$PREFIX|" -e "s|^exec_prefix=.*|exec_prefix=\${prefix}|" \
         -e "s|^libdir=.*|libdir=\${prefix}/lib|" -e "s|^includedir=.*|includedir=\${prefix}/include|" \
         "$root/lib/pkgconfig/llama.pc" > "$work/llama.pc"
-    as_root cp "$work/llama.pc" "$PREFIX/lib/pkgconfig/llama.pc"
-    as_root ldconfig
+    into_prefix cp "$work/llama.pc" "$PREFIX/lib/pkgconfig/llama.pc"
+    # A build of its own (TIDE_LLAMA_ONLY) is loaded through LD_LIBRARY_PATH, never the linker's cache.
+    if [ "${TIDE_LLAMA_ONLY:-0}" != 1 ]; then as_root ldconfig; fi
     echo "$wanted" > "$work/stamp"
-    as_root cp "$work/stamp" "$STAMP"
-    log "installed llama.cpp: $(pkg-config --modversion llama)"
+    into_prefix cp "$work/stamp" "$STAMP"
+    log "installed llama.cpp $(PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" pkg-config --modversion llama) into $PREFIX"
 }
 
 # The llama-cpp-python wheel for this build id, built once (about 5 minutes) from its source

@@ -35,24 +35,35 @@ done
 
 bash scripts/setup.sh
 swift build --build-tests
-bundle=$(find .build/debug -maxdepth 1 -name '*PackageTests.xctest' | head -n 1)
+bundle=$(compgen -G '.build/debug/*PackageTests.xctest' | head -n 1 || true)
 [ -n "$bundle" ] || { log "no test bundle in .build/debug"; exit 1; }
 cpu=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 family=$(grep -m1 '^cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')
 model=$(grep -m1 '^model[[:space:]]*:' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')
 
-# Transcripts of the examples recorded with the default build, for each other build to check.
-transcripts="${XDG_CACHE_HOME:-$HOME/.cache}/tide/builds/transcripts"
-rm -rf "$transcripts"
+# Transcripts of the examples and the scores of the drift figure, recorded with the default
+# build, for each other build to check.
+builds="${XDG_CACHE_HOME:-$HOME/.cache}/tide/builds"
+transcripts="$builds/transcripts"
+scores="$builds/scores-default.json"
+mkdir -p "$builds"
+rm -rf "$transcripts" "$scores"
 log "recording the transcripts of Conversations/ and the scores of the drift figure with the default build"
-.build/debug/tide run --quiet --out "$transcripts" Conversations/ >/dev/null
-rm -f "$transcripts/../scores-default.json"
-.build/debug/tide bench --only score-drift --scores "$transcripts/../scores-default.json" >/dev/null 2>&1
+if ! recorded=$(.build/debug/tide run --quiet --out "$transcripts" Conversations/ 2>&1); then
+    log "Conversations/ does not pass with the default build:"
+    echo "$recorded" >&2
+    exit 1
+fi
+if ! drift=$(.build/debug/tide bench --only score-drift --scores "$scores" 2>&1); then
+    log "the score-drift figure failed with the default build:"
+    echo "$drift" >&2
+    exit 1
+fi
 
 results=()
 status=0
 for variant in "${variants[@]}"; do
-    prefix="${XDG_CACHE_HOME:-$HOME/.cache}/tide/builds/$variant"
+    prefix="$builds/$variant"
     TIDE_LLAMA_CPU="$variant" TIDE_PREFIX="$prefix" TIDE_LLAMA_ONLY=1 bash scripts/setup.sh
     loaded=$(LD_LIBRARY_PATH="$prefix/lib" ldd "$bundle" | awk '/libllama/ { print $3 }')
     if [ "$(realpath "$loaded")" != "$(realpath "$prefix/lib/libllama.so.0" 2>/dev/null || echo missing)" ]; then
@@ -66,7 +77,7 @@ for variant in "${variants[@]}"; do
     code=${PIPESTATUS[0]}
     set -e
     [ "$code" -eq 0 ] || status=1
-    verdict=$(grep -E '^.{0,4}Test run with' "$output" | tail -n 1 | sed 's/^[^T]*//')
+    verdict=$(grep -E '^.{0,4}Test run with' "$output" | tail -n 1 | sed 's/^[^T]*//' || true)
     results+=("$variant build, the suite (exit $code): ${verdict:-no summary; see $output}")
     set +e
     checked=$(LD_LIBRARY_PATH="$prefix/lib" .build/debug/tide run --quiet "$transcripts" 2>&1)
@@ -75,8 +86,8 @@ for variant in "${variants[@]}"; do
     [ "$code" -eq 0 ] || status=1
     results+=("$variant build, the default build's transcripts (exit $code): $(echo "$checked" | tail -n 2 | tr '\n' ' ')")
     log "score drift against the default build:"
-    LD_LIBRARY_PATH="$prefix/lib" .build/debug/tide bench --only score-drift --scores "$transcripts/../scores-default.json" \
-        2>/dev/null | grep 'score drift' >&2 || true
+    LD_LIBRARY_PATH="$prefix/lib" .build/debug/tide bench --only score-drift --scores "$scores" 2>/dev/null \
+        | grep 'score drift' >&2 || true
 done
 
 log "CPU: $cpu (family $family, model $model); AVX-512: $(grep -qw avx512f /proc/cpuinfo && echo yes || echo no)"

@@ -62,6 +62,7 @@ struct ScoreDriftBenchmark {
     /// The scores file: the tokens and each position's best scores, and the build that gave them.
     struct Recording: Codable {
         var build: String
+        /// The model's name, weights format and parameter count: the file must be the same model.
         var model: String
         var prompts: [[Int32]]
         var replies: [[Int32]]
@@ -77,13 +78,13 @@ struct ScoreDriftBenchmark {
         var other: Recording?
         if let scoresFile, FileManager.default.fileExists(atPath: scoresFile) {
             let loaded = try JSONDecoder().decode(Recording.self, from: Data(contentsOf: URL(fileURLWithPath: scoresFile)))
-            guard loaded.model == model.facts.name else {
-                throw BenchmarkError("\(scoresFile) holds the scores of \(loaded.model), not \(model.facts.name)")
+            guard loaded.model == Self.identity(of: model) else {
+                throw BenchmarkError("\(scoresFile) holds the scores of \(loaded.model), not \(Self.identity(of: model))")
             }
             reference = loaded
             other = loaded
         } else {
-            reference = Recording(build: build, model: model.facts.name, prompts: [], replies: [], ids: [], logits: [])
+            reference = Recording(build: build, model: Self.identity(of: model), prompts: [], replies: [], ids: [], logits: [])
             for topic in Self.topics {
                 let prompt = try model.tokenize("Write a long, detailed text about \(topic).\n\n", addSpecial: true)
                 var ids: [[Int32]] = []
@@ -99,7 +100,7 @@ struct ScoreDriftBenchmark {
                 reference.logits.append(logits)
             }
         }
-        var result = Result(positions: reference.ids.joined().count, batch: Drift(), build: build)
+        var result = Result(positions: 0, batch: Drift(), build: build)
         for text in reference.prompts.indices {
             let compare = { (drift: inout Drift, position: Int, scores: UnsafePointer<Float>) in
                 let ids = reference.ids[text][position]
@@ -127,6 +128,7 @@ struct ScoreDriftBenchmark {
                 if batchBest.id != best[0].id { result.batch.flips.append(batchBest.logit - scores[Int(best[0].id)]) }
             }
         }
+        result.positions = result.batch.differences.count
         if let other {
             result.otherBuildName = other.build
         } else if let scoresFile {
@@ -134,6 +136,11 @@ struct ScoreDriftBenchmark {
             result.written = scoresFile
         }
         return result
+    }
+
+    /// What a scores file says its model is: name, weights format and parameter count.
+    static func identity(of model: LlamaModel) -> String {
+        "\(model.facts.name), \(model.facts.quantization), \(model.facts.parameterCount) parameters"
     }
 
     /// Evaluates `prompt`, then the reply — `reply`'s tokens, or up to ``replyLength`` greedy ones

@@ -93,6 +93,7 @@ public enum DraftMode: String, Sendable, Hashable, Codable, CaseIterable {
 
     /// Decode one token at a time.
     case off
-    /// Draft from the context by prompt lookup (``PromptLookup``); the reply is the same.
+    /// Draft from the context by prompt lookup (``PromptLookup``); the reply is the same where the
+    /// backend's batches are exact (see ``GenerationParameters/draft``).
     case lookup
 }

@@ -32,7 +32,9 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
     /// one reply). Completion requests (`/v1/completions`) set it.
     public var rawPrompt = false
     /// Whether the backend drafts tokens from the context and checks them in one decode
-    /// (``DraftMode/lookup``), which changes how fast a reply comes, never what it says.
+    /// (``DraftMode/lookup``), which changes how fast a reply comes, not what it says, where the
+    /// backend's batches score exactly as single tokens; where they do not, a drafted token is
+    /// accepted within ``tolerance``, so a reply may differ at a near-tie.
     public var draft = DraftMode.lookup
     /// How far, in logits, a recorded token's score may fall behind the sampler's choice and the
     /// token still be confirmed by teacher forcing (``Tolerance``); 0 is the exact rule. On a

@@ -25,9 +25,11 @@ public enum Tolerance {
     /// The smallest raise of the expected token's score, at most `tolerance`, for which
     /// `choosing(raise)` — the sampler's choice, from its state before the position, with the
     /// expected token's score raised that much — is `expected`; `nil` when even `tolerance` is
-    /// not enough. Call it after the choice without a raise was another token: the margin found
-    /// is above 0, an upper bound within `tolerance / 4096` of the least that suffices (the
-    /// sampler's choice only moves towards a token as its score rises).
+    /// not enough. Call it after the choice without a raise was another token. The margin is found
+    /// by bisection between 0 and `tolerance`, to within `tolerance / 4096`: the least raise that
+    /// suffices where the sampler's choice moves towards a token as its score rises (as greedy
+    /// decoding's does); where a raise reorders a random draw's candidates, a raise that suffices,
+    /// not always the least.
     public static func margin<Token: Equatable>(of expected: Token, within tolerance: Double,
                                                choosing: (Float) throws -> Token?) rethrows -> Float? {
         let limit = Float(tolerance)

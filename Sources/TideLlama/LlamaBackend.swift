@@ -113,7 +113,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     public func startReply(to messages: [ChatMessage], parameters: GenerationParameters, forcing recorded: String) async throws
         -> sending any ReplyDecoder
     {
-        try start(messages, parameters: parameters, forcing: TeacherForcer(tokens: try model.tokenize(recorded)))
+        try start(messages, parameters: parameters, forcing: try TeacherForcer(recorded: recorded, model: model))
     }
 
     /// Evaluates the prompt and returns the reply's decoder.

@@ -89,7 +89,10 @@ final class LlamaReplyDecoder: ReplyDecoder {
         let index = forcer!.position == 0 ? -1 : Int32(forcer!.indexInChunk)
         sampler.expectation = forcer!.expectation(tolerance: sampler.tolerance)
         let step = try sampler.step(backend.context, at: index, model: backend.model, adjustingLogits: adjustingLogits)
-        if !forcer!.check(step, nearTie: sampler.nearTie), let divergence = forcer!.divergence {
+        if forcer!.check(step, nearTie: sampler.nearTie) {
+            // The model spelled the recording with other tokens: those evaluated leave the cache.
+            if let cut = forcer!.takeCut() { _ = backend.truncate(to: promptTokenCount + cut) }
+        } else if let divergence = forcer!.divergence {
             _ = backend.truncate(to: promptTokenCount + divergence)
             if case .token(let id, _) = step { pending = id }
         }

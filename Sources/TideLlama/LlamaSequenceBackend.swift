@@ -68,7 +68,7 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
     public func startReply(to messages: [ChatMessage], parameters: GenerationParameters, forcing recorded: String) async throws
         -> sending any ReplyDecoder
     {
-        try await start(messages, parameters: parameters, forcing: TeacherForcer(tokens: try engine.model.tokenize(recorded)))
+        try await start(messages, parameters: parameters, forcing: try TeacherForcer(recorded: recorded, model: engine.model))
     }
 
     /// The reply's decoder, its prompt to be evaluated in its first step.

@@ -108,6 +108,8 @@ final class LlamaSequenceDecoder: ReplyDecoder {
     private func keep(_ step: DecodedToken) {
         if forcer?.isForcing == true {
             if forcer!.check(step, nearTie: sampler.nearTie) {
+                // The model spelled the recording with other tokens: those evaluated leave the cache.
+                if let respelled = forcer!.takeCut() { cut = promptTokenCount + respelled }
                 pending = nil
                 return
             }

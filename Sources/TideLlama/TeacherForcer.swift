@@ -10,9 +10,23 @@ import TideCore
 /// the cache must end as generating leaves it; see ``chunkSize`` and ``generatedCacheLength``.
 /// Where they are not (another build's recording, a backend whose batches round otherwise), the
 /// tolerance confirms the recorded tokens that are near-ties.
+///
+/// A recording is text, and the tokenizer does not always spell it as the model did (compact
+/// JSON is one case): where the model chooses a token that spells the recording's next bytes
+/// otherwise, the recording still holds, and the rest of it is tokenized again after that token
+/// (``check(_:nearTie:)``); the recorded tokens already in the cache leave it (``takeCut()``).
 struct TeacherForcer {
-    /// The recorded reply's tokens.
-    let tokens: [Int32]
+    /// The recorded reply's tokens: the recording as the tokenizer spells it, and as the model
+    /// spelled it where that differs.
+    private(set) var tokens: [Int32]
+    /// The bytes the tokens spell, and where each token's bytes start among them (one entry
+    /// more than there are tokens: the end).
+    private var bytes: [UInt8] = []
+    private var offsets: [Int] = [0]
+    private let model: LlamaModel
+    /// Where the cache must be cut, in reply tokens, before the next decode: after the model
+    /// spelled the recording with other tokens than those evaluated.
+    private var cut: Int?
     /// The reply position whose token is chosen next.
     private(set) var position = 0
     /// Recorded tokens in the cache: the scores of positions up to this one are computed.
@@ -38,8 +52,20 @@ struct TeacherForcer {
     /// the same greedy tokens as generating, one of 64 differs within 20 tokens).
     static let chunkSize = 63
 
-    init(tokens: [Int32]) {
-        self.tokens = tokens
+    /// Forcing `recorded`, as `model` tokenizes it.
+    init(recorded: String, model: LlamaModel) throws(LlamaError) {
+        self.model = model
+        tokens = []
+        append(try model.tokenize(recorded))
+    }
+
+    /// Appends `added` to the tokens, with their bytes.
+    private mutating func append(_ added: [Int32]) {
+        for token in added {
+            tokens.append(token)
+            bytes += model.tokenBytes(token)
+            offsets.append(bytes.count)
+        }
     }
 
     /// Whether the recording still holds, so the next position's token is forced.
@@ -73,7 +99,41 @@ struct TeacherForcer {
     /// What the sampler is to expect at ``position`` while the recording holds: the recorded
     /// token, or the model's end where the recording ended.
     func expectation(tolerance: Double) -> SamplerChain.Expectation? {
-        isForcing ? SamplerChain.Expectation(token: position < tokens.count ? tokens[position] : nil, tolerance: tolerance) : nil
+        guard isForcing else { return nil }
+        let start = offsets[position]
+        return SamplerChain.Expectation(token: position < tokens.count ? tokens[position] : nil, tolerance: tolerance,
+                                        upcoming: bytes[start..<min(bytes.count, start + Self.upcomingBytes)])
+    }
+
+    /// How many of the recording's next bytes an expectation carries: more than any token spells.
+    static let upcomingBytes = 256
+
+    /// Whether `spelled`, a token's bytes, begins the recording's bytes from ``position`` on.
+    private func spellsRecording(_ spelled: [UInt8]) -> Bool {
+        !spelled.isEmpty && bytes[offsets[position]...].starts(with: spelled)
+    }
+
+    /// The model spelled the recording at ``position`` with `token` (its bytes `spelled`) instead
+    /// of the recorded token: the rest of the recording is tokenized again after it, and the
+    /// recorded tokens evaluated from here on are to leave the cache.
+    private mutating func respell(with token: Int32, spelling spelled: [UInt8]) {
+        let rest = bytes[(offsets[position] + spelled.count)...]
+        let tail = (try? model.tokenize(utf8: rest, addSpecial: false, parseSpecial: false)) ?? []
+        tokens.removeSubrange(position...)
+        bytes.removeSubrange(offsets[position]...)
+        offsets.removeSubrange((position + 1)...)
+        append([token] + tail)
+        if evaluated > position {
+            evaluated = position
+            cut = position
+        }
+    }
+
+    /// Where the cache must be cut (in reply tokens) before the next decode, once: after the
+    /// model spelled the recording with other tokens than those already evaluated.
+    mutating func takeCut() -> Int? {
+        defer { cut = nil }
+        return cut
     }
 
     /// Records the choice at ``position``, which the sampler made within the tolerance when
@@ -84,6 +144,10 @@ struct TeacherForcer {
         switch step {
         case .token(let id, _) where position < tokens.count && id == tokens[position]:
             if let nearTie { nearTies.append((position, nearTie)) }
+            position += 1
+            return true
+        case .token(let id?, let spelled) where position < tokens.count && spellsRecording(spelled):
+            respell(with: id, spelling: spelled)
             position += 1
             return true
         case .endOfGeneration where position == tokens.count:
@@ -101,6 +165,7 @@ struct TeacherForcer {
     mutating func rewind(to target: Int) {
         guard target <= divergence ?? position else { return }
         nearTies.removeAll { $0.position >= target }
+        cut = nil
         divergence = nil
         position = target
         evaluated = target

@@ -18,6 +18,13 @@ extension RealModelTests {
             return parameters
         }
 
+        /// Greedy parameters with the exact rule (a tolerance of 0).
+        func exact(maxTokens: Int = 200) -> GenerationParameters {
+            var parameters = parameters(maxTokens: maxTokens)
+            parameters.tolerance = 0
+            return parameters
+        }
+
         /// The replies to `turns` in one conversation, each forced to `recorded[i]` when given.
         func converse(_ backend: any ChatBackend, _ parameters: GenerationParameters, recorded: [String]? = nil) async throws
             -> [CollectedReply]
@@ -76,7 +83,8 @@ extension RealModelTests {
                 try LlamaBatchEngine(model: TestModel.shared, sequences: 1, options: LlamaContextOptions(contextSize: 1024)).makeBackend(),
             ]
             for backend in backends {
-                let session = { ChatSession(backend: backend, systemPrompt: "You are a helpful assistant.", parameters: self.parameters()) }
+                // The exact rule: these tests are about where a recording stops holding.
+                let session = { ChatSession(backend: backend, systemPrompt: "You are a helpful assistant.", parameters: self.exact()) }
                 let original = try await session().reply(to: question).collect().text
                 let tokens = try TestModel.shared.tokenize(original)
                 try #require(tokens.count > 3, "\(original)")
@@ -95,7 +103,7 @@ extension RealModelTests {
         @Test func aReplyEndingElsewhereIsTheModels() async throws {
             func session() throws -> ChatSession {
                 ChatSession(backend: try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024)),
-                            systemPrompt: "You are a helpful assistant.", parameters: parameters())
+                            systemPrompt: "You are a helpful assistant.", parameters: exact())
             }
             let (plain, forced) = (try session(), try session())
             let first = try await plain.reply(to: "What is the capital of France?").collect().text
@@ -107,6 +115,107 @@ extension RealModelTests {
             let shorter = try await forced.reply(to: "And of Italy?", forcing: start).collect()
             #expect(shorter.text == second)
             #expect(shorter.summary?.teacherForcing == .regenerated(from: 2))
+        }
+
+        /// Lowers the score of the token at reply position `position` so that it trails the best of
+        /// the others by `margin` (or, with `relative`, by `margin` below where it was): a near-tie
+        /// made on purpose, as another machine's kernels might.
+        final class Demote: ChatHook, Sendable {
+            let name = "demote"
+            let points: Set<HookPoint> = [.logits]
+            let position: Int
+            let token: Int32
+            let margin: Float
+            let relative: Bool
+            init(position: Int, token: Int32, margin: Float, relative: Bool = false) {
+                (self.position, self.token, self.margin, self.relative) = (position, token, margin, relative)
+            }
+            func onLogits(_ logits: any LogitsView, reply: ReplyProgress) throws {
+                guard reply.tokenCount == position else { return }
+                // A token that spells the start of this one would spell the recording otherwise,
+                // which teacher forcing follows: out of the way, so that the near-tie is the question.
+                let spelled = TestModel.shared.tokenText(token)
+                for candidate in logits.top(40) where candidate.id != token && !candidate.text.isEmpty && spelled.hasPrefix(candidate.text) {
+                    logits.ban(candidate.id)
+                }
+                if relative { return logits.bias(token, by: -margin) }
+                let top = logits.top(2)
+                guard let own = top.first(where: { $0.id == token }), let other = top.first(where: { $0.id != token }) else { return }
+                logits.bias(token, by: -(own.logit - other.logit + margin))
+            }
+        }
+
+        /// A recorded token that trails the sampler's choice by less than the tolerance is confirmed,
+        /// counted as a near-tie with its margin, and the positions after it are confirmed as well
+        /// (the sampler's state is that of having chosen it); by more, the reply is generated from
+        /// there. Greedy, and with a seeded draw, whose random numbers must stay in step.
+        @Test func aRecordedTokenWithinTheToleranceIsANearTie() async throws {
+            let question = "Write a detailed essay about the history of the Roman Empire."
+            for (temperature, seed) in [(0.0, nil), (0.9, 7)] as [(Double, UInt32?)] {
+                func session(_ hooks: [any ChatHook], tolerance: Double) throws -> ChatSession {
+                    var parameters = parameters(temperature: temperature, seed: seed, maxTokens: 40)
+                    parameters.tolerance = tolerance
+                    return ChatSession(backend: try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024)),
+                                       systemPrompt: "You are a helpful assistant.", parameters: parameters, hooks: hooks)
+                }
+                let original = try await session([EndBan()], tolerance: 1).reply(to: question).collect()
+                let tokens = try TestModel.shared.tokenize(original.text)
+                try #require(tokens.count == 40, "\(original.text)")
+                let demote = { (margin: Float) in Demote(position: 20, token: tokens[20], margin: margin, relative: seed != nil) }
+
+                let within = try await session([EndBan(), demote(0.3)], tolerance: 1).reply(to: question, forcing: original.text).collect()
+                #expect(within.text == original.text)
+                guard case .confirmed(40, let nearTies)? = within.summary?.teacherForcing else {
+                    Issue.record("\(temperature): \(String(describing: within.summary?.teacherForcing))")
+                    continue
+                }
+                if seed == nil {
+                    #expect(nearTies.count == 1)
+                    #expect(abs(nearTies.largestMargin - 0.3) < 0.01, "\(nearTies)")
+                } else {
+                    // Lowered by 0.3, the draw may still pick it; raised back by at most 0.3, it does.
+                    #expect(nearTies.count <= 1 && nearTies.largestMargin <= 0.3 + 0.001, "\(nearTies)")
+                }
+
+                // Greedy decoding never picks a token that trails by more than the tolerance.
+                guard seed == nil else { continue }
+                let beyond = try await session([EndBan(), demote(1.5)], tolerance: 1).reply(to: question, forcing: original.text).collect()
+                #expect(beyond.summary?.teacherForcing == .regenerated(from: 20))
+                let strict = try await session([EndBan(), demote(0.3)], tolerance: 0.2).reply(to: question, forcing: original.text).collect()
+                #expect(strict.summary?.teacherForcing == .regenerated(from: 20))
+            }
+        }
+
+        /// A recording is text: where the model spells it with other tokens than the tokenizer
+        /// does (here a grammar holds the text and " Paris" is banned, so the model spells it in
+        /// pieces), the recording still holds, and the reply is confirmed whole, on one context
+        /// and on a batch's sequence, with the exact rule.
+        @Test func aRecordingTheModelSpellsOtherwiseIsConfirmed() async throws {
+            let text = "The capital of France is Paris."
+            let format = try ReplyFormat.grammar("root ::= \"\(text)\"")
+            let paris = try #require(try TestModel.shared.tokenize(" Paris").first)
+            try #require(try TestModel.shared.tokenize(" Paris") == [paris])
+            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: LlamaContextOptions(contextSize: 1024))
+            defer { engine.shutdown() }
+            let backends: [() throws -> any ChatBackend] = [
+                { try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024)) },
+                { try engine.makeBackend() },
+            ]
+            for makeBackend in backends {
+                func session() throws -> ChatSession {
+                    var parameters = exact(maxTokens: 32)
+                    parameters.format = format
+                    return ChatSession(backend: try makeBackend(), systemPrompt: "You are a helpful assistant.", parameters: parameters,
+                                       hooks: [BanHook(token: paris)])
+                }
+                let generated = try await session().reply(to: "What is the capital of France?").collect()
+                #expect(generated.text == text)
+                let tokens = try #require(generated.summary?.statistics.generatedTokens)
+                #expect(tokens > (try TestModel.shared.tokenize(text)).count, "the model spelled Paris in pieces")
+                let forced = try await session().reply(to: "What is the capital of France?", forcing: text).collect()
+                #expect(forced.text == text)
+                #expect(forced.summary?.teacherForcing == .confirmed(tokens: tokens))
+            }
         }
 
         /// Without flash attention llama.cpp scores a batch otherwise than single tokens, as a GPU

@@ -47,7 +47,7 @@ import TideLua
     @Test func stopOnRepetition() async throws {
         // A grammar makes the reply loop, whichever words the model would have chosen.
         let session = try PluginFixtures.session([try plugin("stop-on-repetition")], maxTokens: 300)
-        session.parameters.format = try ReplyFormat.grammar(#"root ::= ("the tide comes in and the tide goes out, ")+"#)
+        session.parameters.format = try ReplyFormat.grammar("root ::= line line line line+\n" + #"line ::= "the tide comes in and the tide goes out, ""#)
         let result = try await session.reply(to: "Describe the tides.").collect()
         #expect(result.summary?.stopReason.description.hasPrefix("plugin:stop-on-repetition: 3 repeats of") == true)
         #expect((result.summary?.statistics.generatedTokens ?? 300) < 300)
