@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TideCore
 import TideLlama
@@ -145,6 +146,17 @@ extension RealModelTests {
             }
         }
 
+        /// Records the id of every token a reply shows.
+        final class ChosenTokens: ChatHook, Sendable {
+            let name = "chosen"
+            let points: Set<HookPoint> = [.token]
+            let ids = Mutex<[Int32]>([])
+            func onToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision {
+                if let id = token.id { ids.withLock { $0.append(id) } }
+                return .pass
+            }
+        }
+
         /// A recorded token that trails the sampler's choice by less than the tolerance is confirmed,
         /// counted as a near-tie with its margin, and the positions after it are confirmed as well
         /// (the sampler's state is that of having chosen it); by more, the reply is generated from
@@ -158,8 +170,10 @@ extension RealModelTests {
                     return ChatSession(backend: try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024)),
                                        systemPrompt: "You are a helpful assistant.", parameters: parameters, hooks: hooks)
                 }
-                let original = try await session([EndBan()], tolerance: 1).reply(to: question).collect()
-                let tokens = try TestModel.shared.tokenize(original.text)
+                // The tokens the model chose (the tokenizer may spell the text otherwise).
+                let chosen = ChosenTokens()
+                let original = try await session([EndBan(), chosen], tolerance: 1).reply(to: question).collect()
+                let tokens = chosen.ids.withLock { $0 }
                 try #require(tokens.count == 40, "\(original.text)")
                 let demote = { (margin: Float) in Demote(position: 20, token: tokens[20], margin: margin, relative: seed != nil) }
 
