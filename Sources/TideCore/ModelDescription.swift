@@ -16,15 +16,19 @@ public struct ModelDescription: Sendable, Hashable {
     public var trainedContextLength: Int?
     /// Tokens in the vocabulary, when the backend has a local tokenizer.
     public var vocabularySize: Int?
+    /// The tokens that end a reply (end of turn, end of text), when the backend has a local
+    /// tokenizer; empty otherwise.
+    public var endTokens: [Int32]
 
     /// Creates a description.
     public init(name: String, backend: String, architecture: String? = nil, contextSize: Int,
-                trainedContextLength: Int? = nil, vocabularySize: Int? = nil) {
+                trainedContextLength: Int? = nil, vocabularySize: Int? = nil, endTokens: [Int32] = []) {
         self.name = name
         self.backend = backend
         self.architecture = architecture
         self.contextSize = contextSize
         self.trainedContextLength = trainedContextLength
         self.vocabularySize = vocabularySize
+        self.endTokens = endTokens
     }
 }

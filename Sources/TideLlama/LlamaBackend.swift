@@ -36,9 +36,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     private let flashAttention: Bool
     public var vocabulary: (any Vocabulary)? { model }
     public var modelDescription: ModelDescription {
-        ModelDescription(name: model.facts.name, backend: "llama.cpp", architecture: model.facts.architecture,
-                         contextSize: contextSize, trainedContextLength: model.facts.trainedContextLength,
-                         vocabularySize: model.facts.vocabularySize)
+        model.description(contextSize: contextSize)
     }
 
     /// The llama.cpp context, for benchmarks that drive llama.cpp directly on the same state.

@@ -35,6 +35,13 @@ public final class LlamaModel: @unchecked Sendable {
         endOfGenerationTokens = (0..<Int32(facts.vocabularySize)).filter { llama_vocab_is_eog(vocab, $0) }
     }
 
+    /// What plugins and status displays are told about this model, for a context of `contextSize`.
+    func description(contextSize: Int) -> ModelDescription {
+        ModelDescription(name: facts.name, backend: "llama.cpp", architecture: facts.architecture,
+                         contextSize: contextSize, trainedContextLength: facts.trainedContextLength,
+                         vocabularySize: facts.vocabularySize, endTokens: endOfGenerationTokens)
+    }
+
     deinit { llama_model_free(pointer) }
 
     /// Loads a GGUF file.

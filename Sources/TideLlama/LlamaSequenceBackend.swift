@@ -25,10 +25,7 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
     /// Replies run on the engine's thread, between its decoding steps.
     public var taskExecutor: (any TaskExecutor)? { engine }
     public var modelDescription: ModelDescription {
-        let facts = engine.model.facts
-        return ModelDescription(name: facts.name, backend: "llama.cpp", architecture: facts.architecture,
-                                contextSize: contextSize, trainedContextLength: facts.trainedContextLength,
-                                vocabularySize: facts.vocabularySize)
+        engine.model.description(contextSize: contextSize)
     }
     let cache: Mutex<State>
     /// The prompt counted last, so that the reply that follows the count does not render and

@@ -233,6 +233,9 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
         if let architecture = model.architecture { fields["architecture"] = .string(architecture) }
         if let trained = model.trainedContextLength { fields["trained_context"] = .integer(Int64(trained)) }
         if let size = model.vocabularySize { fields["vocabulary_size"] = .integer(Int64(size)) }
+        if !model.endTokens.isEmpty {
+            fields["end_tokens"] = .table(array: model.endTokens.map { .integer(Int64($0)) }, fields: [:])
+        }
         return .table(array: [], fields: fields)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TideTestSupport
 
 /// `tide` run as an installed command: from another folder, with input piped in, with output
 /// read by programs.
@@ -43,9 +44,9 @@ extension CommandLineTests {
         }
 
         @Test func generateReadsStandardInputAndPrintsJSON() throws {
-            let alone = try TideProcess.run(["generate", "--temperature", "0", "--max-tokens", "12"],
+            let alone = try TideProcess.run(["generate", "--temperature", "0", "--max-tokens", "12", "--plugin", ScratchPlugins.capitalsFile],
                                             stdin: "What is the capital of France?")
-            #expect(alone.status == 0 && alone.stdout.contains("Paris"), "\(alone.stderr)")
+            #expect(alone.status == 0 && alone.stdout == "The capital of France is Paris.\n", "\(alone.stderr)")
 
             func json(_ arguments: [String], stdin: String? = nil) throws -> [String: Any] {
                 let result = try TideProcess.run(["generate", "--json", "--temperature", "0", "--max-tokens", "5"] + arguments,
@@ -73,7 +74,8 @@ extension CommandLineTests {
         }
 
         @Test func runReadsAScriptFromStandardInput() throws {
-            let script = "@temperature 0\n@max-tokens 16\nuser: What is the capital of France?\nexpect: contains \"Paris\"\n"
+            let script = "@temperature 0\n@max-tokens 16\n@plugin \(ScratchPlugins.capitalsFile)\n"
+                + "user: What is the capital of France?\nexpect: contains \"Paris\"\n"
             let result = try TideProcess.run(["run", "--json", "-"], stdin: script)
             #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
             let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])

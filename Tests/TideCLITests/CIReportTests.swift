@@ -3,15 +3,17 @@ import Foundation
 import FoundationXML
 #endif
 import Testing
+import TideTestSupport
 
 extension CommandLineTests {
     /// `tide run --tap` and `--junit FILE`, read back by a TAP parser of our own and checked
     /// against the structure of the JUnit schema, and `--repeat` with its pass rates.
     @Suite struct CIReportTests {
-        /// A script with checks that hold, fail, fail within the rate they need, and a hostile reply check.
+        /// A script with checks that hold, fail, fail within the rate they need, and a hostile reply
+        /// check; the capitals plugin makes its replies' words certain.
         static let script = """
             @temperature 0
-            @repeat-penalty 1
+            @plugin \(ScratchPlugins.capitalsFile)
             @max-tokens 16
             user: What is the capital of France?
             expect: contains "Paris"

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TideTestSupport
 
 extension CommandLineTests {
     /// `tide chat` driven through a pseudo-terminal, and with piped input.
@@ -13,7 +14,7 @@ extension CommandLineTests {
         }
 
         @Test func answersAQuestionAndRunsCommands() throws {
-            let terminal = try chat()
+            let terminal = try chat(["--plugin", ScratchPlugins.capitalsFile])
             try terminal.expect("/help for commands")
             try terminal.prompt()
             terminal.type("What is the capital of France?\r")
@@ -47,7 +48,7 @@ extension CommandLineTests {
         }
 
         @Test func ctrlCStopsAReplyAndClearsALine() throws {
-            let terminal = try chat(["--max-tokens", "2000"])
+            let terminal = try chat(["--max-tokens", "2000", "--plugin", ScratchPlugins.capitalsFile])
             try terminal.prompt()
             terminal.type("Write a very long story about a dragon who learns to sing.\r")
             // Ctrl-C stops a reply once it streams (while the line is edited, it is a key).
@@ -78,8 +79,8 @@ extension CommandLineTests {
                     """.write(to: plugin, atomically: true, encoding: .utf8)
             }
             try write("token.text:upper()")
-            let terminal = try chat(["--plugin", plugin.path])
-            try terminal.expect("plugins: shout")
+            let terminal = try chat(["--plugin", ScratchPlugins.capitalsFile, "--plugin", plugin.path])
+            try terminal.expect("plugins: capitals, shout")
             try terminal.prompt()
             terminal.type("What is the capital of France?\r")
             #expect(try terminal.prompt().contains("THE CAPITAL OF FRANCE IS PARIS."))
@@ -128,7 +129,7 @@ extension CommandLineTests {
         }
 
         @Test func pipedInputGetsOneReplyPerLineAndExits() throws {
-            let result = try TideProcess.run(["chat", "--temperature", "0", "--max-tokens", "32"],
+            let result = try TideProcess.run(["chat", "--temperature", "0", "--max-tokens", "32", "--plugin", ScratchPlugins.capitalsFile],
                                              stdin: "What is the capital of France?\n\"\"\"\nWhat is the capital\nof Italy?\n\"\"\"\nName a colour.\n/show\n")
             #expect(result.status == 0)
             #expect(result.stdout.contains("Paris"))

@@ -1,12 +1,14 @@
 import Foundation
 import Testing
+import TideTestSupport
 
 extension CommandLineTests {
     @Suite struct GenerateCommandTests {
         @Test func answersAQuestionWithTheBundledModel() throws {
-            let result = try TideProcess.run(["generate", "--temperature", "0", "--stats", "What is the capital of France?"])
+            let result = try TideProcess.run(["generate", "--temperature", "0", "--stats", "--plugin", ScratchPlugins.capitalsFile,
+                                              "What is the capital of France?"])
             #expect(result.status == 0)
-            #expect(result.stdout.contains("Paris"))
+            #expect(result.stdout == "The capital of France is Paris.\n", "the words the plugin makes certain")
             #expect(result.stderr.contains("prompt tokens:"))
             #expect(result.stderr.contains("tokens/s:"))
             #expect(result.stderr.contains("stop: eos"))
@@ -23,9 +25,9 @@ extension CommandLineTests {
 
         @Test func stopStringsFromTheCommandLine() throws {
             let result = try TideProcess.run(["generate", "--temperature", "0", "--stop", "Paris", "--stats",
-                                              "What is the capital of France?"])
+                                              "--plugin", ScratchPlugins.capitalsFile, "What is the capital of France?"])
             #expect(result.status == 0)
-            #expect(!result.stdout.contains("Paris"))
+            #expect(result.stdout == "The capital of France is \n", "\(result.stdout)")
             #expect(result.stderr.contains("stop: stop-string: \"Paris\""))
         }
 

@@ -37,7 +37,7 @@ extension CommandLineTests {
                                            stdin: "My name is Ada.\nWhat is my name?\n", environment: environment)
             #expect(chat.status == 0, "\(chat.stderr)")
             let script = folder.appendingPathComponent("short.tide")
-            try "@temperature 0\n@max-tokens 12\n\nuser: What is the capital of France?\nexpect: contains Paris\n"
+            try "@temperature 0\n@max-tokens 12\n@plugin \(ScratchPlugins.capitalsFile)\n\nuser: What is the capital of France?\nexpect: contains Paris\n"
                 .write(to: script, atomically: true, encoding: .utf8)
             let run = try TideProcess.run(["run", script.path], environment: environment)
             #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
@@ -123,10 +123,10 @@ extension CommandLineTests.LogsCommandTests {
         try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
         let garbage = Data(repeating: 0x5A, count: 8192)
         try garbage.write(to: path)
-        let result = try TideProcess.run(["generate", "--temperature", "0", "--max-tokens", "12", "What is the capital of France?"],
-                                         environment: environment)
+        let result = try TideProcess.run(["generate", "--temperature", "0", "--max-tokens", "12", "--plugin", ScratchPlugins.capitalsFile,
+                                          "What is the capital of France?"], environment: environment)
         #expect(result.status == 0)
-        #expect(result.stdout.contains("Paris"), "\(result.stdout)")
+        #expect(result.stdout == "The capital of France is Paris.\n", "\(result.stdout)")
         #expect(result.stderr.components(separatedBy: "warning:").count == 2, "one warning: \(result.stderr)")
         #expect(result.stderr.contains("is not a Tide log, or is damaged; it is left as it is: move it aside (mv \(path.path) \(path.path).bad)"),
                 "\(result.stderr)")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TideTestSupport
 
 extension CommandLineTests {
     @Suite struct ModelsCommandTests {
@@ -100,8 +101,10 @@ extension CommandLineTests {
             #expect(try tide(["models", "show", "smollm2-135m-instruct"]).stdout.contains("parameters:    temperature 0.2, repeat-penalty 1.1"))
             #expect(try tide(["models", "info", "terse"]).stdout.contains("preset:            terse, from smollm2-135m-instruct\n"))
 
+            // The capitals fixture makes the words certain: two sentences, of which the preset's plugin keeps one.
+            let sea = "\(ScratchPlugins.capitalsFile) text='The sea is deep. It is blue.'"
             func generated(_ arguments: [String]) throws -> [String: Any] {
-                let result = try tide(["generate", "--json", "--model", "terse"] + arguments + ["Describe the sea."])
+                let result = try tide(["generate", "--json", "--model", "terse", "--plugin", sea] + arguments + ["Describe the sea."])
                 #expect(result.status == 0, "\(result.stderr)")
                 return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
             }
@@ -110,11 +113,12 @@ extension CommandLineTests {
             #expect((plain["parameters"] as? [String: Any])?["temperature"] as? Double == 0)
             #expect((plain["parameters"] as? [String: Any])?["max_tokens"] as? Int == 40)
             #expect(plain["stop_reason"] as? String == "plugin:stop-after-sentences: 1 sentence", "the preset's plugin runs")
+            #expect(plain["text"] as? String == "The sea is deep.")
             let overridden = try generated(["--max-tokens", "3"])
             #expect((overridden["parameters"] as? [String: Any])?["max_tokens"] as? Int == 3, "the command line wins")
             #expect(((overridden["usage"] as? [String: Int])?["completion_tokens"] ?? 99) <= 3)
 
-            let script = "@model terse\n@max-tokens 30\nuser: Describe the sea.\nexpect: stop plugin:stop-after-sentences: 1 sentence\n"
+            let script = "@model terse\n@max-tokens 30\n@plugin \(sea)\nuser: Describe the sea.\nexpect: stop plugin:stop-after-sentences: 1 sentence\n"
             let run = try tide(["run", "--json", "-"], stdin: script)
             #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
             let reply = try #require(((try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])?["replies"]

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TideTestSupport
 
 extension CommandLineTests {
     @Suite struct RunCommandTests {
@@ -33,7 +34,7 @@ extension CommandLineTests {
         @Test func exitStatusesAndTheReport() throws {
             let folder = try scratchFolder()
             let failing = folder.appendingPathComponent("failing.tide")
-            try "@temperature 0\n@repeat-penalty 1\n@max-tokens 16\nuser: What is the capital of France?\nexpect: contains \"Berlin\"\n"
+            try "@temperature 0\n@max-tokens 16\n@plugin \(ScratchPlugins.capitalsFile)\nuser: What is the capital of France?\nexpect: contains \"Berlin\"\n"
                 .write(to: failing, atomically: true, encoding: .utf8)
             let broken = folder.appendingPathComponent("broken.tide")
             try "@temperature hot\nuser: Hi\n".write(to: broken, atomically: true, encoding: .utf8)
@@ -60,7 +61,7 @@ extension CommandLineTests {
         @Test func jsonOutAndGoldenFiles() throws {
             let folder = try scratchFolder()
             let script = folder.appendingPathComponent("capital.tide")
-            try "@temperature 0\n@repeat-penalty 1\n@max-tokens 16\nuser: What is the capital of France?\nexpect: contains \"Paris\"\n"
+            try "@temperature 0\n@max-tokens 16\n@plugin \(ScratchPlugins.capitalsFile)\nuser: What is the capital of France?\nexpect: contains \"Paris\"\n"
                 .write(to: script, atomically: true, encoding: .utf8)
 
             let json = try TideProcess.run(["run", "--json", script.path])

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TideTestSupport
 import TideChat
 import TideCore
 import TideLua
@@ -54,14 +55,14 @@ import TideRunner
     }
 
     @Test func answersAndKeepsTheConversationInTheCache() async throws {
-        let chat = try chat()
+        let chat = try chat { $0.plugins = [ScratchPlugins.capitalsFile] }
         #expect(await chat.handle("What is the capital of France?") == .proceed)
         let events = recorder.take()
-        #expect(Recorder.reply(in: events).contains("Paris"))
+        #expect(Recorder.reply(in: events) == "The capital of France is Paris.")
         #expect(events.last == .replyEnded(.endOfGeneration))
         #expect(chat.history.map(\.role) == [.system, .user, .assistant])
         _ = await chat.handle("And of Germany?")
-        #expect(Recorder.reply(in: recorder.take()).contains("Berlin"))
+        #expect(Recorder.reply(in: recorder.take()) == "The capital of Germany is Berlin.")
         let statistics = try #require(chat.lastReply?.statistics)
         #expect(statistics.reusedPromptTokens > 20, "the first exchange comes from the KV cache")
         _ = await chat.handle("/stats")
@@ -122,7 +123,7 @@ import TideRunner
     }
 
     @Test func aCancelledReplyIsKeptAndMarked() async throws {
-        let chat = try chat { $0.parameters.maxTokens = 400 }
+        let chat = try chat { $0.parameters.maxTokens = 400; $0.plugins = [ScratchPlugins.capitalsFile] }
         let canceller = chat.canceller
         #expect(!canceller.cancel(), "nothing to cancel yet")
         let watcher = Task {
@@ -180,7 +181,7 @@ import TideRunner
         try """
             return { name = "broken", on_token = function(token) error("no tokens today") end }
             """.write(to: file, atomically: true, encoding: .utf8)
-        let chat = try chat { $0.plugins = [file.path] }
+        let chat = try chat { $0.plugins = [ScratchPlugins.capitalsFile, file.path] }
         _ = await chat.handle("What is the capital of France?")
         let events = recorder.take()
         #expect(Recorder.problems(in: events).contains("no tokens today"))
@@ -216,6 +217,7 @@ import TideRunner
         try """
             @temperature 0
             @plugin word-budget words=40
+            @plugin \(ScratchPlugins.capitalsFile)
             system: You are a travel guide.
             user: Hi!
             assistant: Hello! Where to?
@@ -234,7 +236,7 @@ import TideRunner
                                                           "Somewhere warm.", "Try Lisbon."])
         #expect(chat.history.count == 7)
         #expect(chat.parameters.temperature == 0)
-        #expect(chat.pluginNames == ["word-budget"])
+        #expect(chat.pluginNames == ["word-budget", "capitals"])
         let saved = chat.script.printed()
         #expect(saved.contains("user: Hi!\nassistant: Hello! Where to?\n\nuser: Somewhere warm.\nassistant: Try Lisbon.\n@generated stop=\"eos\" tokens=4\n"))
 
@@ -246,9 +248,9 @@ import TideRunner
         try "@plugin word-budget words=5\n@unload censor-words\nuser: Hi\n".write(to: file, atomically: true, encoding: .utf8)
         _ = await chat.handle("/open \(file.path)")
         #expect(Recorder.problems(in: recorder.take())
-            .contains("\(file.path):2: @unload censor-words: no plugin of that name is loaded here; loaded: word-budget"))
+            .contains("\(file.path):2: @unload censor-words: no plugin of that name is loaded here; loaded: word-budget, capitals"))
         #expect(chat.history.count == 7, "an @unload of no loaded plugin changes nothing, as in tide run")
-        #expect(chat.pluginNames == ["word-budget"])
+        #expect(chat.pluginNames == ["word-budget", "capitals"])
 
         try "user: What is the capital of Italy?\n".write(to: file, atomically: true, encoding: .utf8)
         _ = await chat.handle("/system Answer briefly.")
@@ -258,7 +260,7 @@ import TideRunner
     }
 
     @Test func switchingModelsKeepsTheConversation() async throws {
-        let chat = try chat()
+        let chat = try chat { $0.plugins = [ScratchPlugins.capitalsFile] }
         _ = await chat.handle("What is the capital of France?")
         let path = try ModelStore.standard.resolve(ModelSetup().model).path
         _ = await chat.handle("/model \(path)")
@@ -267,6 +269,6 @@ import TideRunner
         _ = await chat.handle("/model no-such-model")
         #expect(Recorder.problems(in: recorder.take()).contains("no-such-model"))
         _ = await chat.handle("And of Italy?")
-        #expect(Recorder.reply(in: recorder.take()).contains("Rome"))
+        #expect(Recorder.reply(in: recorder.take()) == "The capital of Italy is Rome.")
     }
 }

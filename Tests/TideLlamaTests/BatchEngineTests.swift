@@ -158,9 +158,11 @@ extension RealModelTests {
             await #expect(throws: ContextOverflowError.self) {
                 _ = try await ChatSession(backend: small, parameters: self.greedy()).reply(to: long).collect()
             }
+            let hook = BanHook(token: TestModel.shared.tokens(of: " Paris")[0])
             let banned = ChatSession(backend: try engine.makeBackend(), systemPrompt: "You are a helpful assistant.",
-                                     parameters: greedy(), hooks: [BanHook(token: TestModel.shared.tokens(of: " Paris")[0])])
+                                     parameters: greedy(), hooks: [hook])
             let reply = try await banned.reply(to: "What is the capital of France?").collect()
+            #expect(hook.topSeen.withLock { $0 }, "the sequence's hook saw its scores")
             #expect(!reply.text.contains("Paris"))
         }
     }

@@ -5,14 +5,18 @@ import TideCore
 
 extension RealModelTests {
     @Suite struct GenerationTests {
-        @Test func greedyCapitalOfFrance() async throws {
+        @Test func aGreedyReplyEndsAndReportsItsStatistics() async throws {
             let (session, _) = try TestModel.session()
             let reply = try await session.reply(to: "What is the capital of France?").collect()
-            #expect(reply.text.contains("Paris"))
-            #expect(reply.summary?.stopReason == .endOfGeneration)
+            #expect(!reply.text.isEmpty)
             let stats = try #require(reply.summary?.statistics)
+            // Whichever words the model picks here: it ends by itself, or at max-tokens.
+            switch reply.summary?.stopReason {
+            case .endOfGeneration?: #expect(stats.generatedTokens < 64)
+            case .maxTokens?: #expect(stats.generatedTokens == 64)
+            case let other: Issue.record("stop reason \(String(describing: other))")
+            }
             #expect(stats.promptTokens > 10)
-            #expect(stats.generatedTokens > 0)
             #expect(stats.timeToFirstToken != nil)
         }
 
@@ -37,20 +41,23 @@ extension RealModelTests {
         @Test func stopStringsNeverLeakAndHeldPrefixesFlush() async throws {
             let question = "What is the capital of France?"
             let (plain, _) = try TestModel.session()
-            let full = try await plain.reply(to: question).collect().text
-            #expect(full.contains("Paris"))
+            let reply = try await plain.reply(to: question).collect()
+            let full = reply.text
+            // A word of this machine's reply, past its first: the stop string.
+            let words = full.split(whereSeparator: { !$0.isLetter }).dropFirst()
+            let word = String(try #require(words.max { $0.count < $1.count }, "a reply of two words or more: \(full)"))
+            let before = String(full[..<(try #require(full.range(of: word))).lowerBound])
 
-            let (stopped, _) = try TestModel.session { $0.stop = ["Paris"] }
+            let (stopped, _) = try TestModel.session { $0.stop = [word] }
             let cut = try await stopped.reply(to: question).collect()
-            #expect(!cut.text.contains("Paris"))
-            #expect(full.hasPrefix(cut.text))
-            #expect(cut.summary?.stopReason == .stopString("Paris"))
+            #expect(cut.text == before)
+            #expect(cut.summary?.stopReason == .stopString(word))
 
-            // "Paris" is held back as the start of "Paris!!!", then shown once it is not.
-            let (partial, _) = try TestModel.session { $0.stop = ["Paris!!!", full + "never"] }
+            // The word is held back as the start of "word!!!", then shown once it is not.
+            let (partial, _) = try TestModel.session { $0.stop = [word + "!!!", full + "never"] }
             let flushed = try await partial.reply(to: question).collect()
             #expect(flushed.text == full)
-            #expect(flushed.summary?.stopReason == .endOfGeneration)
+            #expect(flushed.summary?.stopReason == reply.summary?.stopReason)
         }
 
         @Test func splitCharactersAreStreamedWholeAndIntact() async throws {

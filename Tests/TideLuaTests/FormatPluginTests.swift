@@ -31,7 +31,7 @@ import TideLua
         #expect(json.summary?.format == .json)
         let plain = try await reply([plugin("json-mode")], to: "What is the capital of France?")
         #expect(plain.summary?.format == nil)
-        #expect(plain.text.contains("Paris") && !plain.text.hasPrefix("{"), "\(plain.text)")
+        #expect(!plain.text.isEmpty && !plain.text.hasPrefix("{"), "\(plain.text)")
 
         let keyed = try await reply([plugin("json-mode keys=country,capital")], to: "json: the capital of France", maxTokens: 200)
         guard case .object(let object) = try JSONValue(parsing: keyed.text) else {
@@ -80,22 +80,26 @@ import TideLua
     @Test func logitsBiasesApplyBeforeTheGrammar() async throws {
         let format = try ReplyFormat.grammar(#"root ::= ("Paris" | "Rome") "." "#)
         let free = try await reply([], format: format, to: "What is the capital of France?")
-        #expect(free.text == "Paris.", "\(free.text)")
+        #expect(["Paris.", "Rome."].contains(free.text), "\(free.text)")
+        // The answer the model did not choose on this machine, raised.
+        let other = free.text == "Paris." ? "Rome" : "Paris"
         let source = """
-            return { name = "prefer-rome", on_logits = function(logits)
-              for _, token in ipairs(tide.tokenize("Rome")) do logits:bias(token, 30) end
+            return { name = "prefer-other", on_logits = function(logits)
+              for _, token in ipairs(tide.tokenize("\(other)")) do logits:bias(token, 30) end
             end }
             """
-        let biased = try await reply([try PluginFixtures.plugin("prefer-rome", source)], format: format,
+        let biased = try await reply([try PluginFixtures.plugin("prefer-other", source)], format: format,
                                      to: "What is the capital of France?")
-        #expect(biased.text == "Rome.", "\(biased.text)")
+        #expect(biased.text == other + ".", "\(biased.text)")
         #expect(biased.summary?.stopReason == .endOfGeneration)
     }
 
     /// A banned phrase is taken back and the grammar's other choice is taken.
     @Test func rewindsWorkUnderAGrammar() async throws {
         let format = try ReplyFormat.grammar(#"root ::= "The capital is " ("Paris" | "Rome" | "Berlin") "." "#)
-        let banned = try await reply([plugin("ban-phrases phrases=Paris")], format: format, to: "What is the capital of France?")
+        // The capitals fixture has the model write "Paris" first.
+        let banned = try await reply([try PluginFixtures.capitals(text: "The capital is Paris."), plugin("ban-phrases phrases=Paris")],
+                                     format: format, to: "What is the capital of France?")
         #expect(banned.failures.isEmpty)
         #expect(banned.text.hasPrefix("The capital is ") && !banned.text.contains("Paris") && banned.text.hasSuffix("."), "\(banned.text)")
         #expect(banned.summary?.statistics.rewinds ?? 0 >= 1)

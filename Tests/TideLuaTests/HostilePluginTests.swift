@@ -52,7 +52,11 @@ import TideLua
         let plugin = try LuaPlugin(spec: PluginSpec(parsing: "stop-on-pattern pattern=.-.-.-.-.-.-.-.-.-.-.-.-#"),
                                    locator: PluginLocator(directories: [folder]), limits: Self.limits)
         let timed = TimedHook(plugin)
-        let reply = try await PluginFixtures.session([timed], maxTokens: 60).reply(to: "Describe the sea in three sentences.").collect()
+        // The capitals fixture makes the reply long enough, whichever words this machine picks.
+        let sea = "The sea is wide and deep and grey under the winter sky, and the waves roll in one after another "
+            + "to break on the stones of the long beach below the cliffs."
+        let reply = try await PluginFixtures.session([try PluginFixtures.capitals(text: sea), timed], maxTokens: 60)
+            .reply(to: "Describe the sea in three sentences.").collect()
         #expect(reply.failures.count == 1)
         #expect(reply.failures.first?.message.contains("exceeded") == true)
         #expect(reply.summary?.statistics.generatedTokens ?? 0 > 20, "the reply goes on")

@@ -3,6 +3,7 @@ import TideCore
 import TideLlama
 import TideLua
 import TideModels
+import TideTestSupport
 
 /// Writes plugin sources to a scratch folder and loads them, and gives sessions on the real model.
 enum PluginFixtures {
@@ -26,6 +27,12 @@ enum PluginFixtures {
         try source.write(to: folder.appendingPathComponent("\(name).lua"), atomically: true, encoding: .utf8)
         return try LuaPlugin(spec: PluginSpec(parsing: "\(name) \(options)"),
                              locator: PluginLocator(directories: [folder]), limits: limits, log: log)
+    }
+
+    /// The capitals plugin (``ScratchPlugins/capitals``): "The capital of France is Paris." to a
+    /// question about France, on any machine (or `text`, to every message).
+    static func capitals(text: String? = nil) throws -> LuaPlugin {
+        try plugin("capitals", ScratchPlugins.capitals, options: text.map { "text='\($0)'" } ?? "")
     }
 
     /// A greedy session on the bundled model with `plugins`.

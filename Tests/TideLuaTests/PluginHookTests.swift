@@ -12,10 +12,9 @@ import TideCore
             return { on_token = function(t) if t.text:find('^%s*$') then return false end
                                              return (t.text:gsub(' ', '_')) end }
             """)
-        let reply = try await PluginFixtures.session([upper, noSpaces]).reply(to: question).collect()
-        #expect(reply.text.contains("PARIS"))
-        #expect(!reply.text.contains(" "))
-        #expect(reply.summary?.rawText.contains("Paris") == true)
+        let reply = try await PluginFixtures.session([try PluginFixtures.capitals(), upper, noSpaces]).reply(to: question).collect()
+        #expect(reply.text == "THE_CAPITAL_OF_FRANCE_IS_PARIS.")
+        #expect(reply.summary?.rawText == "The capital of France is Paris.")
     }
 
     @Test func shouldStopEndsTheReplyWithTheReason() async throws {
@@ -34,9 +33,9 @@ import TideCore
         let stop = try PluginFixtures.plugin("stop-at-paris", """
             return { on_token = function(t, reply) if reply.text:find('Paris') then tide.stop('found it') end end }
             """)
-        let reply = try await PluginFixtures.session([stop]).reply(to: question).collect()
+        let reply = try await PluginFixtures.session([try PluginFixtures.capitals(), stop]).reply(to: question).collect()
         #expect(reply.summary?.stopReason.description == "plugin:stop-at-paris: found it")
-        #expect(reply.text.hasSuffix("Paris"))
+        #expect(reply.text == "The capital of France is Paris")
     }
 
     @Test func onPromptEditsAndAnswers() async throws {
@@ -130,8 +129,8 @@ import TideCore
             return { on_token = function(t) return nil end }
             """)
         let upper = try PluginFixtures.plugin("upper", "return { on_token = function(t) return t.text:upper() end }")
-        let reply = try await PluginFixtures.session([vandal, upper]).reply(to: question).collect()
-        #expect(reply.text.contains("PARIS"))
+        let reply = try await PluginFixtures.session([try PluginFixtures.capitals(), vandal, upper]).reply(to: question).collect()
+        #expect(reply.text == "THE CAPITAL OF FRANCE IS PARIS.")
         #expect(!reply.text.contains("vandalised"))
     }
 }
@@ -152,9 +151,10 @@ import TideCore
               for _, id in ipairs(tide.tokenize(' Paris')) do view:ban(id) end
             end }
             """, log: { line in lines.withLock { $0.append(line) } })
-        let reply = try await PluginFixtures.session([plugin]).reply(to: "What is the capital of France?").collect()
+        // The capitals plugin raises " Paris" where it fits; the ban wins.
+        let reply = try await PluginFixtures.session([try PluginFixtures.capitals(), plugin]).reply(to: "What is the capital of France?").collect()
         #expect(reply.failures.isEmpty)
-        #expect(!reply.text.contains("Paris"))
+        #expect(reply.text.hasPrefix("The capital of France is") && !reply.text.contains("Paris"), "\(reply.text)")
         #expect(lines.withLock { $0 } == ["[no-paris] true number string"])
     }
 
@@ -200,11 +200,26 @@ import TideCore
         let plugin = try PluginFixtures.plugin("model-facts", """
             return { on_prompt = function()
               local m = tide.model
-              tide.log(m.name, m.backend, m.architecture, m.context, m.trained_context, m.vocabulary_size)
+              tide.log(m.name, m.backend, m.architecture, m.context, m.trained_context, m.vocabulary_size,
+                       #m.end_tokens, tide.token_text(m.end_tokens[1]), tide.token_text(m.end_tokens[#m.end_tokens]))
             end }
             """, log: { line in lines.withLock { $0.append(line) } })
         _ = try await PluginFixtures.session([plugin], maxTokens: 1).reply(to: "Hi").collect()
-        #expect(lines.withLock { $0 } == ["[model-facts] Smollm2 135M 8k Lc100K Mix1 Ep2 llama.cpp llama 1024 8192 49152"])
+        #expect(lines.withLock { $0 } == ["[model-facts] Smollm2 135M 8k Lc100K Mix1 Ep2 llama.cpp llama 1024 8192 49152 3 <|endoftext|> <reponame>"])
+    }
+
+    @Test func raisingTheEndTokenEndsTheReply() async throws {
+        let plugin = try PluginFixtures.plugin("end-after-three", """
+            return { on_logits = function(view, reply)
+              if reply.tokens == 3 then
+                for _, id in ipairs(tide.model.end_tokens) do view:bias(id, 100) end
+              end
+            end }
+            """)
+        let reply = try await PluginFixtures.session([plugin], maxTokens: 20).reply(to: "Tell me a story.").collect()
+        #expect(reply.summary?.stopReason == .endOfGeneration)
+        #expect(reply.summary?.statistics.generatedTokens == 3, "three tokens; the end token is not counted")
+        #expect(!reply.text.contains("<|im_end|>"))
     }
 
     @Test func badTokenIdsAndAViewOutsideOnLogitsAreErrors() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TideCore
 import TideLua
@@ -12,8 +13,14 @@ import TideLua
         try LuaPlugin(spec: PluginSpec(parsing: spec), locator: PluginLocator(directories: [Self.folder]))
     }
 
-    func reply(_ specs: [String], to question: String, maxTokens: Int = 120) async throws -> CollectedReply {
-        try await PluginFixtures.session(specs.map(plugin), maxTokens: maxTokens).reply(to: question).collect()
+    /// A greedy reply with the shipped plugins `specs`; with `saying`, the capitals fixture first
+    /// makes the model's words those (then the end of the reply), on any machine.
+    func reply(_ specs: [String], to question: String, saying text: String? = nil, maxTokens: Int = 120) async throws
+        -> CollectedReply
+    {
+        let fixture = try text.map { try PluginFixtures.capitals(text: $0) }
+        return try await PluginFixtures.session((fixture.map { [$0] } ?? []) + specs.map(plugin), maxTokens: maxTokens)
+            .reply(to: question).collect()
     }
 
     @Test func everyShippedPluginLoadsAndStartsWithItsDocumentation() throws {
@@ -37,9 +44,10 @@ import TideLua
     }
 
     @Test func stopOnPattern() async throws {
-        let result = try await reply(["stop-on-pattern pattern=Paris"], to: "What is the capital of France?")
+        let result = try await reply(["stop-on-pattern pattern=Paris"], to: "What is the capital of France?",
+                                     saying: "The capital of France is Paris. It is on the Seine.")
         #expect(result.summary?.stopReason == .hook(name: "stop-on-pattern", reason: "matched Paris"))
-        #expect(result.text.hasSuffix("Paris"))
+        #expect(result.text == "The capital of France is Paris")
         let missing = try await reply(["stop-on-pattern"], to: "Hi", maxTokens: 4)
         #expect(missing.failures.first?.message.contains("set the pattern option") == true)
     }
@@ -62,10 +70,10 @@ import TideLua
     /// A banned phrase is taken back as it forms and the model chooses again: the reply never
     /// shows it, not even in part, and every rewind is counted.
     @Test func banPhrases() async throws {
-        let free = try await reply([], to: "What is the capital of France?", maxTokens: 40)
-        #expect(free.text.contains("Paris"))
+        // The capitals fixture makes the model write "Paris" each time it may; the plugin takes it back.
         for phrases in ["Paris", "paris,London", "Par"] {
-            let banned = try await reply(["ban-phrases phrases=\(phrases)"], to: "What is the capital of France?", maxTokens: 40)
+            let banned = try await reply(["ban-phrases phrases=\(phrases)"], to: "What is the capital of France?",
+                                         saying: "The capital of France is Paris.", maxTokens: 40)
             #expect(banned.failures.isEmpty)
             #expect(!banned.texts.joined().lowercased().contains("par"), "\(phrases): \(banned.text)")
             #expect(banned.text.hasPrefix("The capital of France is "), "the text before the phrase stays: \(banned.text)")
@@ -83,11 +91,11 @@ import TideLua
     /// the same reply as without the plugin.
     @Test func banPhrasesSlopList() async throws {
         let prompt = "Write two sentences about a bustling city, using the words tapestry and vibrant."
-        let free = try await reply([], to: prompt, maxTokens: 60)
-        let filtered = try await reply(["ban-phrases slop=true"], to: prompt, maxTokens: 60)
+        let slop = "The bustling city is a vibrant tapestry of life, a testament to its people."
+        let filtered = try await reply(["ban-phrases slop=true"], to: prompt, saying: slop, maxTokens: 60)
         let text = filtered.texts.joined().lowercased()
         for phrase in ["tapestry", "bustling city", "a testament to", "delve into"] { #expect(!text.contains(phrase), "\(filtered.text)") }
-        #expect(free.text.lowercased().contains("tapestry") || free.text.lowercased().contains("bustling"), "the prompt draws slop: \(free.text)")
+        #expect(filtered.summary?.statistics.rewinds ?? 0 >= 1, "the slop the fixture writes is taken back")
         let plain = try await reply([], to: "What is 2 + 2?", maxTokens: 20)
         let unchanged = try await reply(["ban-phrases slop=true"], to: "What is 2 + 2?", maxTokens: 20)
         #expect(unchanged.text == plain.text)
@@ -96,31 +104,52 @@ import TideLua
 
     @Test func banRegex() async throws {
         let question = "In which year did the Berlin Wall fall?"
-        let free = try await reply([], to: question, maxTokens: 40)
-        #expect(free.text.contains("1989"))
-        let banned = try await reply(["ban-regex patterns=%d"], to: question, maxTokens: 40)
+        let banned = try await reply(["ban-regex patterns=%d"], to: question, saying: "The Berlin Wall fell in 1989.", maxTokens: 40)
         #expect(banned.failures.isEmpty)
         let shown = banned.texts.joined()
-        #expect(shown.allSatisfy { !$0.isNumber }, "\(shown)")
+        #expect(shown.hasPrefix("The Berlin Wall fell in") && shown.allSatisfy { !$0.isNumber }, "\(shown)")
+        #expect(banned.summary?.statistics.rewinds ?? 0 >= 1)
         let bad = try await reply(["ban-regex patterns=[a"], to: question, maxTokens: 4)
         #expect(bad.failures.first?.message.contains("is not a Lua pattern") == true, "\(bad.failures)")
     }
 
     @Test func preferWords() async throws {
-        let question = "Describe a summer day in one sentence."
-        let plain = try await reply([], to: question, maxTokens: 40)
-        #expect(!plain.text.lowercased().contains("ocean"))
-        let nudged = try await reply(["prefer-words words=Ocean bias=4"], to: question, maxTokens: 40)
-        #expect(nudged.text.lowercased().contains("ocean"))
-        #expect(nudged.text.split(separator: " ").count > 8, "a gentle bias keeps the sentence going: \(nudged.text)")
-        // A word the tokenizer splits is finished once started.
-        let rare = try await reply(["prefer-words words=kaleidoscope bias=8"], to: question, maxTokens: 40)
+        // At the reply's first position every run sees the same scores: the plugin adds its bias
+        // to the first token of each spelling of the word, whichever word the model would pick.
+        func firstScore(of spelling: String, with specs: [String]) async throws -> Double {
+            let lines = Mutex<[String]>([])
+            let probe = try PluginFixtures.plugin("probe", """
+                return { on_logits = function(view, reply)
+                  if reply.tokens > 0 then return end
+                  -- Raised far above the rest, the token is the best: its score, less the raise.
+                  local id = tide.tokenize("\(spelling)")[1]
+                  view:bias(id, 1000)
+                  local best = view:top(1)[1]
+                  if best.id == id then tide.log(best.logit - 1000) end
+                end }
+                """, log: { line in lines.withLock { $0.append(line) } })
+            _ = try await PluginFixtures.session(try specs.map(plugin) + [probe], maxTokens: 1)
+                .reply(to: "Describe a summer day in one sentence.").collect()
+            let line = try #require(lines.withLock { $0 }.first)
+            return try #require(Double(line.dropFirst("[probe] ".count)), "\(line)")
+        }
+        for spelling in ["Ocean", " ocean", " Ocean"] {
+            let plain = try await firstScore(of: spelling, with: [])
+            let nudged = try await firstScore(of: spelling, with: ["prefer-words words=Ocean bias=4"])
+            #expect(abs(nudged - plain - 4) < 1e-3, "\(spelling): \(plain) → \(nudged)")
+        }
+        // A word the tokenizer splits is finished once started (a bias that makes the start certain).
+        let rare = try await reply(["prefer-words words=kaleidoscope bias=30"], to: "Describe a summer day in one sentence.", maxTokens: 40)
         #expect(rare.text.lowercased().contains("kaleidoscope"), "\(rare.text)")
     }
 
     @Test func persona() async throws {
-        let pirate = try await reply(["persona persona=pirate"], to: "Hello, who are you?", maxTokens: 12)
-        #expect(pirate.text.lowercased().contains("aye") || pirate.text.lowercased().contains("arr"))
+        let systems = Mutex<[String]>([])
+        let seen = try PluginFixtures.plugin("system-seen", """
+            return { on_prompt = function(prompt) tide.log(prompt.messages[1].content) end }
+            """, log: { line in systems.withLock { $0.append(line) } })
+        _ = try await PluginFixtures.session([try plugin("persona persona=pirate"), seen], maxTokens: 2).reply(to: "Hello, who are you?").collect()
+        #expect(systems.withLock { $0 } == ["[system-seen] You are a jolly pirate. Answer every question in pirate speak, with plenty of 'Arr'."])
         // A long system prompt of one's own reaches the model: the prompt grows by its length.
         let plain = try await reply([], to: "Hello!", maxTokens: 2)
         let long = "You are a lighthouse keeper on a small rocky island far out at sea, and you answer like one."
@@ -132,43 +161,36 @@ import TideLua
 
     @Test func stripMarkdown() async throws {
         let question = "Repeat after me: **Tides** are *big*."
-        let plain = try await reply([], to: question, maxTokens: 40)
-        #expect(plain.text.contains("*"), "\(plain.text)")
-        let stripped = try await reply(["strip-markdown"], to: question, maxTokens: 40)
-        #expect(!stripped.text.contains("*"))
-        #expect(stripped.summary?.rawText == plain.text)
+        let stripped = try await reply(["strip-markdown"], to: question, saying: "**Tides** are *big*.", maxTokens: 40)
+        #expect(stripped.text == "Tides are big.")
+        #expect(stripped.summary?.rawText == "**Tides** are *big*.")
 
+        let block = "Here it is:\n```python\n# Python code\nprint(\"hello\")\n```"
         let code = try await reply(["strip-markdown"], to: "Show me Python code to print hello, in a markdown code block.",
-                                   maxTokens: 30)
+                                   saying: block, maxTokens: 30)
         #expect(!code.text.contains("`"))
-        #expect(code.text.contains("# Python code"))
+        #expect(code.text.contains("# Python code\nprint(\"hello\")"), "\(code.text)")
     }
 
     @Test func redactEmailsAndPhoneNumbers() async throws {
         let emails = "Write the email address jane.doe@example.com three times."
-        let plain = try await reply([], to: emails, maxTokens: 40)
-        #expect(plain.text.contains("@example.com"))
-        let redacted = try await reply(["redact-emails"], to: emails, maxTokens: 40)
-        #expect(!redacted.text.contains("@"))
-        #expect(redacted.text.contains("[redacted]"))
+        let redacted = try await reply(["redact-emails"], to: emails,
+                                       saying: "jane.doe@example.com, jane.doe@example.com, jane.doe@example.com", maxTokens: 40)
+        #expect(redacted.text == "[redacted], [redacted], [redacted]", "\(redacted.text)")
 
-        let phone = "Repeat this sentence exactly: You can reach me at jane.doe@example.com or on 555-123-4567."
-        #expect(try await reply([], to: phone, maxTokens: 60).text.contains("555-123-4567"))
-        let masked = try await reply(["redact-emails mask=XXX"], to: phone, maxTokens: 60)
-        #expect(!masked.text.contains("555"))
-        #expect(masked.text.contains("XXX"))
+        let sentence = "You can reach me at jane.doe@example.com or on 555-123-4567."
+        let masked = try await reply(["redact-emails mask=XXX"], to: "Repeat this sentence exactly: " + sentence,
+                                     saying: sentence, maxTokens: 60)
+        #expect(!masked.text.contains("555") && !masked.text.contains("@"), "\(masked.text)")
+        #expect(masked.text.hasPrefix("You can reach me at XXX"), "\(masked.text)")
     }
 
     @Test func censorWordsMasksWholeWordsAndReleasesTheLastOne() async throws {
         let question = "Describe a rainy day with clouds."
-        let plain = try await reply([], to: question, maxTokens: 12)
-        #expect(plain.text.contains("clouds"))
-        let censored = try await reply(["censor-words words=clouds,rainy"], to: question, maxTokens: 12)
-        #expect(!censored.text.contains("clouds") && !censored.text.contains("rainy"))
-        #expect(censored.text.contains("******"))
-        // The word held back when the reply ended is released by the final call.
-        let words = plain.text.split(separator: " ")
-        #expect(censored.text.hasSuffix(String(words.last!)))
+        let censored = try await reply(["censor-words words=clouds,rainy"], to: question,
+                                       saying: "A rainy day brings grey clouds over the hills", maxTokens: 12)
+        // The word held back when the reply ended ("hills") is released by the final call.
+        #expect(censored.text == "A ***** day brings grey ****** over the hills", "\(censored.text)")
     }
 
     @Test func pluginsCombineInOrder() async throws {

@@ -4,6 +4,7 @@ import TideLua
 import TideProvider
 import TideRunner
 import TideScript
+import TideTestSupport
 
 /// The runner on the real model: expectations that hold and fail, transcripts that replay,
 /// scripts that fail without stopping the others.
@@ -30,7 +31,7 @@ import TideScript
     @Test func expectationsHoldAndFailAsTheyShould() async throws {
         let file = try scratch("""
             @temperature 0
-            @repeat-penalty 1
+            @plugin \(ScratchPlugins.capitalsFile)
             @max-tokens 32
             user: What is the capital of France?
             expect: contains "Paris"
@@ -66,7 +67,7 @@ import TideScript
         let file = try scratch("""
             # Greedy, two turns, one written exchange between them.
             @temperature 0
-            @repeat-penalty 1
+            @plugin \(ScratchPlugins.capitalsFile)
             @max-tokens 24
             user: What is the capital of France?
             expect: contains "Paris"
@@ -86,7 +87,7 @@ import TideScript
     }
 
     @Test func goldenRepliesAreComparedWithADiff() async throws {
-        let file = try scratch("@temperature 0\n@repeat-penalty 1\n@max-tokens 16\nuser: What is the capital of France?\n")
+        let file = try scratch("@temperature 0\n@plugin \(ScratchPlugins.capitalsFile)\n@max-tokens 16\nuser: What is the capital of France?\n")
         let first = await runner.run(file: file)
         let golden = try #require(first.transcript)
         let same = await runner.run(file: file, golden: golden)
@@ -103,7 +104,7 @@ import TideScript
         // many ways to split a run of x's, or with (.+.+)+ any reply, before giving up.
         let file = try scratch("""
             @temperature 0
-            @repeat-penalty 1
+            @plugin \(ScratchPlugins.capitalsFile) text=\(String(repeating: "x", count: 40))
             @max-tokens 48
             user: Write the letter x thirty times in a row, with nothing else.
             expect: regex "(x+x+)+y"

@@ -5,6 +5,7 @@ import TideLua
 import TideProvider
 import TideRunner
 import TideScript
+import TideTestSupport
 
 /// `tide run` on recorded transcripts: checking the recorded replies by teacher forcing gives
 /// the verdicts and transcripts that generating them again gives, with every example's plugins
@@ -67,7 +68,7 @@ import TideScript
         let file = folder.appendingPathComponent("edited.tide").path
         try """
             @temperature 0
-            @repeat-penalty 1
+            @plugin \(ScratchPlugins.capitalsFile)
             user: What is the capital of France?
             assistant: The capital of France is Lyon.
             @generated stop="eos" tokens=7

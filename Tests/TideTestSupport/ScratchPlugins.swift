@@ -15,6 +15,50 @@ public enum ScratchPlugins {
         }
         """
 
+    /// `capitals`: makes the words of a reply certain, whichever words this machine's rounding
+    /// would have the model pick. A user message naming one of its countries is answered "The
+    /// capital of COUNTRY is CITY." (with the option `text`, every reply is that text), then the
+    /// reply ends with one of the model's end tokens (stop reason `eos`). The model still runs:
+    /// each token is scored and sampled as usual; a raise of 100 to the next token of the text
+    /// makes the choice certain. Once the reply leaves the text (a rewind, a ban), it is the
+    /// model's. Other messages are left to the model.
+    public static let capitals = """
+        -- capitals: answers questions about capitals with certain words (a test fixture).
+        local cities = { { "France", "Paris" }, { "Italy", "Rome" }, { "Germany", "Berlin" }, { "Spain", "Madrid" } }
+        return {
+          name = "capitals",
+          options = { text = "" },
+          on_prompt = function(prompt)
+            local asked = prompt.messages[#prompt.messages].content
+            local text = tide.options.text ~= "" and tide.options.text or nil
+            for _, pair in ipairs(cities) do
+              if not text and asked:find(pair[1], 1, true) then
+                text = "The capital of " .. pair[1] .. " is " .. pair[2] .. "."
+              end
+            end
+            tide.state.text = text
+          end,
+          on_logits = function(view, reply)
+            local text = tide.state.text
+            if not text or text:sub(1, #reply.text) ~= reply.text then return end
+            if #reply.text < #text then
+              view:bias(tide.tokenize(text:sub(#reply.text + 1))[1], 100)
+            else
+              for _, id in ipairs(tide.model.end_tokens) do view:bias(id, 100) end
+            end
+          end,
+        }
+        """
+
+    /// The `capitals` plugin's file, written once, for `--plugin PATH` and `@plugin PATH`.
+    public static let capitalsFile: String = {
+        do {
+            return try folder(["capitals": capitals]).appendingPathComponent("capitals.lua").path
+        } catch {
+            fatalError("cannot write the capitals plugin to a scratch folder: \(error)")
+        }
+    }()
+
     /// A new scratch folder holding `plugins` (name → Lua source) as `NAME.lua`.
     public static func folder(_ plugins: [String: String]) throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tide-plugins-\(UUID().uuidString)")
