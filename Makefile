@@ -1,7 +1,7 @@
 # The two commands of the README:
 #   make run    installs what is missing, builds Tide and starts a chat with the bundled model
 #   make test   installs what is missing and runs the test suite
-.PHONY: setup build run install uninstall test test-fast bench bench-serve bench-serve-llama
+.PHONY: setup build run install uninstall test test-fast test-gpu bench bench-serve bench-serve-llama
 setup:
 	@bash scripts/setup.sh
 
@@ -36,11 +36,17 @@ test: setup
 
 # The suites that need no model file (the scripted backend, parsers, the sandbox, the wire format,
 # downloads from a local server): a quick check while working. `make test` runs them too.
-FAST_SUITES = TideCoreTests|PromptLookupTests|StepSelectionTests|TideFilesTests|TideOpenAITests|TideRegexTests|TideFormatTests|TideScriptTests|TideModelsTests|BoundedLibraryTests|LuaSandboxTests|PatternEquivalenceTests|PluginLoadingTests|PluginLocatorTests|PluginHostTests|PromptParameterTests|PromptFormatTests|HookTextLimitTests|ChatInputTests|SlashCommandTests|TabCompletionTests|RewindPluginTests|ScriptedRunTests|ScriptOutcomeTests|ScriptedChatTests|ChatServerTests|SequencePoolTests|ConversationLogTests
+FAST_SUITES = TideCoreTests|OffloadPlanTests|SetupScriptTests|PromptLookupTests|StepSelectionTests|TideFilesTests|TideOpenAITests|TideRegexTests|TideFormatTests|TideScriptTests|TideModelsTests|BoundedLibraryTests|LuaSandboxTests|PatternEquivalenceTests|PluginLoadingTests|PluginLocatorTests|PluginHostTests|PromptParameterTests|PromptFormatTests|HookTextLimitTests|ChatInputTests|SlashCommandTests|TabCompletionTests|RewindPluginTests|ScriptedRunTests|ScriptOutcomeTests|ScriptedChatTests|ChatServerTests|SequencePoolTests|ConversationLogTests
 
 test-fast: setup
 	swift build --build-tests
 	swift test --no-parallel --skip-build --filter '$(FAST_SUITES)'
+
+# The tests that need a GPU (offload, a clean SIGTERM exit of `tide serve`, the GPU figures'
+# commands); on a machine without one they are skipped with a note. `make test` runs them too.
+test-gpu: setup
+	swift build --build-tests
+	swift test --no-parallel --skip-build --filter GPUTests
 
 # The logits-hook figure also runs on Gemma 3 (262k-token vocabulary), pulled from PyPI once.
 bench: build

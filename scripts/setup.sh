@@ -11,9 +11,12 @@
 #     openai Python client, for the remote-backend and `tide serve` tests. The wheel is kept in ${XDG_CACHE_HOME:-~/.cache}/tide/wheels and built once.
 # A second run on a machine that has everything only checks, and takes seconds.
 #
-# TIDE_LLAMA_CPU=avx2|avx512 builds llama.cpp for those instructions instead of this CPU's own
-# (GGML_NATIVE off), and TIDE_LLAMA_ONLY=1 installs only llama.cpp (with TIDE_PREFIX, into a
-# prefix of its own): scripts/test-builds.sh runs the test suite against such builds.
+# TIDE_GPU=auto|cuda|cpu chooses the GPU backend: auto (the default) builds llama.cpp with CUDA
+# where the CUDA toolkit (nvcc) and an NVIDIA GPU (nvidia-smi) are both present, and for the CPU
+# alone otherwise; `scripts/setup.sh --gpu-choice` prints the choice and its reason, and builds
+# nothing. TIDE_LLAMA_CPU=avx2|avx512 builds llama.cpp for those instructions instead of this
+# CPU's own (GGML_NATIVE off), and TIDE_LLAMA_ONLY=1 installs only llama.cpp (with TIDE_PREFIX,
+# into a prefix of its own): scripts/test-builds.sh runs the test suite against such builds.
 set -euo pipefail
 
 LLAMA_CPP_PYTHON_VERSION="0.3.36"
@@ -43,6 +46,46 @@ case "${TIDE_LLAMA_CPU:-native}" in
     *) printf 'setup: TIDE_LLAMA_CPU is native, avx2 or avx512, not %s\n' "$TIDE_LLAMA_CPU" >&2; exit 2 ;;
 esac
 
+log() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
+
+# The GPU backend to build, from TIDE_GPU and what the machine has: sets GPU ("cuda" or "cpu"),
+# GPU_REASON (why, for the log) and, for CUDA, NVCC and GPU_NAME.
+choose_gpu() {
+    NVCC=$(command -v nvcc || true)
+    [ -n "$NVCC" ] || { [ -x /usr/local/cuda/bin/nvcc ] && NVCC=/usr/local/cuda/bin/nvcc; } || true
+    GPU_NAME=$( (nvidia-smi -L 2>/dev/null || true) | sed -n 's/^GPU 0: \(.*\) (UUID.*/\1/p' | head -n 1)
+    case "${TIDE_GPU:-auto}" in
+        cpu) GPU=cpu GPU_REASON="TIDE_GPU=cpu" ;;
+        cuda)
+            if [ -z "$NVCC" ]; then
+                log "TIDE_GPU=cuda, but there is no CUDA toolkit here (no nvcc on PATH or in /usr/local/cuda/bin):" \
+                    "install it, or build for the CPU with TIDE_GPU=cpu"
+                exit 2
+            fi
+            GPU=cuda GPU_REASON="TIDE_GPU=cuda${GPU_NAME:+, for $GPU_NAME}" ;;
+        auto)
+            if [ -n "$NVCC" ] && [ -n "$GPU_NAME" ]; then
+                GPU=cuda GPU_REASON="$GPU_NAME and the CUDA toolkit ($NVCC) are here"
+            elif [ -n "$GPU_NAME" ]; then
+                GPU=cpu GPU_REASON="$GPU_NAME is here but no CUDA toolkit (nvcc): install it and run the set-up again to use the GPU"
+            else
+                GPU=cpu GPU_REASON="no NVIDIA GPU here (nvidia-smi lists none)"
+            fi ;;
+        *) log "TIDE_GPU is auto, cuda or cpu, not ${TIDE_GPU}"; exit 2 ;;
+    esac
+}
+choose_gpu
+if [ "${1:-}" = --gpu-choice ]; then
+    echo "$GPU: $GPU_REASON"
+    exit 0
+fi
+if [ "$GPU" = cuda ]; then
+    # Every architecture of this machine's GPU (none named: llama.cpp's own list, for a build
+    # made without one).
+    LLAMA_CMAKE_ARGS="-DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=${GPU_NAME:+native}${GPU_NAME:-all-major} $LLAMA_CMAKE_ARGS"
+    export CUDACXX="$NVCC"
+fi
+
 # The one change to llama.cpp's source. Its CPU flash attention computes a one-token decode
 # with 512 cached tokens or more by splitting the cache between threads and merging the parts,
 # which rounds differently from the kernel that batches of 2 to 63 tokens use; everything else
@@ -61,7 +104,6 @@ STAMP="$PREFIX/share/tide/llama-installed"
 WHEEL_DIR="$CACHE_DIR/wheels"
 SERVER_ENV="$CACHE_DIR/llama-server"
 
-log() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 # Installs into $PREFIX: as root where it is not the user's own to write (a prefix under the
 # user's home stays theirs).
@@ -87,7 +129,11 @@ llama_build_id() {
     local cpu options
     cpu=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | sha256sum | cut -c1-16 || echo unknown)
     options=$(echo "$LLAMA_CMAKE_ARGS $LLAMA_PATCH_NAME $LLAMA_PATCH_TO" | sha256sum | cut -c1-16)
-    echo "llama-cpp-python $LLAMA_CPP_PYTHON_VERSION options $options cpu $cpu"
+    if [ "$GPU" = cuda ]; then
+        echo "llama-cpp-python $LLAMA_CPP_PYTHON_VERSION options $options cpu $cpu gpu cuda ${GPU_NAME:-any}"
+    else
+        echo "llama-cpp-python $LLAMA_CPP_PYTHON_VERSION options $options cpu $cpu"
+    fi
 }
 
 install_llama() {
@@ -125,7 +171,8 @@ install_llama() {
     if [ "${TIDE_LLAMA_ONLY:-0}" != 1 ]; then as_root ldconfig; fi
     echo "$wanted" > "$work/stamp"
     into_prefix cp "$work/stamp" "$STAMP"
-    log "installed llama.cpp $(PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" pkg-config --modversion llama) into $PREFIX"
+    log "installed llama.cpp $(PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" pkg-config --modversion llama) into $PREFIX," \
+        "built $( [ "$GPU" = cuda ] && echo "with CUDA" || echo "for the CPU") ($GPU_REASON)"
 }
 
 # The llama-cpp-python wheel for this build id, built once (about 5 minutes) from its source
@@ -135,7 +182,11 @@ llama_wheel() {
     local folder
     folder="$WHEEL_DIR/$(llama_build_id | sha256sum | cut -c1-16)"
     if ! compgen -G "$folder/llama_cpp_python-*.whl" >/dev/null; then
-        log "building llama.cpp from llama-cpp-python $LLAMA_CPP_PYTHON_VERSION (about 5 minutes)"
+        if [ "$GPU" = cuda ]; then
+            log "building llama.cpp from llama-cpp-python $LLAMA_CPP_PYTHON_VERSION with CUDA ($GPU_REASON; 10 minutes or more)"
+        else
+            log "building llama.cpp from llama-cpp-python $LLAMA_CPP_PYTHON_VERSION for the CPU ($GPU_REASON; about 5 minutes)"
+        fi
         local source
         source=$(mktemp -d)
         python3 -m pip download --quiet --no-deps --no-binary :all: --dest "$source" \
@@ -150,8 +201,17 @@ llama_wheel() {
         fi
         sed -i "s|$LLAMA_PATCH_FROM|$LLAMA_PATCH_TO|" "$file"
         rm -rf "$folder.partial"
-        CMAKE_ARGS="$LLAMA_CMAKE_ARGS" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
-            python3 -m pip wheel --quiet --no-cache-dir --no-deps --wheel-dir "$folder.partial" "$tree" >&2
+        if ! CMAKE_ARGS="$LLAMA_CMAKE_ARGS" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
+            python3 -m pip wheel --quiet --no-cache-dir --no-deps --wheel-dir "$folder.partial" "$tree" >&2; then
+            rm -rf "$source" "$folder.partial"
+            if [ "$GPU" = cuda ]; then
+                log "llama.cpp did not build with CUDA (the compiler's messages are above): fix the CUDA toolkit," \
+                    "or build for the CPU with TIDE_GPU=cpu (e.g. TIDE_GPU=cpu make test)"
+            else
+                log "llama.cpp did not build (the compiler's messages are above)"
+            fi
+            exit 1
+        fi
         rm -rf "$source"
         rm -rf "$folder"
         mv "$folder.partial" "$folder"

@@ -36,7 +36,8 @@ extension ChatController {
             output(.notice("the conversation starts again"))
         case .stats:
             guard let summary = lastSummary else { throw ChatError("no reply yet") }
-            output(.notice(StatisticsReport(statistics: summary.statistics, stopReason: summary.stopReason).description))
+            output(.notice(StatisticsReport(statistics: summary.statistics, stopReason: summary.stopReason,
+                                            placement: session.backend.modelDescription.placement).description))
         case .save(let path): try save(to: path)
         case .open(let path): try await open(path)
         case .history(let count): try showHistory(count)
@@ -157,6 +158,7 @@ extension ChatController {
             lines.append("context: \(used) of \(description.contextSize) tokens used"
                 + (description.trainedContextLength.map { " (trained on \($0))" } ?? ""))
         }
+        if let placement = description.placement { lines.append("runs on: " + placement) }
         let template = model.templateName(for: setup)
         lines.append("template: " + (template.map { $0 == "model" ? "the model's own" : $0 } ?? "the server's"))
         lines.append("conversation: \(exchangeCount) exchange" + (exchangeCount == 1 ? "" : "s"))

@@ -11,7 +11,8 @@ public struct ModelDefaultsText {
         self.defaults = defaults
     }
 
-    /// One line each for the system prompt, the parameters (as script directives) and the plugins.
+    /// One line each for the system prompt, the parameters (as script directives), the plugins
+    /// and the GPU layers.
     public func lines(indent: String, labelWidth: Int) -> [String] {
         func label(_ text: String) -> String { indent + (text + ":").padding(toLength: labelWidth, withPad: " ", startingAt: 0) }
         var lines: [String] = []
@@ -20,12 +21,14 @@ public struct ModelDefaultsText {
             lines.append(label("parameters") + defaults.parameters.map { String($0.printed.dropFirst()) }.joined(separator: ", "))
         }
         if !defaults.plugins.isEmpty { lines.append(label("plugins") + defaults.plugins.joined(separator: ", ")) }
+        if let layers = defaults.gpuLayers { lines.append(label("gpu layers") + (layers < 0 ? "all" : "\(layers)")) }
         return lines
     }
 
     /// The parameters and plugins on one line (the system prompt is too long for a table).
     public var summary: String {
         (defaults.parameters.map { String($0.printed.dropFirst()) } + defaults.plugins.map { "plugin " + $0 }
+            + (defaults.gpuLayers.map { ["gpu layers \($0 < 0 ? "all" : "\($0)")"] } ?? [])
             + (defaults.systemPrompt == nil ? [] : ["system prompt"])).joined(separator: ", ")
     }
 }

@@ -9,12 +9,15 @@ public struct StatisticsReport: CustomStringConvertible, Sendable {
     public let stopReason: StopReason
     /// The process's peak resident memory, when it is worth showing.
     public let peakMemoryBytes: Int64?
+    /// Where the model ran (``ModelDescription/placement``); `nil` for a model on a server.
+    public let placement: String?
 
     /// A report of one reply.
-    public init(statistics: GenerationStatistics, stopReason: StopReason, peakMemoryBytes: Int64? = nil) {
+    public init(statistics: GenerationStatistics, stopReason: StopReason, peakMemoryBytes: Int64? = nil, placement: String? = nil) {
         self.statistics = statistics
         self.stopReason = stopReason
         self.peakMemoryBytes = peakMemoryBytes
+        self.placement = placement
     }
 
     public var description: String {
@@ -33,6 +36,7 @@ public struct StatisticsReport: CustomStringConvertible, Sendable {
             parts.append("peak memory: " + (Double(peak) / 1_048_576).formatted(.number.precision(.fractionLength(1))
                 .grouping(.never).locale(Locale(identifier: "en_US_POSIX"))) + " MiB")
         }
+        if let placement { parts.append("runs on: \(placement)") }
         parts.append("stop: \(stopReason)")
         return parts.joined(separator: " · ")
     }

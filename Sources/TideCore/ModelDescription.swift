@@ -19,10 +19,14 @@ public struct ModelDescription: Sendable, Hashable {
     /// The tokens that end a reply (end of turn, end of text), when the backend has a local
     /// tokenizer; empty otherwise.
     public var endTokens: [Int32]
+    /// Where the model runs, for a local model: `CPU`, or the GPU and the layers it holds
+    /// (`GPU (NVIDIA H100 80GB HBM3, 31 of 31 layers)`); `nil` for a model on a server.
+    public var placement: String?
 
     /// Creates a description.
     public init(name: String, backend: String, architecture: String? = nil, contextSize: Int,
-                trainedContextLength: Int? = nil, vocabularySize: Int? = nil, endTokens: [Int32] = []) {
+                trainedContextLength: Int? = nil, vocabularySize: Int? = nil, endTokens: [Int32] = [],
+                placement: String? = nil) {
         self.name = name
         self.backend = backend
         self.architecture = architecture
@@ -30,5 +34,6 @@ public struct ModelDescription: Sendable, Hashable {
         self.trainedContextLength = trainedContextLength
         self.vocabularySize = vocabularySize
         self.endTokens = endTokens
+        self.placement = placement
     }
 }

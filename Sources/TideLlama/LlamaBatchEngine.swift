@@ -51,6 +51,14 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     private var cleanups: [() -> Void] = []
     private var freeSequences: [Int32]
     private var stopping = false
+    /// Signalled by the engine's thread once it has freed the context, just before it ends.
+    private let ended = DispatchSemaphore(value: 0)
+    /// Whether ``shutdown()`` has seen the thread end (guarded by `condition`).
+    private var joined = false
+    /// The engine's thread, to tell whether ``shutdown()`` is called from it.
+    private var thread: Thread?
+    /// How long ``shutdown()`` waits for the work queued to run and the context to be freed.
+    static let shutdownWait = DispatchTimeInterval.seconds(30)
 
     /// Creates a context of `sequences` sequences with `options.contextSize` tokens each.
     public init(model: LlamaModel, sequences: Int, options: LlamaContextOptions = LlamaContextOptions()) throws(LlamaError) {
@@ -73,21 +81,26 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
         freeSequences = (0..<Int32(sequences)).reversed()
         let thread = Thread { [self] in run() }
         thread.name = "tide-batch"
+        self.thread = thread
         thread.start()
     }
 
-    deinit {
-        llama_free(context)
-    }
-
-    /// Lets the engine's thread end once the work queued has run (the thread holds the engine
-    /// until then). Call when no conversation needs the engine any more.
+    /// Lets the engine's thread run the work queued, free the context and end, and waits for
+    /// that (at most ``shutdownWait``): the context is freed on the thread that used it, before
+    /// the caller goes on to exit — freed later, at the process's exit, it would outlive the GPU
+    /// runtime (CUDA aborts the process). Call when no conversation needs the engine any more;
+    /// calling it again does nothing.
     public func shutdown() {
         promptThread.shutdown()
         condition.lock()
         stopping = true
         condition.signal()
+        let wait = !joined && Thread.current != thread
+        joined = true
         condition.unlock()
+        if wait, ended.wait(timeout: .now() + Self.shutdownWait) == .timedOut {
+            FileHandle.standardError.write(Data("warning: llama.cpp's batch engine was still busy after 30 s; leaving without freeing its context\n".utf8))
+        }
     }
 
     /// A backend on a free sequence. `contextSize` (rounded up to a multiple of 256, as
@@ -133,8 +146,13 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
 
     // MARK: The engine's thread
 
-    /// Runs ready jobs first; decodes when there are none.
+    /// Runs ready jobs first; decodes when there are none. Once stopped with nothing left to
+    /// do, frees the context.
     private func run() {
+        defer {
+            llama_free(context)
+            ended.signal()
+        }
         while true {
             condition.lock()
             while jobs.isEmpty && pending.isEmpty && cleanups.isEmpty && !stopping { condition.wait() }

@@ -24,11 +24,16 @@ public final class LlamaModel: @unchecked Sendable {
     let endOfGenerationTokens: [Int32]
     /// Whether llama.cpp scores a batch as it scores each token alone, by thread count, once probed.
     let exactBatches = Mutex<[Int: Bool]>([:])
+    /// Where the model runs: the CPU, or how many of its layers a GPU holds.
+    public let placement: ModelPlacement
 
-    private init(pointer: OpaquePointer, path: String) {
+    private init(pointer: OpaquePointer, path: String, plan: OffloadPlan, gpu: GPUDevice?) {
         self.pointer = pointer
         self.vocab = llama_model_get_vocab(pointer)
         self.path = path
+        let layers = Int(llama_model_n_layer(pointer)) + 1
+        let offloaded = gpu == nil ? 0 : plan.gpuLayers < 0 ? layers : min(plan.gpuLayers, layers)
+        placement = ModelPlacement(gpu: offloaded > 0 ? gpu?.name : nil, gpuLayers: offloaded, layers: layers, note: plan.note)
         self.facts = Self.readFacts(pointer, vocab: vocab, path: path)
         splitter = SpecialTokenSplitter(vocab: vocab)
         let vocab = vocab
@@ -39,23 +44,29 @@ public final class LlamaModel: @unchecked Sendable {
     func description(contextSize: Int) -> ModelDescription {
         ModelDescription(name: facts.name, backend: "llama.cpp", architecture: facts.architecture,
                          contextSize: contextSize, trainedContextLength: facts.trainedContextLength,
-                         vocabularySize: facts.vocabularySize, endTokens: endOfGenerationTokens)
+                         vocabularySize: facts.vocabularySize, endTokens: endOfGenerationTokens,
+                         placement: placement.description)
     }
 
     deinit { llama_model_free(pointer) }
 
     /// Loads a GGUF file.
     /// - Parameters:
-    ///   - gpuLayers: layers to offload to a GPU, for builds that have one (`-1`: all).
+    ///   - gpuLayers: layers to offload to a GPU (``OffloadPlan``): `nil` for every layer that
+    ///     fits in the GPU's free memory, `-1` for every layer, `0` for none. Without a GPU
+    ///     (a build for the CPU alone), the model runs on the CPU whatever this says.
+    ///   - contextSize: the context the model will get, for the KV cache's share of the GPU.
     ///   - progress: called with the fraction loaded, from 0 to 1.
-    public static func load(path: String, gpuLayers: Int = 0, progress: (@Sendable (Double) -> Void)? = nil)
-        throws(LlamaError) -> LlamaModel
+    public static func load(path: String, gpuLayers: Int? = nil, contextSize: Int = 4096,
+                            progress: (@Sendable (Double) -> Void)? = nil) throws(LlamaError) -> LlamaModel
     {
         _ = try GGUFHeader(path: path)
         LlamaRuntime.ensureInitialised()
+        let gpu = GPUDevice.first
+        let plan = try offloadPlan(path: path, requested: gpuLayers, gpu: gpu, contextSize: contextSize)
         LlamaRuntime.clearErrors()
         var parameters = llama_model_default_params()
-        parameters.n_gpu_layers = Int32(clamping: gpuLayers)
+        parameters.n_gpu_layers = Int32(clamping: plan.gpuLayers)
         let box = progress.map { Unmanaged.passRetained(ProgressBox($0)) }
         defer { box?.release() }
         if let box {
@@ -68,7 +79,27 @@ public final class LlamaModel: @unchecked Sendable {
         guard let pointer = llama_model_load_from_file(path, parameters) else {
             throw .loadFailed(path: path, detail: LlamaRuntime.errors())
         }
-        return LlamaModel(pointer: pointer, path: path)
+        return LlamaModel(pointer: pointer, path: path, plan: plan, gpu: gpu)
+    }
+
+    /// The offload plan for the file at `path`. Fitting it to the GPU's memory reads the model's
+    /// shape first (its metadata and vocabulary, not its weights).
+    private static func offloadPlan(path: String, requested: Int?, gpu: GPUDevice?, contextSize: Int)
+        throws(LlamaError) -> OffloadPlan
+    {
+        guard let gpu, requested == nil else {
+            return OffloadPlan.make(requested: requested, gpu: gpu, layers: 0, modelBytes: 0, cacheBytes: 0)
+        }
+        var parameters = llama_model_default_params()
+        parameters.vocab_only = true
+        LlamaRuntime.clearErrors()
+        guard let shape = llama_model_load_from_file(path, parameters) else {
+            throw .loadFailed(path: path, detail: LlamaRuntime.errors())
+        }
+        defer { llama_model_free(shape) }
+        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+        return OffloadPlan.make(requested: nil, gpu: gpu, layers: Int(llama_model_n_layer(shape)) + 1, modelBytes: size,
+                                cacheBytes: kvCacheBytes(shape, contextSize: contextSize))
     }
 
     /// Splits text into tokens.
@@ -125,10 +156,13 @@ public final class LlamaModel: @unchecked Sendable {
     public var canDropCachedTokens: Bool { !llama_model_is_recurrent(pointer) && !llama_model_is_hybrid(pointer) }
 
     /// Bytes the KV cache takes for `contextSize` tokens (f16 keys and values in every layer).
-    public func kvCacheBytes(contextSize: Int) -> Int64 {
-        let heads = max(1, Int64(llama_model_n_head(pointer)))
-        let keyValueWidth = Int64(llama_model_n_embd(pointer)) / heads * Int64(llama_model_n_head_kv(pointer))
-        return Int64(contextSize) * Int64(llama_model_n_layer(pointer)) * keyValueWidth * 2 * 2
+    public func kvCacheBytes(contextSize: Int) -> Int64 { Self.kvCacheBytes(pointer, contextSize: contextSize) }
+
+    /// Bytes the KV cache of `model` takes for `contextSize` tokens.
+    private static func kvCacheBytes(_ model: OpaquePointer, contextSize: Int) -> Int64 {
+        let heads = max(1, Int64(llama_model_n_head(model)))
+        let keyValueWidth = Int64(llama_model_n_embd(model)) / heads * Int64(llama_model_n_head_kv(model))
+        return Int64(contextSize) * Int64(llama_model_n_layer(model)) * keyValueWidth * 2 * 2
     }
 
     /// Whether `token` is a valid id in this vocabulary.

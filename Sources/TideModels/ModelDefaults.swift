@@ -9,7 +9,7 @@ import TideCore
 /// ```json
 /// {"system_prompt": "Answer in one sentence.",
 ///  "parameters": {"temperature": 0.2, "repeat-penalty": 1.1, "stop": ["\n\n"], "seed": "random"},
-///  "plugins": ["stop-after-sentences sentences=2"]}
+///  "plugins": ["stop-after-sentences sentences=2"], "gpu_layers": 20}
 /// ```
 public struct ModelDefaults: Sendable, Hashable {
     /// The system prompt when the user gives none; `nil` to keep the underlying model's.
@@ -18,21 +18,26 @@ public struct ModelDefaults: Sendable, Hashable {
     public var parameters: [ParameterSetting]
     /// Plugin specs (`NAME key=value …`) loaded before the user's own.
     public var plugins: [String]
+    /// Layers offloaded to a GPU when `--gpu-layers` is not given (`-1`: all; `0`: none); `nil`
+    /// for as many as the GPU's free memory holds.
+    public var gpuLayers: Int?
 
     /// Defaults; none by default.
-    public init(systemPrompt: String? = nil, parameters: [ParameterSetting] = [], plugins: [String] = []) {
+    public init(systemPrompt: String? = nil, parameters: [ParameterSetting] = [], plugins: [String] = [], gpuLayers: Int? = nil) {
         self.systemPrompt = systemPrompt
         self.parameters = parameters
         self.plugins = plugins
+        self.gpuLayers = gpuLayers
     }
 
     /// `preset`'s defaults over these: its system prompt if it has one, its value of each
-    /// parameter it sets (in the order of ``ParameterSetting/names``), its plugins loaded after these.
+    /// parameter it sets (in the order of ``ParameterSetting/names``), its plugins loaded after
+    /// these, its GPU layers if it sets them.
     public func overlaid(by preset: ModelDefaults) -> ModelDefaults {
         let set = Set(preset.parameters.map(\.name))
         return ModelDefaults(systemPrompt: preset.systemPrompt ?? systemPrompt,
                              parameters: Self.ordered(parameters.filter { !set.contains($0.name) } + preset.parameters),
-                             plugins: plugins + preset.plugins)
+                             plugins: plugins + preset.plugins, gpuLayers: preset.gpuLayers ?? gpuLayers)
     }
 
     /// `parameters` in the order of ``ParameterSetting/names``.
@@ -50,7 +55,7 @@ public struct ModelDefaults: Sendable, Hashable {
 
 extension ModelDefaults: Codable {
     enum CodingKeys: String, CodingKey {
-        case systemPrompt = "system_prompt", parameters, plugins
+        case systemPrompt = "system_prompt", parameters, plugins, gpuLayers = "gpu_layers"
     }
 
     /// A parameter's value in JSON: a number, a string, or a list of strings.
@@ -80,7 +85,7 @@ extension ModelDefaults: Codable {
         }
     }
 
-    /// Reads the `system_prompt`, `parameters` and `plugins` fields of a registry entry. Values
+    /// Reads the `system_prompt`, `parameters`, `plugins` and `gpu_layers` fields of a registry entry. Values
     /// are typed as in JSON: numbers, whole numbers, a number or `"random"` for `seed`, a string
     /// or a list of strings for `stop`; they are checked as `--temperature` and the others are.
     public init(from decoder: any Decoder) throws {
@@ -90,6 +95,11 @@ extension ModelDefaults: Codable {
         if plugins.contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
             throw DecodingError.dataCorruptedError(forKey: .plugins, in: container,
                                                    debugDescription: "a plugin spec is empty; write \"NAME key=value …\"")
+        }
+        gpuLayers = try container.decodeIfPresent(Int.self, forKey: .gpuLayers)
+        if let gpuLayers, gpuLayers < -1 {
+            throw DecodingError.dataCorruptedError(forKey: .gpuLayers, in: container,
+                                                   debugDescription: "gpu_layers must be -1 (all) or a count ≥ 0, not \(gpuLayers)")
         }
         let values = try container.decodeIfPresent([String: Value].self, forKey: .parameters) ?? [:]
         parameters = []
@@ -117,6 +127,7 @@ extension ModelDefaults: Codable {
             try container.encode(Dictionary(parameters.map { ($0.name, $0.value) }) { $1 }, forKey: .parameters)
         }
         if !plugins.isEmpty { try container.encode(plugins, forKey: .plugins) }
+        try container.encodeIfPresent(gpuLayers, forKey: .gpuLayers)
     }
 
     /// What the value of `name` must be.

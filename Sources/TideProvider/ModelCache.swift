@@ -41,7 +41,9 @@ public final class ModelCache: ModelProvider {
         let resolved = try store.resolve(base)
         let weights = try loaded.withLock { loaded throws -> LlamaModel in
             if let weights = loaded[resolved.path] { return weights }
-            let weights = try LlamaModel.load(path: resolved.path, gpuLayers: setup.gpuLayers, progress: progress)
+            let gpuLayers = setup.gpuLayers ?? defaults?.gpuLayers ?? resolved.entry?.defaults.gpuLayers
+            let weights = try LlamaModel.load(path: resolved.path, gpuLayers: gpuLayers, contextSize: setup.contextSize ?? 4096,
+                                              progress: progress)
             loaded[resolved.path] = weights
             return weights
         }

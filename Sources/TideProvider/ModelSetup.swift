@@ -22,12 +22,13 @@ public struct ModelSetup: Sendable, Hashable {
     public var threads: Int?
     /// Prompt tokens per `llama_decode` call.
     public var batchSize: Int
-    /// Layers offloaded to a GPU.
-    public var gpuLayers: Int
+    /// Layers offloaded to a GPU (``OffloadPlan``): `nil` for the model's preset's, else as many
+    /// as the GPU's free memory holds; `-1` for all; `0` for none.
+    public var gpuLayers: Int?
 
     /// A setup; the defaults are those of `tide generate`.
     public init(model: String = ModelRegistry.defaultModelID, server: RemoteServer? = nil, template: String? = nil,
-                contextSize: Int? = nil, threads: Int? = nil, batchSize: Int = 512, gpuLayers: Int = 0) {
+                contextSize: Int? = nil, threads: Int? = nil, batchSize: Int = 512, gpuLayers: Int? = nil) {
         self.model = model
         self.server = server
         self.template = template

@@ -87,8 +87,14 @@ public final class ChatServer: Sendable {
             var sequences: Int
             var busy: Int
             var waiting: Int
+            var runsOn: String?
+
+            enum CodingKeys: String, CodingKey {
+                case status, sequences, busy, waiting, runsOn = "runs_on"
+            }
         }
-        return try Response.json(Health(sequences: pool.capacity, busy: await pool.busy, waiting: await pool.waiting))
+        return try Response.json(Health(sequences: pool.capacity, busy: await pool.busy, waiting: await pool.waiting,
+                                        runsOn: configuration.placement))
     }
 
     /// Answers one completion request to `endpoint`; every failure is an OpenAI-style error response.

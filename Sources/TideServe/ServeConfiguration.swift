@@ -11,6 +11,8 @@ public struct ServeConfiguration: Sendable {
     /// Whether a request naming another model is refused (404), as OpenAI does; by default any
     /// name is taken for this server's model, as llama-server does.
     public var strictModel = false
+    /// Where the model runs (``ModelDescription/placement``), for `GET /health`; `nil` if unknown.
+    public var placement: String?
     /// The system prompt of a request that has none (the model's, or `--system`); `nil` or
     /// empty for none.
     public var systemPrompt: String?

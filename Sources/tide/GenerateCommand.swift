@@ -74,7 +74,7 @@ struct GenerateCommand: AsyncParsableCommand {
         }
         if stats, let summary = outcome.summary {
             Terminal.warn(StatisticsReport(statistics: summary.statistics, stopReason: summary.stopReason,
-                                            peakMemoryBytes: PeakMemory.bytes).description)
+                                            peakMemoryBytes: PeakMemory.bytes, placement: session.backend.modelDescription.placement).description)
         }
         if outcome.summary?.stopReason == .cancelled { throw ExitCode(130) }
     }

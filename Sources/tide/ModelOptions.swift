@@ -37,8 +37,9 @@ struct ModelOptions: ParsableArguments {
     @Option(name: .customLong("batch-size"), parsing: .unconditional, help: "Prompt tokens evaluated per llama_decode call.")
     var batchSize: Int = 512
 
-    @Option(name: .customLong("gpu-layers"), parsing: .unconditional, help: "Layers offloaded to a GPU, for builds that have one (-1: all).")
-    var gpuLayers: Int = 0
+    @Option(name: .customLong("gpu-layers"), parsing: .unconditional,
+            help: "Layers offloaded to a GPU, on a llama.cpp built with one (-1: all; 0: none; default: as many as its free memory holds, else the model's preset's).")
+    var gpuLayers: Int?
 
     func validate() throws {
         let contextRange = ModelDescription.contextSizes
@@ -50,7 +51,7 @@ struct ModelOptions: ParsableArguments {
             throw ValidationError("--remote-timeout must be from 1 to \(RemoteModelEntry.timeoutRange.upperBound) seconds, not \(remoteTimeout)")
         }
         if batchSize < 1 { throw ValidationError("--batch-size must be at least 1, not \(batchSize)") }
-        if gpuLayers < -1 { throw ValidationError("--gpu-layers must be -1 (all) or a count ≥ 0, not \(gpuLayers)") }
+        if let gpuLayers, gpuLayers < -1 { throw ValidationError("--gpu-layers must be -1 (all) or a count ≥ 0, not \(gpuLayers)") }
         if let template, (try? ChatTemplate(parsing: template)) == nil {
             throw ValidationError("unknown --template '\(template)'; choose one of: "
                 + ChatTemplate.acceptedNames.joined(separator: ", "))

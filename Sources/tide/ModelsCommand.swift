@@ -68,7 +68,8 @@ struct ModelsCommand: AsyncParsableCommand {
                     print("extra EOS:         \(entry.endOfGenerationStrings.joined(separator: " "))")
                 }
             }
-            let facts = try LlamaModel.load(path: resolved.path).facts
+            let loaded = try LlamaModel.load(path: resolved.path, gpuLayers: try user.defaults(for: model).gpuLayers)
+            let facts = loaded.facts
             print("file:              \(resolved.path)")
             print("model name:        \(facts.name)")
             print("architecture:      \(facts.architecture)")
@@ -78,6 +79,8 @@ struct ModelsCommand: AsyncParsableCommand {
             print("context length:    \(facts.trainedContextLength)")
             print("vocabulary size:   \(facts.vocabularySize)")
             print("chat template:     " + (facts.chatTemplate.map { "\($0.count) characters, in the file" } ?? "none in the file"))
+            print("runs on:           \(loaded.placement.description)")
+            if let note = loaded.placement.note { Terminal.warn("note: " + note) }
         }
     }
 
@@ -131,10 +134,15 @@ struct ModelsCommand: AsyncParsableCommand {
                 help: ArgumentHelp("A plugin it loads: 'NAME key=value …' (repeatable).", valueName: "spec"))
         var plugins: [String] = []
 
+        @Option(name: .customLong("gpu-layers"), parsing: .unconditional,
+                help: "Layers it offloads to a GPU (-1: all; 0: none; default: as many as the GPU's free memory holds).")
+        var gpuLayers: Int?
+
         @Flag(help: "Replace an entry of the same name.")
         var replace = false
 
         func run() throws {
+            if let gpuLayers, gpuLayers < -1 { throw ValidationError("--gpu-layers must be -1 (all) or a count ≥ 0, not \(gpuLayers)") }
             let user = try UserModels()
             guard user.knows(from) else { throw ModelLookupError.unknownModel(from) }
             if ModelStore.isPath(from), InputFile.kind(of: from) == .missing {
@@ -145,7 +153,8 @@ struct ModelsCommand: AsyncParsableCommand {
             if sampling.draft != nil { throw ValidationError("--draft is not kept in a preset") }
             let path = ModelStore.isPath(from) ? URL(fileURLWithPath: from).standardizedFileURL.path : from
             let preset = PresetEntry(name: name, from: path,
-                                     defaults: ModelDefaults(systemPrompt: system, parameters: sampling.settings, plugins: plugins))
+                                     defaults: ModelDefaults(systemPrompt: system, parameters: sampling.settings, plugins: plugins,
+                                                             gpuLayers: gpuLayers))
             try UserModels.save(preset, replacing: replace, in: UserModels.standardFile)
             print("created \(name) in \(UserModels.standardFile.path); chat with it: tide chat --model \(name)")
         }

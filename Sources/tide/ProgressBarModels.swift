@@ -15,10 +15,15 @@ struct ProgressBarModels: ModelProvider {
             return try cache.model(for: setup, progress: progress)
         }
         let bar = ProgressBar(label: "loading \(URL(fileURLWithPath: path).lastPathComponent)")
-        defer { bar.finish() }
-        return try cache.model(for: setup) { fraction in
+        let model = try cache.model(for: setup) { fraction in
             bar.update(fraction)
             progress(fraction)
         }
+        bar.finish()
+        // Layers fitted to the GPU's memory, or a --gpu-layers a CPU build cannot honour.
+        if let note = (model as? LocalModel)?.weights.placement.note {
+            FileHandle.standardError.write(Data("note: \(note)\n".utf8))
+        }
+        return model
     }
 }

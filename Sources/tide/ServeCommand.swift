@@ -2,6 +2,7 @@ import ArgumentParser
 import Logging
 import TideLog
 import TideLua
+import TideProvider
 import TideServe
 
 /// `tide serve`: an OpenAI-compatible server on a local model, with plugins applied to every request.
@@ -135,6 +136,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         defer { batch.shutdown() }
         configuration.modelName = alias ?? model.name
+        configuration.placement = (model as? LocalModel)?.weights.placement.description
         configuration.strictModel = strictModel
         configuration.systemPrompt = system ?? model.defaultSystemPrompt
         let log = LogOptions.database(enabled: self.log)
@@ -148,7 +150,7 @@ struct ServeCommand: AsyncParsableCommand {
         logger.logLevel = .info
         let server = try ChatServer(batch: batch, configuration: configuration, logger: logger)
         let banner = "tide serve: \(configuration.modelName) on http://\(host):\(port)/v1 · \(parallel) sequences of "
-            + "\(batch.contextSizePerSequence) tokens · plugins: "
+            + "\(batch.contextSizePerSequence) tokens" + (configuration.placement.map { " · runs on \($0)" } ?? "") + " · plugins: "
             + (configuration.plugins.isEmpty ? "none" : configuration.plugins.map(\.spec.description).joined(separator: ", "))
             + (configuration.apiKey == nil ? "" : " · API key required")
             + logNote(log)

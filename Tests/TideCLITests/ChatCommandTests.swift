@@ -25,6 +25,7 @@ extension CommandLineTests {
             let shown = try terminal.prompt()
             #expect(shown.contains("conversation: 1 exchange"))
             #expect(shown.contains("parameters: temperature 0 "))
+            #expect(shown.contains("runs on: \(GPUMachine.placement ?? "CPU")\n"))
             terminal.type("/set max-tokens 5\r")
             try terminal.expect("max-tokens 5")
             try terminal.prompt()

@@ -11,7 +11,19 @@ extension CommandLineTests {
             #expect(result.stdout == "The capital of France is Paris.\n", "the words the plugin makes certain")
             #expect(result.stderr.contains("prompt tokens:"))
             #expect(result.stderr.contains("tokens/s:"))
-            #expect(result.stderr.contains("stop: eos"))
+            #expect(result.stderr.contains("runs on: \(GPUMachine.placement ?? "CPU") · stop: eos"), "\(result.stderr)")
+        }
+
+        /// On a llama.cpp built for the CPU alone, a --gpu-layers asked for is said to have no
+        /// effect, and the reply comes as usual.
+        @Test(.enabled(if: GPUMachine.placement == nil, "this machine has a GPU"))
+        func gpuLayersOnACPUBuildAreNoted() throws {
+            let result = try TideProcess.run(["generate", "--gpu-layers", "-1", "--max-tokens", "2", "--stats", "Hi"])
+            #expect(result.status == 0)
+            #expect(result.stderr.hasPrefix("note: --gpu-layers -1 has no effect: this llama.cpp has no GPU offload"), "\(result.stderr)")
+            #expect(result.stderr.contains("runs on: CPU"))
+            let quiet = try TideProcess.run(["generate", "--gpu-layers", "0", "--max-tokens", "2", "Hi"])
+            #expect(quiet.status == 0 && quiet.stderr.isEmpty, "--gpu-layers 0 asks for the CPU: \(quiet.stderr)")
         }
 
         @Test func readsThePromptFromStandardInput() throws {

@@ -17,7 +17,7 @@ extension CommandLineTests {
             let result = try TideProcess.run(["models", "info", "smollm2-135m-instruct"])
             #expect(result.status == 0)
             for fact in ["architecture:      llama", "quantization:      Q8_0", "context length:    8192",
-                         "vocabulary size:   49152", "parameters:"] {
+                         "vocabulary size:   49152", "parameters:", "runs on:           \(GPUMachine.placement ?? "CPU")\n"] {
                 #expect(result.stdout.contains(fact))
             }
         }
@@ -79,7 +79,7 @@ extension CommandLineTests {
             }
             let created = try tide(["models", "create", "terse", "--from", "smollm2-135m-instruct", "--system", "Answer in one short sentence.",
                                     "--temperature", "0", "--repeat-penalty", "1", "--max-tokens", "40",
-                                    "--plugin", "stop-after-sentences sentences=1"])
+                                    "--plugin", "stop-after-sentences sentences=1", "--gpu-layers", "0"])
             #expect(created.status == 0, "\(created.stderr)")
             let again = try tide(["models", "create", "terse", "--from", "smollm2-135m-instruct"])
             #expect(again.status == 1 && again.stderr.contains("there is already a model named 'terse'; add --replace"))
@@ -98,6 +98,10 @@ extension CommandLineTests {
             #expect(shown.contains("system prompt: Answer in one short sentence.\n"))
             #expect(shown.contains("parameters:    temperature 0, repeat-penalty 1, max-tokens 40\n"))
             #expect(shown.contains("plugins:       stop-after-sentences sentences=1\n"))
+            #expect(shown.contains("gpu layers:    0\n"), "\(shown)")
+            #expect(try tide(["models", "info", "terse"]).stdout.contains("runs on:           CPU\n"), "the preset keeps the model on the CPU")
+            let badLayers = try tide(["models", "create", "x", "--from", "terse", "--gpu-layers", "-2"])
+            #expect(badLayers.status != 0 && badLayers.stderr.contains("--gpu-layers must be -1 (all) or a count ≥ 0, not -2"))
             #expect(try tide(["models", "show", "smollm2-135m-instruct"]).stdout.contains("parameters:    temperature 0.2, repeat-penalty 1.1"))
             #expect(try tide(["models", "info", "terse"]).stdout.contains("preset:            terse, from smollm2-135m-instruct\n"))
 

@@ -153,6 +153,7 @@ extension CommandLineTests {
             let health = try await server.get("health")
             #expect(health["busy"] as? Int == 0)
             #expect(health["sequences"] as? Int == 4)
+            #expect(health["runs_on"] as? String == GPUMachine.placement ?? "CPU")
         }
 
         @Test func badRequestsAreRefusedAndTheServerGoesOn() async throws {

@@ -32,6 +32,9 @@ final class TideServer {
         process.terminate(waitingAtMost: limit)
     }
 
+    /// How the server ended (``ServerProcess/ending``); `nil` while it runs.
+    var ending: (status: Int32, signalled: Bool)? { process.ending }
+
     /// The end of what the server printed.
     func log(tail count: Int) -> String {
         process.tail(count)

@@ -47,6 +47,8 @@ import TideModels
         (#"{"name": "a", "kind": "preset", "from": "smollm2-135m-instruct", "parameters": {"seed": "often"}}"#,
          "seed must be a whole number from 0 to 4294967295, or \"random\""),
         (#"{"name": "a", "kind": "preset", "from": "smollm2-135m-instruct", "plugins": [""]}"#, "a plugin spec is empty"),
+        (#"{"name": "a", "kind": "preset", "from": "smollm2-135m-instruct", "gpu_layers": -3}"#,
+         "gpu_layers must be -1 (all) or a count ≥ 0, not -3"),
         (#"{"name": "a", "kind": "preset"}"#, "from"),
         (#"{"name": "a", "kind": "modelfile", "from": "x"}"#, "unknown kind 'modelfile'"),
         (#"{"name": "gemma-3-270m", "kind": "preset", "from": "smollm2-135m-instruct"}"#, "is a built-in model's name"),
@@ -60,6 +62,25 @@ import TideModels
             #expect(error.description.contains(message), "\(error)")
             #expect(error.description.hasPrefix(file.path))
         }
+    }
+
+    @Test func presetsCarryGPULayersAndTheLastOneSetWins() throws {
+        let file = try scratchFile("""
+            {"models": [
+              {"name": "half", "kind": "preset", "from": "smollm2-135m-instruct", "gpu_layers": 16},
+              {"name": "half-terse", "kind": "preset", "from": "half", "system_prompt": "Be brief."},
+              {"name": "cpu", "kind": "preset", "from": "half", "gpu_layers": 0}
+            ]}
+            """)
+        let user = try UserModels(file: file)
+        #expect(try user.defaults(for: "half").gpuLayers == 16)
+        #expect(try user.defaults(for: "half-terse").gpuLayers == 16, "a preset that says nothing keeps its model's")
+        #expect(try user.defaults(for: "cpu").gpuLayers == 0)
+        #expect(try user.defaults(for: "smollm2-135m-instruct").gpuLayers == nil)
+        try UserModels.save(PresetEntry(name: "all", from: "smollm2-135m-instruct", defaults: ModelDefaults(gpuLayers: -1)),
+                            replacing: false, in: file)
+        #expect(try UserModels(file: file).defaults(for: "all").gpuLayers == -1)
+        #expect(try String(contentsOf: file, encoding: .utf8).contains("\"gpu_layers\" : -1"))
     }
 
     @Test func presetsThatLeadBackToThemselvesAreRefused() throws {

@@ -63,6 +63,12 @@ public final class ServerProcess {
     /// The server's process id.
     public var processIdentifier: Int32 { process.processIdentifier }
 
+    /// How the server ended: its exit status, or the signal that ended it (an abort is SIGABRT);
+    /// `nil` while it runs.
+    public var ending: (status: Int32, signalled: Bool)? {
+        process.isRunning ? nil : (process.terminationStatus, process.terminationReason == .uncaughtSignal)
+    }
+
     /// Asks the server to stop (SIGTERM), and kills it if it has not within 10 s.
     public func stop() {
         if terminate(waitingAtMost: .seconds(10)) == nil { kill() }
