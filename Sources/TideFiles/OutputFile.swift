@@ -5,7 +5,26 @@ import Foundation
 public enum OutputFile {
     /// Writes `bytes` to `path` atomically, creating its folder; errors name `what` was being
     /// written and why it could not be.
+    /// A path that is not a regular file — a device such as `/dev/full`, a pipe, a symbolic
+    /// link — is written through in place, never replaced; `/dev/stdout`, `/dev/stderr` and
+    /// `/dev/fd/N` are written to the process's own descriptor. A write that fails or falls short
+    /// is an error; a folder is refused.
     public static func write(_ bytes: Data, to path: String, what: String) throws(OutputFileError) {
+        if let descriptor = openDescriptor(path) {
+            fflush(nil)  // what the process printed before comes first
+            try write(bytes, to: descriptor, path: path, what: what)
+            return
+        }
+        var link = stat(), target = stat()
+        if lstat(path, &link) == 0 {
+            if stat(path, &target) == 0, target.st_mode & S_IFMT == S_IFDIR {
+                throw OutputFileError("\(path): cannot write \(what): it is a folder; give a file's path")
+            }
+            if link.st_mode & S_IFMT != S_IFREG {
+                try writeInPlace(bytes, to: path, what: what)
+                return
+            }
+        }
         let url = URL(fileURLWithPath: path)
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
         try prepareFolder(url.deletingLastPathComponent().path)
@@ -19,6 +38,49 @@ public enum OutputFile {
             let reason = FileSystemFailure.reason(errno: errno)
             try? FileManager.default.removeItem(at: temporary)
             throw OutputFileError("\(path): cannot write \(what): \(reason)")
+        }
+    }
+
+    /// The descriptor a path names that is one of this process's own: `/dev/stdout` (1),
+    /// `/dev/stderr` (2), `/dev/fd/N`, `/proc/self/fd/N`.
+    static func openDescriptor(_ path: String) -> Int32? {
+        switch path {
+        case "/dev/stdout": return STDOUT_FILENO
+        case "/dev/stderr": return STDERR_FILENO
+        default:
+            for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
+                return Int32(path.dropFirst(prefix.count)).flatMap { fcntl($0, F_GETFD) >= 0 ? $0 : nil }
+            }
+            return nil
+        }
+    }
+
+    /// Writes `bytes` to the device, pipe or file a link leads to at `path` (made if missing),
+    /// all of them or an error.
+    private static func writeInPlace(_ bytes: Data, to path: String, what: String) throws(OutputFileError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw OutputFileError("\(path): cannot write \(what): \(FileSystemFailure.reason(errno: errno))")
+        }
+        defer { close(descriptor) }
+        try write(bytes, to: descriptor, path: path, what: what)
+    }
+
+    /// Writes all of `bytes` to `descriptor`, or says how far it got and why not.
+    private static func write(_ bytes: Data, to descriptor: Int32, path: String, what: String) throws(OutputFileError) {
+        var rest = bytes[...]
+        while !rest.isEmpty {
+            let written = rest.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw OutputFileError("\(path): cannot write \(what): \(FileSystemFailure.reason(errno: errno))"
+                    + " (\(bytes.count - rest.count) of \(bytes.count) bytes written)")
+            }
+            if written == 0 {
+                throw OutputFileError("\(path): cannot write \(what): the device took no more "
+                    + "(\(bytes.count - rest.count) of \(bytes.count) bytes written)")
+            }
+            rest = rest.dropFirst(written)
         }
     }
 

@@ -42,26 +42,40 @@ extension LogDatabase {
 
     /// Messages matching `query` (SQLite FTS5 syntax: words, "phrases", AND/OR/NOT, prefix*),
     /// newest first, at most `limit`; each excerpt has its matches between `open` and `close`.
+    /// A query FTS5 cannot read is the query's error (``checkSearch(_:)``), never the log's.
     public func search(_ query: String, limit: Int, open: String, close: String) throws -> [SearchHit] {
-        do {
-            return try access { db in
-                let hits = try Row.fetchAll(db, sql: """
-                    SELECT m.conversation_id AS conversation, m.role AS role, snippet(message_text, 0, ?, ?, '…', 16) AS excerpt
-                    FROM message_text JOIN message m ON m.id = message_text.rowid
-                    WHERE message_text MATCH ? ORDER BY message_text.rowid DESC LIMIT ?
-                    """, arguments: [open, close, query, limit])
-                var summaries: [Int64: ConversationSummary] = [:]
-                return try hits.compactMap { hit in
-                    let id: Int64 = hit["conversation"]
-                    if summaries[id] == nil {
-                        summaries[id] = try Row.fetchOne(db, sql: Self.summarySQL + " WHERE c.id = ?", arguments: [id]).map(Self.summary)
-                    }
-                    return summaries[id].map { SearchHit(conversation: $0, role: ChatRole(rawValue: hit["role"]) ?? .user, excerpt: hit["excerpt"]) }
+        try Self.checkSearch(query)
+        return try access { db in
+            let hits = try Row.fetchAll(db, sql: """
+                SELECT m.conversation_id AS conversation, m.role AS role, snippet(message_text, 0, ?, ?, '…', 16) AS excerpt
+                FROM message_text JOIN message m ON m.id = message_text.rowid
+                WHERE message_text MATCH ? ORDER BY message_text.rowid DESC LIMIT ?
+                """, arguments: [open, close, query, limit])
+            var summaries: [Int64: ConversationSummary] = [:]
+            return try hits.compactMap { hit in
+                let id: Int64 = hit["conversation"]
+                if summaries[id] == nil {
+                    summaries[id] = try Row.fetchOne(db, sql: Self.summarySQL + " WHERE c.id = ?", arguments: [id]).map(Self.summary)
                 }
+                return summaries[id].map { SearchHit(conversation: $0, role: ChatRole(rawValue: hit["role"]) ?? .user, excerpt: hit["excerpt"]) }
             }
-        } catch let error as LogError where error.detail.contains("fts5") || error.detail.contains("syntax error") {
-            throw LogError("'\(query)' is not a search Tide can run (\(error.detail)); write words, \"a phrase\" in double quotes, "
-                + "AND, OR, NOT, or a prefix*")
+        }
+    }
+
+    /// Throws when FTS5 cannot read `query`: it is run against an empty full-text table in memory
+    /// first, so that whatever SQLite says of it (an unterminated string, an unknown special
+    /// query, a syntax error) is said of the query, with the syntax Tide can run, and not of the
+    /// log's file.
+    static func checkSearch(_ query: String) throws {
+        do {
+            let probe = try DatabaseQueue()
+            try probe.write { db in
+                try db.execute(sql: "CREATE VIRTUAL TABLE probe USING fts5 (content)")
+                _ = try Row.fetchAll(db, sql: "SELECT rowid FROM probe WHERE probe MATCH ?", arguments: [query])
+            }
+        } catch let error as DatabaseError {
+            throw LogError("'\(query)' is not a search Tide can run (\(error.message ?? "\(error.resultCode)")); write words, "
+                + "\"a phrase\" in double quotes, AND, OR, NOT, or a prefix*")
         }
     }
 

@@ -119,12 +119,24 @@ public final class ChatServer: Sendable {
         // Watching for the client to leave uses up the connection (here and for whole replies):
         // say so, so that clients do not send their next request on it.
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache", .connection: "close"]
+        let grace = configuration.serverLimits.shutdownGrace
         return Response(status: .ok, headers: headers, body: ResponseBody { [logger] writer in
-            // A client that leaves stops the reply at once, which frees its sequence.
-            try await body.consumeWithInboundCloseHandler { _ in
-                await reply.stream(run, into: &writer, logger: logger)
-            } onInboundClosed: {
-                run.cancel()
+            // A client that leaves stops the reply at once, which frees its sequence. A stop of
+            // the server lets the reply run for most of the grace, then cuts it while the
+            // connection is still open, so that the client is told why its stream ends.
+            let shutdown = ShutdownCut()
+            try await withGracefulShutdownHandler {
+                try await body.consumeWithInboundCloseHandler { _ in
+                    await reply.stream(run, into: &writer, logger: logger, shutdown: shutdown)
+                } onInboundClosed: {
+                    run.cancel()
+                }
+            } onGracefulShutdown: {
+                Task {
+                    try? await Task.sleep(for: ShutdownCut.delay(within: grace))
+                    shutdown.cut()
+                    run.cancel()
+                }
             }
             try await writer.finish(nil)
         })

@@ -23,15 +23,21 @@ struct ReplyWriter: Sendable {
 
     /// Streams the reply: a first chunk (a chat's role, a text's echoed prompt), a chunk per
     /// piece of text, a last chunk with the finish reason (and one with the usage, when asked),
-    /// then `[DONE]`. A failure partway is sent as an error event; a client gone (a write fails)
-    /// stops the reply.
-    func stream(_ run: CompletionRun, into writer: inout any ResponseBodyWriter, logger: Logger) async {
+    /// then `[DONE]`. A failure partway is sent as an error event, and so is a reply cut because
+    /// the server stops (`shutdown`); a client gone (a write fails) stops the reply.
+    func stream(_ run: CompletionRun, into writer: inout any ResponseBodyWriter, logger: Logger,
+                shutdown: ShutdownCut = ShutdownCut()) async {
         do {
             if job.endpoint == .chat || !job.echo.isEmpty { try await send(chunk(job.echo, opening: true), to: &writer) }
             while let event = try await run.next() {
                 switch event {
                 case .text(let text): try await send(chunk(text), to: &writer)
                 case .hookFailure: break  // never returned: the run logs them
+                case .finished(let summary) where summary.stopReason == .cancelled && shutdown.happened:
+                    log(summary, logger: logger)
+                    try await send(APIErrorBody(message: "the server is shutting down: this reply was cut after "
+                                                    + "\(summary.statistics.generatedTokens) tokens; send the request again once it is back",
+                                                type: "server_error", code: "server_shutting_down"), to: &writer)
                 case .finished(let summary):
                     log(summary, logger: logger)
                     try await send(chunk(nil, finishReason: Self.finishReason(summary.stopReason)), to: &writer)

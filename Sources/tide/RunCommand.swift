@@ -13,8 +13,9 @@ struct RunCommand: AsyncParsableCommand {
         discussion: """
             Each script (docs/conversations.md) runs with its own model settings, plugins and parameters; \
             options given here are defaults that a script's directives override. Exit status: 0 when every \
-            expectation holds, 1 when one fails, 2 on a usage error or a script that cannot run (parse, \
-            model or plugin error, context overflow).
+            expectation holds, 1 when one fails, 2 on a usage error, a script that cannot run (parse, \
+            model or plugin error, context overflow), or a report that cannot be written (--junit, --out, \
+            or standard output, for --tap and --json: a full disk, a folder given for a file).
             """
     )
 
@@ -206,19 +207,28 @@ struct RunCommand: AsyncParsableCommand {
         bar?.finish()
         let seconds = (ContinuousClock.now - start).seconds
         if tap { Terminal.write(tapReport.plan + "\n") }
+        // A report that cannot be written is the report's failure, not a script's: the scripts'
+        // counts stand, and the status says something went wrong.
+        var reportFailed = false
         if let junit {
             do {
                 try ScriptFiles.write(JUnitReport.xml(for: outcomes, seconds: seconds), to: junit, what: "the JUnit report")
             } catch {
                 Terminal.warn("Error: \(error)")
-                errors += 1
+                reportFailed = true
             }
         }
         var summary = RunReport.summary(passed: passed, failed: failed, errors: errors, scripts: files.count,
                                         seconds: seconds, forcing: forcing)
         if repetitions > 1 { summary += "\n" + RunReport.repetitionNote(runs: repetitions) }
         if machineReadable { Terminal.warn(summary) } else { Terminal.write(summary + "\n") }
-        if errors > 0 { throw ExitCode(2) }
+        do {
+            try Terminal.finishOutput()
+        } catch {
+            Terminal.warn("Error: \(error)")
+            reportFailed = true
+        }
+        if errors > 0 || reportFailed { throw ExitCode(2) }
         if failed > 0 { throw ExitCode(1) }
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import Synchronization
+import TideFiles
 
 /// Facts about the terminal and small helpers for writing to it.
 enum Terminal {
@@ -8,9 +10,43 @@ enum Terminal {
     /// Whether standard output is a terminal (transcripts stream there).
     static var stdoutIsTTY: Bool { isatty(STDOUT_FILENO) == 1 }
 
-    /// Writes text to standard output at once (replies stream token by token).
+    /// The error number of the first write to standard output that failed (a full disk, a
+    /// closed pipe); later writes are skipped, and ``finishOutput()`` reports it.
+    private static let outputFailure = Mutex<Int32?>(nil)
+
+    /// Writes text to standard output at once (replies stream token by token), after what
+    /// `print` has buffered, so the two keep their order.
     static func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        guard outputFailure.withLock({ $0 == nil }) else { return }
+        if fflush(nil) != 0 {
+            let code = errno
+            outputFailure.withLock { $0 = $0 ?? code }
+            return
+        }
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Foundation.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                outputFailure.withLock { $0 = $0 ?? code }
+                return
+            }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+
+    /// Flushes what `print` buffered, and throws if any of standard output could not be written
+    /// (`tide generate > /dev/full`). A reader that closed the pipe early (`| head`) ends the
+    /// process quietly with status 141, as SIGPIPE would.
+    static func finishOutput() throws {
+        if fflush(nil) != 0 {
+            let code = errno
+            outputFailure.withLock { $0 = $0 ?? code }
+        }
+        guard let code = outputFailure.withLock({ $0 }) else { return }
+        if code == EPIPE { Foundation.exit(141) }
+        throw CommandFailure("cannot write to standard output: \(FileSystemFailure.reason(errno: code)); nothing after that was written")
     }
 
     /// Writes a line to standard error.

@@ -23,7 +23,9 @@ struct Tide: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            try Terminal.finishOutput()
         } catch {
+            try? Terminal.finishOutput()
             if exitCode(for: error) == .validationFailure {
                 FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
                 Foundation.exit(2)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TideTestSupport
 
 extension CommandLineTests.ServeCommandTests {
     /// While one client streams, huge requests are refused (too many messages, too many
@@ -116,6 +117,40 @@ extension CommandLineTests.ServeCommandTests {
         #expect(result["health"] as? Int == 200, "\(result)")
         #expect((result["took"] as? Double ?? 99) < 15, "\(result)")
         #expect(try await server.get("health")["status"] as? String == "ok")
+    }
+
+    /// A streamed reply still running when the grace ends is cut while its connection is open:
+    /// the official client gets an error event that says why, not a stream that just stops.
+    @Test func aStreamCutAtShutdownSaysWhy() async throws {
+        // The reply never ends by itself: a plugin bans the model's end tokens.
+        let plugins = try ScratchPlugins.folder(["no-end": """
+            -- no-end: bans the end of the reply (a test plugin).
+            return { name = "no-end", on_logits = function(view)
+              for _, id in ipairs(tide.model.end_tokens) do view:ban(id) end
+            end }
+            """])
+        let server = try await TideServer(["--shutdown-grace", "3", "--plugin", plugins.appendingPathComponent("no-end.lua").path])
+        let result = try #require(try server.python("""
+            import json, os, signal, sys, openai
+            client = openai.OpenAI(base_url=sys.argv[1], api_key="unused")
+            pieces, error, finish = [], None, None
+            try:
+                for chunk in client.chat.completions.create(model="m", stream=True, max_tokens=100000,
+                        messages=[{"role": "user", "content": "Write a very long story about a dragon."}]):
+                    for choice in chunk.choices:
+                        if choice.delta.content: pieces.append(choice.delta.content)
+                        if choice.finish_reason: finish = choice.finish_reason
+                    if len(pieces) == 3: os.kill(int(sys.argv[2]), signal.SIGTERM)
+            except openai.APIError as e:
+                error = {"message": e.message, "code": e.code}
+            print(json.dumps({"pieces": len(pieces), "error": error, "finish": finish}))
+            """, arguments: ["\(server.processIdentifier)"]) as? [String: Any])
+        let error = try #require(result["error"] as? [String: Any], "the stream ended without a word: \(result)")
+        #expect((error["message"] as? String ?? "").hasPrefix("the server is shutting down: this reply was cut after "), "\(error)")
+        #expect(error["code"] as? String == "server_shutting_down")
+        #expect(result["finish"] is NSNull)
+        #expect(server.terminate(waitingAtMost: .seconds(15)) != nil)
+        #expect(server.log(tail: 2000).contains("stop cancelled, streamed"))
     }
 
     /// SIGTERM stops accepting, lets a running reply finish, and ends the server within the

@@ -53,3 +53,43 @@ import TideFiles
         #expect(!FileSystemFailure.reason(CocoaError(.fileReadCorruptFile)).contains("NSCocoaErrorDomain"))
     }
 }
+
+/// Output files: a device, a link or a folder where a report or transcript goes.
+@Suite struct OutputFileTests {
+    func scratch() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tide-output-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full"), "no /dev/full here"))
+    func aFullDeviceIsAnErrorAndStaysADevice() throws {
+        do {
+            try OutputFile.write(Data("<report/>".utf8), to: "/dev/full", what: "the JUnit report")
+            Issue.record("a write to /dev/full went through")
+        } catch {
+            #expect(error.description == "/dev/full: cannot write the JUnit report: no space left on the device (0 of 9 bytes written)")
+        }
+        var status = stat()
+        #expect(lstat("/dev/full", &status) == 0 && status.st_mode & S_IFMT == S_IFCHR, "the device is never replaced")
+    }
+
+    @Test func linksAreWrittenThroughAndFoldersRefused() throws {
+        let folder = try scratch()
+        let target = folder.appendingPathComponent("real.xml")
+        let link = folder.appendingPathComponent("link.xml")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        try OutputFile.write(Data("first".utf8), to: link.path, what: "the report")
+        try OutputFile.write(Data("second".utf8), to: link.path, what: "the report")
+        #expect(try String(contentsOf: target, encoding: .utf8) == "second", "a dangling link's file is made, then rewritten")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == target.path, "the link stays a link")
+        do {
+            try OutputFile.write(Data("x".utf8), to: folder.path, what: "the report")
+            Issue.record("a folder was written over")
+        } catch {
+            #expect(error.description == "\(folder.path): cannot write the report: it is a folder; give a file's path")
+        }
+        try OutputFile.write(Data("plain".utf8), to: target.path, what: "the report")
+        #expect(try String(contentsOf: target, encoding: .utf8) == "plain")
+    }
+}

@@ -79,7 +79,17 @@ import TideTestSupport
         #expect(hits.allSatisfy { $0.excerpt.contains("[moon]") && $0.conversation.source == .run })
         #expect(try database.search("tid*", limit: 10, open: "[", close: "]").count == 2)
         #expect(try database.search("sun", limit: 10, open: "[", close: "]").isEmpty)
-        #expect(throws: LogError.self) { try database.search("AND (", limit: 10, open: "[", close: "]") }
+        // Every query FTS5 cannot read is the query's error, with the syntax to use, never the log's.
+        for query in ["AND (", "\"unterminated", "*", "zebra' OR 1=1 --", "NEAR(", "col:moon"] {
+            do {
+                _ = try database.search(query, limit: 10, open: "[", close: "]")
+                Issue.record("ran \(query)")
+            } catch let error as LogError {
+                #expect(error.description.hasPrefix("'\(query)' is not a search Tide can run ("), "\(error)")
+                #expect(error.description.hasSuffix("write words, \"a phrase\" in double quotes, AND, OR, NOT, or a prefix*"))
+                #expect(!error.description.contains(folder.database.path), "the log is not to blame: \(error)")
+            }
+        }
         // Removing a conversation removes its words from the index.
         let moon = try #require(hits.first?.conversation.id)
         #expect(try database.remove([moon, 999]) == [moon])
