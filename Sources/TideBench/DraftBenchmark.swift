@@ -30,7 +30,7 @@ struct DraftBenchmark {
         water where he watched for ships on so many long nights.
         """
 
-    /// The prompts: the copying ones, then free writing.
+    /// The prompts: the copying ones, then one the model paraphrases, then free writing.
     static let prompts: [(name: String, text: String, copies: Bool)] = [
         ("repeat a text", "Repeat the following text exactly, word for word:\n\n" + passage, true),
         ("correct a text", "Correct the spelling mistakes in this text and write it out again in full:\n\n"
@@ -41,8 +41,26 @@ struct DraftBenchmark {
             + "red apples from the north orchard, green pears from the old garden, yellow lemons from the south wall, "
             + "purple plums from the hill farm, black cherries from the river bank, orange apricots from the sunny slope, "
             + "white grapes from the long vineyard, pink peaches from the village market.", true),
+        ("paraphrase a text", "Copy the following text exactly, word for word: " + tides, false),
         ("free writing", DecodeSpeedBenchmark.prompt, false),
     ]
+
+    /// A text of about 250 words that the bundled model, asked to copy it, rewrites in its own
+    /// words: a reply that drafts often and has few drafts accepted, the case where drafting
+    /// could cost more than it gains.
+    static let tides = """
+        Tides are the regular rise and fall of the sea, caused mostly by the pull of the moon and, to a lesser degree, \
+        the sun. As the earth turns, every coast passes through two bulges of water, one facing the moon and one on the \
+        far side, so most shores see two high tides and two low tides each day. The time between them is a little more \
+        than six hours, because the moon moves along its orbit while the earth spins. When the sun and the moon line up, \
+        at new moon and full moon, their pulls add together and the tides are large; these are called spring tides. When \
+        they pull at right angles, at the quarter moons, the range is smaller; these are neap tides. The shape of the coast \
+        matters as much as the sky. In a wide open ocean the water may rise only a little, but in a narrow bay or an \
+        estuary it can pile up many metres, as it does in the Bay of Fundy. Sailors, fishermen and harbour masters have \
+        always watched the tides closely, printing tables of the hours and heights for every port. Today tide gauges and \
+        satellites measure the sea level precisely, and the same forces that move the oceans also stretch the solid earth \
+        and slowly lengthen the day.
+        """
 
     struct Figure: Sendable {
         var name: String

@@ -5,7 +5,8 @@ extension LlamaModel {
     /// Whether llama.cpp gives each token of a batch (of up to ``TeacherForcer/chunkSize``) bit
     /// for bit the scores it gives that token decoded alone, on `threads` threads: what teacher
     /// forcing needs to reproduce generating exactly. Probed once per thread count, on a small
-    /// context of its own (about 30 decodes of a 135M model: well under a second).
+    /// context of its own (about 30 decodes of a 135M model: a quarter of a second on two
+    /// cores), and kept across processes (``BatchExactnessRecord``).
     ///
     /// It holds for SmolLM2's Q4_1 and Q8_0 weights with flash attention. It does not for Gemma 3's
     /// Q4_K_M: llama.cpp repacks K-quant weights and multiplies a batch of them with other
@@ -14,7 +15,12 @@ extension LlamaModel {
     public func scoresBatchesExactly(threads: Int, flashAttention: Bool = true) -> Bool {
         let key = flashAttention ? threads : -threads
         if let known = exactBatches.withLock({ $0[key] }) { return known }
-        let exact = probeBatches(threads: threads, flashAttention: flashAttention)
+        let record = BatchExactnessRecord(model: self, threads: threads, flashAttention: flashAttention)
+        let exact = record.read() ?? {
+            let found = probeBatches(threads: threads, flashAttention: flashAttention)
+            record.write(found)
+            return found
+        }()
         exactBatches.withLock { $0[key] = exact }
         return exact
     }

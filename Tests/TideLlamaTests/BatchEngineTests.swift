@@ -167,3 +167,25 @@ extension RealModelTests {
         }
     }
 }
+
+/// What the batch probe found, kept across processes for one model file, thread count, kernel and
+/// llama.cpp library.
+@Suite struct BatchExactnessRecordTests {
+    @Test func aFindingIsKeptForItsOwnKeyOnly() throws {
+        let cache = try TestModel.scratchDirectory()
+        let environment = ["XDG_CACHE_HOME": cache.path]
+        let record = BatchExactnessRecord(model: TestModel.shared, threads: 2, flashAttention: true, environment: environment)
+        #expect(record.read() == nil, "nothing is known in a new cache")
+        record.write(true)
+        #expect(record.read() == true)
+        #expect(BatchExactnessRecord(model: TestModel.shared, threads: 2, flashAttention: true, environment: environment).read() == true,
+                "another process finds it")
+        #expect(BatchExactnessRecord(model: TestModel.shared, threads: 1, flashAttention: true, environment: environment).read() == nil)
+        #expect(BatchExactnessRecord(model: TestModel.shared, threads: 2, flashAttention: false, environment: environment).read() == nil)
+        #expect(record.key.contains(TestModel.shared.path) && record.key.contains("libllama"), "\(record.key)")
+        try Data("not json".utf8).write(to: record.file)
+        #expect(record.read() == nil, "a damaged file is ignored: the probe runs again")
+        record.write(false)
+        #expect(record.read() == false)
+    }
+}
