@@ -11,9 +11,20 @@
 ///   each time, and starts again from ``firstPause`` only once drafting has gained more than it
 ///   lost in the reply.
 ///
+/// - A check is made only when it cannot make the reply lose more than ``lossShare`` of its
+///   time: were none of its draft accepted, what the checks have gained so far, plus that share
+///   of the tokens decoded so far, still covers its cost less the one token it yields
+///   (``affordableLength(most:tokens:costs:)``). Its cost is predicted from ``CheckCosts``,
+///   measured on this machine and model, scaled by what the reply's own checks took. A short
+///   reply, or one that copies little, drafts only what it can afford; the drafts grow as the
+///   accepted ones pay for longer ones.
+///
 /// A reply that copies nothing, or a machine whose batches are slow, is then decoded almost as
 /// if drafting were off.
 public struct DraftPolicy: Sendable, Hashable {
+    /// The share of a reply's decoding time drafting may risk.
+    public static let lossShare = 0.02
+
     /// The draft lengths tried, shortest first: with the token before them, chunks of 4, 8 and
     /// 16, the widths llama.cpp's CPU kernels multiply at once.
     public static let lengths = [3, 7, 15]
@@ -29,6 +40,8 @@ public struct DraftPolicy: Sendable, Hashable {
     private var gain = 0.0
     /// The shortest match a draft needs now.
     public private(set) var matchLength = PromptLookup.shortestMatch
+    /// What the reply's checks took over what ``CheckCosts`` predicted, on average.
+    private var costScale = 1.0
 
     /// A policy that starts with the shortest drafts and matches.
     public init() {}
@@ -43,10 +56,21 @@ public struct DraftPolicy: Sendable, Hashable {
         return Self.lengths[level]
     }
 
+    /// The longest draft of at most `most` tokens whose check the reply can afford after
+    /// `tokens` tokens (see the type's description); 0 when none.
+    public func affordableLength(most: Int, tokens: Int, costs: CheckCosts) -> Int {
+        let budget = gain + Self.lossShare * Double(tokens)
+        var length = most
+        while length > 0, costScale * costs.cost(ofChunk: length + 1) - 1 > budget { length -= 1 }
+        // A draft shorter than the shortest length gains next to nothing for its check.
+        return length < Self.lengths[0] ? 0 : length
+    }
+
     /// Records that `accepted` of `drafted` tokens were accepted by a decode that took as long
-    /// as `cost` decodes of a single token.
-    public mutating func record(drafted: Int, accepted: Int, cost: Double) {
+    /// as `cost` decodes of a single token (`costs` predicted it).
+    public mutating func record(drafted: Int, accepted: Int, cost: Double, costs: CheckCosts) {
         guard drafted > 0 else { return }
+        costScale = 0.7 * costScale + 0.3 * cost / max(costs.cost(ofChunk: drafted + 1), 1e-9)
         let earned = Double(accepted + 1) - cost
         gain += earned
         if earned < 0 {
@@ -96,4 +120,33 @@ public enum DraftMode: String, Sendable, Hashable, Codable, CaseIterable {
     /// Draft from the context by prompt lookup (``PromptLookup``); the reply is the same where the
     /// backend's batches are exact (see ``GenerationParameters/draft``).
     case lookup
+}
+
+/// What one decode of a chunk of tokens (with scores at each) costs on a machine and model, in
+/// decodes of a single token, measured for a few chunk sizes (the batch probe of `TideLlama`).
+public struct CheckCosts: Sendable, Hashable {
+    /// The chunk sizes measured, ascending.
+    public let chunks: [Int]
+    /// The cost of each.
+    public let costs: [Double]
+
+    /// Costs measured for `chunks` (ascending).
+    public init(chunks: [Int], costs: [Double]) {
+        self.chunks = chunks
+        self.costs = costs
+    }
+
+    /// The cost of a chunk of `size` tokens: 1 for one token, between the sizes measured by
+    /// linear interpolation, and past the largest, as much per token as the largest.
+    public func cost(ofChunk size: Int) -> Double {
+        var previous = (chunk: 1, cost: 1.0)
+        for (chunk, cost) in zip(chunks, costs) {
+            if size <= chunk {
+                let share = Double(size - previous.chunk) / Double(max(chunk - previous.chunk, 1))
+                return previous.cost + share * (cost - previous.cost)
+            }
+            previous = (chunk, cost)
+        }
+        return previous.cost * Double(size) / Double(previous.chunk)
+    }
 }

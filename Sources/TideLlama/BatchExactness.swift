@@ -1,60 +1,108 @@
 import CLlama
 import TideCore
 
+/// What a probe of llama.cpp's batches on one model, thread count and attention kernel found:
+/// whether a batch scores each token bit for bit as alone, and what a batch costs.
+struct BatchFacts: Codable, Sendable, Hashable {
+    /// Whether every token of a batch gets the scores it gets decoded alone.
+    var exact: Bool
+    /// The time of one decode of a chunk of ``chunkSizes`` tokens (scores at each), in decodes of
+    /// a single token: what checking a draft one token shorter costs.
+    var checkCosts: [Double]
+
+    /// The chunk sizes of ``checkCosts``.
+    static let chunkSizes = [2, 4, 8, 15]
+}
+
 extension LlamaModel {
     /// Whether llama.cpp gives each token of a batch (of up to ``TeacherForcer/chunkSize``) bit
     /// for bit the scores it gives that token decoded alone, on `threads` threads: what teacher
-    /// forcing needs to reproduce generating exactly. Probed once per thread count, on a small
-    /// context of its own (about 30 decodes of a 135M model: a quarter of a second on two
-    /// cores), and kept across processes (``BatchExactnessRecord``).
+    /// forcing needs to reproduce generating exactly (``batchFacts(threads:flashAttention:)``).
     ///
     /// It holds for SmolLM2's Q4_1 and Q8_0 weights with flash attention. It does not for Gemma 3's
     /// Q4_K_M: llama.cpp repacks K-quant weights and multiplies a batch of them with other
     /// kernels than one token, so its recorded replies are checked within the tolerance, and its
     /// drafts accepted within it. `flashAttention: false` probes a context without it.
     public func scoresBatchesExactly(threads: Int, flashAttention: Bool = true) -> Bool {
+        batchFacts(threads: threads, flashAttention: flashAttention).exact
+    }
+
+    /// What checking a draft costs on `threads` threads, in single decodes (``CheckCosts``).
+    func draftCheckCosts(threads: Int, flashAttention: Bool) -> CheckCosts {
+        CheckCosts(chunks: BatchFacts.chunkSizes, costs: batchFacts(threads: threads, flashAttention: flashAttention).checkCosts)
+    }
+
+    /// What llama.cpp's batches do on `threads` threads: probed once per thread count and kernel,
+    /// on a small context of its own (about 40 decodes of a 135M model: a quarter of a second on
+    /// two cores), and kept across processes (``BatchExactnessRecord``).
+    func batchFacts(threads: Int, flashAttention: Bool) -> BatchFacts {
         let key = flashAttention ? threads : -threads
         if let known = exactBatches.withLock({ $0[key] }) { return known }
         let record = BatchExactnessRecord(model: self, threads: threads, flashAttention: flashAttention)
-        let exact = record.read() ?? {
-            let found = probeBatches(threads: threads, flashAttention: flashAttention)
+        let facts = record.read() ?? {
+            guard let found = probeBatches(threads: threads, flashAttention: flashAttention) else {
+                return BatchFacts(exact: false, checkCosts: BatchFacts.chunkSizes.map(Double.init))
+            }
             record.write(found)
             return found
         }()
-        exactBatches.withLock { $0[key] = exact }
-        return exact
+        exactBatches.withLock { $0[key] = facts }
+        return facts
     }
 
     /// Decodes a text one token at a time, then its first token alone and the rest as one batch
     /// (15 tokens: whole groups of 4 and a remainder, as kernels that work on groups of rows
-    /// split them), and compares every score.
-    private func probeBatches(threads: Int, flashAttention: Bool) -> Bool {
+    /// split them), and compares every score; then times chunks of ``BatchFacts/chunkSizes``
+    /// after the first token (the faster of two) against the median single decode. `nil` if a
+    /// decode fails.
+    private func probeBatches(threads: Int, flashAttention: Bool) -> BatchFacts? {
         var options = LlamaContextOptions(contextSize: 256, threads: threads)
         options.flashAttention = flashAttention
         let parameters = options.contextParameters(contextSize: 256, sequences: 1)
         guard let context = llama_init_from_model(pointer, parameters),
               let tokens = try? tokenize("The tide comes in twice a day, as the moon pulls the sea; sailors have always known it."),
-              tokens.count >= 16 else { return false }
+              tokens.count >= 16 else { return nil }
         defer { llama_free(context) }
         let probe = Array(tokens.prefix(16))
         let batch = TokenBatch(capacity: probe.count)
         let vocabulary = facts.vocabularySize
+        let clock = ContinuousClock()
         var alone: [[Float]] = []
+        var singles: [Double] = []
         for (position, token) in probe.enumerated() {
             batch.fill([token], from: position, outputs: 1)
-            guard llama_decode(context, batch.batch) == 0, let scores = llama_get_logits_ith(context, 0) else { return false }
+            let start = clock.now
+            guard llama_decode(context, batch.batch) == 0, let scores = llama_get_logits_ith(context, 0) else { return nil }
+            singles.append((clock.now - start).seconds)
             alone.append(Array(UnsafeBufferPointer(start: scores, count: vocabulary)))
         }
-        llama_memory_seq_rm(llama_get_memory(context), 0, 0, -1)
-        batch.fill(probe[..<1], from: 0, outputs: 1)
-        guard llama_decode(context, batch.batch) == 0 else { return false }
-        batch.fill(probe[1...], from: 1, outputs: probe.count - 1)
-        guard llama_decode(context, batch.batch) == 0 else { return false }
+        /// Empties the cache, decodes the first token alone and `count` more as one batch: the
+        /// batch's time.
+        func chunk(_ count: Int) -> Double? {
+            llama_memory_seq_rm(llama_get_memory(context), 0, 0, -1)
+            batch.fill(probe[..<1], from: 0, outputs: 1)
+            guard llama_decode(context, batch.batch) == 0 else { return nil }
+            batch.fill(probe[1...count], from: 1, outputs: count)
+            let start = clock.now
+            guard llama_decode(context, batch.batch) == 0 else { return nil }
+            return (clock.now - start).seconds
+        }
+        guard chunk(probe.count - 1) != nil else { return nil }
+        var exact = true
         for row in 0..<(probe.count - 1) {
             guard let scores = llama_get_logits_ith(context, Int32(row)),
-                  Array(UnsafeBufferPointer(start: scores, count: vocabulary)) == alone[row + 1] else { return false }
+                  Array(UnsafeBufferPointer(start: scores, count: vocabulary)) == alone[row + 1] else {
+                exact = false
+                break
+            }
         }
-        return true
+        let single = singles.dropFirst().sorted()[(singles.count - 1) / 2]
+        var costs: [Double] = []
+        for size in BatchFacts.chunkSizes {
+            guard let first = chunk(size), let second = chunk(size) else { return nil }
+            costs.append(min(first, second) / max(single, 1e-9))
+        }
+        return BatchFacts(exact: exact, checkCosts: costs)
     }
 }
 

@@ -2,7 +2,7 @@ import CLlama
 import Foundation
 import TideFiles
 
-/// What ``LlamaModel/scoresBatchesExactly(threads:flashAttention:)`` found, kept across processes
+/// What ``LlamaModel/batchFacts(threads:flashAttention:)`` found, kept across processes
 /// in `$XDG_CACHE_HOME/tide/batch-exactness.json`, so that a command that drafts a reply does not
 /// pay the probe (16 one-token decodes and a batch: about a quarter of a second for the bundled
 /// model on two cores) every time it starts.
@@ -26,18 +26,19 @@ struct BatchExactnessRecord {
     }
 
     /// The finding kept for this key, if any.
-    func read() -> Bool? {
+    func read() -> BatchFacts? {
         guard let data = try? Data(contentsOf: file),
-              let findings = try? JSONDecoder().decode([String: Bool].self, from: data) else { return nil }
-        return findings[key]
+              let findings = try? JSONDecoder().decode([String: BatchFacts].self, from: data),
+              let facts = findings[key], facts.checkCosts.count == BatchFacts.chunkSizes.count else { return nil }
+        return facts
     }
 
-    /// Keeps `exact` for this key, with the other keys' findings (at most 64 in all: others go,
+    /// Keeps `facts` for this key, with the other keys' findings (at most 64 in all: others go,
     /// in no particular order, when the file is full).
-    func write(_ exact: Bool) {
-        var findings = (try? Data(contentsOf: file)).flatMap { try? JSONDecoder().decode([String: Bool].self, from: $0) } ?? [:]
+    func write(_ facts: BatchFacts) {
+        var findings = (try? Data(contentsOf: file)).flatMap { try? JSONDecoder().decode([String: BatchFacts].self, from: $0) } ?? [:]
         while findings.count >= 64, let any = findings.keys.first(where: { $0 != key }) { findings[any] = nil }
-        findings[key] = exact
+        findings[key] = facts
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         guard let data = try? encoder.encode(findings) else { return }

@@ -25,17 +25,33 @@ struct Drafter {
     private var checkSeconds = 0.0
     /// The time a decode of one token takes, averaged over the recent ones; `nil` before the first.
     private var singleSeconds: Double?
+    /// The reply's tokens so far.
+    private var tokens = 0
+    /// What a check costs here: measured when a draft is first found (``measureCosts``).
+    private var costs: CheckCosts?
+    private let measureCosts: () -> CheckCosts
 
-    init(prompt: [Int32]) {
+    /// Drafting for a reply to `prompt`; `costs` measures what checks cost on this machine, called
+    /// once, when there is a first draft to size.
+    init(prompt: [Int32], costs: @escaping () -> CheckCosts) {
         lookup = PromptLookup(prompt: prompt)
+        measureCosts = costs
     }
 
     /// The draft to evaluate after `token` (which the reply has just kept), at most `limit`
-    /// tokens; empty when there is none or drafting pauses.
+    /// tokens; empty when there is none, drafting pauses, or the reply cannot afford its check.
     mutating func nextDraft(after token: Int32, limit: Int) -> [Int32] {
         lookup.append(token)
-        let length = min(policy.nextLength(), limit)
-        draft = length > 0 ? Array(lookup.draft(limit: length, minimumMatch: policy.matchLength)) : []
+        tokens += 1
+        let most = min(policy.nextLength(), limit)
+        let found = most > 0 ? Array(lookup.draft(limit: most, minimumMatch: policy.matchLength)) : []
+        if found.isEmpty {
+            draft = []
+        } else {
+            let costs = self.costs ?? measureCosts()
+            self.costs = costs
+            draft = Array(found.prefix(policy.affordableLength(most: found.count, tokens: tokens, costs: costs)))
+        }
         index = 0
         isChecking = !draft.isEmpty
         return draft
@@ -62,6 +78,7 @@ struct Drafter {
         guard isChecking else { return false }
         if let token, index < draft.count, token == draft[index] {
             lookup.append(token)
+            tokens += 1
             index += 1
             return true
         }
@@ -77,8 +94,9 @@ struct Drafter {
         statistics.drafted += draft.count
         statistics.accepted += index
         // Before any single decode is timed, a chunk is taken to cost a decode per token.
-        let cost = singleSeconds.map { checkSeconds / $0 } ?? Double(draft.count + 1)
-        policy.record(drafted: draft.count, accepted: index, cost: cost)
+        let predicted = costs ?? CheckCosts(chunks: [], costs: [])
+        let cost = singleSeconds.map { checkSeconds / $0 } ?? predicted.cost(ofChunk: draft.count + 1)
+        policy.record(drafted: draft.count, accepted: index, cost: cost, costs: predicted)
     }
 
     /// A rewind to a context of `count` tokens: the check ends, and the lookup forgets the rest.

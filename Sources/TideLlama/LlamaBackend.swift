@@ -139,7 +139,9 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
         return LlamaReplyDecoder(backend: self, sampler: sampler, promptTokenCount: prompt.count,
                                  reusedPromptTokenCount: reused, forcer: forcer,
                                  drafter: forcer == nil && parameters.draft == .lookup && model.canDropCachedTokens
-                                     ? Drafter(prompt: prompt) : nil)
+                                     ? Drafter(prompt: prompt, costs: { [model, threads, flashAttention] in
+                                         model.draftCheckCosts(threads: threads, flashAttention: flashAttention)
+                                     }) : nil)
     }
 
     /// Whether llama.cpp scores a drafted token exactly as it scores it alone, so that a reply

@@ -22,8 +22,9 @@ public final class LlamaModel: @unchecked Sendable {
     let splitter: SpecialTokenSplitter
     /// The tokens that end generation (llama.cpp's end-of-generation set), in id order.
     let endOfGenerationTokens: [Int32]
-    /// Whether llama.cpp scores a batch as it scores each token alone, by thread count, once probed.
-    let exactBatches = Mutex<[Int: Bool]>([:])
+    /// What llama.cpp's batches do (``BatchFacts``), by thread count (negative without flash
+    /// attention), once probed.
+    let exactBatches = Mutex<[Int: BatchFacts]>([:])
     /// Where the model runs: the CPU, or how many of its layers a GPU holds.
     public let placement: ModelPlacement
 

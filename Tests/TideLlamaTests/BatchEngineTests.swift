@@ -175,17 +175,26 @@ extension RealModelTests {
         let cache = try TestModel.scratchDirectory()
         let environment = ["XDG_CACHE_HOME": cache.path]
         let record = BatchExactnessRecord(model: TestModel.shared, threads: 2, flashAttention: true, environment: environment)
+        let facts = BatchFacts(exact: true, checkCosts: [1.5, 2.5, 3.5, 5.5])
         #expect(record.read() == nil, "nothing is known in a new cache")
-        record.write(true)
-        #expect(record.read() == true)
-        #expect(BatchExactnessRecord(model: TestModel.shared, threads: 2, flashAttention: true, environment: environment).read() == true,
+        record.write(facts)
+        #expect(record.read() == facts)
+        #expect(BatchExactnessRecord(model: TestModel.shared, threads: 2, flashAttention: true, environment: environment).read() == facts,
                 "another process finds it")
         #expect(BatchExactnessRecord(model: TestModel.shared, threads: 1, flashAttention: true, environment: environment).read() == nil)
         #expect(BatchExactnessRecord(model: TestModel.shared, threads: 2, flashAttention: false, environment: environment).read() == nil)
         #expect(record.key.contains(TestModel.shared.path) && record.key.contains("libllama"), "\(record.key)")
         try Data("not json".utf8).write(to: record.file)
         #expect(record.read() == nil, "a damaged file is ignored: the probe runs again")
-        record.write(false)
-        #expect(record.read() == false)
+        record.write(BatchFacts(exact: false, checkCosts: [2, 4]))
+        #expect(record.read() == nil, "a finding of another shape is probed again")
+    }
+
+    /// The probe measures what a check costs here: more than one decode, less than one per token.
+    @Test func theProbeMeasuresWhatAChunkCosts() {
+        let costs = TestModel.shared.draftCheckCosts(threads: 2, flashAttention: true)
+        #expect(costs.chunks == BatchFacts.chunkSizes)
+        #expect(costs.costs.allSatisfy { $0 > 0.5 }, "\(costs.costs)")
+        #expect(costs.cost(ofChunk: 15) < 15, "a chunk of 15 tokens costs less than 15 decodes of one: \(costs.costs)")
     }
 }
