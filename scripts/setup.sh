@@ -80,9 +80,10 @@ if [ "${1:-}" = --gpu-choice ]; then
     exit 0
 fi
 if [ "$GPU" = cuda ]; then
-    # Every architecture of this machine's GPU (none named: llama.cpp's own list, for a build
-    # made without one).
-    LLAMA_CMAKE_ARGS="-DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=${GPU_NAME:+native}${GPU_NAME:-all-major} $LLAMA_CMAKE_ARGS"
+    # For this machine's GPU (without one, TIDE_GPU=cuda: for every major architecture).
+    architectures=all-major
+    [ -n "$GPU_NAME" ] && architectures=native
+    LLAMA_CMAKE_ARGS="-DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=$architectures $LLAMA_CMAKE_ARGS"
     export CUDACXX="$NVCC"
 fi
 

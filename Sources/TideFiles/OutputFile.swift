@@ -5,6 +5,7 @@ import Foundation
 public enum OutputFile {
     /// Writes `bytes` to `path` atomically, creating its folder; errors name `what` was being
     /// written and why it could not be.
+    ///
     /// A path that is not a regular file — a device such as `/dev/full`, a pipe, a symbolic
     /// link — is written through in place, never replaced; `/dev/stdout`, `/dev/stderr` and
     /// `/dev/fd/N` are written to the process's own descriptor. A write that fails or falls short
