@@ -21,14 +21,17 @@ public struct ModelDefaultsText {
             lines.append(label("parameters") + defaults.parameters.map { String($0.printed.dropFirst()) }.joined(separator: ", "))
         }
         if !defaults.plugins.isEmpty { lines.append(label("plugins") + defaults.plugins.joined(separator: ", ")) }
-        if let layers = defaults.gpuLayers { lines.append(label("gpu layers") + (layers < 0 ? "all" : "\(layers)")) }
+        if let layers = gpuLayers { lines.append(label("gpu layers") + layers) }
         return lines
     }
+
+    /// The GPU layers the defaults set, as words: `all` or a count.
+    private var gpuLayers: String? { defaults.gpuLayers.map { $0 < 0 ? "all" : "\($0)" } }
 
     /// The parameters and plugins on one line (the system prompt is too long for a table).
     public var summary: String {
         (defaults.parameters.map { String($0.printed.dropFirst()) } + defaults.plugins.map { "plugin " + $0 }
-            + (defaults.gpuLayers.map { ["gpu layers \($0 < 0 ? "all" : "\($0)")"] } ?? [])
+            + (gpuLayers.map { ["gpu layers " + $0] } ?? [])
             + (defaults.systemPrompt == nil ? [] : ["system prompt"])).joined(separator: ", ")
     }
 }

@@ -12,6 +12,12 @@ public struct ModelDescription: Sendable, Hashable {
     /// The context sizes Tide accepts from any surface (`--ctx-size`, `@ctx-size`, a registry
     /// entry); a model may allow fewer (no more than it was trained on).
     public static let contextSizes = 16...(1 << 24)
+    /// Why `layers` is not a count of layers to offload to a GPU that Tide accepts from any
+    /// surface (`--gpu-layers`, a registry entry's `gpu_layers`): `-1` (all) or a count ≥ 0.
+    public static func gpuLayersProblem(_ layers: Int) -> String? {
+        layers < -1 ? "must be -1 (all) or a count ≥ 0, not \(layers)" : nil
+    }
+
     /// The context length the model was trained with, when known.
     public var trainedContextLength: Int?
     /// Tokens in the vocabulary, when the backend has a local tokenizer.

@@ -69,20 +69,24 @@ public enum OutputFile {
 
     /// Writes all of `bytes` to `descriptor`, or says how far it got and why not.
     private static func write(_ bytes: Data, to descriptor: Int32, path: String, what: String) throws(OutputFileError) {
-        var rest = bytes[...]
+        let (written, failure) = writeAll(bytes, to: descriptor)
+        guard let failure else { return }
+        let reason = failure == 0 ? "the device took no more" : FileSystemFailure.reason(errno: failure)
+        throw OutputFileError("\(path): cannot write \(what): \(reason) (\(written) of \(bytes.count) bytes written)")
+    }
+
+    /// Writes all of `bytes` to `descriptor`, again where a write was interrupted or took only
+    /// part: the bytes written, and the error number of the write that failed (0 when one wrote
+    /// nothing), or `nil` when all were written.
+    public static func writeAll(_ bytes: some Collection<UInt8>, to descriptor: Int32) -> (written: Int, failure: Int32?) {
+        var rest = Array(bytes)[...]
         while !rest.isEmpty {
-            let written = rest.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw OutputFileError("\(path): cannot write \(what): \(FileSystemFailure.reason(errno: errno))"
-                    + " (\(bytes.count - rest.count) of \(bytes.count) bytes written)")
-            }
-            if written == 0 {
-                throw OutputFileError("\(path): cannot write \(what): the device took no more "
-                    + "(\(bytes.count - rest.count) of \(bytes.count) bytes written)")
-            }
-            rest = rest.dropFirst(written)
+            let count = rest.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { return (bytes.count - rest.count, count < 0 ? errno : 0) }
+            rest = rest.dropFirst(count)
         }
+        return (bytes.count, nil)
     }
 
     /// Creates `folder` if needed and checks that files can be made in it, so that a command

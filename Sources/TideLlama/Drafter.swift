@@ -93,7 +93,7 @@ struct Drafter {
         statistics.verifications += 1
         statistics.drafted += draft.count
         statistics.accepted += index
-        // Before any single decode is timed, a chunk is taken to cost a decode per token.
+        // Before any single decode is timed, a chunk is taken to cost what the probe measured.
         let predicted = costs ?? CheckCosts(chunks: [], costs: [])
         let cost = singleSeconds.map { checkSeconds / $0 } ?? predicted.cost(ofChunk: draft.count + 1)
         policy.record(drafted: draft.count, accepted: index, cost: cost, costs: predicted)

@@ -24,7 +24,7 @@ public final class LlamaModel: @unchecked Sendable {
     let endOfGenerationTokens: [Int32]
     /// What llama.cpp's batches do (``BatchFacts``), by thread count (negative without flash
     /// attention), once probed.
-    let exactBatches = Mutex<[Int: BatchFacts]>([:])
+    let probedBatches = Mutex<[Int: BatchFacts]>([:])
     /// Where the model runs: the CPU, or how many of its layers a GPU holds.
     public let placement: ModelPlacement
 

@@ -97,9 +97,8 @@ extension ModelDefaults: Codable {
                                                    debugDescription: "a plugin spec is empty; write \"NAME key=value …\"")
         }
         gpuLayers = try container.decodeIfPresent(Int.self, forKey: .gpuLayers)
-        if let gpuLayers, gpuLayers < -1 {
-            throw DecodingError.dataCorruptedError(forKey: .gpuLayers, in: container,
-                                                   debugDescription: "gpu_layers must be -1 (all) or a count ≥ 0, not \(gpuLayers)")
+        if let problem = gpuLayers.flatMap(ModelDescription.gpuLayersProblem) {
+            throw DecodingError.dataCorruptedError(forKey: .gpuLayers, in: container, debugDescription: "gpu_layers " + problem)
         }
         let values = try container.decodeIfPresent([String: Value].self, forKey: .parameters) ?? [:]
         parameters = []

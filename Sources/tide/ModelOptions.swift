@@ -51,7 +51,7 @@ struct ModelOptions: ParsableArguments {
             throw ValidationError("--remote-timeout must be from 1 to \(RemoteModelEntry.timeoutRange.upperBound) seconds, not \(remoteTimeout)")
         }
         if batchSize < 1 { throw ValidationError("--batch-size must be at least 1, not \(batchSize)") }
-        if let gpuLayers, gpuLayers < -1 { throw ValidationError("--gpu-layers must be -1 (all) or a count ≥ 0, not \(gpuLayers)") }
+        if let problem = gpuLayers.flatMap(ModelDescription.gpuLayersProblem) { throw ValidationError("--gpu-layers " + problem) }
         if let template, (try? ChatTemplate(parsing: template)) == nil {
             throw ValidationError("unknown --template '\(template)'; choose one of: "
                 + ChatTemplate.acceptedNames.joined(separator: ", "))

@@ -142,7 +142,7 @@ struct ModelsCommand: AsyncParsableCommand {
         var replace = false
 
         func run() throws {
-            if let gpuLayers, gpuLayers < -1 { throw ValidationError("--gpu-layers must be -1 (all) or a count ≥ 0, not \(gpuLayers)") }
+            if let problem = gpuLayers.flatMap(ModelDescription.gpuLayersProblem) { throw ValidationError("--gpu-layers " + problem) }
             let user = try UserModels()
             guard user.knows(from) else { throw ModelLookupError.unknownModel(from) }
             if ModelStore.isPath(from), InputFile.kind(of: from) == .missing {

@@ -22,7 +22,7 @@ struct ProgressBarModels: ModelProvider {
         bar.finish()
         // Layers fitted to the GPU's memory, or a --gpu-layers a CPU build cannot honour.
         if let note = (model as? LocalModel)?.weights.placement.note {
-            FileHandle.standardError.write(Data("note: \(note)\n".utf8))
+            Terminal.warn("note: " + note)
         }
         return model
     }

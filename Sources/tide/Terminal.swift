@@ -23,16 +23,8 @@ enum Terminal {
             outputFailure.withLock { $0 = $0 ?? code }
             return
         }
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { Foundation.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                let code = errno
-                outputFailure.withLock { $0 = $0 ?? code }
-                return
-            }
-            bytes = bytes.dropFirst(written)
+        if let failure = OutputFile.writeAll(text.utf8, to: STDOUT_FILENO).failure {
+            outputFailure.withLock { $0 = $0 ?? (failure == 0 ? EIO : failure) }
         }
     }
 

@@ -30,7 +30,10 @@ struct GPUTests {
         #expect(recorded.status == 0, "\(recorded.stdout)\(recorded.stderr)")
         let replay = try TideProcess.run(["run", out.appendingPathComponent("capitals.tide").path])
         #expect(replay.status == 0, "\(replay.stdout)\(replay.stderr)")
-        #expect(!(replay.stdout + replay.stderr).contains("regenerated"), "\(replay.stdout)\(replay.stderr)")
+        // Checked by teacher forcing within the tolerance, not skipped for inexact batches (how
+        // many replies a GPU's rounding sends past the tolerance is the figure to measure).
+        #expect(replay.stdout.contains("confirmed by teacher forcing"), "\(replay.stdout)\(replay.stderr)")
+        #expect(!replay.stdout.contains("regenerated whole"), "\(replay.stdout)")
     }
 
     @Test func serveStopsCleanlyOnSIGTERM() async throws {

@@ -170,19 +170,19 @@ extension RealModelTests {
 
 /// What the batch probe found, kept across processes for one model file, thread count, kernel and
 /// llama.cpp library.
-@Suite struct BatchExactnessRecordTests {
+@Suite struct BatchFactsRecordTests {
     @Test func aFindingIsKeptForItsOwnKeyOnly() throws {
         let cache = try TestModel.scratchDirectory()
         let environment = ["XDG_CACHE_HOME": cache.path]
-        let record = BatchExactnessRecord(model: TestModel.shared, threads: 2, flashAttention: true, environment: environment)
+        let record = BatchFactsRecord(model: TestModel.shared, threads: 2, flashAttention: true, environment: environment)
         let facts = BatchFacts(exact: true, checkCosts: [1.5, 2.5, 3.5, 5.5])
         #expect(record.read() == nil, "nothing is known in a new cache")
         record.write(facts)
         #expect(record.read() == facts)
-        #expect(BatchExactnessRecord(model: TestModel.shared, threads: 2, flashAttention: true, environment: environment).read() == facts,
+        #expect(BatchFactsRecord(model: TestModel.shared, threads: 2, flashAttention: true, environment: environment).read() == facts,
                 "another process finds it")
-        #expect(BatchExactnessRecord(model: TestModel.shared, threads: 1, flashAttention: true, environment: environment).read() == nil)
-        #expect(BatchExactnessRecord(model: TestModel.shared, threads: 2, flashAttention: false, environment: environment).read() == nil)
+        #expect(BatchFactsRecord(model: TestModel.shared, threads: 1, flashAttention: true, environment: environment).read() == nil)
+        #expect(BatchFactsRecord(model: TestModel.shared, threads: 2, flashAttention: false, environment: environment).read() == nil)
         #expect(record.key.contains(TestModel.shared.path) && record.key.contains("libllama"), "\(record.key)")
         try Data("not json".utf8).write(to: record.file)
         #expect(record.read() == nil, "a damaged file is ignored: the probe runs again")

@@ -1,6 +1,6 @@
 import Foundation
 import TideCore
-import TideLlama
+@testable import TideLlama
 import TideModels
 
 /// The bundled model (installed by scripts/setup.sh), loaded once for all tests.
@@ -41,7 +41,7 @@ final class EndBan: ChatHook, Sendable {
     let name = "end-ban"
     let points: Set<HookPoint> = [.logits]
     /// The bundled model's end-of-generation tokens.
-    static let endTokens = (0..<Int32(TestModel.shared.facts.vocabularySize)).filter { TestModel.shared.isEndOfGeneration($0) }
+    static let endTokens = TestModel.shared.endOfGenerationTokens
 
     func onLogits(_ logits: any LogitsView, reply: ReplyProgress) throws {
         for token in Self.endTokens { logits.ban(token) }

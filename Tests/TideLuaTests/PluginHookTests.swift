@@ -210,9 +210,10 @@ import TideCore
 
     @Test func raisingTheEndTokenEndsTheReply() async throws {
         let plugin = try PluginFixtures.plugin("end-after-three", """
+            -- Before the third token the end is banned, so the model cannot end sooner on any machine.
             return { on_logits = function(view, reply)
-              if reply.tokens == 3 then
-                for _, id in ipairs(tide.model.end_tokens) do view:bias(id, 100) end
+              for _, id in ipairs(tide.model.end_tokens) do
+                if reply.tokens < 3 then view:ban(id) else view:bias(id, 100) end
               end
             end }
             """)

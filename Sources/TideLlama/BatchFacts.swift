@@ -34,11 +34,11 @@ extension LlamaModel {
 
     /// What llama.cpp's batches do on `threads` threads: probed once per thread count and kernel,
     /// on a small context of its own (about 40 decodes of a 135M model: a quarter of a second on
-    /// two cores), and kept across processes (``BatchExactnessRecord``).
+    /// two cores), and kept across processes (``BatchFactsRecord``).
     func batchFacts(threads: Int, flashAttention: Bool) -> BatchFacts {
         let key = flashAttention ? threads : -threads
-        if let known = exactBatches.withLock({ $0[key] }) { return known }
-        let record = BatchExactnessRecord(model: self, threads: threads, flashAttention: flashAttention)
+        if let known = probedBatches.withLock({ $0[key] }) { return known }
+        let record = BatchFactsRecord(model: self, threads: threads, flashAttention: flashAttention)
         let facts = record.read() ?? {
             guard let found = probeBatches(threads: threads, flashAttention: flashAttention) else {
                 return BatchFacts(exact: false, checkCosts: BatchFacts.chunkSizes.map(Double.init))
@@ -46,7 +46,7 @@ extension LlamaModel {
             record.write(found)
             return found
         }()
-        exactBatches.withLock { $0[key] = facts }
+        probedBatches.withLock { $0[key] = facts }
         return facts
     }
 

@@ -3,7 +3,7 @@ import Foundation
 import TideFiles
 
 /// What ``LlamaModel/batchFacts(threads:flashAttention:)`` found, kept across processes
-/// in `$XDG_CACHE_HOME/tide/batch-exactness.json`, so that a command that drafts a reply does not
+/// in `$XDG_CACHE_HOME/tide/batch-facts.json`, so that a command that drafts a reply does not
 /// pay the probe (16 one-token decodes and a batch: about a quarter of a second for the bundled
 /// model on two cores) every time it starts.
 ///
@@ -11,7 +11,7 @@ import TideFiles
 /// attention kernel, on one llama.cpp library (its file and modification time, and the CPU
 /// features it uses); anything else is probed again. A file that cannot be read or written is
 /// ignored: the probe runs, as without it.
-struct BatchExactnessRecord {
+struct BatchFactsRecord {
     /// The finding's key.
     let key: String
     /// The file of findings.
@@ -22,7 +22,7 @@ struct BatchExactnessRecord {
                Self.libraryIdentity].joined(separator: " | ")
         let cache = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
-        file = cache.appendingPathComponent("tide/batch-exactness.json")
+        file = cache.appendingPathComponent("tide/batch-facts.json")
     }
 
     /// The finding kept for this key, if any.
@@ -42,7 +42,7 @@ struct BatchExactnessRecord {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         guard let data = try? encoder.encode(findings) else { return }
-        try? OutputFile.write(data, to: file.path, what: "the batch exactness findings")
+        try? OutputFile.write(data, to: file.path, what: "the batch probe's findings")
     }
 
     /// A file's path, size and modification time.
