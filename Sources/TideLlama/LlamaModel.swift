@@ -32,7 +32,7 @@ public final class LlamaModel: @unchecked Sendable {
         self.pointer = pointer
         self.vocab = llama_model_get_vocab(pointer)
         self.path = path
-        let layers = Int(llama_model_n_layer(pointer)) + 1
+        let layers = ModelShape(loaded: pointer).layers
         let offloaded = gpu == nil ? 0 : plan.gpuLayers < 0 ? layers : min(plan.gpuLayers, layers)
         placement = ModelPlacement(gpu: offloaded > 0 ? gpu?.name : nil, gpuLayers: offloaded, layers: layers, note: plan.note)
         self.facts = Self.readFacts(pointer, vocab: vocab, path: path)
@@ -91,17 +91,29 @@ public final class LlamaModel: @unchecked Sendable {
         guard let gpu, requested == nil else {
             return OffloadPlan.make(requested: requested, gpu: gpu, layers: 0, modelBytes: 0, cacheBytes: 0)
         }
+        let dimensions = try shape(ofFile: path)
+        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+        return OffloadPlan.make(requested: nil, gpu: gpu, layers: dimensions.layers, modelBytes: size,
+                                cacheBytes: dimensions.kvCacheBytes(contextSize: contextSize))
+    }
+
+    /// The shape of the model in the file at `path`, read with its vocabulary but not its weights.
+    static func shape(ofFile path: String) throws(LlamaError) -> ModelShape {
         var parameters = llama_model_default_params()
         parameters.vocab_only = true
         LlamaRuntime.clearErrors()
-        guard let shape = llama_model_load_from_file(path, parameters) else {
+        guard let model = llama_model_load_from_file(path, parameters) else {
             throw .loadFailed(path: path, detail: LlamaRuntime.errors())
         }
-        defer { llama_model_free(shape) }
-        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
-        return OffloadPlan.make(requested: nil, gpu: gpu, layers: Int(llama_model_n_layer(shape)) + 1, modelBytes: size,
-                                cacheBytes: kvCacheBytes(shape, contextSize: contextSize))
+        defer { llama_model_free(model) }
+        guard let shape = ModelShape(metadata: { metadataValue(model, $0) }) else {
+            throw .loadFailed(path: path, detail: "its metadata does not say how many layers the model has (no block_count)")
+        }
+        return shape
     }
+
+    /// The shape of this model, from llama.cpp's hyperparameters.
+    var shape: ModelShape { ModelShape(loaded: pointer) }
 
     /// Splits text into tokens.
     /// - Parameters:
@@ -157,14 +169,7 @@ public final class LlamaModel: @unchecked Sendable {
     public var canDropCachedTokens: Bool { !llama_model_is_recurrent(pointer) && !llama_model_is_hybrid(pointer) }
 
     /// Bytes the KV cache takes for `contextSize` tokens (f16 keys and values in every layer).
-    public func kvCacheBytes(contextSize: Int) -> Int64 { Self.kvCacheBytes(pointer, contextSize: contextSize) }
-
-    /// Bytes the KV cache of `model` takes for `contextSize` tokens.
-    private static func kvCacheBytes(_ model: OpaquePointer, contextSize: Int) -> Int64 {
-        let heads = max(1, Int64(llama_model_n_head(model)))
-        let keyValueWidth = Int64(llama_model_n_embd(model)) / heads * Int64(llama_model_n_head_kv(model))
-        return Int64(contextSize) * Int64(llama_model_n_layer(model)) * keyValueWidth * 2 * 2
-    }
+    public func kvCacheBytes(contextSize: Int) -> Int64 { shape.kvCacheBytes(contextSize: contextSize) }
 
     /// Whether `token` is a valid id in this vocabulary.
     public func isValidToken(_ token: Int32) -> Bool { token >= 0 && Int(token) < facts.vocabularySize }
@@ -179,12 +184,7 @@ public final class LlamaModel: @unchecked Sendable {
     }
 
     private static func readFacts(_ model: OpaquePointer, vocab: OpaquePointer, path: String) -> ModelFacts {
-        func metadata(_ key: String) -> String? {
-            var buffer = [CChar](repeating: 0, count: 256)
-            let length = llama_model_meta_val_str(model, key, &buffer, buffer.count)
-            guard length >= 0 else { return nil }
-            return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
+        func metadata(_ key: String) -> String? { metadataValue(model, key) }
         var description = [CChar](repeating: 0, count: 256)
         _ = llama_model_desc(model, &description, description.count)
         // llama_model_desc is "<architecture> <size> <file type>"; the file type may contain spaces.
@@ -213,4 +213,12 @@ extension LlamaModel: Vocabulary {
     public var vocabularySize: Int { facts.vocabularySize }
     public func tokens(of text: String) -> [Int32] { (try? tokenize(text)) ?? [] }
     public func text(of tokens: [Int32]) -> String { detokenize(tokens.filter(isValidToken)) }
+}
+
+/// A metadata value of `model`'s file as text (arrays are not kept); `nil` when the file lacks it.
+private func metadataValue(_ model: OpaquePointer, _ key: String) -> String? {
+    var buffer = [CChar](repeating: 0, count: 256)
+    let length = llama_model_meta_val_str(model, key, &buffer, buffer.count)
+    guard length >= 0 else { return nil }
+    return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
