@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "TideScript", dependencies: ["TideCore", "TideFiles", "TideRegex"]),
         .target(name: "TideProvider", dependencies: ["TideCore", "TideLlama", "TideModels", "TideRemote"]),
         .target(name: "TideRunner", dependencies: ["TideCore", "TideFiles", "TideFormat", "TideRegex", "TideScript", "TideLua", "TideModels", "TideProvider"]),
-        .target(name: "TideLlama", dependencies: ["TideCore", "TideFiles", "CLlama"]),
+        .target(name: "TideLlama", dependencies: ["TideCore", "TideFiles", "TideFormat", "CLlama"]),
         .target(
             name: "TideModels",
             dependencies: [

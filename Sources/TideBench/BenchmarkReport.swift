@@ -17,6 +17,7 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
     var scoreDrift: ScoreDriftBenchmark.Result?
     var rewind: RewindBenchmark.Result?
     var format: FormatBenchmark.Result?
+    var formatBudget: FormatBudgetBenchmark.Result?
     var log: LogBenchmark.Result?
     var process: ProcessBenchmark.Result?
 
@@ -58,6 +59,13 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
         for hook in logitsHook {
             lines.append(("one on_logits call with view:top(40) on \(hook.model) (\(hook.vocabularySize) tokens): "
                 + "\(fixed(hook.microsecondsPerCall)) µs, \(fixed(hook.shareOfTokenTime * 100)) % of the time per token", true))
+        }
+        if let budget = formatBudget {
+            lines.append(("\(budget.measured) of \(budget.schemas) schema fixtures with max-tokens cut to 60% of their reply: "
+                + "valid without budget steering \(budget.validWithout), with it \(budget.validWith) (\(budget.steeredReplies) "
+                + "replies steered, \(budget.steeredTokens) tokens set aside)"
+                + (budget.failures.isEmpty ? "" : "; still invalid: " + budget.failures.joined(separator: "; "))
+                + " (budget: every one valid that the budget can hold)", budget.validWith + budget.impossible == budget.measured))
         }
         if let format {
             lines.append(("a greedy reply under a JSON schema (\(format.schemaTokens) tokens, \(format.valid ? "valid" : "NOT VALID")): "

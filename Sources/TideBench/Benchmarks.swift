@@ -40,7 +40,7 @@ public struct Benchmarks: Sendable {
     public var only: Set<String>?
 
     /// The benchmarks' names, in the order they run.
-    public static let names = ["decode", "draft", "quantization", "logits-hook", "rewind", "format", "parallel-replay", "teacher-forcing", "score-drift",
+    public static let names = ["decode", "draft", "quantization", "logits-hook", "rewind", "format", "format-budget", "parallel-replay", "teacher-forcing", "score-drift",
                                "cache-reuse",
                                "chat-turns", "log", "process"]
 
@@ -91,6 +91,12 @@ public struct Benchmarks: Sendable {
             log("a reply under a JSON schema vs free text of its length, checking the sampled token first and constraining "
                 + "every token, up to \(decodeTokens * 4) tokens × \(formatRounds) rounds")
             report.format = try await FormatBenchmark(model: model, tokens: decodeTokens * 4, rounds: formatRounds, threads: threads).run()
+        }
+        if wants("format-budget") {
+            log("replies under the repository's schema fixtures with max-tokens cut to 60% of their length, "
+                + "without and with budget steering")
+            report.formatBudget = try await FormatBudgetBenchmark(model: model, threads: threads).run()
+            if report.formatBudget == nil { log("skipping the format-budget figure: run from the repository, where \(FormatBudgetBenchmark.fixtures) is") }
         }
         let replayRounds = min(rounds, 3)
         if wants("parallel-replay") {

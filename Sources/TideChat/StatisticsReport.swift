@@ -31,6 +31,10 @@ public struct StatisticsReport: CustomStringConvertible, Sendable {
             parts.append("drafts: \(drafts.accepted) of \(drafts.drafted) accepted, "
                 + drafts.tokensPerVerification.formatted(.number.precision(.fractionLength(1))) + " tokens per check")
         }
+        if let steering = s.steering {
+            parts.append("format steered to finish within max-tokens: \(steering.tokens) token\(steering.tokens == 1 ? "" : "s") "
+                + "from token \(steering.from + 1)")
+        }
         if s.hookDuration > .zero { parts.append("hooks: \(milliseconds(s.hookDuration))") }
         if let peak = peakMemoryBytes {
             parts.append("peak memory: " + (Double(peak) / 1_048_576).formatted(.number.precision(.fractionLength(1))

@@ -91,6 +91,8 @@ public protocol ReplyDecoder: AnyObject {
     var teacherForcing: TeacherForcing? { get }
     /// How the tokens it drafted fared; `nil` when it drafted none.
     var drafting: DraftStatistics? { get }
+    /// How the reply's format was steered to finish within `max-tokens`; `nil` when it was not.
+    var steering: BudgetSteering? { get }
 }
 
 extension ReplyDecoder {
@@ -99,6 +101,7 @@ extension ReplyDecoder {
     public func forgetRewindPoints(before position: Int) throws {}
     public var teacherForcing: TeacherForcing? { nil }
     public var drafting: DraftStatistics? { nil }
+    public var steering: BudgetSteering? { nil }
 }
 
 /// A decoder that cannot take back tokens was asked to.

@@ -18,6 +18,8 @@ public struct GenerationStatistics: Sendable, Hashable {
     public var hookDuration: Duration = .zero
     /// How drafted tokens fared (``DraftMode/lookup``); `nil` when the reply drafted none.
     public var drafting: DraftStatistics?
+    /// How the reply's format was steered to finish within `max-tokens`; `nil` when it was not.
+    public var steering: BudgetSteering?
 
     /// Creates empty statistics.
     public init() {}

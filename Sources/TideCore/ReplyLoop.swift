@@ -65,6 +65,7 @@ struct ReplyLoop {
         // Read after decoding: a backend knows for sure only once its cache has been trimmed.
         statistics.reusedPromptTokens = decoder.reusedPromptTokenCount
         statistics.drafting = decoder.drafting
+        statistics.steering = decoder.steering
         try showFinal()
         var summary = try finish(reason, format: prompt.parameters.format)
         summary.teacherForcing = skipped ?? decoder.teacherForcing

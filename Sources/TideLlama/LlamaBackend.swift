@@ -44,6 +44,14 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     /// Constrains every token's candidates by the reply format's grammar, instead of checking the
     /// sampled token first: the alternative that benchmarks measure against.
     @_spi(Benchmarks) public var constrainsEveryToken = false
+    /// Steers a reply under a format to finish within `max-tokens` (``BudgetSteerer``); off only
+    /// for the benchmark that measures what it changes.
+    @_spi(Benchmarks) public var steersFormatBudget = true
+
+    /// Tokens of the shortest reply `format` allows on this model, its end included.
+    @_spi(Benchmarks) public func shortestReplyTokens(_ format: ReplyFormat) -> Int? {
+        BudgetSteerer.shortestReplyTokens(format, model: model)
+    }
     private let batch: TokenBatch
     private let decodeThread = ThreadExecutor(name: "tide-decode")
 
@@ -120,7 +128,8 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     {
         let prompt = try promptTokens(for: messages, rawPrompt: parameters.rawPrompt)
         guard !prompt.isEmpty else { throw LlamaError.emptyPrompt }
-        let sampler = try SamplerChain(parameters, model: model, checkingSampledTokenFirst: !constrainsEveryToken)
+        let sampler = try SamplerChain(parameters, model: model, checkingSampledTokenFirst: !constrainsEveryToken,
+                                       steeringBudget: steersFormatBudget)
         guard prompt.count < contextSize else {
             throw ContextOverflowError(promptTokens: prompt.count + 1, contextSize: contextSize)
         }

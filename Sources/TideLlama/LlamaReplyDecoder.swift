@@ -36,6 +36,8 @@ final class LlamaReplyDecoder: ReplyDecoder {
 
     var drafting: DraftStatistics? { drafter?.outcome }
 
+    var steering: BudgetSteering? { sampler.steering }
+
     func nextToken(adjustingLogits: ((any LogitsView) throws -> Void)?) async throws -> DecodedToken {
         if forcer?.isForcing == true { return try forcedToken(adjustingLogits: adjustingLogits) }
         if drafter?.isChecking == true { return try draftedToken(adjustingLogits: adjustingLogits) }

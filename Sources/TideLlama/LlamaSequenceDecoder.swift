@@ -37,6 +37,8 @@ final class LlamaSequenceDecoder: ReplyDecoder {
 
     var teacherForcing: TeacherForcing? { forcer?.outcome }
 
+    var steering: BudgetSteering? { sampler.steering }
+
     func nextToken(adjustingLogits: ((any LogitsView) throws -> Void)?) async throws -> DecodedToken {
         sampler.expectation = forcer?.expectation(tolerance: sampler.tolerance)
         if sampler.isResampling {

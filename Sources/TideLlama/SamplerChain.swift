@@ -34,6 +34,8 @@ final class SamplerChain {
 
     /// The grammar sampler of the reply's format, if any; it sees only tokens already chosen.
     private var grammar: UnsafeMutablePointer<llama_sampler>?
+    /// Keeps a reply under a format able to finish within `max-tokens`.
+    private var steerer: BudgetSteerer?
 
     /// Whether a format's grammar checks the sampled token before constraining every candidate.
     private let checksSampledTokenFirst: Bool
@@ -41,8 +43,10 @@ final class SamplerChain {
     let tolerance: Double
 
     /// The chain for `parameters`; throws when llama.cpp refuses the format's grammar. Unless
-    /// `checkingSampledTokenFirst` is off, the grammar only checks the sampled token at first.
-    init(_ parameters: GenerationParameters, model: LlamaModel, checkingSampledTokenFirst: Bool = true) throws(LlamaError) {
+    /// `checkingSampledTokenFirst` is off, the grammar only checks the sampled token at first;
+    /// unless `steeringBudget` is off, a format's reply is steered to finish within `max-tokens`.
+    init(_ parameters: GenerationParameters, model: LlamaModel, checkingSampledTokenFirst: Bool = true,
+         steeringBudget: Bool = true) throws(LlamaError) {
         checksSampledTokenFirst = checkingSampledTokenFirst
         tolerance = parameters.tolerance
         argmaxOnly = parameters.temperature == 0 && parameters.repeatPenalty == 1
@@ -52,6 +56,7 @@ final class SamplerChain {
                 throw .grammarRefused(format.description)
             }
             self.grammar = grammar
+            if steeringBudget { steerer = BudgetSteerer(format: format, maxTokens: parameters.maxTokens) }
         }
         var chainParameters = llama_sampler_chain_default_params()
         chainParameters.no_perf = true
@@ -117,6 +122,7 @@ final class SamplerChain {
     struct RewindPoint {
         let logits: [Float]
         let state: Snapshot
+        let steerer: BudgetSteerer?
     }
 
     /// Puts the states of `snapshot` in place of the chain's and the grammar's; `false` (and
@@ -151,6 +157,7 @@ final class SamplerChain {
     func rewind(to position: Int) -> Bool {
         let offset = position - firstPoint
         guard canRewind(to: position), restore(points[offset].state) else { return false }
+        steerer = points[offset].steerer
         points.removeSubrange((offset + 1)...)
         resampling = points[offset]
         return true
@@ -264,7 +271,8 @@ final class SamplerChain {
         if keepsPoints {
             // Points stay aligned with positions: one that cannot be kept ends what rewinds can reach.
             if let state = Snapshot(chain, grammar: grammar) {
-                points.append(RewindPoint(logits: Array(UnsafeBufferPointer(start: scores, count: vocabularySize)), state: state))
+                points.append(RewindPoint(logits: Array(UnsafeBufferPointer(start: scores, count: vocabularySize)), state: state,
+                                          steerer: steerer))
                 if points.count > Self.maximumRewindPoints { forgetRewindPoints(before: firstPoint + 1) }
             } else {
                 forgetRewindPoints(before: firstPoint + points.count + 1)
@@ -288,6 +296,7 @@ final class SamplerChain {
             try adjustingLogits(view)
             guard view.hasCandidates else { return .everyTokenBanned }
         }
+        steerer?.restrict(scores, model: model)
         let token: Int32?
         if let expected, expected.tolerance > 0, let wanted = expectedToken(expected, in: scores, model: model) {
             token = chooseWithin(expected.tolerance, of: wanted, scores, context: context, at: index,
@@ -296,6 +305,7 @@ final class SamplerChain {
             token = choose(scores, context: context, at: index)
         }
         guard let token else { return .formatBlocked }
+        steerer?.accept(token, model: model)
         if model.isEndOfGeneration(token) { return .endOfGeneration }
         return .token(id: token, bytes: model.tokenBytes(token))
     }
@@ -375,6 +385,9 @@ final class SamplerChain {
     /// The margin by which the last step chose its expected token within the tolerance; `nil`
     /// when the token was the choice itself, or not chosen, or nothing was expected.
     private(set) var nearTie: Float?
+
+    /// How the reply's format was steered to finish within `max-tokens`; `nil` when it was not.
+    var steering: BudgetSteering? { steerer?.outcome }
 
     /// Whether the next step samples a rewound position again (and needs no decode).
     var isResampling: Bool { resampling != nil }

@@ -31,11 +31,28 @@ extension CommandLineTests {
             #expect(!city.stderr.contains("not in its format"))
         }
 
+        /// One token cannot hold even `{}` and the model's end: the reply is cut short, and said to be.
         @Test func aReplyCutShortIsSaidToBeIncomplete() throws {
-            let result = try TideProcess.run(["generate", "--temperature", "0", "--format", "json", "--max-tokens", "4", "Describe Paris."])
+            let result = try TideProcess.run(["generate", "--temperature", "0", "--format", "json", "--max-tokens", "1", "Describe Paris."])
             #expect(result.status == 0)
             #expect(result.stderr.contains("the reply is not in its format (json): incomplete: the reply ended (max-tokens) before its JSON was complete"),
                     "\(result.stderr)")
+        }
+
+        /// A plugin has the model write "Banana" into every string it may; budget steering closes the
+        /// reply within `--max-tokens`, and `--stats` says so.
+        @Test func aReplyIsSteeredToFinishWithinMaxTokens() throws {
+            let schema = try scratchFolder().appendingPathComponent("order.json")
+            try #"{"type": "object", "properties": {"customer": {"type": "string"}, "items": {"type": "array", "minItems": 1, "items": {"type": "object", "properties": {"name": {"type": "string"}, "quantity": {"type": "integer"}}, "required": ["name", "quantity"]}}}, "required": ["customer", "items"]}"#
+                .write(to: schema, atomically: true, encoding: .utf8)
+            let result = try TideProcess.run(["generate", "--temperature", "0", "--json-schema", schema.path, "--max-tokens", "40",
+                                              "--stats", "--plugin", "prefer-words words=banana bias=40", "Write an order as JSON."])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("Banana"), "\(result.stdout)")
+            #expect((try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) != nil, "\(result.stdout)")
+            #expect(result.stderr.contains("format steered to finish within max-tokens: ") && result.stderr.contains("stop: eos"),
+                    "\(result.stderr)")
+            #expect(!result.stderr.contains("not in its format"), "\(result.stderr)")
         }
 
         /// Bad schemas and grammars are refused with their position before any model loads (the

@@ -75,6 +75,47 @@ extension RealModelTests {
             #expect(problem.contains("incomplete: the reply ended (max-tokens) before its JSON was complete"), "\(problem)")
         }
 
+        /// An order whose strings have no length limit: raised by a hook, the letter "a" would fill
+        /// the first string until `max-tokens`; budget steering closes it, gives the required members
+        /// their shortest values, and ends the reply valid, with `eos`, within the budget — greedy
+        /// and sampled, whatever words the model prefers.
+        @Test func aReplyIsSteeredToFinishWithinItsBudget() async throws {
+            let format = try ReplyFormat.jsonSchema("""
+                {"type": "object", "properties": {"customer": {"type": "string"}, "items": {"type": "array", "minItems": 1,
+                  "maxItems": 4, "items": {"type": "object", "properties": {"name": {"type": "string"}, "note": {"type": "string"},
+                  "quantity": {"type": "integer", "minimum": 1}}, "required": ["name", "note", "quantity"], "additionalProperties": false}},
+                  "address": {"type": "string"}}, "required": ["customer", "items", "address"], "additionalProperties": false}
+                """)
+            let schema = try JSONSchema(JSONValue(parsing: format.definition))
+            for (temperature, seed) in [(0.0, nil), (0.8, 7 as UInt32?)] {
+                let (session, _) = try TestModel.session {
+                    $0.maxTokens = 48
+                    $0.format = format
+                    $0.temperature = temperature
+                    $0.seed = seed
+                }
+                session.hooks = [LetterRaise(letter: "a", by: 40)]
+                let reply = try await session.reply(to: "Write an order for a bakery as JSON.").collect()
+                let statistics = try #require(reply.summary?.statistics)
+                #expect(reply.summary?.stopReason == .endOfGeneration, "\(reply.text)")
+                #expect(statistics.generatedTokens <= 48)
+                #expect(reply.text.contains("aaaa"), "the hook had the model write its letter: \(reply.text)")
+                let document = try JSONValue(parsing: reply.text)
+                #expect(schema.violations(of: document).isEmpty, "\(reply.text)")
+                let steering = try #require(statistics.steering, "\(reply.text)")
+                #expect(steering.tokens > 0 && steering.from < statistics.generatedTokens)
+            }
+        }
+
+        /// When even the shortest reply the format allows does not fit, steering stands aside.
+        @Test func aBudgetTooSmallForAnyValidReplyIsNotSteered() async throws {
+            let format = try ReplyFormat.jsonSchema(#"{"type": "object", "properties": {"a": {"type": "string", "minLength": 30}}, "required": ["a"]}"#)
+            let (session, _) = try TestModel.session { $0.maxTokens = 6; $0.format = format }
+            let reply = try await session.reply(to: "Write JSON.").collect()
+            #expect(reply.summary?.stopReason == .maxTokens)
+            #expect(reply.summary?.statistics.steering == nil)
+        }
+
         /// Under a random draw the reply still follows the schema, and a seed still fixes it.
         @Test func sampledRepliesFollowTheSchemaAndTheSeed() async throws {
             let format = try ReplyFormat.jsonSchema("""

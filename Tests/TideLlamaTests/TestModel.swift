@@ -47,3 +47,20 @@ final class EndBan: ChatHook, Sendable {
         for token in Self.endTokens { logits.ban(token) }
     }
 }
+
+/// Raises the token spelling `letter` at every position, so that a reply writes it wherever it may.
+final class LetterRaise: ChatHook, Sendable {
+    let name = "letter-raise"
+    let points: Set<HookPoint> = [.logits]
+    let token: Int32
+    let raise: Float
+
+    init(letter: String, by raise: Float) {
+        token = (try? TestModel.shared.tokenize(letter))?.first ?? 0
+        self.raise = raise
+    }
+
+    func onLogits(_ logits: any LogitsView, reply: ReplyProgress) throws {
+        logits.bias(token, by: raise)
+    }
+}
