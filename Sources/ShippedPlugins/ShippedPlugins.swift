@@ -8,6 +8,7 @@ public enum ShippedPlugins {
     public static let all: [(name: String, source: String)] = [
         ("ban-phrases", PackageResources.ban_phrases_lua),
         ("ban-regex", PackageResources.ban_regex_lua),
+        ("calculator", PackageResources.calculator_lua),
         ("censor-words", PackageResources.censor_words_lua),
         ("json-mode", PackageResources.json_mode_lua),
         ("persona", PackageResources.persona_lua),

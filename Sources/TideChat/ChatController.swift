@@ -142,6 +142,8 @@ public final class ChatController {
                     switch event {
                     case .text(let text): output(.replyText(text))
                     case .hookFailure(let failure): failures.append("\(failure) (the plugin is now disabled)")
+                    case .toolCall: break
+                    case .toolResult(let result): output(.notice(ToolReport.line(result)))
                     case .finished(let summary):
                         lastSummary = summary
                         stopReason = summary.stopReason

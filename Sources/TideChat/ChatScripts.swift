@@ -24,7 +24,8 @@ extension ChatController {
         // first known ones at the start).
         var known = turnSettings.compactMap { $0 }.first ?? now
         var (userIndex, replies) = (0, records.makeIterator())
-        let messages = history.map { message in
+        // Scripts hold no tool turns yet: a turn's calls and their results are left out, its answer kept.
+        let messages = history.filter { $0.role != .tool && $0.toolCalls.isEmpty }.map { message in
             switch message.role {
             case .system:
                 return RecordedConversation.Message(role: .system, text: message.content)
@@ -32,7 +33,7 @@ extension ChatController {
                 if userIndex < turnSettings.count, let recorded = turnSettings[userIndex] { known = recorded }
                 userIndex += 1
                 return RecordedConversation.Message(role: .user, text: message.content, settings: known)
-            case .assistant:
+            case .assistant, .tool:
                 return RecordedConversation.Message(role: .assistant, text: message.content, record: replies.next() ?? nil,
                                                     interrupted: message.interrupted)
             }

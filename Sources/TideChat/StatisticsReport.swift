@@ -35,6 +35,10 @@ public struct StatisticsReport: CustomStringConvertible, Sendable {
             parts.append("format steered to finish within max-tokens: \(steering.tokens) token\(steering.tokens == 1 ? "" : "s") "
                 + "from token \(steering.from + 1)")
         }
+        if !s.toolResults.isEmpty {
+            let time = s.toolResults.reduce(Duration.zero) { $0 + $1.duration }
+            parts.append("tool calls: \(s.toolResults.count) in \(s.toolRounds) round\(s.toolRounds == 1 ? "" : "s") (\(milliseconds(time)))")
+        }
         if s.hookDuration > .zero { parts.append("hooks: \(milliseconds(s.hookDuration))") }
         if let peak = peakMemoryBytes {
             parts.append("peak memory: " + (Double(peak) / 1_048_576).formatted(.number.precision(.fractionLength(1))

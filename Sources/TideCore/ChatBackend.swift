@@ -19,6 +19,8 @@ public protocol ChatBackend: AnyObject, Sendable {
     var taskExecutor: (any TaskExecutor)? { get }
     /// The model's tokenizer, when the backend has one locally.
     var vocabulary: (any Vocabulary)? { get }
+    /// How its model is offered tools and writes its calls; `nil` when it cannot call tools.
+    var toolCallReader: (any ToolCallReader)? { get }
     /// How many tokens `messages` take once rendered as a prompt: through the chat template
     /// (generation prompt included), or as plain text when `rawPrompt` (see
     /// ``GenerationParameters/rawPrompt``).
@@ -43,6 +45,7 @@ public protocol ChatBackend: AnyObject, Sendable {
 extension ChatBackend {
     public var taskExecutor: (any TaskExecutor)? { nil }
     public var vocabulary: (any Vocabulary)? { nil }
+    public var toolCallReader: (any ToolCallReader)? { nil }
     public var supportsRewind: Bool { false }
     public func teacherForcingUnavailable(tolerance: Double) -> String? { "the model samples on its server" }
 

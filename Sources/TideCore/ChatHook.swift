@@ -50,6 +50,11 @@ public protocol ChatHook: AnyObject, Sendable {
     func onReply(_ reply: inout FinishedReply) throws
     /// Called when the hook joins a session, with the session's backend.
     func attach(to backend: any ChatBackend)
+    /// The tools this hook offers the model (a plugin's `tools` table); empty for none.
+    var tools: [ToolDefinition] { get }
+    /// Runs one of ``tools`` on the call's arguments; what it returns is the model's result. A
+    /// thrown error becomes a failed result that says why.
+    func runTool(_ call: ToolCall) throws -> String
 }
 
 extension ChatHook {
@@ -61,6 +66,17 @@ extension ChatHook {
     public func onToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision { .pass }
     public func onReply(_ reply: inout FinishedReply) throws {}
     public func attach(to backend: any ChatBackend) {}
+    public var tools: [ToolDefinition] { [] }
+    public func runTool(_ call: ToolCall) throws -> String { throw ToolFailure("\(name) has no tool \(call.name)") }
+}
+
+/// Why a tool could not give a result: the text the model is told.
+public struct ToolFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong.
+    public let description: String
+
+    /// A failure saying `description`.
+    public init(_ description: String) { self.description = description }
 }
 
 /// The five places where a hook can act.

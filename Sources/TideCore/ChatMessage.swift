@@ -6,6 +6,8 @@ public enum ChatRole: String, Sendable, Hashable, Codable, CaseIterable {
     case user
     /// The model (or a fixed reply written in its place).
     case assistant
+    /// What a tool call gave (``ChatMessage/toolCallID`` says which call).
+    case tool
 }
 
 /// One message of a conversation, as chat templates see it.
@@ -21,12 +23,43 @@ public struct ChatMessage: Sendable, Hashable, Codable {
     /// True for an assistant reply that was cut short (cancelled, or failed mid-stream):
     /// the text is what had been produced when it stopped.
     public var interrupted: Bool
+    /// The tools an assistant message calls (its ``content`` is then what the model said before
+    /// the calls, often nothing).
+    public var toolCalls: [ToolCall]
+    /// For a ``ChatRole/tool`` message: the call it answers.
+    public var toolCallID: String?
 
     /// Creates a message.
-    public init(_ role: ChatRole, _ content: String, interrupted: Bool = false) {
+    public init(_ role: ChatRole, _ content: String, interrupted: Bool = false, toolCalls: [ToolCall] = [],
+                toolCallID: String? = nil) {
         self.role = role
         self.content = content
         self.interrupted = interrupted
+        self.toolCalls = toolCalls
+        self.toolCallID = toolCallID
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case role, content, interrupted, toolCalls, toolCallID
+    }
+
+    /// Reads a message; messages written before tools existed have neither tool field.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        role = try container.decode(ChatRole.self, forKey: .role)
+        content = try container.decode(String.self, forKey: .content)
+        interrupted = try container.decodeIfPresent(Bool.self, forKey: .interrupted) ?? false
+        toolCalls = try container.decodeIfPresent([ToolCall].self, forKey: .toolCalls) ?? []
+        toolCallID = try container.decodeIfPresent(String.self, forKey: .toolCallID)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(role, forKey: .role)
+        try container.encode(content, forKey: .content)
+        try container.encode(interrupted, forKey: .interrupted)
+        if !toolCalls.isEmpty { try container.encode(toolCalls, forKey: .toolCalls) }
+        try container.encodeIfPresent(toolCallID, forKey: .toolCallID)
     }
 }
 

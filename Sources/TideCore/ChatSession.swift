@@ -110,23 +110,26 @@ public final class ChatSession: Sendable {
         let task = Task(executorPreference: backend.taskExecutor) { [self, backend] in
             let chain = HookChain(hooks: snapshot.hooks, disabled: snapshot.disabledHooks,
                                   policy: snapshot.hookErrorPolicy)
-            var loop = ReplyLoop(backend: backend, hooks: chain, overflowPolicy: snapshot.overflowPolicy) {
-                continuation.yield($0)
-            }
             let question = ChatMessage(.user, userMessage)
+            var turn = [question]
+            var partial = ""
             do {
-                let summary = try await loop.run(messages: snapshot.history + [question],
-                                                 parameters: snapshot.parameters, forcing: recorded)
-                let answer = ChatMessage(.assistant, summary.storedText, interrupted: summary.stopReason == .cancelled)
-                commit([question, answer], disabled: chain.disabled)
+                let toolBox = try ToolBox(hooks: snapshot.hooks, disabled: snapshot.disabledHooks)
+                var parameters = snapshot.parameters
+                parameters.tools = toolBox.definitions + parameters.tools
+                let summary = try await rounds(turn: &turn, partial: &partial, history: snapshot.history, parameters: parameters,
+                                               toolBox: toolBox, chain: chain, overflowPolicy: snapshot.overflowPolicy,
+                                               forcing: recorded) { continuation.yield($0) }
+                let answer = ChatMessage(.assistant, summary.storedText, interrupted: summary.stopReason == .cancelled,
+                                         toolCalls: toolBox.runsAll(summary.toolCalls) ? [] : summary.toolCalls)
+                commit(turn + [answer], disabled: chain.disabled)
                 // Recorded before the stream ends, so that whoever waits for the stream can wait for the record too.
                 record(snapshot, question: question, answer: answer, summary: summary)
                 continuation.yield(.finished(summary))
                 continuation.finish()
             } catch {
-                let partial = loop.shownText
                 let answer = ChatMessage(.assistant, partial, interrupted: true)
-                commit(partial.isEmpty ? [] : [question, answer], disabled: chain.disabled)
+                commit(partial.isEmpty && turn.count == 1 ? [] : turn + [answer], disabled: chain.disabled)
                 if !partial.isEmpty { record(snapshot, question: question, answer: answer, summary: nil) }
                 continuation.finish(throwing: error)
             }
@@ -134,6 +137,62 @@ public final class ChatSession: Sendable {
         state.withLock { if $0.busy { $0.running = task } }
         continuation.onTermination = { _ in task.cancel() }
         return stream
+    }
+
+    /// The turn's replies: while the model calls tools that the hooks run (up to
+    /// ``GenerationParameters/maxToolRounds`` rounds, after which it is not offered them), each
+    /// call's event and result, the calls and results added to `turn`, and the model asked again;
+    /// then its answer's summary. Calls of tools no hook runs (a server's client's) end the turn.
+    private func rounds(turn: inout [ChatMessage], partial: inout String, history: [ChatMessage], parameters: GenerationParameters,
+                        toolBox: ToolBox, chain: HookChain, overflowPolicy: ContextOverflowPolicy, forcing recorded: String?,
+                        emit: @escaping (ReplyEvent) -> Void) async throws -> ReplySummary
+    {
+        var results: [ToolResult] = []
+        var generated = 0
+        var decoding = Duration.zero
+        var firstToken: Duration?
+        var round = 0
+        while true {
+            var loop = ReplyLoop(backend: backend, hooks: chain, overflowPolicy: overflowPolicy, emit: emit)
+            var roundParameters = parameters
+            if round >= parameters.maxToolRounds { roundParameters.toolChoice = .none }
+            // A forced tool choice holds for the first round; the answer after the results is free.
+            if round > 0, roundParameters.toolChoice != .none { roundParameters.toolChoice = .auto }
+            var summary: ReplySummary
+            do {
+                summary = try await loop.run(messages: history + turn, parameters: roundParameters, forcing: round == 0 ? recorded : nil)
+            } catch {
+                partial = loop.shownText
+                throw error
+            }
+            generated += summary.statistics.generatedTokens
+            decoding += summary.statistics.decodeDuration
+            firstToken = firstToken ?? summary.statistics.timeToFirstToken
+            let calls = summary.toolCalls.enumerated().map { index, call in
+                var numbered = call
+                numbered.id = "call_\(history.count + turn.count)_\(index + 1)"
+                return numbered
+            }
+            summary.toolCalls = calls
+            guard !calls.isEmpty, toolBox.runsAll(calls), summary.stopReason != .cancelled else {
+                // The turn's figures: every round's tokens and decoding, the first token's wait.
+                summary.statistics.generatedTokens = generated
+                summary.statistics.decodeDuration = decoding
+                summary.statistics.timeToFirstToken = firstToken
+                summary.statistics.toolResults = results
+                summary.statistics.toolRounds = round
+                return summary
+            }
+            turn.append(ChatMessage(.assistant, summary.storedText, toolCalls: calls))
+            for call in calls {
+                emit(.toolCall(call))
+                let result = toolBox.run(call)
+                emit(.toolResult(result))
+                results.append(result)
+                turn.append(ChatMessage(.tool, result.content, toolCallID: call.id))
+            }
+            round += 1
+        }
     }
 
     /// Stops the reply being generated, if any. Unlike abandoning the stream, the stream still

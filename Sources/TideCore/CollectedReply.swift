@@ -9,6 +9,9 @@ public struct CollectedReply: Sendable {
     public var texts: [String] = []
     /// The hook failures reported along the way.
     public var failures: [HookFailure] = []
+    /// The tools the model called, and what they gave, in order.
+    public var toolCalls: [ToolCall] = []
+    public var toolResults: [ToolResult] = []
     /// The final summary; `nil` only if the stream ended without one (it was cancelled).
     public var summary: ReplySummary?
 
@@ -24,6 +27,8 @@ extension AsyncThrowingStream where Element == ReplyEvent {
             switch event {
             case .text(let text): reply.texts.append(text)
             case .hookFailure(let failure): reply.failures.append(failure)
+            case .toolCall(let call): reply.toolCalls.append(call)
+            case .toolResult(let result): reply.toolResults.append(result)
             case .finished(let summary): reply.summary = summary
             }
         }

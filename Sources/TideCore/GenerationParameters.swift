@@ -41,6 +41,22 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
     /// backend whose batched decodes are not bit-exact, drafted tokens are checked with it too.
     public var tolerance = Tolerance.standard
 
+    /// The tools offered to the model (``ToolDefinition``); empty for none.
+    public var tools: [ToolDefinition] = []
+    /// Whether the model may (`auto`), must (`required`, a tool's name) or must not (`none`) call them.
+    public var toolChoice = ToolChoice.auto
+    /// Whether one reply may call several tools.
+    public var parallelToolCalls = true
+    /// The most rounds of calls one turn may make (each round: the calls, their results, the
+    /// model going on); past them the model must answer.
+    public var maxToolRounds = 8
+
+    /// Whether the model is offered tools in this reply.
+    public var offersTools: Bool { !tools.isEmpty && toolChoice != .none }
+
+    /// The most tool rounds a turn may be allowed.
+    public static let maximumToolRounds = 1000
+
     /// Parameters with every default.
     public init() {}
 
@@ -82,6 +98,12 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
         try require(Tolerance.range.contains(tolerance), "tolerance", tolerance, Tolerance.requirement)
         try require((0...Self.maximumRewinds).contains(maxRewinds), "max-rewinds", maxRewinds,
                     "a whole number from 0 to \(Self.maximumRewinds)")
+        try require((0...Self.maximumToolRounds).contains(maxToolRounds), "max-tool-rounds", maxToolRounds,
+                    "a whole number from 0 to \(Self.maximumToolRounds)")
+        if case .named(let name) = toolChoice, !tools.isEmpty {
+            try require(tools.contains { $0.name == name }, "tool-choice", name,
+                        "auto, none, required or the name of a tool offered (\(tools.map(\.name).joined(separator: ", ")))")
+        }
     }
 }
 

@@ -20,6 +20,10 @@ public struct GenerationStatistics: Sendable, Hashable {
     public var drafting: DraftStatistics?
     /// How the reply's format was steered to finish within `max-tokens`; `nil` when it was not.
     public var steering: BudgetSteering?
+    /// The tool calls of the turn, with their results and times, in order.
+    public var toolResults: [ToolResult] = []
+    /// Rounds of tool calls the turn made before its answer.
+    public var toolRounds = 0
 
     /// Creates empty statistics.
     public init() {}

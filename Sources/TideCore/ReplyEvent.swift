@@ -4,6 +4,10 @@ public enum ReplyEvent: Sendable {
     case text(String)
     /// A hook failed; it has been disabled for the rest of the session and the reply goes on.
     case hookFailure(HookFailure)
+    /// The model called a tool; its result follows (``toolResult(_:)``), then the model goes on.
+    case toolCall(ToolCall)
+    /// A tool call's result, as the model is told it.
+    case toolResult(ToolResult)
     /// The reply ended. Always the last event of a stream that did not throw.
     case finished(ReplySummary)
 }
@@ -26,6 +30,11 @@ public struct ReplySummary: Sendable, Hashable {
     /// How far the recorded reply the reply was asked to reproduce held (teacher forcing);
     /// `nil` when it was given none, or a hook answered in the model's place.
     public var teacherForcing: TeacherForcing?
+    /// The tools the reply called (its text then is what came before the calls); empty for none.
+    public var toolCalls: [ToolCall] = []
+    /// Why the reply's tool calls could not be read (cut short by `max-tokens`, not JSON); `nil`
+    /// when there were none or they were read.
+    public var toolCallProblem: String?
 
     /// A summary (the engine makes them; a log or a test may too).
     public init(stopReason: StopReason, statistics: GenerationStatistics, rawText: String, text: String, storedText: String,

@@ -13,6 +13,8 @@ struct ReplyLoop {
     private(set) var rawText = ""
     /// Text shown so far, after per-token hooks.
     private(set) var shownText = ""
+    /// The reply's tool calls as written, from their marker on (held back, never shown).
+    private var toolText: String?
     private var statistics = GenerationStatistics()
     private let clock = ContinuousClock()
     private let start = ContinuousClock.now
@@ -41,7 +43,15 @@ struct ReplyLoop {
             return try finish(.answeredByHook(name: name), format: nil)
         }
         try prompt.parameters.validate()
-        let fitted = try await overflowPolicy.fit(prompt.messages, parameters: prompt.parameters, backend: backend)
+        let reader = backend.toolCallReader
+        if case .named(let name) = prompt.parameters.toolChoice, prompt.parameters.tools.isEmpty { throw ToolsUnavailable.none(name) }
+        if prompt.parameters.offersTools {
+            guard reader != nil else { throw ToolsUnavailable.backend }
+            if prompt.parameters.format != nil { throw ToolsUnavailable.withFormat }
+        }
+        let messages = reader?.prompt(prompt.messages, offering: prompt.parameters.offersTools ? prompt.parameters.tools : [])
+            ?? prompt.messages
+        let fitted = try await overflowPolicy.fit(messages, parameters: prompt.parameters, backend: backend)
         let decoder: any ReplyDecoder
         var skipped: TeacherForcing?
         if recorded != nil {
@@ -69,6 +79,13 @@ struct ReplyLoop {
         try showFinal()
         var summary = try finish(reason, format: prompt.parameters.format)
         summary.teacherForcing = skipped ?? decoder.teacherForcing
+        if let toolText, let reader {
+            do {
+                summary.toolCalls = try reader.calls(in: toolText)
+            } catch {
+                summary.toolCallProblem = reason == .maxTokens ? "the reply ended (max-tokens) inside a tool call" : error.description
+            }
+        }
         return summary
     }
 
@@ -88,7 +105,8 @@ struct ReplyLoop {
         async throws -> StopReason
     {
         var assembler = UTF8Assembler()
-        var matcher = StopStringMatcher(parameters.stop + backend.endOfGenerationStrings)
+        let toolMarker = parameters.offersTools ? backend.toolCallReader?.marker : nil
+        var matcher = StopStringMatcher(parameters.stop + backend.endOfGenerationStrings + (toolMarker.map { [$0] } ?? []))
         let windows = try rewindWindows()
         var ledger = RewindLedger(window: windows.values.max() ?? 0)
         if ledger.window > 0 { try decoder.keepRewindPoints() }
@@ -100,7 +118,9 @@ struct ReplyLoop {
         var lastID: Int32?
         while true {
             if Task.isCancelled { stopReason = .cancelled; break }
-            let adjust = logitsAdjuster(heldText: matcher.heldText, generated: generated, banned: ledger.bans[generated] ?? [])
+            // Inside a tool call the grammar decides: hooks neither see nor change it.
+            let adjust = toolText != nil ? nil
+                : logitsAdjuster(heldText: matcher.heldText, generated: generated, banned: ledger.bans[generated] ?? [])
             let step = try await decoder.nextToken(adjustingLogits: adjust)
             reportFailures()
             guard case .token(let id, let bytes) = step else {
@@ -117,6 +137,13 @@ struct ReplyLoop {
             if firstToken == nil {
                 firstToken = clock.now
                 statistics.timeToFirstToken = clock.now - start
+            }
+            if toolText != nil {
+                generated += 1
+                statistics.generatedTokens = generated
+                toolText! += assembler.append(bytes)
+                if generated >= parameters.maxTokens { return .maxTokens }
+                continue
             }
             if ledger.window > 0 {
                 ledger.record(RewindLedger.Entry(index: generated, id: id, textStart: rawText.utf8.count + matcher.heldText.utf8.count,
@@ -166,10 +193,16 @@ struct ReplyLoop {
             case .stop(let reason): hookStop = reason
             case .proceed: break
             }
-            // A stop string ends the reply, unless a rewind took it back above.
+            // A stop string ends the reply, unless a rewind took it back above; a tool call's marker
+            // ends what is shown, and the rest of the reply is the calls.
             if let stop = match.stop {
                 ledger.queue(piece)
                 try release(&ledger, progress: progress, everything: true)
+                if stop == toolMarker {
+                    toolText = stop + match.following
+                    if generated >= parameters.maxTokens { return .maxTokens }
+                    continue
+                }
                 return backend.endOfGenerationStrings.contains(stop) ? .endOfGeneration : .stopString(stop)
             }
             var pending = piece
@@ -185,6 +218,10 @@ struct ReplyLoop {
             if ledger.window > 0 { try decoder.forgetRewindPoints(before: ledger.firstRewindable ?? generated) }
             if let reason = hookStop ?? tokenStop { return reason }
             if generated >= parameters.maxTokens { return .maxTokens }
+        }
+        if toolText != nil {
+            toolText! += assembler.finish()
+            return stopReason
         }
         let tail = matcher.flush() + assembler.finish()
         rawText += tail

@@ -21,6 +21,8 @@ public struct StopStringMatcher: Sendable {
         public var released: String
         /// The stop string found, if any; nothing after it is kept.
         public var stop: String?
+        /// The text that followed the stop string in what was added (what a tool call's marker opens).
+        public var following = ""
     }
 
     /// Adds complete UTF-8 text; returns what can be shown and whether a stop string appeared.
@@ -29,8 +31,9 @@ public struct StopStringMatcher: Sendable {
         held.append(contentsOf: text.utf8)
         if let (start, stop) = earliestMatch() {
             let released = String(decoding: held[..<start], as: UTF8.self)
+            let following = String(decoding: held[(start + stop.count)...], as: UTF8.self)
             held.removeAll()
-            return Match(released: released, stop: String(decoding: stop, as: UTF8.self))
+            return Match(released: released, stop: String(decoding: stop, as: UTF8.self), following: following)
         }
         let keep = longestSuffixStartingAStop()
         let released = String(decoding: held[..<(held.count - keep)], as: UTF8.self)

@@ -29,9 +29,10 @@ struct BudgetSteerer {
     /// What steering did so far.
     private(set) var outcome: BudgetSteering?
 
-    /// A steerer for `format` and `maxTokens`; `nil` when the budget is unbounded.
-    init?(format: ReplyFormat, maxTokens: Int) {
-        guard maxTokens < Int.max / 2, let grammar = Self.compiled(format.grammar) else { return nil }
+    /// A steerer for a reply that follows `grammar` (GBNF text) from its first token, within
+    /// `maxTokens`; `nil` when the budget is unbounded.
+    init?(grammar text: String, maxTokens: Int) {
+        guard maxTokens < Int.max / 2, let grammar = Self.compiled(text) else { return nil }
         cursor = GrammarCursor(grammar)
         self.maxTokens = maxTokens
     }

@@ -35,6 +35,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     /// Whether the context uses flash attention (``LlamaContextOptions/flashAttention``).
     private let flashAttention: Bool
     public var vocabulary: (any Vocabulary)? { model }
+    public var toolCallReader: (any ToolCallReader)? { model.toolCallReader }
     public var modelDescription: ModelDescription {
         model.description(contextSize: contextSize)
     }

@@ -2,6 +2,7 @@ import CLlama
 import Synchronization
 import Foundation
 import TideCore
+import TideFormat
 
 /// Model weights and vocabulary loaded by llama.cpp, shared by any number of contexts.
 ///
@@ -22,6 +23,9 @@ public final class LlamaModel: @unchecked Sendable {
     let splitter: SpecialTokenSplitter
     /// The tokens that end generation (llama.cpp's end-of-generation set), in id order.
     let endOfGenerationTokens: [Int32]
+    /// How the model is offered tools and writes its calls: Hermes's format (ChatML's family) for
+    /// every model for now (docs/tools.md says which families have a format of their own).
+    public var toolCallReader: (any ToolCallReader)? { HermesToolCalls() }
     /// What llama.cpp's batches do (``BatchFacts``), by thread count (negative without flash
     /// attention), once probed.
     let probedBatches = Mutex<[Int: BatchFacts]>([:])

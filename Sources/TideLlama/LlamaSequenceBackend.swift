@@ -22,6 +22,7 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
                                               tolerance: tolerance)
     }
     public var vocabulary: (any Vocabulary)? { engine.model }
+    public var toolCallReader: (any ToolCallReader)? { engine.model.toolCallReader }
     /// Replies run on the engine's thread, between its decoding steps.
     public var taskExecutor: (any TaskExecutor)? { engine }
     public var modelDescription: ModelDescription {

@@ -51,12 +51,17 @@ final class SamplerChain {
         tolerance = parameters.tolerance
         argmaxOnly = parameters.temperature == 0 && parameters.repeatPenalty == 1
         vocabularySize = model.facts.vocabularySize
-        if let format = parameters.format {
+        if parameters.offersTools, let reader = model.toolCallReader {
+            let (sampler, text) = try Self.toolGrammar(parameters, reader: reader, model: model)
+            grammar = sampler
+            // A call required from the first token is steered to close within max-tokens, as a format is.
+            if steeringBudget, let text { steerer = BudgetSteerer(grammar: text, maxTokens: parameters.maxTokens) }
+        } else if let format = parameters.format {
             guard let grammar = llama_sampler_init_grammar(model.vocab, format.grammar, "root") else {
                 throw .grammarRefused(format.description)
             }
             self.grammar = grammar
-            if steeringBudget { steerer = BudgetSteerer(format: format, maxTokens: parameters.maxTokens) }
+            if steeringBudget { steerer = BudgetSteerer(grammar: format.grammar, maxTokens: parameters.maxTokens) }
         }
         var chainParameters = llama_sampler_chain_default_params()
         chainParameters.no_perf = true
@@ -75,6 +80,34 @@ final class SamplerChain {
         add(llama_sampler_init_temp(Float(parameters.temperature)))
         // llama.cpp draws a random seed for LLAMA_DEFAULT_SEED (0xFFFFFFFF).
         add(llama_sampler_init_dist(parameters.seed ?? UInt32.max))
+    }
+
+    /// The grammar of the tool calls: from the first token when a call is required (with its
+    /// text, for steering), else lazily, from the calls' marker on.
+    private static func toolGrammar(_ parameters: GenerationParameters, reader: any ToolCallReader, model: LlamaModel)
+        throws(LlamaError) -> (UnsafeMutablePointer<llama_sampler>, String?)
+    {
+        let text: String
+        do {
+            text = try reader.callGrammar(for: parameters.tools, choice: parameters.toolChoice, parallel: parameters.parallelToolCalls)
+        } catch {
+            throw .toolsRefused(error.description)
+        }
+        let sampler: UnsafeMutablePointer<llama_sampler>?
+        switch parameters.toolChoice {
+        case .required, .named:
+            sampler = llama_sampler_init_grammar(model.vocab, text, "root")
+        case .auto, .none:
+            sampler = reader.lazyTrigger.withCString { trigger in
+                var patterns: [UnsafePointer<CChar>?] = [trigger]
+                return llama_sampler_init_grammar_lazy_patterns(model.vocab, text, "root", &patterns, 1, nil, 0)
+            }
+        }
+        guard let sampler else { throw .toolsRefused("llama.cpp refused the calls' grammar; its log above says where") }
+        switch parameters.toolChoice {
+        case .required, .named: return (sampler, text)
+        case .auto, .none: return (sampler, nil)
+        }
     }
 
     deinit {

@@ -41,6 +41,9 @@ extension LoggedConversation {
             case .assistant:
                 let reply = message.reply
                 recorded.append(.init(role: .assistant, text: message.content, record: reply?.record, interrupted: reply?.interrupted ?? false))
+            case .tool:
+                // Scripts hold no tool turns yet: a tool's result is not replayed.
+                continue
             }
         }
         let last = messages.last { $0.reply != nil }?.reply.map(settings)

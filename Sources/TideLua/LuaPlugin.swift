@@ -36,13 +36,17 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
     private let hookReferences: [HookPoint: Int32]
     /// `rewind_window`: a number of bytes, or the registry reference of a function returning one.
     private let declaredWindow: (bytes: Int, function: Int32?)
+    /// The tools the plugin declares (`tools = { name = { … } }`), sorted by name.
+    public let tools: [ToolDefinition]
+    /// The registry references of the tools' `run` functions, by tool name.
+    let toolFunctions: [String: Int32]
 
     /// The largest `rewind_window` a plugin may declare, in bytes (Tide holds back twice the
     /// largest window of a session's plugins while a reply streams).
     public static let maximumRewindWindow = 1024
 
     /// Names a plugin table may define besides the hooks.
-    static let metadataFields: Set<String> = ["name", "version", "description", "options", "rewind_window"]
+    static let metadataFields: Set<String> = ["name", "version", "description", "options", "rewind_window", "tools"]
 
     /// Finds, loads and configures the plugin `spec` names.
     public convenience init(spec: PluginSpec, locator: PluginLocator = .standard, limits: LuaLimits = LuaLimits(),
@@ -113,6 +117,12 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
             _ = "rewind_window".withCString { lua_pushstring(lua.pointer, $0) }
             lua_rawget(lua.pointer, -2)
             windowFunction = luaL_ref(lua.pointer, tide_lua_registryindex())
+        }
+        do {
+            (tools, toolFunctions) = try Self.declaredTools(fields["tools"] ?? .nil, in: lua)
+        } catch {
+            tide_lua_pop(lua.pointer, 1)
+            throw .invalid(path: path, error.message)
         }
         tide_lua_pop(lua.pointer, 1)
         hookReferences = references

@@ -52,9 +52,12 @@ extension LuaPlugin {
             + "{json_schema = SCHEMA} or {grammar = GBNF}")
     }
 
-    /// A Lua value as JSON: a table with only a list part is an array, any other table an object.
-    private static func json(from value: LuaValue, at path: String, depth: Int = 0) throws(LuaError) -> JSONValue {
-        guard depth < 64 else { throw LuaError(.runtime, "on_prompt: the schema table nests deeper than 64 levels at \(path)") }
+    /// A Lua value as JSON: a table with only a list part is an array, any other table an object
+    /// (its keys sorted). `what` names the value in errors (`on_prompt: the schema table`).
+    static func json(from value: LuaValue, at path: String, what: String = "on_prompt: the schema table", depth: Int = 0)
+        throws(LuaError) -> JSONValue
+    {
+        guard depth < 64 else { throw LuaError(.runtime, "\(what) nests deeper than 64 levels at \(path)") }
         switch value {
         case .boolean(let flag): return .bool(flag)
         case .integer(let number): return .number(Double(number))
@@ -63,17 +66,17 @@ extension LuaPlugin {
         case .table(let array, let fields) where fields.isEmpty && !array.isEmpty:
             var items: [JSONValue] = []
             for (index, item) in array.enumerated() {
-                items.append(try json(from: item, at: "\(path)[\(index + 1)]", depth: depth + 1))
+                items.append(try json(from: item, at: "\(path)[\(index + 1)]", what: what, depth: depth + 1))
             }
             return .array(items)
         case .table(let array, let fields) where array.isEmpty:
             var members: [JSONObject.Member] = []
             for key in fields.keys.sorted() {
-                members.append(.init(key: key, value: try json(from: fields[key]!, at: "\(path).\(key)", depth: depth + 1)))
+                members.append(.init(key: key, value: try json(from: fields[key]!, at: "\(path).\(key)", what: what, depth: depth + 1)))
             }
             return .object(JSONObject(members))
         default:
-            throw LuaError(.runtime, "on_prompt: the schema table holds a \(value.typeName) at \(path) that JSON cannot "
+            throw LuaError(.runtime, "\(what) holds a \(value.typeName) at \(path) that JSON cannot "
                 + "hold (use a list or a table with string keys, not both)")
         }
     }

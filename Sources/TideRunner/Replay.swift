@@ -74,6 +74,8 @@ struct Replay {
                     text += piece
                     events(.text(piece))
                 case .hookFailure(let failure): failures.append("\(failure)")
+                // Scripts hold no tool turns yet: a turn's calls run, and its answer is checked.
+                case .toolCall, .toolResult: break
                 case .finished(let finished): summary = finished
                 }
             }

@@ -33,6 +33,8 @@ struct ReplyWriter: Sendable {
                 switch event {
                 case .text(let text): try await send(chunk(text), to: &writer)
                 case .hookFailure: break  // never returned: the run logs them
+                // The server's own tools (its plugins') run on the server: the client sees the answer.
+                case .toolCall, .toolResult: break
                 case .finished(let summary) where summary.stopReason == .cancelled && shutdown.happened:
                     log(summary, logger: logger)
                     try await send(APIErrorBody(message: "the server is shutting down: this reply was cut after "

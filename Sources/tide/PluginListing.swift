@@ -12,6 +12,8 @@ struct PluginListing: Encodable {
     /// Where the plugins of the same name that this one hides come from.
     var overrides: [String]
     var hooks: [String]
+    /// The tools it offers the model, by name.
+    var tools: [String] = []
     var options: [String: Option]
     /// Why the plugin does not load, if it does not.
     var error: String?
@@ -62,6 +64,7 @@ struct PluginListing: Encodable {
             version = plugin.version
             description = plugin.summary
             hooks = plugin.points.map(\.rawValue).sorted()
+            tools = plugin.tools.map(\.name)
             options = plugin.options.compactMapValues(Option.init)
         } catch {
             hooks = []
@@ -89,6 +92,7 @@ struct PluginListing: Encodable {
             lines.append("\(name) \(version ?? "")  \(description ?? "")")
             lines.append("    options: " + Self.optionsText(options))
             lines.append("    hooks: " + (hooks.isEmpty ? "none" : hooks.joined(separator: ", ")))
+            if !tools.isEmpty { lines.append("    tools: " + tools.joined(separator: ", ")) }
         }
         let hidden = overrides.map { $0 == PluginLocator.Found.shippedPlace ? $0 : "in \($0)" }
         lines.append("    from: " + (origin == "shipped" ? PluginLocator.Found.shippedPlace : path)

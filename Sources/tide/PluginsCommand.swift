@@ -41,7 +41,10 @@ struct PluginsCommand: ParsableCommand {
             let loaded = try LuaPlugin(spec: PluginSpec(parsing: plugin))
             let hooks = loaded.points.map(\.rawValue).sorted()
             print("ok: \(loaded.name) \(loaded.version) (\(loaded.path))")
-            print("hooks: " + (hooks.isEmpty ? "none (the plugin does nothing)" : hooks.joined(separator: ", ")))
+            print("hooks: " + (hooks.isEmpty ? (loaded.tools.isEmpty ? "none (the plugin does nothing)" : "none") : hooks.joined(separator: ", ")))
+            if !loaded.tools.isEmpty {
+                print("tools: " + loaded.tools.map { "\($0.name) (\($0.description))" }.joined(separator: ", "))
+            }
             print("options: " + PluginListing.optionsText(loaded.options))
         }
     }

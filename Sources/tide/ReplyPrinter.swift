@@ -31,6 +31,8 @@ struct ReplyPrinter {
                 switch event {
                 case .text(let text): if streaming { Terminal.write(text) }
                 case .hookFailure(let failure): outcome.failures.append("\(failure) (the plugin is now disabled)")
+                case .toolCall: break
+                case .toolResult(let result): Terminal.warn(ToolReport.line(result))
                 case .finished(let finished): outcome.summary = finished
                 }
             }

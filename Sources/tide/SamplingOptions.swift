@@ -36,6 +36,14 @@ struct SamplingOptions: ParsableArguments {
             parsing: .unconditional, help: "The most times plugins may take back the end of one reply; past it the reply ends (default: 32).")
     var maxRewinds: Int?
 
+    @Option(name: .customLong("tool-choice"),
+            help: "Whether the model may call the plugins' tools (auto), must call one (required, or a tool's name) or is not offered them (none) (default: auto).")
+    var toolChoice: String?
+
+    @Option(name: .customLong("max-tool-rounds"),
+            parsing: .unconditional, help: "The most rounds of tool calls in one turn; past them the model must answer (default: 8).")
+    var maxToolRounds: Int?
+
     @Option(help: "Draft tokens from the conversation and check them in one decode (lookup), or decode one at a time (off); the reply is the same. Replies on the sequences of a batch (tide serve, run --parallel) do not draft yet (default: lookup).")
     var draft: DraftMode?
 
@@ -55,6 +63,8 @@ struct SamplingOptions: ParsableArguments {
         for setting in settings { setting.apply(to: &parameters) }
         if let maxRewinds { parameters.maxRewinds = maxRewinds }
         if let draft { parameters.draft = draft }
+        if let toolChoice { parameters.toolChoice = ToolChoice(toolChoice) }
+        if let maxToolRounds { parameters.maxToolRounds = maxToolRounds }
         do {
             try parameters.validate()
         } catch {

@@ -14,6 +14,19 @@ extension CommandLineTests {
             #expect(result.status == 0)
             #expect(result.stdout.contains("stop-after-sentences 1.0  Stop once the reply has N sentences."))
             #expect(result.stdout.contains("hooks: should_stop"))
+            #expect(result.stdout.contains("calculator 1.0  A tool that evaluates arithmetic expressions.\n    options: digits=12\n"
+                + "    hooks: none\n    tools: calculate\n"), "\(result.stdout)")
+        }
+
+        /// The calculator's tool called by the real model: the call is valid by construction and
+        /// runs; its line on standard error and the statistics say so.
+        @Test func generateCallsAToolAndSaysSo() throws {
+            let result = try TideProcess.run(["generate", "--temperature", "0", "--plugin", "calculator", "--tool-choice", "required",
+                                              "--stats", "What is 12.5% of 3400?"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("tool calculate {\"expression\":"), "\(result.stderr)")
+            #expect(result.stderr.contains("tool calls: ") && result.stderr.contains(" in 1 round"), "\(result.stderr)")
+            #expect(!result.stdout.contains("<tool_call>"), "\(result.stdout)")
         }
 
         @Test func checkReportsWhatAPluginIs() throws {

@@ -7,7 +7,8 @@ import Testing
         #expect(matcher.append("Hello <") == .init(released: "Hello ", stop: nil))
         #expect(matcher.heldText == "<")
         #expect(matcher.append("/en") == .init(released: "", stop: nil))
-        #expect(matcher.append("d> trailing") == .init(released: "", stop: "</end>"))
+        // What followed the stop is kept apart (a tool call's marker opens it), never released.
+        #expect(matcher.append("d> trailing") == .init(released: "", stop: "</end>", following: " trailing"))
     }
 
     @Test func releasesAPrefixThatTurnsOutNotToBeAStop() {
@@ -25,12 +26,12 @@ import Testing
 
     @Test func theEarliestOfSeveralStopsWins() {
         var matcher = StopStringMatcher(["world", "lo w"])
-        #expect(matcher.append("hello world") == .init(released: "hel", stop: "lo w"))
+        #expect(matcher.append("hello world") == .init(released: "hel", stop: "lo w", following: "orld"))
     }
 
     @Test func aStopInsideOneChunkKeepsTheTextBeforeIt() {
         var matcher = StopStringMatcher(["\n\n"])
-        #expect(matcher.append("one\n\ntwo") == .init(released: "one", stop: "\n\n"))
+        #expect(matcher.append("one\n\ntwo") == .init(released: "one", stop: "\n\n", following: "two"))
     }
 
     @Test func multiByteStopStrings() {

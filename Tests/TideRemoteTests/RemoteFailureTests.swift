@@ -109,7 +109,7 @@ import TideTestSupport
                 text += piece
                 chat.cancelReply()
             case .finished(let finished): summary = finished
-            case .hookFailure: break
+            case .hookFailure, .toolCall, .toolResult: break
             }
         }
         #expect(text == "Hello")

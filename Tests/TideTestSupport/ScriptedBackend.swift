@@ -21,6 +21,8 @@ public final class ScriptedBackend: ChatBackend, @unchecked Sendable {
     public var tokenDelay: Duration = .zero
     /// What every reply fails with when it starts (a ``ScriptedFailure``); `nil` for none.
     public var startFailure: String?
+    /// How its "model" writes tool calls; `nil`: it cannot be offered tools.
+    public var toolCallReader: (any ToolCallReader)?
     private let log = Mutex<[String]>([])
     private let prompts = Mutex<[[ChatMessage]]>([])
 

@@ -1,0 +1,95 @@
+/// A tool the model may call: a function with a name, what it does, and the JSON schema of its
+/// arguments. Plugins declare them (`tools = { … }`); `tide serve` takes them from a request.
+public struct ToolDefinition: Sendable, Hashable, Codable {
+    /// The function's name: letters, digits, `_` and `-`, at most 64 characters (OpenAI's rule).
+    public var name: String
+    /// What the tool does, for the model to decide when to call it.
+    public var description: String
+    /// The JSON schema of the arguments object, as JSON text.
+    public var parameters: String
+
+    /// A tool definition.
+    public init(name: String, description: String, parameters: String) {
+        self.name = name
+        self.description = description
+        self.parameters = parameters
+    }
+
+    /// Why `name` cannot name a tool, or `nil` when it can.
+    public static func problem(withName name: String) -> String? {
+        let allowed = name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-") }
+        if name.isEmpty || name.count > 64 || !allowed {
+            return "a tool's name is 1 to 64 letters, digits, '_' or '-', not \"\(name)\""
+        }
+        return nil
+    }
+}
+
+/// One call of a tool, as the model wrote it.
+public struct ToolCall: Sendable, Hashable, Codable {
+    /// The call's id (`call_…`), which its result refers to.
+    public var id: String
+    /// The tool called.
+    public var name: String
+    /// The arguments, as a JSON object's text.
+    public var arguments: String
+
+    /// A tool call.
+    public init(id: String, name: String, arguments: String) {
+        self.id = id
+        self.name = name
+        self.arguments = arguments
+    }
+}
+
+/// What running a tool call gave: its text for the model, and whether it failed (the text then
+/// says why, and the model sees that too).
+public struct ToolResult: Sendable, Hashable, Codable {
+    /// The call this answers.
+    public var call: ToolCall
+    /// What the model is told.
+    public var content: String
+    /// Whether the tool failed (an error, a time or memory limit, an unknown tool, bad arguments).
+    public var failed: Bool
+    /// How long the tool ran.
+    public var duration: Duration
+
+    /// A tool result.
+    public init(call: ToolCall, content: String, failed: Bool, duration: Duration) {
+        self.call = call
+        self.content = content
+        self.failed = failed
+        self.duration = duration
+    }
+}
+
+/// Whether the model may, must or must not call tools.
+public enum ToolChoice: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The model decides (the default).
+    case auto
+    /// Tools are not offered.
+    case none
+    /// The reply is one or more tool calls.
+    case required
+    /// The reply is a call of this tool.
+    case named(String)
+
+    /// The choice as users write it: `auto`, `none`, `required`, or a tool's name.
+    public init(_ text: String) {
+        switch text {
+        case "auto": self = .auto
+        case "none": self = .none
+        case "required": self = .required
+        default: self = .named(text)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .auto: "auto"
+        case .none: "none"
+        case .required: "required"
+        case .named(let name): name
+        }
+    }
+}

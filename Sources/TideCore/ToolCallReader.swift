@@ -1,0 +1,18 @@
+/// How a local model is offered tools and writes its calls: the prompt's tools block and the
+/// way calls and results are written in the model's family's format, and the text that opens a
+/// call (from there on the reply is held back and read as calls, never shown).
+public protocol ToolCallReader: Sendable {
+    /// The text that opens the calls (`<tool_call>`).
+    var marker: String { get }
+    /// The messages as the model's chat template should see them: the tools offered in the
+    /// system prompt, earlier calls and results written as the family writes them. Messages
+    /// without tools pass unchanged.
+    func prompt(_ messages: [ChatMessage], offering tools: [ToolDefinition]) -> [ChatMessage]
+    /// The calls in `text`, which starts with ``marker``.
+    func calls(in text: String) throws(ToolFailure) -> [ToolCall]
+    /// The GBNF grammar the calls follow, from ``marker`` on: JSON naming one of `tools` (only the
+    /// one `choice` names) with arguments valid against its schema; several calls when `parallel`.
+    func callGrammar(for tools: [ToolDefinition], choice: ToolChoice, parallel: Bool) throws(ToolFailure) -> String
+    /// The pattern (llama.cpp's lazy grammars') after whose first group the grammar applies.
+    var lazyTrigger: String { get }
+}

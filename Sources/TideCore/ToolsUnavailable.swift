@@ -1,0 +1,21 @@
+/// Why tools cannot be offered in a reply.
+public enum ToolsUnavailable: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The backend has no way to offer tools (a model on a server, for now).
+    case backend
+    /// A reply format was asked for too.
+    case withFormat
+    /// A call of this tool was required, but no tools are offered.
+    case none(String)
+
+    public var description: String {
+        switch self {
+        case .backend:
+            "this model cannot be offered tools here (tools need a local model); leave the tools out (tool choice none)"
+        case .none(let name):
+            "the tool choice names \(name), but no tools are offered; load a plugin with tools (tide plugins list shows them)"
+        case .withFormat:
+            "tools and a reply format cannot be combined: a reply is either tool calls or the format; "
+                + "set the tool choice to none to keep the format, or drop the format"
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import TideCore
+
+/// Tool calls as ChatML models write them (Hermes 2 Pro's format, which Qwen 2.5's template
+/// uses and SmolLM2 follows): the tools listed as JSON in `<tools></tools>` in the system
+/// prompt, a call written `<tool_call>\n{"name": …, "arguments": {…}}\n</tool_call>`, results
+/// given back in a user turn as `<tool_response>\n…\n</tool_response>` (consecutive results in
+/// one turn), as `models/templates/Qwen-Qwen2.5-7B-Instruct.jinja` of llama.cpp renders them.
+public struct HermesToolCalls: ToolCallReader {
+    public let marker = "<tool_call>"
+    private let closing = "</tool_call>"
+
+    /// The reader.
+    public init() {}
+
+    public func prompt(_ messages: [ChatMessage], offering tools: [ToolDefinition]) -> [ChatMessage] {
+        var result: [ChatMessage] = []
+        var previous: ChatRole?
+        for message in messages {
+            defer { previous = message.role }
+            switch message.role {
+            case .tool:
+                let response = "<tool_response>\n\(message.content)\n</tool_response>"
+                if previous == .tool {
+                    result[result.count - 1].content += "\n" + response
+                } else {
+                    result.append(ChatMessage(.user, response))
+                }
+            case .assistant where !message.toolCalls.isEmpty:
+                let calls = message.toolCalls.map { "\(marker)\n\(Self.callJSON(name: $0.name, arguments: $0.arguments))\n\(closing)" }
+                result.append(ChatMessage(.assistant, ([message.content].filter { !$0.isEmpty } + calls).joined(separator: "\n"),
+                                          interrupted: message.interrupted))
+            default:
+                result.append(ChatMessage(message.role, message.content, interrupted: message.interrupted))
+            }
+        }
+        guard !tools.isEmpty else { return result }
+        let block = Self.toolsBlock(tools)
+        if let first = result.first, first.role == .system {
+            result[0].content = first.content + "\n\n" + block
+        } else {
+            result.insert(ChatMessage(.system, block), at: 0)
+        }
+        return result
+    }
+
+    public func calls(in text: String) throws(ToolFailure) -> [ToolCall] {
+        var calls: [ToolCall] = []
+        var rest = Substring(text)
+        while let open = rest.range(of: marker) {
+            let body = rest[open.upperBound...]
+            guard let close = body.range(of: closing) else {
+                throw ToolFailure("the tool call has no \(closing): \(Self.excerpt(body))")
+            }
+            calls.append(try Self.call(String(body[..<close.lowerBound]), number: calls.count))
+            rest = body[close.upperBound...]
+        }
+        guard !calls.isEmpty else { throw ToolFailure("no tool call follows \(marker)") }
+        return calls
+    }
+
+    /// The calls' grammar: each a JSON object naming one of `tools` (only the one named by
+    /// `choice`) with arguments valid against its schema; several when `parallel`. It starts at
+    /// ``marker``: a lazy grammar begins there (``lazyTrigger``), a required call at the reply's
+    /// first token.
+    public func callGrammar(for tools: [ToolDefinition], choice: ToolChoice, parallel: Bool) throws(ToolFailure) -> String {
+        let offered = if case .named(let name) = choice { tools.filter { $0.name == name } } else { tools }
+        var branches: [JSONValue] = []
+        for tool in offered {
+            let parameters: JSONValue
+            do {
+                parameters = try JSONValue(parsing: tool.parameters)
+            } catch {
+                throw ToolFailure("tool \(tool.name): its parameters are not JSON: \(error)")
+            }
+            do {
+                _ = try JSONSchema(parameters)
+            } catch {
+                throw ToolFailure("the parameters of \(tool.name) cannot be enforced: \(error)")
+            }
+            branches.append(.object(JSONObject([
+                .init(key: "type", value: .string("object")),
+                .init(key: "properties", value: .object(JSONObject([
+                    .init(key: "name", value: .object(JSONObject([.init(key: "const", value: .string(tool.name))]))),
+                    .init(key: "arguments", value: parameters),
+                ]))),
+                .init(key: "required", value: .array([.string("name"), .string("arguments")])),
+                .init(key: "additionalProperties", value: .bool(false)),
+            ])))
+        }
+        let call = branches.count == 1 ? branches[0] : .object(JSONObject([.init(key: "anyOf", value: .array(branches))]))
+        let schema: JSONSchema
+        do {
+            schema = try JSONSchema(call)
+        } catch {
+            throw ToolFailure("the tools' parameters cannot be enforced: \(error)")
+        }
+        var lines = schema.grammar.text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+        let rootPrefix = "\(Grammar.rootRule) ::= "
+        guard let index = lines.firstIndex(where: { $0.hasPrefix(rootPrefix) }) else {
+            throw ToolFailure("the tools' grammar has no root rule")
+        }
+        lines[index] = "tide-tool-call ::= " + lines[index].dropFirst(rootPrefix.count)
+        let one = #""<tool_call>\n" tide-tool-call "\n</tool_call>""#
+        lines.insert("\(Grammar.rootRule) ::= \(one)" + (parallel ? #" ("\n" \#(one))*"# : ""), at: 0)
+        let text = lines.joined(separator: "\n") + "\n"
+        do {
+            _ = try Grammar(gbnf: text)
+        } catch {
+            throw ToolFailure("the tools' grammar is not valid: \(error)")
+        }
+        return text
+    }
+
+    /// The pattern after which a lazy grammar applies: the first ``marker`` of the reply.
+    public var lazyTrigger: String { #"[\s\S]*?(<tool_call>)[\s\S]*"# }
+
+    /// The tools block of the system prompt, as Qwen 2.5's template writes it.
+    static func toolsBlock(_ tools: [ToolDefinition]) -> String {
+        let listed = tools.map { tool in
+            let parameters = (try? JSONValue(parsing: tool.parameters)) ?? .object(JSONObject([]))
+            return JSONValue.object(JSONObject([
+                .init(key: "type", value: .string("function")),
+                .init(key: "function", value: .object(JSONObject([
+                    .init(key: "name", value: .string(tool.name)),
+                    .init(key: "description", value: .string(tool.description)),
+                    .init(key: "parameters", value: parameters),
+                ]))),
+            ])).text
+        }
+        return "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
+            + "You are provided with function signatures within <tools></tools> XML tags:\n<tools>\n"
+            + listed.joined(separator: "\n")
+            + "\n</tools>\n\nFor each function call, return a json object with function name and arguments within "
+            + "<tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call>"
+    }
+
+    static func callJSON(name: String, arguments: String) -> String {
+        "{\"name\": \(JSONValue.string(name).text), \"arguments\": \(arguments)}"
+    }
+
+    /// One call's JSON: `name` a string, `arguments` an object (or a string holding one).
+    private static func call(_ json: String, number: Int) throws(ToolFailure) -> ToolCall {
+        guard case .object(let object)? = try? JSONValue(parsing: json) else {
+            throw ToolFailure("the tool call is not a JSON object: \(excerpt(Substring(json)))")
+        }
+        guard case .string(let name)? = object["name"] else {
+            throw ToolFailure("the tool call names no tool (\"name\"): \(excerpt(Substring(json)))")
+        }
+        var arguments = object["arguments"] ?? .object(JSONObject([]))
+        if case .string(let text) = arguments, let parsed = try? JSONValue(parsing: text) { arguments = parsed }
+        guard case .object = arguments else {
+            throw ToolFailure("the arguments of the call of \(name) are not a JSON object: \(excerpt(Substring(json)))")
+        }
+        return ToolCall(id: "call_\(number + 1)", name: name, arguments: arguments.text)
+    }
+
+    private static func excerpt(_ text: Substring) -> String {
+        text.count > 120 ? String(text.prefix(120)) + "…" : String(text)
+    }
+}

@@ -1,0 +1,108 @@
+import CLua
+import CLuaShim
+import TideCore
+import TideFormat
+
+/// A plugin's tools: `tools = { NAME = { description = "…", parameters = SCHEMA, run = function(args) … end } }`.
+/// `run` is called like a hook — the sandbox's instruction, time and memory limits apply — with
+/// the call's arguments as a table, and returns the result: a string as it is, a number or a
+/// boolean as text, a table as JSON. An error (or a limit reached) becomes a failed result that
+/// says why, which the model sees.
+extension LuaPlugin {
+    /// The declared tools and their `run` functions' references; reads the plugin table at the
+    /// top of `lua`'s stack.
+    static func declaredTools(_ value: LuaValue, in lua: LuaState) throws(LuaError) -> ([ToolDefinition], [String: Int32]) {
+        guard value != .nil else { return ([], [:]) }
+        guard case .table(let array, let fields) = value, array.isEmpty else {
+            throw LuaError(.runtime, "tools must be a table of tools by name (tools = { add = { … } }), not a \(value.typeName)")
+        }
+        var tools: [ToolDefinition] = []
+        var functions: [String: Int32] = [:]
+        for name in fields.keys.sorted() {
+            if let problem = ToolDefinition.problem(withName: name) { throw LuaError(.runtime, "tools: \(problem)") }
+            guard case .table(_, let tool) = fields[name]! else {
+                throw LuaError(.runtime, "tools.\(name) must be a table with description, parameters and run")
+            }
+            guard case .opaque("function") = tool["run"] ?? .nil else {
+                throw LuaError(.runtime, "tools.\(name).run must be a function(args) that returns the result")
+            }
+            let unknown = tool.keys.filter { !["description", "parameters", "run"].contains($0) }.sorted()
+            guard unknown.isEmpty else {
+                throw LuaError(.runtime, "tools.\(name) has unknown fields \(unknown.joined(separator: ", ")); a tool has description, parameters and run")
+            }
+            let parameters = try json(from: tool["parameters"] ?? .table(array: [], fields: ["type": .string("object")]),
+                                      at: "tools.\(name).parameters", what: "tools.\(name).parameters")
+            guard case .object = parameters else {
+                throw LuaError(.runtime, "tools.\(name).parameters must be a JSON schema of the arguments object, as a table")
+            }
+            let definition = ToolDefinition(name: name, description: tool["description"]?.string ?? "", parameters: parameters.text)
+            do {
+                _ = try HermesToolCalls().callGrammar(for: [definition], choice: .auto, parallel: false)
+            } catch {
+                throw LuaError(.runtime, "tools.\(name): \(error)")
+            }
+            let state = lua.pointer
+            _ = "tools".withCString { lua_getfield(state, -1, $0) }
+            _ = name.withCString { lua_getfield(state, -1, $0) }
+            _ = "run".withCString { lua_getfield(state, -1, $0) }
+            functions[name] = luaL_ref(state, tide_lua_registryindex())
+            tide_lua_pop(state, 2)
+            tools.append(definition)
+        }
+        return (tools, functions)
+    }
+
+    public func runTool(_ call: ToolCall) throws -> String {
+        guard let function = toolFunctions[call.name] else { throw ToolFailure("\(name) has no tool \(call.name)") }
+        let arguments: JSONValue
+        do {
+            arguments = try JSONValue(parsing: call.arguments)
+        } catch {
+            throw ToolFailure("the arguments are not JSON: \(error)")
+        }
+        let result: LuaValue
+        do {
+            result = try withState { lua throws(LuaError) in
+                let state = lua.pointer
+                let top = lua_gettop(state)
+                defer { lua_settop(state, top) }
+                lua_rawgeti(state, tide_lua_registryindex(), lua_Integer(function))
+                lua.push(Self.lua(arguments))
+                try lua.call(arguments: 1, results: 1)
+                return lua.value(at: top + 1)
+            }
+        } catch {
+            // The model is told what went wrong, not where in the plugin.
+            let message = error.message.firstRange(of: "\nstack traceback:").map { String(error.message[..<$0.lowerBound]) } ?? error.message
+            throw ToolFailure(error.kind == .runtime ? message : "the tool was stopped: \(message)")
+        }
+        switch result {
+        case .string(let text): return text
+        case .integer(let number): return "\(number)"
+        case .number(let number): return JSONValue.number(number).text
+        case .boolean(let flag): return flag ? "true" : "false"
+        case .nil: return "null"
+        case .table:
+            do {
+                return try Self.json(from: result, at: "result", what: "tool \(call.name)'s result").text
+            } catch {
+                throw ToolFailure(error.message)
+            }
+        case .opaque(let type):
+            throw ToolFailure("tool \(call.name) returned a \(type), which cannot be given to the model; return a string, a number, "
+                + "a boolean or a table")
+        }
+    }
+
+    /// A JSON value as Lua sees it: objects and arrays as tables, `null` as nil.
+    static func lua(_ value: JSONValue) -> LuaValue {
+        switch value {
+        case .null: .nil
+        case .bool(let flag): .boolean(flag)
+        case .number(let number): number.rounded() == number && abs(number) < 9e15 ? .integer(Int64(number)) : .number(number)
+        case .string(let text): .string(text)
+        case .array(let items): .table(array: items.map(lua), fields: [:])
+        case .object(let object): .table(array: [], fields: Dictionary(object.members.map { ($0.key, lua($0.value)) }) { first, _ in first })
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Testing
+import TideCore
+import TideTestSupport
+
+/// The rounds of a turn that calls tools, on a scripted backend whose "model" writes calls as
+/// `<call>NAME ARGUMENTS</call>`: the pipeline's logic, whatever a real model's format.
+@Suite struct ToolRoundsTests {
+    struct Reader: ToolCallReader {
+        let marker = "<call>"
+        func prompt(_ messages: [ChatMessage], offering tools: [ToolDefinition]) -> [ChatMessage] { messages }
+        func calls(in text: String) throws(ToolFailure) -> [ToolCall] {
+            var calls: [ToolCall] = []
+            for part in text.split(separator: "<call>") {
+                guard let end = part.firstRange(of: "</call>"), let space = part.firstIndex(of: " ") else {
+                    throw ToolFailure("unreadable call: \(part)")
+                }
+                calls.append(ToolCall(id: "", name: String(part[..<space]), arguments: String(part[part.index(after: space)..<end.lowerBound])))
+            }
+            return calls
+        }
+        func callGrammar(for tools: [ToolDefinition], choice: ToolChoice, parallel: Bool) throws(ToolFailure) -> String { "" }
+        var lazyTrigger: String { "" }
+    }
+
+    /// A hook with tools: `add` sums `a` and `b`; `fail` throws; `big` returns 20,000 characters.
+    final class Adder: ChatHook, Sendable {
+        let name: String
+        let points: Set<HookPoint> = []
+        init(name: String = "adder") { self.name = name }
+        var tools: [ToolDefinition] {
+            ["add", "fail", "big"].map { ToolDefinition(name: $0, description: $0, parameters: #"{"type": "object"}"#) }
+        }
+        func runTool(_ call: ToolCall) throws -> String {
+            switch call.name {
+            case "add":
+                let numbers = call.arguments.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+                return "\(numbers.reduce(0, +))"
+            case "fail": throw ToolFailure("no luck")
+            default: return String(repeating: "x", count: 20_000)
+            }
+        }
+    }
+
+    func backend(calling call: String) -> ScriptedBackend {
+        let backend = ScriptedBackend(contextSize: 65_536) { messages in
+            messages.last?.role == .tool ? ["The sum is ", "5."] : ["Let me add. ", "<ca", "ll>", call, "</call>"]
+        }
+        backend.toolCallReader = Reader()
+        return backend
+    }
+
+    @Test func aCallIsHeldBackRunAndAnsweredInTheSameTurn() async throws {
+        let backend = backend(calling: #"add {"a": 2, "b": 3}"#)
+        let session = ChatSession(backend: backend, hooks: [Adder()])
+        let reply = try await session.reply(to: "What is 2 + 3?").collect()
+        #expect(reply.text == "Let me add. The sum is 5.")
+        #expect(reply.toolCalls.map(\.name) == ["add"])
+        #expect(reply.toolResults.map(\.content) == ["5"] && reply.toolResults.allSatisfy { !$0.failed })
+        let statistics = try #require(reply.summary?.statistics)
+        #expect(statistics.toolRounds == 1 && statistics.toolResults.count == 1)
+        #expect(session.history.map(\.role) == [.user, .assistant, .tool, .assistant])
+        #expect(session.history[1].content == "Let me add. " && session.history[1].toolCalls.map(\.name) == ["add"])
+        #expect(session.history[2].content == "5" && session.history[2].toolCallID == session.history[1].toolCalls.first?.id)
+        #expect(session.history[3].content == "The sum is 5." && session.history[3].toolCalls.isEmpty)
+        // The second prompt carried the call and its result.
+        #expect(backend.receivedPrompts.last?.suffix(2).map(\.role) == [.assistant, .tool])
+    }
+
+    @Test func aFailingToolAndAHugeResultAreResultsThatSaySo() async throws {
+        for (call, check) in [("fail {}", { (result: ToolResult) in result.failed && result.content == "error: no luck" }),
+                              ("big {}", { (result: ToolResult) in !result.failed && result.content.hasSuffix("are shown]")
+                                  && result.content.utf8.count < 16_500 })] {
+            let session = ChatSession(backend: backend(calling: call), hooks: [Adder()])
+            let reply = try await session.reply(to: "Go.").collect()
+            let result = try #require(reply.toolResults.first)
+            #expect(check(result), "\(result.content.prefix(80))")
+            #expect(reply.summary?.stopReason == .endOfGeneration)
+        }
+    }
+
+    @Test func roundsAreBoundedAndThenToolsAreNotOffered() async throws {
+        let backend = ScriptedBackend { _ in ["<call>add {\"a\": 1}</call>"] }
+        backend.toolCallReader = Reader()
+        let session = ChatSession(backend: backend, hooks: [Adder()])
+        session.parameters.maxToolRounds = 2
+        let reply = try await session.reply(to: "Loop.").collect()
+        #expect(reply.toolCalls.count == 2)
+        #expect(reply.summary?.statistics.toolRounds == 2)
+        // The third round was not offered tools: its call is text like any other.
+        #expect(reply.text == "<call>add {\"a\": 1}</call>")
+    }
+
+    @Test func aCallOfAToolNoHookRunsEndsTheTurnWithTheCall() async throws {
+        let session = ChatSession(backend: backend(calling: #"weather {"city": "Oslo"}"#), hooks: [Adder()])
+        let reply = try await session.reply(to: "Weather?").collect()
+        #expect(reply.toolResults.isEmpty)
+        #expect(reply.summary?.toolCalls.map(\.name) == ["weather"])
+        #expect(session.history.last?.toolCalls.map(\.name) == ["weather"])
+    }
+
+    @Test func twoPluginsWithOneToolNameAreRefused() async throws {
+        let session = ChatSession(backend: backend(calling: "add {}"), hooks: [Adder(name: "one"), Adder(name: "two")])
+        await #expect(throws: ToolClash.self) { _ = try await session.reply(to: "Hi").collect() }
+        #expect(session.history.isEmpty)
+    }
+
+    @Test func toolsNeedABackendThatCanOfferThemAndNoFormat() async throws {
+        let plain = ChatSession(backend: ScriptedBackend(["Hi"]), hooks: [Adder()])
+        await #expect(throws: ToolsUnavailable.backend) { _ = try await plain.reply(to: "Hi").collect() }
+        plain.parameters.toolChoice = .none
+        #expect(try await plain.reply(to: "Hi").collect().text == "Hi")
+        let formatted = ChatSession(backend: backend(calling: "add {}"), hooks: [Adder()])
+        formatted.parameters.format = ReplyFormat(kind: .json, definition: "", grammar: "root ::= \"{}\"")
+        await #expect(throws: ToolsUnavailable.withFormat) { _ = try await formatted.reply(to: "Hi").collect() }
+    }
+}

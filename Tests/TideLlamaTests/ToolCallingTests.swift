@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+import TideCore
+import TideFormat
+
+extension RealModelTests {
+    /// Tools offered to the real model: its calls follow the tool's schema whatever words it
+    /// prefers, run, and come back as results it reads.
+    @Suite struct ToolCallingTests {
+        /// A tip calculator, with a schema that leaves the model little room.
+        final class Tipper: ChatHook, Sendable {
+            let name = "tipper"
+            let points: Set<HookPoint> = []
+            static let schema = #"{"type": "object", "properties": {"bill": {"type": "number"}, "percent": {"type": "integer", "minimum": 0, "maximum": 100}}, "required": ["bill", "percent"], "additionalProperties": false}"#
+            var tools: [ToolDefinition] {
+                [ToolDefinition(name: "tip", description: "The tip for a bill, given the bill and the tip in percent.", parameters: Self.schema),
+                 ToolDefinition(name: "weather", description: "The weather in a city.",
+                                parameters: #"{"type": "object", "properties": {"city": {"type": "string", "maxLength": 30}}, "required": ["city"]}"#)]
+            }
+            func runTool(_ call: ToolCall) throws -> String { call.name == "tip" ? "12" : "sunny" }
+        }
+
+        @Test(arguments: [ToolChoice.required, .named("weather")])
+        func aRequiredCallIsValidRunsAndIsAnswered(choice: ToolChoice) async throws {
+            let (session, _) = try TestModel.session {
+                $0.toolChoice = choice
+                $0.maxTokens = 96
+                $0.maxToolRounds = 2
+            }
+            session.hooks = [Tipper()]
+            let reply = try await session.reply(to: "What is a 15% tip on 80 dollars?").collect()
+            let first = try #require(reply.toolCalls.first, "\(reply.text) \(reply.summary?.toolCallProblem ?? "")")
+            if case .named(let name) = choice { #expect(first.name == name) }
+            for call in reply.toolCalls {
+                let tool = try #require(Tipper().tools.first { $0.name == call.name }, "\(call)")
+                let schema = try JSONSchema(JSONValue(parsing: tool.parameters))
+                #expect(schema.violations(of: try JSONValue(parsing: call.arguments)).isEmpty, "\(call.arguments)")
+            }
+            #expect(reply.toolResults.count == reply.toolCalls.count && reply.toolResults.allSatisfy { !$0.failed })
+            let statistics = try #require(reply.summary?.statistics)
+            #expect((1...2).contains(statistics.toolRounds))
+            #expect(!reply.text.contains("<tool_call>"), "\(reply.text)")
+            let roles = session.history.map(\.role)
+            #expect(roles.prefix(4) == [.system, .user, .assistant, .tool] && roles.last == .assistant, "\(roles)")
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import ShippedPlugins
+import Testing
+import TideCore
+@testable import TideLua
+
+/// Tools written in Lua: what a plugin declares, how `run` is called and what the model is
+/// told when it returns something odd, fails or runs past its limits.
+@Suite struct LuaToolTests {
+    func plugin(_ tools: String, limits: LuaLimits = LuaLimits()) throws -> LuaPlugin {
+        try LuaPlugin(source: "return { name = \"t\", tools = { \(tools) } }", path: "t.lua", limits: limits)
+    }
+
+    func call(_ plugin: LuaPlugin, _ name: String, _ arguments: String = "{}") throws -> String {
+        try plugin.runTool(ToolCall(id: "call_1", name: name, arguments: arguments))
+    }
+
+    @Test func aToolIsDeclaredWithItsSchemaAndRunOnItsArguments() throws {
+        let tools = try plugin("""
+            add = { description = "Add two numbers.",
+                    parameters = { type = "object", properties = { a = { type = "number" }, b = { type = "number" } }, required = { "a", "b" } },
+                    run = function(args) return args.a + args.b end },
+            echo = { run = function(args) return { got = args, list = { 1, 2 } } end },
+            """)
+        #expect(tools.tools.map(\.name) == ["add", "echo"])
+        #expect(tools.tools[0].description == "Add two numbers.")
+        #expect(tools.tools[0].parameters == #"{"properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"],"type":"object"}"#)
+        #expect(tools.tools[1].parameters == #"{"type":"object"}"#)
+        #expect(try call(tools, "add", #"{"a": 2, "b": 3.5}"#) == "5.5")
+        // JSON's null is Lua's nil: a member that is null is absent.
+        #expect(try call(tools, "echo", #"{"x": [true, "y"], "z": null}"#) == #"{"got":{"x":[true,"y"]},"list":[1,2]}"#)
+    }
+
+    @Test(arguments: [
+        ("x = { run = function() error('no such city', 0) end }", "no such city"),
+        ("x = { run = function() return function() end end }", "tool x returned a function, which cannot be given to the model"),
+        ("x = { run = function() while true do end end }", "the tool was stopped: "),
+        ("x = { run = function() local t = {} for i = 1, 1e9 do t[i] = i end end }", "the tool was stopped: "),
+    ])
+    func aFailureIsTheResultNotACrash(tool: String, message: String) throws {
+        let failing = try plugin(tool, limits: LuaLimits(instructions: 1_000_000, memoryBytes: 8 << 20, time: .seconds(1)))
+        do {
+            _ = try call(failing, "x")
+            Issue.record("the tool did not fail")
+        } catch {
+            #expect("\(error)".hasPrefix(message), "\(error)")
+            #expect(!"\(error)".contains("stack traceback"), "\(error)")
+        }
+    }
+
+    @Test(arguments: [
+        ("tools = 3", "tools must be a table of tools by name"),
+        ("tools = { ['bad name'] = { run = print } }", "tools: a tool's name is 1 to 64 letters"),
+        ("tools = { x = { description = 'no run' } }", "tools.x.run must be a function"),
+        ("tools = { x = { run = print, schema = {} } }", "tools.x has unknown fields schema"),
+        ("tools = { x = { run = print, parameters = { type = 'object', properties = { n = { type = 'integer', multipleOf = 2 } } } } }",
+         "tools.x: the parameters of x cannot be enforced: /properties/n: unsupported keyword 'multipleOf'"),
+    ])
+    func aBadDeclarationIsRefusedWhenThePluginLoads(fields: String, message: String) {
+        do {
+            _ = try LuaPlugin(source: "return { name = 't', \(fields) }", path: "t.lua")
+            Issue.record("loaded")
+        } catch {
+            #expect("\(error)".contains(message), "\(error)")
+        }
+    }
+
+    @Test(arguments: [
+        ("(2 + 3) * 4.5", "22.5"), ("2^10", "1024"), ("-3 + 10 % 4", "-1"), ("sqrt(2)", "1.41421356237"),
+        ("max(1, 7, 3) / 2", "3.5"), ("12.5 * 3400 / 100", "425"), ("round(pi * 100)", "314"), ("1e3 + .5", "1000.5"),
+    ])
+    func theCalculatorEvaluates(expression: String, value: String) throws {
+        let calculator = try LuaPlugin(source: ShippedPlugins.source(of: "calculator")!, path: "calculator.lua")
+        #expect(try call(calculator, "calculate", "{\"expression\": \"\(expression)\"}") == value)
+    }
+
+    @Test(arguments: [("1 / 0", "division by zero"), ("2 +", "unexpected the end at 4"), ("os.exit()", "unexpected '.' at 3"), ("load(1)", "unknown name 'load' at 1"),
+                      ("(1", "expected ')' at 3"), ("3 $ 4", "unexpected '$' at 3")])
+    func theCalculatorSaysWhatIsWrong(expression: String, message: String) throws {
+        let calculator = try LuaPlugin(source: ShippedPlugins.source(of: "calculator")!, path: "calculator.lua")
+        do {
+            _ = try call(calculator, "calculate", "{\"expression\": \"\(expression)\"}")
+            Issue.record("evaluated")
+        } catch {
+            #expect("\(error)" == message)
+        }
+    }
+}
