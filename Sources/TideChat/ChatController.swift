@@ -152,6 +152,7 @@ public final class ChatController {
                                 "the reply is not in its format (\(format.description)): \($0)"
                             }
                         }
+                        if let problem = summary.toolCallProblem { failures.append("the model's tool call was not run: \(problem)") }
                         if summary.stopReason != .cancelled {
                             record = ReplyRecord(stopReason: "\(summary.stopReason)", tokens: summary.statistics.generatedTokens)
                         }

@@ -207,7 +207,7 @@ struct ReplyLoop {
             }
             var pending = piece
             if hookStop != nil || generated >= parameters.maxTokens {
-                let tail = matcher.flush() + assembler.finish()
+                let tail = heldCall(matcher.flush() + assembler.finish(), marker: toolMarker)
                 rawText += tail
                 pending.text += tail
                 pending.rawEnd = rawText.utf8.count
@@ -223,12 +223,20 @@ struct ReplyLoop {
             toolText! += assembler.finish()
             return stopReason
         }
-        let tail = matcher.flush() + assembler.finish()
+        let tail = heldCall(matcher.flush() + assembler.finish(), marker: toolMarker)
         rawText += tail
         let progress = ReplyProgress(text: rawText, tokenCount: generated, elapsed: clock.now - start)
         ledger.queue(RewindLedger.Piece(index: max(0, generated - 1), id: lastID, text: tail, rawEnd: rawText.utf8.count))
         try release(&ledger, progress: progress, everything: true)
         return stopReason
+    }
+
+    /// The text held back at the reply's end, unless it is the start of a tool call's marker: that
+    /// is a call cut short (kept as the reply's calls, to be reported), never shown.
+    private mutating func heldCall(_ tail: String, marker: String?) -> String {
+        guard let marker, !tail.isEmpty, marker.hasPrefix(tail) else { return tail }
+        toolText = tail
+        return ""
     }
 
     /// The rewind windows of the enabled stop-condition hooks that may rewind. A hook that

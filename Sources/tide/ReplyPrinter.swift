@@ -41,6 +41,7 @@ struct ReplyPrinter {
             {
                 outcome.formatProblem = "the reply is not in its format (\(format.description)): \(problem)"
             }
+            if let problem = outcome.summary?.toolCallProblem { outcome.failures.append("the model's tool call was not run: \(problem)") }
             return outcome
         }
         let interrupt = InterruptHandler { [session] in session.cancelReply() }

@@ -98,6 +98,18 @@ import TideTestSupport
         #expect(session.history.last?.toolCalls.map(\.name) == ["weather"])
     }
 
+    /// A call cut by max-tokens, even before its marker is whole, is never shown: the summary says why.
+    @Test func aCallCutShortIsNeitherShownNorRun() async throws {
+        for cut in [2, 4] {
+            let session = ChatSession(backend: backend(calling: #"add {"a": 2}"#), hooks: [Adder()])
+            session.parameters.maxTokens = cut
+            let reply = try await session.reply(to: "Add.").collect()
+            #expect(reply.text == "Let me add. ", "\(cut): \(reply.text)")
+            #expect(reply.toolResults.isEmpty && reply.summary?.toolCalls == [])
+            #expect(reply.summary?.toolCallProblem == "the reply ended (max-tokens) inside a tool call")
+        }
+    }
+
     @Test func twoPluginsWithOneToolNameAreRefused() async throws {
         let session = ChatSession(backend: backend(calling: "add {}"), hooks: [Adder(name: "one"), Adder(name: "two")])
         await #expect(throws: ToolClash.self) { _ = try await session.reply(to: "Hi").collect() }
