@@ -114,7 +114,8 @@ public final class ChatSession: Sendable {
             var turn = [question]
             var partial = ""
             do {
-                let toolBox = try ToolBox(hooks: snapshot.hooks, disabled: snapshot.disabledHooks)
+                let toolBox = try ToolBox(hooks: snapshot.hooks, disabled: snapshot.disabledHooks,
+                                          names: snapshot.parameters.toolNames)
                 var parameters = snapshot.parameters
                 parameters.tools = toolBox.definitions + parameters.tools
                 let summary = try await rounds(turn: &turn, partial: &partial, history: snapshot.history, parameters: parameters,

@@ -43,6 +43,8 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
 
     /// The tools offered to the model (``ToolDefinition``); empty for none.
     public var tools: [ToolDefinition] = []
+    /// The hooks' tools offered, by name (`--tool`); empty for every one of them.
+    public var toolNames: [String] = []
     /// Whether the model may (`auto`), must (`required`, a tool's name) or must not (`none`) call them.
     public var toolChoice = ToolChoice.auto
     /// Whether one reply may call several tools.

@@ -7,15 +7,22 @@ struct ToolBox {
     private(set) var definitions: [ToolDefinition] = []
     private var owners: [String: any ChatHook] = [:]
 
-    /// The tools of `hooks` (disabled ones left out); a name two hooks declare is refused.
-    init(hooks: [any ChatHook], disabled: Set<ObjectIdentifier>) throws(ToolClash) {
+    /// The tools of `hooks` (disabled ones left out), only those `names` lists when it lists
+    /// any; a name two hooks declare, and a name listed that no hook declares, are refused.
+    init(hooks: [any ChatHook], disabled: Set<ObjectIdentifier>, names: [String] = []) throws(ToolSelectionError) {
         for hook in hooks where !disabled.contains(ObjectIdentifier(hook)) {
             for tool in hook.tools {
-                if let owner = owners[tool.name] { throw ToolClash(tool: tool.name, first: owner.name, second: hook.name) }
+                if let owner = owners[tool.name] { throw .clash(ToolClash(tool: tool.name, first: owner.name, second: hook.name)) }
                 owners[tool.name] = hook
                 definitions.append(tool)
             }
         }
+        guard !names.isEmpty else { return }
+        if let unknown = names.first(where: { owners[$0] == nil }) {
+            throw .unknown(unknown, known: definitions.map(\.name))
+        }
+        definitions = definitions.filter { names.contains($0.name) }
+        owners = owners.filter { names.contains($0.key) }
     }
 
     /// Whether a hook runs `name` (else it is the caller's, such as a server's client's).
@@ -65,4 +72,21 @@ public struct ToolClash: Error, Sendable, Hashable, CustomStringConvertible {
 extension ToolBox {
     /// Whether every one of `calls` names a tool a hook runs.
     func runsAll(_ calls: [ToolCall]) -> Bool { calls.allSatisfy { runs($0.name) } }
+}
+
+/// Why the tools of a turn could not be chosen.
+public enum ToolSelectionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Two plugins declare one tool name.
+    case clash(ToolClash)
+    /// A tool asked for (`--tool`) that no loaded plugin declares, with the tools there are.
+    case unknown(String, known: [String])
+
+    public var description: String {
+        switch self {
+        case .clash(let clash): clash.description
+        case .unknown(let name, let known):
+            "no loaded plugin has a tool named \(name); "
+                + (known.isEmpty ? "no plugin with tools is loaded (tide plugins list shows their tools)" : "the tools are \(known.joined(separator: ", "))")
+        }
+    }
 }

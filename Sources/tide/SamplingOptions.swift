@@ -40,6 +40,10 @@ struct SamplingOptions: ParsableArguments {
             help: "Whether the model may call the plugins' tools (auto), must call one (required, or a tool's name) or is not offered them (none) (default: auto).")
     var toolChoice: String?
 
+    @Option(name: .customLong("tool"), help: ArgumentHelp("Offer only this tool of the loaded plugins (repeatable; default: all of them).",
+                                                          valueName: "name"))
+    var tools: [String] = []
+
     @Option(name: .customLong("max-tool-rounds"),
             parsing: .unconditional, help: "The most rounds of tool calls in one turn; past them the model must answer (default: 8).")
     var maxToolRounds: Int?
@@ -65,6 +69,7 @@ struct SamplingOptions: ParsableArguments {
         if let draft { parameters.draft = draft }
         if let toolChoice { parameters.toolChoice = ToolChoice(toolChoice) }
         if let maxToolRounds { parameters.maxToolRounds = maxToolRounds }
+        if !tools.isEmpty { parameters.toolNames = tools }
         do {
             try parameters.validate()
         } catch {

@@ -27,6 +27,9 @@ extension CommandLineTests {
             #expect(result.stderr.contains("tool calculate {\"expression\":"), "\(result.stderr)")
             #expect(result.stderr.contains("tool calls: ") && result.stderr.contains(" in 1 round"), "\(result.stderr)")
             #expect(!result.stdout.contains("<tool_call>"), "\(result.stdout)")
+            let unknown = try TideProcess.run(["generate", "--plugin", "calculator", "--tool", "nope", "Hi"])
+            #expect(unknown.status == 1 && unknown.stderr.contains("no loaded plugin has a tool named nope; the tools are calculate"),
+                    "\(unknown.stderr)")
         }
 
         @Test func checkReportsWhatAPluginIs() throws {

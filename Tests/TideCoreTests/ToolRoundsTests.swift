@@ -112,8 +112,21 @@ import TideTestSupport
 
     @Test func twoPluginsWithOneToolNameAreRefused() async throws {
         let session = ChatSession(backend: backend(calling: "add {}"), hooks: [Adder(name: "one"), Adder(name: "two")])
-        await #expect(throws: ToolClash.self) { _ = try await session.reply(to: "Hi").collect() }
+        await #expect(throws: ToolSelectionError.self) { _ = try await session.reply(to: "Hi").collect() }
         #expect(session.history.isEmpty)
+    }
+
+    /// `--tool` offers only the tools it names: a call of another is not run; a name no plugin
+    /// declares is refused, with the tools there are.
+    @Test func onlyTheToolsNamedAreOffered() async throws {
+        let session = ChatSession(backend: backend(calling: #"add {"a": 2}"#), hooks: [Adder()])
+        session.parameters.toolNames = ["fail"]
+        let reply = try await session.reply(to: "Add.").collect()
+        #expect(reply.toolResults.isEmpty && reply.summary?.toolCalls.map(\.name) == ["add"])
+        session.parameters.toolNames = ["nope"]
+        await #expect(throws: ToolSelectionError.unknown("nope", known: ["add", "fail", "big"])) {
+            _ = try await session.reply(to: "Add.").collect()
+        }
     }
 
     @Test func toolsNeedABackendThatCanOfferThemAndNoFormat() async throws {
