@@ -13,7 +13,7 @@ extension LuaPlugin {
         if let answer = results.first?.string { return .answer(try Self.bounded(answer, from: .prompt, limit: Self.textLimit)) }
         guard let edited else { return .proceed }
         let parameters = try Self.parameters(from: edited["params"], over: prompt.parameters)
-        let edits = try Self.messages(from: edited["messages"])
+        let edits = try Self.messages(from: edited["messages"], over: prompt.messages)
         _ = try Self.bounded(edits.map(\.content).joined(), from: .prompt, limit: Self.textLimit)
         prompt.messages = edits
         prompt.parameters = parameters
@@ -160,15 +160,21 @@ extension LuaPlugin {
         return number.isNaN ? "nan" : "\(number)"
     }
 
-    static func messages(from value: LuaValue) throws(LuaError) -> [ChatMessage] {
+    /// The messages `on_prompt` left; one that is an original unchanged (its role and text, in
+    /// order) keeps the original's tool calls and the call it answers (Lua sees roles and texts).
+    static func messages(from value: LuaValue, over originals: [ChatMessage]) throws(LuaError) -> [ChatMessage] {
         guard case .table(let array, _) = value else {
             throw LuaError(.runtime, "on_prompt left prompt.messages as a \(value.typeName), not a list")
         }
+        var next = 0
         return try array.enumerated().map { (index, entry) throws(LuaError) -> ChatMessage in
             guard let role = entry["role"].string.flatMap(ChatRole.init(rawValue:)), let content = entry["content"].string else {
-                throw LuaError(.runtime, "on_prompt left message \(index + 1) without a role (system, user or assistant) and a content string")
+                throw LuaError(.runtime, "on_prompt left message \(index + 1) without a role (system, user, assistant or tool) and a content string")
             }
-            return ChatMessage(role, content)
+            guard let match = originals[min(next, originals.count)...].firstIndex(where: { $0.role == role && $0.content == content })
+            else { return ChatMessage(role, content) }
+            next = match + 1
+            return originals[match]
         }
     }
 
