@@ -39,7 +39,8 @@ extension RealModelTests {
             #expect(reply.toolResults.count == reply.toolCalls.count && reply.toolResults.allSatisfy { !$0.failed })
             let statistics = try #require(reply.summary?.statistics)
             #expect((1...2).contains(statistics.toolRounds))
-            #expect(!reply.text.contains("<tool_call>"), "\(reply.text)")
+            // Where the last round was offered the tools, a call it began was held back, never shown.
+            if statistics.toolRounds < 2 { #expect(!reply.text.contains("<tool_call>"), "\(reply.text)") }
             let roles = session.history.map(\.role)
             #expect(roles.prefix(4) == [.system, .user, .assistant, .tool] && roles.last == .assistant, "\(roles)")
         }
