@@ -19,8 +19,12 @@ public protocol ChatBackend: AnyObject, Sendable {
     var taskExecutor: (any TaskExecutor)? { get }
     /// The model's tokenizer, when the backend has one locally.
     var vocabulary: (any Vocabulary)? { get }
-    /// How its model is offered tools and writes its calls; `nil` when it cannot call tools.
+    /// How its model is offered tools and writes its calls; `nil` when it cannot call tools, or
+    /// when the backend offers them itself (``offersToolsItself``).
     var toolCallReader: (any ToolCallReader)? { get }
+    /// Whether the backend offers the tools to its model itself and gives the calls as data
+    /// (``ReplyDecoder/toolCalls()``), as a server's API does, rather than through a ``toolCallReader``.
+    var offersToolsItself: Bool { get }
     /// How many tokens `messages` take once rendered as a prompt: through the chat template
     /// (generation prompt included), or as plain text when `rawPrompt` (see
     /// ``GenerationParameters/rawPrompt``).
@@ -46,6 +50,7 @@ extension ChatBackend {
     public var taskExecutor: (any TaskExecutor)? { nil }
     public var vocabulary: (any Vocabulary)? { nil }
     public var toolCallReader: (any ToolCallReader)? { nil }
+    public var offersToolsItself: Bool { false }
     public var supportsRewind: Bool { false }
     public func teacherForcingUnavailable(tolerance: Double) -> String? { "the model samples on its server" }
 
@@ -96,6 +101,10 @@ public protocol ReplyDecoder: AnyObject {
     var drafting: DraftStatistics? { get }
     /// How the reply's format was steered to finish within `max-tokens`; `nil` when it was not.
     var steering: BudgetSteering? { get }
+    /// The tool calls the reply ended with, for a backend that gives them as data
+    /// (``ChatBackend/offersToolsItself``); read after the last token. A call that cannot be read
+    /// is a ``ToolFailure`` that says why.
+    func toolCalls() throws(ToolFailure) -> [ToolCall]
 }
 
 extension ReplyDecoder {
@@ -105,6 +114,7 @@ extension ReplyDecoder {
     public var teacherForcing: TeacherForcing? { nil }
     public var drafting: DraftStatistics? { nil }
     public var steering: BudgetSteering? { nil }
+    public func toolCalls() throws(ToolFailure) -> [ToolCall] { [] }
 }
 
 /// A decoder that cannot take back tokens was asked to.

@@ -97,6 +97,18 @@ public final class ChatSession: Sendable {
     /// check it by teacher forcing instead of generating it (``TeacherForcing``): the reply is the
     /// same either way, and its summary says how far the recording held.
     public func reply(to userMessage: String, forcing recorded: String? = nil) -> AsyncThrowingStream<ReplyEvent, any Error> {
+        start(ChatMessage(.user, userMessage), forcing: recorded)
+    }
+
+    /// Streams the reply to the tool results that end the history (a client's, which ran the
+    /// calls the last reply ended with: ``ReplySummary/toolCalls``), as ``reply(to:forcing:)``
+    /// streams one to a message.
+    public func replyToToolResults() -> AsyncThrowingStream<ReplyEvent, any Error> {
+        start(nil, forcing: nil)
+    }
+
+    /// The turn that answers `question`, or the history's last message when it is `nil`.
+    private func start(_ question: ChatMessage?, forcing recorded: String?) -> AsyncThrowingStream<ReplyEvent, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: ReplyEvent.self)
         let snapshot: State? = state.withLock { state in
             guard !state.busy else { return nil }
@@ -107,15 +119,21 @@ public final class ChatSession: Sendable {
             continuation.finish(throwing: ChatSessionError.busy)
             return stream
         }
+        guard question != nil || snapshot.history.last?.role == .tool else {
+            state.withLock { $0.busy = false }
+            continuation.finish(throwing: ChatSessionError.noToolResults)
+            return stream
+        }
         let task = Task(executorPreference: backend.taskExecutor) { [self, backend] in
             let chain = HookChain(hooks: snapshot.hooks, disabled: snapshot.disabledHooks,
                                   policy: snapshot.hookErrorPolicy)
-            let question = ChatMessage(.user, userMessage)
-            var turn = [question]
+            var turn = question.map { [$0] } ?? []
             var partial = ""
             do {
-                let toolBox = try ToolBox(hooks: snapshot.hooks, disabled: snapshot.disabledHooks,
-                                          names: snapshot.parameters.toolNames)
+                // Tools the parameters bring (a server's client's) take the place of the hooks'.
+                let toolBox = snapshot.parameters.tools.isEmpty
+                    ? try ToolBox(hooks: snapshot.hooks, disabled: snapshot.disabledHooks, names: snapshot.parameters.toolNames)
+                    : ToolBox()
                 var parameters = snapshot.parameters
                 parameters.tools = toolBox.definitions + parameters.tools
                 let summary = try await rounds(turn: &turn, partial: &partial, history: snapshot.history, parameters: parameters,
@@ -130,7 +148,7 @@ public final class ChatSession: Sendable {
                 continuation.finish()
             } catch {
                 let answer = ChatMessage(.assistant, partial, interrupted: true)
-                commit(partial.isEmpty && turn.count == 1 ? [] : turn + [answer], disabled: chain.disabled)
+                commit(partial.isEmpty && turn.count <= 1 ? [] : turn + [answer], disabled: chain.disabled)
                 if !partial.isEmpty { record(snapshot, question: question, answer: answer, summary: nil) }
                 continuation.finish(throwing: error)
             }
@@ -210,9 +228,9 @@ public final class ChatSession: Sendable {
 
     /// Gives the ended reply to the recorder, if there is one, with the hooks that were enabled
     /// when it started.
-    private func record(_ snapshot: State, question: ChatMessage, answer: ChatMessage, summary: ReplySummary?) {
+    private func record(_ snapshot: State, question: ChatMessage?, answer: ChatMessage, summary: ReplySummary?) {
         guard let recorder = snapshot.recorder else { return }
-        recorder.record(Exchange(messages: snapshot.history + [question], reply: answer, summary: summary,
+        recorder.record(Exchange(messages: snapshot.history + (question.map { [$0] } ?? []), reply: answer, summary: summary,
                                       parameters: snapshot.parameters,
                                       plugins: snapshot.hooks.filter { !snapshot.disabledHooks.contains(ObjectIdentifier($0)) }
                                         .map(\.specification)))
@@ -233,10 +251,13 @@ public final class ChatSession: Sendable {
 public enum ChatSessionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A reply was requested while another was still streaming.
     case busy
+    /// A reply to tool results was asked for, but the conversation does not end with any.
+    case noToolResults
 
     public var description: String {
         switch self {
         case .busy: "the session is still producing a reply; wait for it to finish or cancel it"
+        case .noToolResults: "the conversation does not end with tool results to answer; add the results of the last reply's calls"
         }
     }
 }

@@ -44,9 +44,11 @@ struct ReplyLoop {
         }
         try prompt.parameters.validate()
         let reader = backend.toolCallReader
-        if case .named(let name) = prompt.parameters.toolChoice, prompt.parameters.tools.isEmpty { throw ToolsUnavailable.none(name) }
+        if prompt.parameters.tools.isEmpty, ![.auto, .none].contains(prompt.parameters.toolChoice) {
+            throw ToolsUnavailable.none(prompt.parameters.toolChoice)
+        }
         if prompt.parameters.offersTools {
-            guard reader != nil else { throw ToolsUnavailable.backend }
+            guard reader != nil || backend.offersToolsItself else { throw ToolsUnavailable.backend }
             if prompt.parameters.format != nil { throw ToolsUnavailable.withFormat }
         }
         let messages = reader?.prompt(prompt.messages, offering: prompt.parameters.offersTools ? prompt.parameters.tools : [])
@@ -84,6 +86,12 @@ struct ReplyLoop {
                 summary.toolCalls = try reader.calls(in: toolText)
             } catch {
                 summary.toolCallProblem = reason == .maxTokens ? "the reply ended (max-tokens) inside a tool call" : error.description
+            }
+        } else if prompt.parameters.offersTools {
+            do {
+                summary.toolCalls = try decoder.toolCalls()
+            } catch {
+                summary.toolCallProblem = error.description
             }
         }
         return summary

@@ -7,6 +7,9 @@ struct ToolBox {
     private(set) var definitions: [ToolDefinition] = []
     private var owners: [String: any ChatHook] = [:]
 
+    /// No tools: those of the turn are the caller's.
+    init() {}
+
     /// The tools of `hooks` (disabled ones left out), only those `names` lists when it lists
     /// any; a name two hooks declare, and a name listed that no hook declares, are refused.
     init(hooks: [any ChatHook], disabled: Set<ObjectIdentifier>, names: [String] = []) throws(ToolSelectionError) {

@@ -4,15 +4,15 @@ public enum ToolsUnavailable: Error, Sendable, Hashable, CustomStringConvertible
     case backend
     /// A reply format was asked for too.
     case withFormat
-    /// A call of this tool was required, but no tools are offered.
-    case none(String)
+    /// A call was required (of any tool, or of a named one), but no tools are offered.
+    case none(ToolChoice)
 
     public var description: String {
         switch self {
         case .backend:
             "this model cannot be offered tools here (tools need a local model); leave the tools out (tool choice none)"
-        case .none(let name):
-            "the tool choice names \(name), but no tools are offered; load a plugin with tools (tide plugins list shows them)"
+        case .none(let choice):
+            "the tool choice is \(choice), but no tools are offered; load a plugin with tools (tide plugins list shows them)"
         case .withFormat:
             "tools and a reply format cannot be combined: a reply is either tool calls or the format; "
                 + "set the tool choice to none to keep the format, or drop the format"

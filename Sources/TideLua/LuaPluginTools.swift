@@ -5,7 +5,7 @@ import TideFormat
 
 /// A plugin's tools: `tools = { NAME = { description = "…", parameters = SCHEMA, run = function(args) … end } }`.
 /// `run` is called like a hook — the sandbox's instruction, time and memory limits apply — with
-/// the call's arguments as a table, and returns the result: a string as it is, a number or a
+/// the call's arguments as a table (checked against the tool's schema first), and returns the result: a string as it is, a number or a
 /// boolean as text, a table as JSON. An error (or a limit reached) becomes a failed result that
 /// says why, which the model sees.
 extension LuaPlugin {
@@ -59,6 +59,15 @@ extension LuaPlugin {
             arguments = try JSONValue(parsing: call.arguments)
         } catch {
             throw ToolFailure("the arguments are not JSON: \(error)")
+        }
+        // A local model's calls are valid by construction; a server's may not be.
+        if let definition = tools.first(where: { $0.name == call.name }),
+           let schema = try? JSONSchema(JSONValue(parsing: definition.parameters)) {
+            let violations = schema.violations(of: arguments)
+            guard violations.isEmpty else {
+                throw ToolFailure("the arguments do not match the parameters of \(call.name): "
+                                      + violations.prefix(3).map(\.description).joined(separator: "; "))
+            }
         }
         let result: LuaValue
         do {

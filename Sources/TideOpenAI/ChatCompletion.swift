@@ -4,7 +4,7 @@ public struct ChatCompletion: Codable, Sendable, Hashable {
     public struct Choice: Codable, Sendable, Hashable {
         public var index: Int
         public var message: ChatCompletionRequest.Message
-        /// `stop` or `length`.
+        /// `stop`, `length` or `tool_calls`.
         public var finishReason: String
 
         enum CodingKeys: String, CodingKey {

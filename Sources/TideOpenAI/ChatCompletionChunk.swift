@@ -6,16 +6,21 @@ public struct ChatCompletionChunk: Codable, Sendable, Hashable {
         public struct Delta: Codable, Sendable, Hashable {
             public var role: String?
             public var content: String?
+            /// Pieces of the reply's tool calls.
+            public var toolCalls: [WireToolCallDelta]?
 
-            public init(role: String? = nil, content: String? = nil) {
+            enum CodingKeys: String, CodingKey { case role, content, toolCalls = "tool_calls" }
+
+            public init(role: String? = nil, content: String? = nil, toolCalls: [WireToolCallDelta]? = nil) {
                 self.role = role
                 self.content = content
+                self.toolCalls = toolCalls
             }
         }
 
         public var index: Int
         public var delta: Delta
-        /// `stop`, `length`, … on the last chunk of the choice.
+        /// `stop`, `length`, `tool_calls` on the last chunk of the choice.
         public var finishReason: String?
 
         enum CodingKeys: String, CodingKey {

@@ -1,21 +1,40 @@
+import TideCore
+
 /// The body of `POST /v1/chat/completions`, as OpenAI defines it, with the sampling fields
 /// llama.cpp-based servers add (`top_k`, `min_p`, `repeat_penalty`). Unknown fields are ignored,
 /// as OpenAI-compatible servers do; OpenAI's fields that Tide does not use (`presence_penalty`,
 /// `frequency_penalty`, `user`) are still checked for their type, and those whose meaning Tide
-/// cannot honour (tools, `logit_bias`) are refused with a ``RequestFieldError``.
+/// cannot honour (the older `functions`, `logit_bias`) are refused with a ``RequestFieldError``.
+/// The tools offered (`tools`, `tool_choice`, `parallel_tool_calls`) are read by ``ToolOffer``,
+/// in the body's key order.
 public struct ChatCompletionRequest: Codable, Sendable, Hashable {
     /// One message of the conversation. On the wire, `content` may also be a list of parts
-    /// (`{"type": "text", "text": …}`), read as their texts joined, or null (read as empty).
+    /// (`{"type": "text", "text": …}`), read as their texts joined, or null or absent (read as
+    /// empty: an assistant message that only calls tools may have none). It is always written as
+    /// a string, which every server takes (some refuse a null).
     public struct Message: Codable, Sendable, Hashable {
         public var role: String
         public var content: String
+        /// An assistant message's tool calls (`tool_calls`).
+        public var toolCalls: [WireToolCall]?
+        /// A `tool` message's call (`tool_call_id`): the result answers it.
+        public var toolCallID: String?
 
-        public init(role: String, content: String) {
+        public init(role: String, content: String, toolCalls: [WireToolCall]? = nil, toolCallID: String? = nil) {
             self.role = role
             self.content = content
+            self.toolCalls = toolCalls
+            self.toolCallID = toolCallID
         }
 
-        enum CodingKeys: String, CodingKey { case role, content }
+        /// `message` on the wire.
+        public init(_ message: ChatMessage) {
+            self.init(role: message.role.rawValue, content: message.content,
+                      toolCalls: message.toolCalls.isEmpty ? nil : message.toolCalls.map(WireToolCall.init),
+                      toolCallID: message.toolCallID)
+        }
+
+        enum CodingKeys: String, CodingKey { case role, content, toolCalls = "tool_calls", toolCallID = "tool_call_id" }
 
         struct Part: Decodable {
             var type: String
@@ -25,7 +44,7 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             role = try container.decode(String.self, forKey: .role)
-            if try container.decodeNil(forKey: .content) {
+            if try !container.contains(.content) || container.decodeNil(forKey: .content) {
                 content = ""
             } else if let text = try container.decodeUnlessOtherType(String.self, forKey: .content) {
                 content = text
@@ -37,7 +56,10 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
                 }
                 content = parts.compactMap(\.text).joined()
             }
+            toolCalls = try container.decodeIfPresent([WireToolCall].self, forKey: .toolCalls)
+            toolCallID = try container.decodeIfPresent(String.self, forKey: .toolCallID)
         }
+
     }
 
     /// `stream_options`: whether the last streamed chunk carries the usage.
@@ -72,6 +94,8 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
     /// Whether the body has a field that asks for a reply format (see
     /// ``TideCore/ReplyFormat/requested(in:)``, which reads them in the body's key order).
     public var asksForFormat = false
+    /// Whether the body has a field that offers tools (read by ``ToolOffer/requested(in:)``).
+    public var offersTools = false
 
     enum CodingKeys: String, CodingKey {
         case model, messages, stream, temperature, seed, stop, n, logprobs
@@ -90,15 +114,18 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
 
     /// OpenAI's fields that Tide refuses: a reply that ignored them would not be what was asked for.
     enum RefusedKeys: String, CodingKey, CaseIterable {
-        case tools, toolChoice = "tool_choice", functions, functionCall = "function_call", logitBias = "logit_bias"
+        case functions, functionCall = "function_call", logitBias = "logit_bias"
 
         var refusal: String {
             switch self {
             case .logitBias: "logit_bias is not supported by tide serve; leave it out"
-            default: "tools are not supported by tide serve: its replies are text only; leave out \(stringValue)"
+            default: "\(stringValue) is OpenAI's older way to offer functions; send tools and tool_choice instead"
             }
         }
     }
+
+    /// The fields that offer tools.
+    enum ToolKeys: String, CodingKey, CaseIterable { case tools, toolChoice = "tool_choice", parallelToolCalls = "parallel_tool_calls" }
 
     /// A request.
     public init(model: String, messages: [Message], stream: Bool? = nil) {
@@ -143,6 +170,8 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
         n = try container.decodeWholeNumberIfPresent(forKey: .n)
         let formats = try decoder.container(keyedBy: FormatKeys.self)
         asksForFormat = FormatKeys.allCases.contains { formats.contains($0) }
+        let tools = try decoder.container(keyedBy: ToolKeys.self)
+        offersTools = ToolKeys.allCases.contains { tools.contains($0) }
         let checked = try decoder.container(keyedBy: CheckedKeys.self)
         _ = try checked.decodeIfPresent(Double.self, forKey: .presencePenalty)
         _ = try checked.decodeIfPresent(Double.self, forKey: .frequencyPenalty)

@@ -9,7 +9,7 @@ import TideOpenAI
 /// A model behind an OpenAI-compatible server (llama-server, vLLM, Ollama, TGI, `tide serve`):
 /// each reply is one streamed `POST /v1/chat/completions`, read as server-sent events. Hooks run
 /// here as for a local model, on every streamed piece; logits hooks cannot run, since the server
-/// samples.
+/// samples. Tools are sent in OpenAI's form, and the calls the server returns are run here.
 ///
 /// ```swift
 /// let backend = RemoteBackend(url: URL(string: "http://127.0.0.1:8080")!, model: "smollm2")
@@ -23,6 +23,9 @@ public final class RemoteBackend: ChatBackend {
     public let contextSize: Int
     public let endOfGenerationStrings: [String] = []
     public let supportsLogits = false
+    /// The server offers the tools to its model (OpenAI's `tools`) and returns the calls as
+    /// `tool_calls`; Tide's hooks run them (client-side tools).
+    public let offersToolsItself = true
     /// How long the server may take to answer, or stay silent mid-stream, before the reply fails.
     public let timeout: Duration
     let apiKey: String?
@@ -55,15 +58,20 @@ public final class RemoteBackend: ChatBackend {
         messages.reduce(8) { $0 + 4 + ($1.content.utf8.count + 3) / 4 }
     }
 
-    /// The request's JSON, with the fields that ask for `format` (Foundation's encoder keeps no key
-    /// order, and a schema's property order matters, so they are added to the parsed body).
-    static func encode(_ body: ChatCompletionRequest, format: ReplyFormat?) throws -> [UInt8] {
+    /// The request's JSON, with the fields that ask for `parameters`' format and offer its tools
+    /// (Foundation's encoder keeps no key order, and a schema's property order matters, so they
+    /// are added to the parsed body).
+    static func encode(_ body: ChatCompletionRequest, parameters: GenerationParameters) throws -> [UInt8] {
         let encoded = try JSONEncoder().encode(body)
-        guard let format else { return Array(encoded) }
+        var added = parameters.format?.requestFields ?? []
+        if parameters.offersTools {
+            added += ToolOffer(tools: parameters.tools, choice: parameters.toolChoice, parallel: parameters.parallelToolCalls).requestFields
+        }
+        guard !added.isEmpty else { return Array(encoded) }
         guard case .object(var fields) = try JSONValue(parsing: String(decoding: encoded, as: UTF8.self)) else {
             preconditionFailure("a request encodes as an object")
         }
-        fields.members += format.requestFields
+        fields.members += added
         return Array(JSONValue.object(fields).text.utf8)
     }
 
@@ -71,16 +79,14 @@ public final class RemoteBackend: ChatBackend {
         -> sending any ReplyDecoder
     {
         guard !parameters.rawPrompt else { throw RemoteError.rawPrompt(model: model) }
-        var body = ChatCompletionRequest(model: model, messages: messages.map {
-            ChatCompletionRequest.Message(role: $0.role.rawValue, content: $0.content)
-        }, stream: true)
+        var body = ChatCompletionRequest(model: model, messages: messages.map(ChatCompletionRequest.Message.init), stream: true)
         body.setParameters(parameters)
         var request = HTTPClientRequest(url: endpoint("v1/chat/completions"))
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "Accept", value: "text/event-stream")
         if let apiKey { request.headers.add(name: "Authorization", value: "Bearer \(apiKey)") }
-        request.body = .bytes(ByteBuffer(bytes: try Self.encode(body, format: parameters.format)))
+        request.body = .bytes(ByteBuffer(bytes: try Self.encode(body, parameters: parameters)))
         let decoder = RemoteReplyDecoder(url: endpoint("v1/chat/completions"), timeout: timeout,
                                          promptTokenCount: try await promptTokenCount(for: messages, rawPrompt: false))
         try await decoder.start(request)

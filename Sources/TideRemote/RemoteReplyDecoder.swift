@@ -16,6 +16,8 @@ final class RemoteReplyDecoder: ReplyDecoder {
     private let continuation: AsyncThrowingStream<DecodedToken, any Error>.Continuation
     private var iterator: AsyncThrowingStream<DecodedToken, any Error>.AsyncIterator
     private var reader: Task<Void, Never>?
+    /// The tool calls streamed so far, piece by piece.
+    private let calls = StreamedToolCalls()
 
     init(url: String, timeout: Duration, promptTokenCount: Int) {
         self.url = url
@@ -36,7 +38,8 @@ final class RemoteReplyDecoder: ReplyDecoder {
         let continuation = self.continuation
         let (url, timeout) = (self.url, self.timeout)
         let body = response.body
-        reader = Task { await RemoteReplyDecoder.pump(body, url: url, timeout: timeout, into: continuation) }
+        let calls = self.calls
+        reader = Task { await RemoteReplyDecoder.pump(body, url: url, timeout: timeout, calls: calls, into: continuation) }
     }
 
     private static func isStaleConnection(_ error: any Error) -> Bool {
@@ -75,10 +78,10 @@ final class RemoteReplyDecoder: ReplyDecoder {
     }
 
     /// Reads the body into the pieces, ending them with the reply's end or its error.
-    private static func pump(_ body: HTTPClientResponse.Body, url: String, timeout: Duration,
+    private static func pump(_ body: HTTPClientResponse.Body, url: String, timeout: Duration, calls: StreamedToolCalls,
                              into continuation: AsyncThrowingStream<DecodedToken, any Error>.Continuation) async {
         do {
-            try await read(body, url: url, into: continuation)
+            try await read(body, url: url, calls: calls, into: continuation)
         } catch {
             // Past the response head, a transport failure is the stream breaking off.
             let described = describe(error, url: url, timeout: timeout)
@@ -93,7 +96,7 @@ final class RemoteReplyDecoder: ReplyDecoder {
     /// Parses the body's events into pieces. The reply ends at `[DONE]`, or at the end of the
     /// body after a finish reason; the body is read to its end either way, so the connection
     /// goes back to the pool clean.
-    private static func read(_ body: HTTPClientResponse.Body, url: String,
+    private static func read(_ body: HTTPClientResponse.Body, url: String, calls: StreamedToolCalls,
                              into continuation: AsyncThrowingStream<DecodedToken, any Error>.Continuation) async throws {
         var parser = ServerSentEventParser()
         let decoder = JSONDecoder()
@@ -122,6 +125,7 @@ final class RemoteReplyDecoder: ReplyDecoder {
                 if let content = choice.delta?.content, !content.isEmpty {
                     continuation.yield(.token(id: nil, bytes: Array(content.utf8)))
                 }
+                if let pieces = choice.delta?.toolCalls { calls.add(pieces) }
                 if choice.finishReason != nil { finished = true }
             }
         }
@@ -133,6 +137,10 @@ final class RemoteReplyDecoder: ReplyDecoder {
     func nextToken(adjustingLogits: ((any LogitsView) throws -> Void)?) async throws -> DecodedToken {
         try Task.checkCancellation()
         return try await iterator.next() ?? .endOfGeneration
+    }
+
+    func toolCalls() throws(ToolFailure) -> [ToolCall] {
+        try calls.calls()
     }
 
     func close() {
@@ -168,13 +176,16 @@ final class RemoteReplyDecoder: ReplyDecoder {
     }
 }
 
-/// What the reader needs of a streamed chunk: the first choice's new text and finish reason.
+/// What the reader needs of a streamed chunk: the first choice's new text, tool-call pieces and finish reason.
 /// Servers differ in the rest of the envelope (`id`, `created`, `model`, `usage`), which is not
 /// read, so that one that leaves a field out still streams.
 private struct StreamedChunk: Decodable {
     struct Choice: Decodable {
         struct Delta: Decodable {
             var content: String?
+            var toolCalls: [WireToolCallDelta]?
+
+            enum CodingKeys: String, CodingKey { case content, toolCalls = "tool_calls" }
         }
 
         var delta: Delta?

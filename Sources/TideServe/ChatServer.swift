@@ -178,6 +178,12 @@ public final class ChatServer: Sendable {
             return try await CompletionRun.start(job, configuration: configuration, pool: pool, logger: logger)
         } catch let error as ContextOverflowError {
             throw APIError.invalid(error.description, param: job.endpoint.inputField, code: "context_length_exceeded")
+        } catch let error as ToolsUnavailable {
+            throw APIError.invalid(error.description, param: "tools")
+        } catch let error as ToolSelectionError {
+            throw APIError.invalid(error.description, param: "tools")
+        } catch let error as InvalidParameterError where error.name == "tool-choice" {
+            throw APIError.invalid("tool_choice must be \(error.requirement), not \(error.value)", param: "tool_choice")
         }
     }
 
@@ -198,12 +204,16 @@ public final class ChatServer: Sendable {
             guard request.asksForFormat else { return nil }
             return try ReplyFormat.requested(in: JSONValue(parsing: String(decoding: data, as: UTF8.self)))
         }
+        func tools(_ request: ChatCompletionRequest) throws -> ToolOffer? {
+            guard request.offersTools else { return nil }
+            return try ToolOffer.requested(in: JSONValue(parsing: String(decoding: data, as: UTF8.self)))
+        }
         let kind = endpoint == .chat ? "chat-completion" : "completion"
         do {
             switch endpoint {
             case .chat:
                 let decoded = try JSONDecoder().decode(ChatCompletionRequest.self, from: data)
-                return try CompletionJob(decoded, format: try format(decoded), configuration: configuration)
+                return try CompletionJob(decoded, format: try format(decoded), tools: try tools(decoded), configuration: configuration)
             case .text:
                 let decoded = try JSONDecoder().decode(TextCompletionRequest.self, from: data)
                 return try CompletionJob(decoded, format: try format(decoded.chat), configuration: configuration)

@@ -1,5 +1,6 @@
 import Foundation
 import TideCore
+import TideFormat
 import TideOpenAI
 
 /// Which endpoint a request came to: `/v1/chat/completions` (messages through the chat template)
@@ -15,29 +16,38 @@ enum CompletionEndpoint: Sendable {
     var inputField: String { self == .chat ? "messages" : "prompt" }
 }
 
-/// A completion request checked and read into Tide's terms: the conversation before the last
-/// message, the message to answer (for a text completion, the prompt alone), and the parameters.
+/// A completion request checked and read into Tide's terms: the conversation before the message
+/// to answer, that message (for a text completion, the prompt alone; `nil` when the conversation
+/// ends with tool results, which are answered), and the parameters, with the tools the request offers.
 struct CompletionJob: Sendable {
     var endpoint: CompletionEndpoint
     var history: [ChatMessage]
-    var question: String
+    var question: String?
     var parameters: GenerationParameters
     var stream: Bool
     var includeUsage: Bool
     /// Text the reply repeats before its own (a text completion's prompt, when it asks for `echo`).
     var echo = ""
 
+    /// The whole conversation the reply answers.
+    var messages: [ChatMessage] { history + (question.map { [ChatMessage(.user, $0)] } ?? []) }
+
     /// Reads a text-completion `request`, whose reply format is `format`, over the server's
     /// defaults: its prompt is continued as plain text, with no system prompt.
     init(_ request: TextCompletionRequest, format: ReplyFormat?, configuration: ServeConfiguration) throws(APIError) {
         guard !request.prompt.isEmpty else { throw .invalid("prompt is empty; send the text to continue", param: "prompt") }
-        try self.init(request.chat, format: format, configuration: configuration, endpoint: .text)
+        if request.chat.offersTools {
+            throw .invalid("tools are offered in chat completions only (/v1/chat/completions): a plain-text prompt has no place "
+                               + "for them; leave out tools and tool_choice", param: "tools")
+        }
+        try self.init(request.chat, format: format, tools: nil, configuration: configuration, endpoint: .text)
         if request.echo { echo = request.prompt }
     }
 
-    /// Reads `request`, whose reply format is `format`, over the server's defaults; anything Tide
-    /// cannot do is a 400 (or a 404 for another model's name) naming the field.
-    init(_ request: ChatCompletionRequest, format: ReplyFormat?, configuration: ServeConfiguration,
+    /// Reads `request`, whose reply format is `format` and whose tools are `tools`, over the
+    /// server's defaults; anything Tide cannot do is a 400 (or a 404 for another model's name)
+    /// naming the field.
+    init(_ request: ChatCompletionRequest, format: ReplyFormat?, tools: ToolOffer?, configuration: ServeConfiguration,
          endpoint: CompletionEndpoint = .chat) throws(APIError)
     {
         self.endpoint = endpoint
@@ -50,34 +60,30 @@ struct CompletionJob: Sendable {
         if request.logprobs == true { throw .invalid("logprobs are not supported", param: "logprobs") }
         var messages: [ChatMessage] = []
         for (index, message) in request.messages.enumerated() {
-            let role: ChatRole
-            switch message.role {
-            case "system", "developer": role = .system
-            case "user": role = .user
-            case "assistant": role = .assistant
-            default:
-                throw .invalid("messages[\(index)].role '\(message.role)' is not supported; use system, user or assistant",
-                               param: "messages[\(index)].role")
-            }
             // A chat template cannot carry a NUL: say so, rather than let the message end there.
             if message.content.utf8.contains(0) {
                 let field = endpoint == .chat ? "messages[\(index)].content" : "prompt"
                 throw .invalid("\(field) holds a NUL character (U+0000), which a prompt cannot carry; remove it", param: field)
             }
-            messages.append(ChatMessage(role, message.content))
+            messages.append(try Self.message(message, at: index, after: messages))
         }
         guard let last = messages.last else { throw .invalid("messages must hold at least one message", param: "messages") }
-        guard last.role == .user else {
-            throw .invalid("the last message must be the user's, to be answered; it is the \(last.role.rawValue)'s",
-                           param: "messages")
+        guard last.role == .user || last.role == .tool else {
+            throw .invalid("the last message must be the user's, or the results of the calls before it, to be answered; "
+                               + "it is the \(last.role.rawValue)'s", param: "messages")
         }
         if endpoint == .chat, let system = configuration.systemPrompt, !system.isEmpty,
            !messages.contains(where: { $0.role == .system })
         {
             messages.insert(ChatMessage(.system, system), at: 0)
         }
-        history = Array(messages.dropLast())
-        question = last.content
+        if last.role == .user {
+            history = Array(messages.dropLast())
+            question = last.content
+        } else {
+            history = messages
+            question = nil
+        }
         do {
             parameters = try request.parameters(over: configuration.parameters)
             parameters.format = format
@@ -85,8 +91,51 @@ struct CompletionJob: Sendable {
         } catch {
             throw .invalid(error.message, param: error.field)
         }
+        if let tools {
+            if format != nil, tools.choice != .none, !tools.tools.isEmpty {
+                throw .invalid("tools and a reply format cannot be combined: a reply is either tool calls or the format; "
+                                   + "send tool_choice \"none\" to keep the format, or leave the format out", param: "tool_choice")
+            }
+            parameters.tools = tools.tools
+            parameters.toolChoice = tools.choice
+            parameters.parallelToolCalls = tools.parallel
+        }
         stream = request.stream ?? false
         includeUsage = request.streamOptions?.includeUsage ?? false
+    }
+
+    /// The request's message number `index` in Tide's terms, after `earlier`: a tool result must
+    /// answer a call of the assistant message before it, and a call's arguments must be a JSON object.
+    private static func message(_ message: ChatCompletionRequest.Message, at index: Int, after earlier: [ChatMessage])
+        throws(APIError) -> ChatMessage
+    {
+        let field = "messages[\(index)]"
+        switch message.role {
+        case "system", "developer": return ChatMessage(.system, message.content)
+        case "user": return ChatMessage(.user, message.content)
+        case "assistant":
+            var calls: [ToolCall] = []
+            for (number, wire) in (message.toolCalls ?? []).enumerated() {
+                guard case .object? = try? JSONValue(parsing: wire.function.arguments) else {
+                    throw .invalid("\(field).tool_calls[\(number)].function.arguments must be a JSON object's text, not "
+                                       + wire.function.arguments.debugDescription.prefix(80), param: "\(field).tool_calls[\(number)].function.arguments")
+                }
+                calls.append(wire.call)
+            }
+            return ChatMessage(.assistant, message.content, toolCalls: calls)
+        case "tool":
+            guard let id = message.toolCallID else {
+                throw .invalid("\(field).tool_call_id is missing: a tool message answers a call; give the call's id", param: "\(field).tool_call_id")
+            }
+            let calls = earlier.last { $0.role == .assistant }?.toolCalls ?? []
+            guard earlier.last?.role == .tool || earlier.last?.toolCalls.isEmpty == false, calls.contains(where: { $0.id == id }) else {
+                throw .invalid("\(field) answers the call \(id), but the assistant message before it made no call with that id",
+                               param: "\(field).tool_call_id")
+            }
+            return ChatMessage(.tool, message.content, toolCallID: id)
+        default:
+            throw .invalid("\(field).role '\(message.role)' is not supported; use system, user, assistant or tool", param: "\(field).role")
+        }
     }
 
     /// Refuses a request larger than the server's limits, before any of its messages is read.

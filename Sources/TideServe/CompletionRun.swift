@@ -24,7 +24,7 @@ final class CompletionRun: @unchecked Sendable {
         let plugins = try configuration.plugins.map { source in
             try source.instantiate(limits: configuration.limits, log: { logger.info("plugin: \($0)") })
         }
-        let backend = try await pool.acquire(for: job.history + [ChatMessage(.user, job.question)])
+        let backend = try await pool.acquire(for: job.messages)
         let run = CompletionRun(job, backend: backend, plugins: plugins, hookErrorPolicy: configuration.hookErrorPolicy,
                                 recorder: configuration.recorder?(job.endpoint.path), pool: pool, logger: logger)
         do {
@@ -45,7 +45,8 @@ final class CompletionRun: @unchecked Sendable {
                               hookErrorPolicy: hookErrorPolicy)
         session.history = job.history
         session.recorder = recorder
-        iterator = session.reply(to: job.question).makeAsyncIterator()
+        let events = if let question = job.question { session.reply(to: question) } else { session.replyToToolResults() }
+        iterator = events.makeAsyncIterator()
     }
 
     /// The next event; `nil` after the last. Hook failures are logged, not returned.

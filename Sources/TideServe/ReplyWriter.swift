@@ -34,6 +34,7 @@ struct ReplyWriter: Sendable {
                 case .text(let text): try await send(chunk(text), to: &writer)
                 case .hookFailure: break  // never returned: the run logs them
                 // The server's own tools (its plugins') run on the server: the client sees the answer.
+                // Calls of the client's tools end the reply (its summary has them).
                 case .toolCall, .toolResult: break
                 case .finished(let summary) where summary.stopReason == .cancelled && shutdown.happened:
                     log(summary, logger: logger)
@@ -42,7 +43,13 @@ struct ReplyWriter: Sendable {
                                                 type: "server_error", code: "server_shutting_down"), to: &writer)
                 case .finished(let summary):
                     log(summary, logger: logger)
-                    try await send(chunk(nil, finishReason: Self.finishReason(summary.stopReason)), to: &writer)
+                    for (index, call) in summary.toolCalls.enumerated() {
+                        for piece in WireToolCallDelta.pieces(of: call, index: index) {
+                            try await send(ChatCompletionChunk(id: id, created: created, model: model,
+                                                               choices: [.init(delta: .init(toolCalls: [piece]))]), to: &writer)
+                        }
+                    }
+                    try await send(chunk(nil, finishReason: Self.finishReason(summary)), to: &writer)
                     if job.includeUsage { try await send(usageChunk(Self.usage(summary)), to: &writer) }
                     try await writer.write(ByteBuffer(bytes: ServerSentEvent.done))
                 }
@@ -60,11 +67,12 @@ struct ReplyWriter: Sendable {
         while let event = try await run.next() {
             guard case .finished(let summary) = event else { continue }
             log(summary, logger: logger)
-            let finishReason = Self.finishReason(summary.stopReason)
+            let finishReason = Self.finishReason(summary)
             switch job.endpoint {
             case .chat:
+                let calls = summary.toolCalls.isEmpty ? nil : summary.toolCalls.map(WireToolCall.init)
                 return ChatCompletion(id: id, created: created, model: model,
-                                      choices: [ChatCompletion.Choice(message: .init(role: "assistant", content: summary.text),
+                                      choices: [ChatCompletion.Choice(message: .init(role: "assistant", content: summary.text, toolCalls: calls),
                                                                       finishReason: finishReason)],
                                       usage: Self.usage(summary))
             case .text:
@@ -104,12 +112,21 @@ struct ReplyWriter: Sendable {
 
     private func log(_ summary: ReplySummary, logger: Logger) {
         let statistics = summary.statistics
-        logger.info("\(id): \(statistics.promptTokens) prompt tokens (\(statistics.reusedPromptTokens) cached), \(statistics.generatedTokens) generated, stop \(summary.stopReason)\(job.stream ? ", streamed" : "")")
+        logger.info("\(id): \(statistics.promptTokens) prompt tokens (\(statistics.reusedPromptTokens) cached), \(statistics.generatedTokens) generated, stop \(summary.stopReason)\(calls(summary))\(job.stream ? ", streamed" : "")")
     }
 
-    /// OpenAI's finish reasons: `length` when a limit cut the reply, else `stop`.
-    static func finishReason(_ reason: StopReason) -> String {
-        switch reason {
+    /// The log's note of the tools the reply called: those run here and those left to the client.
+    private func calls(_ summary: ReplySummary) -> String {
+        let ran = summary.statistics.toolResults.map { "\($0.call.name)\($0.failed ? " (failed)" : "")" }
+        return (ran.isEmpty ? "" : ", ran tools: " + ran.joined(separator: ", "))
+            + (summary.toolCalls.isEmpty ? "" : ", calls for the client: " + summary.toolCalls.map(\.name).joined(separator: ", "))
+    }
+
+    /// OpenAI's finish reasons: `tool_calls` when the reply calls the client's tools, `length`
+    /// when a limit cut it, else `stop`.
+    static func finishReason(_ summary: ReplySummary) -> String {
+        if !summary.toolCalls.isEmpty { return "tool_calls" }
+        return switch summary.stopReason {
         case .maxTokens, .contextFull: "length"
         default: "stop"
         }

@@ -17,9 +17,9 @@ extension CommandLineTests.ServeCommandTests {
             (#"{\#(model), \#(hi), "stop": "\udc00"}"#, "at stop: not a valid string", nil),
             (#"{\#(model), \#(hi), "presence_penalty": "x"}"#, "at presence_penalty: expected a number", nil),
             (#"{\#(model), \#(hi), "frequency_penalty": []}"#, "at frequency_penalty: expected a number", nil),
-            (#"{\#(model), \#(hi), "tools": [{"type": "function", "function": {"name": "f"}}]}"#,
-             "tools are not supported by tide serve", "tools"),
-            (#"{\#(model), \#(hi), "tool_choice": "auto"}"#, "tools are not supported by tide serve", "tool_choice"),
+            (#"{\#(model), \#(hi), "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "not": {}}}}]}"#,
+             "tools[0].function.parameters is not a schema Tide can enforce", "tools[0].function.parameters"),
+            (#"{\#(model), \#(hi), "functions": [{"name": "f"}]}"#, "send tools and tool_choice instead", "functions"),
             (#"{\#(model), \#(hi), "logit_bias": {"50256": -100}}"#, "logit_bias is not supported by tide serve", "logit_bias"),
             (#"{\#(model), \#(hi), "max_tokens": }"#, "not valid JSON: ", nil),
             // Numbers past 2^31 once killed the server converting to llama.cpp's 32-bit integers.

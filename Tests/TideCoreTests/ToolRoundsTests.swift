@@ -98,6 +98,22 @@ import TideTestSupport
         #expect(session.history.last?.toolCalls.map(\.name) == ["weather"])
     }
 
+    /// A server's client runs the calls and sends the results: the session answers them, and
+    /// its own hooks' tools give way to the tools the parameters bring.
+    @Test func theCallersToolsReplaceTheHooksAndItsResultsAreAnswered() async throws {
+        let session = ChatSession(backend: backend(calling: #"weather {"city": "Oslo"}"#), hooks: [Adder()])
+        session.parameters.tools = [ToolDefinition(name: "weather", description: "", parameters: #"{"type": "object"}"#)]
+        let reply = try await session.reply(to: "Weather?").collect()
+        #expect(reply.toolResults.isEmpty && reply.summary?.toolCalls.map(\.name) == ["weather"])
+        let call = try #require(reply.summary?.toolCalls.first)
+        await #expect(throws: ChatSessionError.noToolResults) { _ = try await session.replyToToolResults().collect() }
+        session.history.append(ChatMessage(.tool, "cold", toolCallID: call.id))
+        let answer = try await session.replyToToolResults().collect()
+        #expect(answer.text == "The sum is 5.")
+        #expect(session.history.map(\.role) == [.user, .assistant, .tool, .assistant])
+        #expect(session.history.last?.content == "The sum is 5.")
+    }
+
     /// A call cut by max-tokens, even before its marker is whole, is never shown: the summary says why.
     @Test func aCallCutShortIsNeitherShownNorRun() async throws {
         for cut in [2, 4] {

@@ -28,6 +28,10 @@ import TideCore
         #expect(tools.tools[0].parameters == #"{"properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"],"type":"object"}"#)
         #expect(tools.tools[1].parameters == #"{"type":"object"}"#)
         #expect(try call(tools, "add", #"{"a": 2, "b": 3.5}"#) == "5.5")
+        // Arguments a server's model wrote against the schema are not run: the model is told why.
+        #expect(throws: ToolFailure("the arguments do not match the parameters of add: (root): missing required property 'b'")) {
+            try call(tools, "add", #"{"a": 2}"#)
+        }
         // JSON's null is Lua's nil: a member that is null is absent.
         #expect(try call(tools, "echo", #"{"x": [true, "y"], "z": null}"#) == #"{"got":{"x":[true,"y"]},"list":[1,2]}"#)
     }

@@ -21,8 +21,10 @@ public final class LlamaCppPythonServer {
         return cache.appendingPathComponent("tide/llama-server/bin/python")
     }
 
-    /// Starts the server with a context of `contextSize` tokens and waits until it answers.
-    public init(contextSize: Int = 2048, port: Int = LoopbackPort.free()) async throws {
+    /// Starts the server with a context of `contextSize` tokens and waits until it answers; with
+    /// `chatFormat`, its own way of writing prompts instead of the model's template
+    /// (`chatml-function-calling` is the one that offers tools).
+    public init(contextSize: Int = 2048, chatFormat: String? = nil, port: Int = LoopbackPort.free()) async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.python.path) else {
             throw ServerProcess.Failure(description: "no llama-cpp-python server at \(Self.python.path): run scripts/setup.sh")
         }
@@ -36,7 +38,7 @@ public final class LlamaCppPythonServer {
             // Grand Croix…" for "What is the capital of France?"), and Tide's answer with it
             // ("The capital of France is Paris.") on both kinds of machine.
             "--flash_attn", "true",
-        ], port: port, readyPath: "v1/models", timeout: .seconds(120))
+        ] + (chatFormat.map { ["--chat_format", $0] } ?? []), port: port, readyPath: "v1/models", timeout: .seconds(120))
     }
 
     /// The end of the server's log.
