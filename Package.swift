@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "TideLua", dependencies: ["TideCore", "TideFiles", "TideFormat", "ShippedPlugins", "CLua", "CLuaShim"]),
         .target(name: "TideRegex"),
         .target(name: "TideFormat", dependencies: ["TideCore", "TideFiles", "TideRegex"]),
-        .target(name: "TideScript", dependencies: ["TideCore", "TideFiles", "TideRegex"]),
+        .target(name: "TideScript", dependencies: ["TideCore", "TideFiles", "TideFormat", "TideRegex"]),
         .target(name: "TideProvider", dependencies: ["TideCore", "TideLlama", "TideModels", "TideRemote"]),
         .target(name: "TideRunner", dependencies: ["TideCore", "TideFiles", "TideFormat", "TideRegex", "TideScript", "TideLua", "TideModels", "TideProvider"]),
         .target(name: "TideLlama", dependencies: ["TideCore", "TideFiles", "TideFormat", "CLlama"]),
@@ -67,7 +67,7 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
-        .target(name: "TideLog", dependencies: ["TideCore", "TideScript", "TideLua", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "TideLog", dependencies: ["TideCore", "TideFormat", "TideScript", "TideLua", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "TideBench", dependencies: ["TideCore", "TideFormat", "TideLlama", "TideLog", "TideProvider", "TideRunner", "CLlama"]),
         .executableTarget(
             name: "tide",
@@ -98,7 +98,7 @@ let package = Package(
         .testTarget(name: "TideRemoteTests",
                     dependencies: ["TideRemote", "TideCore", "TideLua", "TideTestSupport"]),
         .testTarget(name: "TideLogTests", dependencies: [
-            "TideLog", "TideCore", "TideScript", "TideTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            "TideLog", "TideCore", "TideFormat", "TideScript", "TideTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TideCLITests", dependencies: ["TideTestSupport"]),
     ],

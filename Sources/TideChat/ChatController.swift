@@ -1,5 +1,7 @@
 import Foundation
 import TideCore
+import TideRunner
+import TideScript
 import TideFormat
 import TideLog
 import TideLua
@@ -126,7 +128,9 @@ public final class ChatController {
     }
 
     /// Streams the reply to `message` and records how it ended.
-    func ask(_ message: String) async {
+    /// Sends `message` and shows the reply; for a script's turn `step` (`/open`), answers it as
+    /// `tide run` does (the results of the tool calls written after it, when there are some).
+    func ask(_ message: String, step: ReplyStep? = nil) async {
         let session = self.session
         let assistantCount = history.count { $0.role == .assistant }
         let userCount = history.count { $0.role == .user }
@@ -138,7 +142,8 @@ public final class ChatController {
         var failures: [String] = []
         do {
             try await canceller.whileReplying(in: session) {
-                for try await event in session.reply(to: message) {
+                let events = step.map { ScriptInterpreter.reply(to: $0, in: session, forcing: nil) } ?? session.reply(to: message)
+                for try await event in events {
                     switch event {
                     case .text(let text): output(.replyText(text))
                     case .hookFailure(let failure): failures.append("\(failure) (the plugin is now disabled)")
@@ -154,7 +159,8 @@ public final class ChatController {
                         }
                         if let problem = summary.toolCallProblem { failures.append("the model's tool call was not run: \(problem)") }
                         if summary.stopReason != .cancelled {
-                            record = ReplyRecord(stopReason: "\(summary.stopReason)", tokens: summary.statistics.generatedTokens)
+                            record = ReplyRecord(stopReason: "\(summary.stopReason)", tokens: summary.statistics.generatedTokens,
+                                                 rounds: summary.statistics.toolRounds)
                         }
                     }
                 }

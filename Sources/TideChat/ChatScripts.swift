@@ -24,18 +24,24 @@ extension ChatController {
         // first known ones at the start).
         var known = turnSettings.compactMap { $0 }.first ?? now
         var (userIndex, replies) = (0, records.makeIterator())
-        // Scripts hold no tool turns yet: a turn's calls and their results are left out, its answer kept.
-        let messages = history.filter { $0.role != .tool && $0.toolCalls.isEmpty }.map { message in
+        var messages: [RecordedConversation.Message] = []
+        var rounds: [ChatMessage] = []
+        for message in history {
             switch message.role {
             case .system:
-                return RecordedConversation.Message(role: .system, text: message.content)
+                messages.append(RecordedConversation.Message(role: .system, text: message.content))
             case .user:
                 if userIndex < turnSettings.count, let recorded = turnSettings[userIndex] { known = recorded }
                 userIndex += 1
-                return RecordedConversation.Message(role: .user, text: message.content, settings: known)
-            case .assistant, .tool:
-                return RecordedConversation.Message(role: .assistant, text: message.content, record: replies.next() ?? nil,
-                                                    interrupted: message.interrupted)
+                rounds = []  // calls a turn ended with, unanswered (a tool no plugin runs), are not replayed
+                messages.append(RecordedConversation.Message(role: .user, text: message.content, settings: known))
+            // A turn's tool calls and results are written before its answer.
+            case .assistant where !message.toolCalls.isEmpty, .tool:
+                rounds.append(message)
+            case .assistant:
+                messages.append(RecordedConversation.Message(role: .assistant, text: message.content, record: replies.next() ?? nil,
+                                                             interrupted: message.interrupted, rounds: ToolRound.rounds(in: rounds)))
+                rounds = []
             }
         }
         return RecordedConversation(header: header, defaults: ParameterSetting.all(of: model.defaultParameters),
@@ -102,11 +108,13 @@ extension ChatController {
             guard let reply else { continue }
             if let recorded = reply.recorded {
                 turnSettings.append(currentSettings)
-                session.history += [ChatMessage(.user, reply.user), ChatMessage(.assistant, recorded.text)]
+                var history = session.history + [ChatMessage(.user, reply.user)]
+                history += ToolRound.messages(reply.given + recorded.rounds, at: history.count)
+                session.history = history + [ChatMessage(.assistant, recorded.text)]
                 records.append(recorded.record)
             } else {
                 output(.userTurn(reply.user))
-                await ask(reply.user)
+                await ask(reply.user, step: reply)
             }
         }
         output(.notice("opened \(file): \(exchangeCount) exchange\(exchangeCount == 1 ? "" : "s"); plugins: " + Self.list(pluginNames)))

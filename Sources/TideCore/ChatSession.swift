@@ -97,18 +97,24 @@ public final class ChatSession: Sendable {
     /// check it by teacher forcing instead of generating it (``TeacherForcing``): the reply is the
     /// same either way, and its summary says how far the recording held.
     public func reply(to userMessage: String, forcing recorded: String? = nil) -> AsyncThrowingStream<ReplyEvent, any Error> {
+        start(ChatMessage(.user, userMessage), forcing: recorded.map { RecordedTurn(answer: $0) })
+    }
+
+    /// Like ``reply(to:forcing:)``, for a turn recorded with its rounds of tool calls: each round
+    /// is checked by teacher forcing in turn (the calls as the model wrote them), then the answer.
+    public func reply(to userMessage: String, forcing recorded: RecordedTurn?) -> AsyncThrowingStream<ReplyEvent, any Error> {
         start(ChatMessage(.user, userMessage), forcing: recorded)
     }
 
     /// Streams the reply to the tool results that end the history (a client's, which ran the
-    /// calls the last reply ended with: ``ReplySummary/toolCalls``), as ``reply(to:forcing:)``
-    /// streams one to a message.
-    public func replyToToolResults() -> AsyncThrowingStream<ReplyEvent, any Error> {
-        start(nil, forcing: nil)
+    /// calls the last reply ended with: ``ReplySummary/toolCalls``; a script's written rounds),
+    /// as ``reply(to:forcing:)`` streams one to a message.
+    public func replyToToolResults(forcing recorded: RecordedTurn? = nil) -> AsyncThrowingStream<ReplyEvent, any Error> {
+        start(nil, forcing: recorded)
     }
 
     /// The turn that answers `question`, or the history's last message when it is `nil`.
-    private func start(_ question: ChatMessage?, forcing recorded: String?) -> AsyncThrowingStream<ReplyEvent, any Error> {
+    private func start(_ question: ChatMessage?, forcing recorded: RecordedTurn?) -> AsyncThrowingStream<ReplyEvent, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: ReplyEvent.self)
         let snapshot: State? = state.withLock { state in
             guard !state.busy else { return nil }
@@ -143,13 +149,17 @@ public final class ChatSession: Sendable {
                                          toolCalls: toolBox.runsAll(summary.toolCalls) ? [] : summary.toolCalls)
                 commit(turn + [answer], disabled: chain.disabled)
                 // Recorded before the stream ends, so that whoever waits for the stream can wait for the record too.
-                record(snapshot, question: question, answer: answer, summary: summary)
+                record(snapshot, question: question, rounds: Array(turn.dropFirst(question == nil ? 0 : 1)), answer: answer,
+                       summary: summary)
                 continuation.yield(.finished(summary))
                 continuation.finish()
             } catch {
                 let answer = ChatMessage(.assistant, partial, interrupted: true)
                 commit(partial.isEmpty && turn.count <= 1 ? [] : turn + [answer], disabled: chain.disabled)
-                if !partial.isEmpty { record(snapshot, question: question, answer: answer, summary: nil) }
+                if !partial.isEmpty {
+                    record(snapshot, question: question, rounds: Array(turn.dropFirst(question == nil ? 0 : 1)), answer: answer,
+                           summary: nil)
+                }
                 continuation.finish(throwing: error)
             }
         }
@@ -163,13 +173,14 @@ public final class ChatSession: Sendable {
     /// call's event and result, the calls and results added to `turn`, and the model asked again;
     /// then its answer's summary. Calls of tools no hook runs (a server's client's) end the turn.
     private func rounds(turn: inout [ChatMessage], partial: inout String, history: [ChatMessage], parameters: GenerationParameters,
-                        toolBox: ToolBox, chain: HookChain, overflowPolicy: ContextOverflowPolicy, forcing recorded: String?,
+                        toolBox: ToolBox, chain: HookChain, overflowPolicy: ContextOverflowPolicy, forcing recorded: RecordedTurn?,
                         emit: @escaping (ReplyEvent) -> Void) async throws -> ReplySummary
     {
         var results: [ToolResult] = []
         var generated = 0
         var decoding = Duration.zero
         var firstToken: Duration?
+        var forcing: TeacherForcing?
         var round = 0
         while true {
             var loop = ReplyLoop(backend: backend, hooks: chain, overflowPolicy: overflowPolicy, emit: emit)
@@ -179,11 +190,13 @@ public final class ChatSession: Sendable {
             if round > 0, roundParameters.toolChoice != .none { roundParameters.toolChoice = .auto }
             var summary: ReplySummary
             do {
-                summary = try await loop.run(messages: history + turn, parameters: roundParameters, forcing: round == 0 ? recorded : nil)
+                summary = try await loop.run(messages: history + turn, parameters: roundParameters,
+                                             forcing: recorded?.text(ofRound: round, reader: backend.toolCallReader))
             } catch {
                 partial = loop.shownText
                 throw error
             }
+            forcing = TeacherForcing.turn(forcing, then: summary.teacherForcing, after: generated)
             generated += summary.statistics.generatedTokens
             decoding += summary.statistics.decodeDuration
             firstToken = firstToken ?? summary.statistics.timeToFirstToken
@@ -200,11 +213,12 @@ public final class ChatSession: Sendable {
                 summary.statistics.timeToFirstToken = firstToken
                 summary.statistics.toolResults = results
                 summary.statistics.toolRounds = round
+                summary.teacherForcing = forcing
                 return summary
             }
             turn.append(ChatMessage(.assistant, summary.storedText, toolCalls: calls))
+            for call in calls { emit(.toolCall(call)) }
             for call in calls {
-                emit(.toolCall(call))
                 let result = toolBox.run(call)
                 emit(.toolResult(result))
                 results.append(result)
@@ -228,12 +242,12 @@ public final class ChatSession: Sendable {
 
     /// Gives the ended reply to the recorder, if there is one, with the hooks that were enabled
     /// when it started.
-    private func record(_ snapshot: State, question: ChatMessage?, answer: ChatMessage, summary: ReplySummary?) {
+    private func record(_ snapshot: State, question: ChatMessage?, rounds: [ChatMessage], answer: ChatMessage, summary: ReplySummary?) {
         guard let recorder = snapshot.recorder else { return }
         recorder.record(Exchange(messages: snapshot.history + (question.map { [$0] } ?? []), reply: answer, summary: summary,
                                       parameters: snapshot.parameters,
                                       plugins: snapshot.hooks.filter { !snapshot.disabledHooks.contains(ObjectIdentifier($0)) }
-                                        .map(\.specification)))
+                                        .map(\.specification), rounds: rounds))
     }
 
     /// Appends the turn's messages and ends the busy state.

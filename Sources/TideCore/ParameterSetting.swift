@@ -12,6 +12,10 @@ public enum ParameterSetting: Sendable, Hashable {
     case maxTokens(Int)
     /// `@stop "a" "b"`: replaces the stop strings (`@stop` alone clears them).
     case stop([String])
+    /// `@tool-choice auto|none|required|NAME`: whether the model may, must or must not call tools.
+    case toolChoice(ToolChoice)
+    /// `@max-tool-rounds N`: the rounds of tool calls a turn may make before it must answer.
+    case maxToolRounds(Int)
 
     /// Sets this parameter in `parameters`.
     public func apply(to parameters: inout GenerationParameters) {
@@ -25,6 +29,8 @@ public enum ParameterSetting: Sendable, Hashable {
         case .seed(let value): parameters.seed = value
         case .maxTokens(let value): parameters.maxTokens = value
         case .stop(let value): parameters.stop = value
+        case .toolChoice(let value): parameters.toolChoice = value
+        case .maxToolRounds(let value): parameters.maxToolRounds = value
         }
     }
 }
@@ -42,17 +48,20 @@ extension ParameterSetting {
         case .seed: "seed"
         case .maxTokens: "max-tokens"
         case .stop: "stop"
+        case .toolChoice: "tool-choice"
+        case .maxToolRounds: "max-tool-rounds"
         }
     }
 
     /// The parameter names, as directives (`@top-k`) and the REPL's `/set top-k` spell them.
     public static let names = ["temperature", "top-k", "top-p", "min-p", "repeat-penalty", "repeat-last-n", "seed",
-                               "max-tokens", "stop"]
+                               "max-tokens", "stop", "tool-choice", "max-tool-rounds"]
 
     /// Every parameter of `parameters` as a setting, in the order of ``names``.
     public static func all(of parameters: GenerationParameters) -> [ParameterSetting] {
         [.temperature(parameters.temperature), .topK(parameters.topK), .topP(parameters.topP), .minP(parameters.minP),
          .repeatPenalty(parameters.repeatPenalty), .repeatLastN(parameters.repeatLastN), .seed(parameters.seed),
-         .maxTokens(parameters.maxTokens), .stop(parameters.stop)]
+         .maxTokens(parameters.maxTokens), .stop(parameters.stop), .toolChoice(parameters.toolChoice),
+         .maxToolRounds(parameters.maxToolRounds)]
     }
 }

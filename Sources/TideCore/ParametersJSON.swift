@@ -16,6 +16,11 @@ public struct ParametersJSON: Codable, Sendable, Hashable {
     /// `true` when the prompt was the messages as plain text (``GenerationParameters/rawPrompt``);
     /// absent otherwise.
     public var raw_prompt: Bool?
+    /// Whether the model could call tools (`auto`, `none`, `required` or a tool's name); absent
+    /// in logs written before tools.
+    public var tool_choice: String?
+    /// The most rounds of tool calls a turn could make; absent in logs written before tools.
+    public var max_tool_rounds: Int?
 
     /// The JSON of `parameters`.
     public init(_ parameters: GenerationParameters) {
@@ -31,6 +36,8 @@ public struct ParametersJSON: Codable, Sendable, Hashable {
         max_rewinds = parameters.maxRewinds
         format = parameters.format?.description
         raw_prompt = parameters.rawPrompt ? true : nil
+        tool_choice = parameters.toolChoice.description
+        max_tool_rounds = parameters.maxToolRounds
     }
 
     /// The parameters these name, without the reply format (which the JSON only describes).
@@ -47,6 +54,8 @@ public struct ParametersJSON: Codable, Sendable, Hashable {
         parameters.stop = stop
         parameters.maxRewinds = max_rewinds
         parameters.rawPrompt = raw_prompt ?? false
+        if let tool_choice { parameters.toolChoice = ToolChoice(tool_choice) }
+        if let max_tool_rounds { parameters.maxToolRounds = max_tool_rounds }
         return parameters
     }
 }

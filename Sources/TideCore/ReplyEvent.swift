@@ -4,7 +4,8 @@ public enum ReplyEvent: Sendable {
     case text(String)
     /// A hook failed; it has been disabled for the rest of the session and the reply goes on.
     case hookFailure(HookFailure)
-    /// The model called a tool; its result follows (``toolResult(_:)``), then the model goes on.
+    /// The model called a tool. A round's calls come first, then their results (``toolResult(_:)``)
+    /// in the same order; then the model goes on.
     case toolCall(ToolCall)
     /// A tool call's result, as the model is told it.
     case toolResult(ToolResult)

@@ -52,3 +52,20 @@ public enum TeacherForcing: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+extension TeacherForcing {
+    /// How far a turn's recording held, over its rounds: `sofar`, the rounds before (whose
+    /// replies took `tokens`), then `next`, a round's own. The first round regenerated decides
+    /// (its token counted from the turn's start); rounds all confirmed add up.
+    static func turn(_ sofar: TeacherForcing?, then next: TeacherForcing?, after tokens: Int) -> TeacherForcing? {
+        switch (sofar, next) {
+        case (nil, _): return next
+        case (.confirmed(let confirmed, let ties)?, .confirmed(let more, let moreTies)?):
+            let merged = NearTies(count: ties.count + moreTies.count, largestMargin: max(ties.largestMargin, moreTies.largestMargin))
+            return .confirmed(tokens: confirmed + more, nearTies: merged)
+        case (.confirmed?, .regenerated(let from)?): return .regenerated(from: tokens + from)
+        case (.confirmed?, let other?): return other
+        case (let earlier?, _): return earlier
+        }
+    }
+}

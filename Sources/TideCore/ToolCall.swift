@@ -33,12 +33,54 @@ public struct ToolCall: Sendable, Hashable, Codable {
     public var name: String
     /// The arguments, as a JSON object's text.
     public var arguments: String
+    /// The call as the model wrote it (its JSON, spaced as the model spaced it), when a local
+    /// model wrote it: the prompt of the next round shows the model its own text, and a
+    /// transcript keeps it so that teacher forcing can check it. `nil` for a call that came as
+    /// data (a server's, a client's).
+    public var written: String?
 
     /// A tool call.
-    public init(id: String, name: String, arguments: String) {
+    public init(id: String, name: String, arguments: String, written: String? = nil) {
         self.id = id
         self.name = name
         self.arguments = arguments
+        self.written = written
+    }
+}
+
+/// A turn as a transcript recorded it, for teacher forcing to check (``ChatSession/reply(to:forcing:)``):
+/// each round of tool calls — what the model said before the calls, and the calls as it wrote
+/// them — then the answer.
+public struct RecordedTurn: Sendable, Hashable {
+    /// One round: the text before the calls, and the calls.
+    public struct Round: Sendable, Hashable {
+        public var text: String
+        public var calls: [ToolCall]
+
+        /// A round.
+        public init(text: String, calls: [ToolCall]) {
+            self.text = text
+            self.calls = calls
+        }
+    }
+
+    /// The rounds that called tools, in order.
+    public var rounds: [Round]
+    /// The answer after them.
+    public var answer: String
+
+    /// A recorded turn.
+    public init(rounds: [Round] = [], answer: String) {
+        self.rounds = rounds
+        self.answer = answer
+    }
+
+    /// What the model wrote in round `index` (the answer after the rounds), as `reader` writes
+    /// calls; `nil` past the answer, or for a round of calls with no reader to write them.
+    func text(ofRound index: Int, reader: (any ToolCallReader)?) -> String? {
+        if index == rounds.count { return answer }
+        guard index < rounds.count, let reader else { return nil }
+        return rounds[index].text + reader.written(rounds[index].calls)
     }
 }
 

@@ -8,7 +8,10 @@ public protocol ToolCallReader: Sendable {
     /// system prompt, earlier calls and results written as the family writes them. Messages
     /// without tools pass unchanged.
     func prompt(_ messages: [ChatMessage], offering tools: [ToolDefinition]) -> [ChatMessage]
-    /// The calls in `text`, which starts with ``marker``.
+    /// `calls` as the model writes them in a reply, from ``marker`` on (each call's
+    /// ``ToolCall/written`` text where it has one).
+    func written(_ calls: [ToolCall]) -> String
+    /// The calls in `text`, which starts with ``marker``; each keeps its JSON as written.
     func calls(in text: String) throws(ToolFailure) -> [ToolCall]
     /// The GBNF grammar the calls follow, from ``marker`` on: JSON naming one of `tools` (only the
     /// one `choice` names) with arguments valid against its schema; several calls when `parallel`.

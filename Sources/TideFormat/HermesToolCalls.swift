@@ -26,9 +26,7 @@ public struct HermesToolCalls: ToolCallReader {
                     result.append(ChatMessage(.user, response))
                 }
             case .assistant where !message.toolCalls.isEmpty:
-                let calls = message.toolCalls.map { "\(marker)\n\(Self.callJSON(name: $0.name, arguments: $0.arguments))\n\(closing)" }
-                result.append(ChatMessage(.assistant, ([message.content].filter { !$0.isEmpty } + calls).joined(separator: "\n"),
-                                          interrupted: message.interrupted))
+                result.append(ChatMessage(.assistant, message.content + written(message.toolCalls), interrupted: message.interrupted))
             default:
                 result.append(ChatMessage(message.role, message.content, interrupted: message.interrupted))
             }
@@ -43,15 +41,24 @@ public struct HermesToolCalls: ToolCallReader {
         return result
     }
 
+    public func written(_ calls: [ToolCall]) -> String {
+        calls.map { "\(marker)\n\($0.json)\n\(closing)" }
+            .joined(separator: "\n")
+    }
+
     public func calls(in text: String) throws(ToolFailure) -> [ToolCall] {
         var calls: [ToolCall] = []
         var rest = Substring(text)
         while let open = rest.range(of: marker) {
             let body = rest[open.upperBound...]
             guard let close = body.range(of: closing) else {
-                throw ToolFailure("the tool call has no \(closing): \(Self.excerpt(body))")
+                throw ToolFailure("the tool call has no \(closing): \(ToolCall.excerpt(body))")
             }
-            calls.append(try Self.call(String(body[..<close.lowerBound]), number: calls.count))
+            // The grammar puts one line break on each side of the JSON.
+            var json = body[..<close.lowerBound]
+            if json.hasPrefix("\n") { json = json.dropFirst() }
+            if json.hasSuffix("\n") { json = json.dropLast() }
+            calls.append(try ToolCall(json: String(json), id: "call_\(calls.count + 1)"))
             rest = body[close.upperBound...]
         }
         guard !calls.isEmpty else { throw ToolFailure("no tool call follows \(marker)") }
@@ -132,29 +139,5 @@ public struct HermesToolCalls: ToolCallReader {
             + listed.joined(separator: "\n")
             + "\n</tools>\n\nFor each function call, return a json object with function name and arguments within "
             + "<tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call>"
-    }
-
-    static func callJSON(name: String, arguments: String) -> String {
-        "{\"name\": \(JSONValue.string(name).text), \"arguments\": \(arguments)}"
-    }
-
-    /// One call's JSON: `name` a string, `arguments` an object (or a string holding one).
-    private static func call(_ json: String, number: Int) throws(ToolFailure) -> ToolCall {
-        guard case .object(let object)? = try? JSONValue(parsing: json) else {
-            throw ToolFailure("the tool call is not a JSON object: \(excerpt(Substring(json)))")
-        }
-        guard case .string(let name)? = object["name"] else {
-            throw ToolFailure("the tool call names no tool (\"name\"): \(excerpt(Substring(json)))")
-        }
-        var arguments = object["arguments"] ?? .object(JSONObject([]))
-        if case .string(let text) = arguments, let parsed = try? JSONValue(parsing: text) { arguments = parsed }
-        guard case .object = arguments else {
-            throw ToolFailure("the arguments of the call of \(name) are not a JSON object: \(excerpt(Substring(json)))")
-        }
-        return ToolCall(id: "call_\(number + 1)", name: name, arguments: arguments.text)
-    }
-
-    private static func excerpt(_ text: Substring) -> String {
-        text.count > 120 ? String(text.prefix(120)) + "…" : String(text)
     }
 }

@@ -40,10 +40,12 @@ public final class ConversationLog: ExchangeRecorder {
         let created = Self.timestamp(Date.now)
         database.enqueue { [self] db in
             let (id, logged) = written.withLock { $0 }
+            // The message table holds the conversation's turns; tool calls and results go with the reply they led to.
+            let sent = exchange.messages.filter(Self.isTurn)
             var conversation = id
             var start = logged.count
-            if conversation == nil || exchange.messages.count < logged.count
-                || !zip(logged, exchange.messages).allSatisfy({ $0.role == $1.role && $0.content == $1.content })
+            if conversation == nil || sent.count < logged.count
+                || !zip(logged, sent).allSatisfy({ $0.role == $1.role && $0.content == $1.content })
             {
                 try db.execute(sql: "INSERT INTO conversation (started, model, source, origin) VALUES (?, ?, ?, ?)",
                                arguments: [created, model, source.rawValue, origin])
@@ -51,14 +53,50 @@ public final class ConversationLog: ExchangeRecorder {
                 start = 0
             }
             guard let conversation else { return }
-            let messages = exchange.messages + [exchange.reply]
+            let messages = sent + [exchange.reply]
             for position in start..<messages.count {
                 try db.execute(sql: "INSERT INTO message (conversation_id, position, role, content, created) VALUES (?, ?, ?, ?, ?)",
                                arguments: [conversation, position, messages[position].role.rawValue, messages[position].content, created])
             }
-            try Self.insertReply(exchange, message: db.lastInsertedRowID, in: db)
+            let reply = db.lastInsertedRowID
+            try Self.insertReply(exchange, message: reply, in: db)
+            try Self.insertToolCalls(exchange, message: reply, in: db)
             written.withLock { $0 = (conversation, messages) }
         }
+    }
+
+    /// Whether `message` is a turn of the conversation, rather than a round of tool calls (an
+    /// assistant message with calls, a tool's result).
+    static func isTurn(_ message: ChatMessage) -> Bool {
+        message.role != .tool && !(message.role == .assistant && !message.toolCalls.isEmpty)
+    }
+
+    /// The reply's tool calls: the rounds given before it (at the end of the messages sent),
+    /// its own rounds with each result's time, and the calls it ended with, left to the caller.
+    private static func insertToolCalls(_ exchange: Exchange, message reply: Int64, in db: Database) throws {
+        let lastTurn = exchange.messages.lastIndex { $0.role == .user } ?? -1
+        let given = exchange.messages[(lastTurn + 1)...]
+        let results = Dictionary((exchange.summary?.statistics.toolResults ?? []).map { ($0.call.id, $0) }) { first, _ in first }
+        var position = 0
+        var round = 0
+        func insert(_ messages: some Collection<ChatMessage>, given: Bool) throws {
+            for message in messages where message.role == .assistant && !message.toolCalls.isEmpty {
+                for call in message.toolCalls {
+                    let answer = messages.first { $0.role == .tool && $0.toolCallID == call.id }
+                    let result = results[call.id]
+                    try db.execute(sql: """
+                        INSERT INTO tool_call (message_id, position, round, round_text, given, call_id, name, arguments, written,
+                            result, failed, seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """, arguments: [reply, position, round, message.content, given, call.id, call.name, call.arguments,
+                                         call.written, answer?.content, result?.failed ?? false, result?.duration.seconds])
+                    position += 1
+                }
+                round += 1
+            }
+        }
+        try insert(given, given: true)
+        try insert(exchange.rounds, given: false)
+        try insert([exchange.reply], given: false)
     }
 
     /// The reply's row: its settings and figures.

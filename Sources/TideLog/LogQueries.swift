@@ -83,10 +83,18 @@ extension LogDatabase {
     public func conversation(_ id: Int64) throws -> LoggedConversation? {
         try access { db in
             guard let row = try Row.fetchOne(db, sql: Self.summarySQL + " WHERE c.id = ?", arguments: [id]) else { return nil }
+            let calls = Dictionary(grouping: try Row.fetchAll(db, sql: """
+                SELECT t.* FROM tool_call t JOIN message m ON m.id = t.message_id WHERE m.conversation_id = ?
+                ORDER BY t.message_id, t.position
+                """, arguments: [id]), by: { $0["message_id"] as Int64 })
             let messages = try Row.fetchAll(db, sql: """
                 SELECT m.role, m.content, m.created, r.* FROM message m LEFT JOIN reply r ON r.message_id = m.id
                 WHERE m.conversation_id = ? ORDER BY m.position
-                """, arguments: [id]).map(Self.message)
+                """, arguments: [id]).map { row in
+                    var message = Self.message(row)
+                    if let id: Int64 = row["message_id"] { message.reply?.toolCalls = (calls[id] ?? []).map(Self.toolCall) }
+                    return message
+                }
             return LoggedConversation(summary: Self.summary(row), messages: messages)
         }
     }
@@ -121,6 +129,12 @@ extension LogDatabase {
         ConversationSummary(id: row["id"], started: row["started"], model: row["model"],
                             source: LogSource(rawValue: row["source"]) ?? .generate, origin: row["origin"],
                             firstMessage: row["first_message"] ?? "", replies: row["replies"])
+    }
+
+    private static func toolCall(_ row: Row) -> LoggedToolCall {
+        LoggedToolCall(round: row["round"], roundText: row["round_text"], given: row["given"],
+                       call: ToolCall(id: row["call_id"], name: row["name"], arguments: row["arguments"], written: row["written"]),
+                       result: row["result"], failed: row["failed"], seconds: row["seconds"])
     }
 
     private static func message(_ row: Row) -> LoggedMessage {

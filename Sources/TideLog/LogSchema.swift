@@ -7,7 +7,8 @@ import GRDB
 ///   (`generate`, `chat`, `run`, `serve`) and its origin (a script's path, an endpoint);
 /// - `message`: its messages in order (role and text, a reply's text as stored after `on_reply`);
 /// - `reply`: for each generated reply, the parameters, the plugins, how it ended and its figures;
-/// - `message_text`: an FTS5 index of the messages' text, kept by triggers.
+/// - `message_text`: an FTS5 index of the messages' text, kept by triggers;
+/// - `tool_call` (version 2): each reply's tool calls and their results.
 enum LogSchema {
     /// Brings the database up to the newest version. The check and the migrations run in one
     /// transaction that takes the write lock first, so that two processes opening a new log at
@@ -29,7 +30,31 @@ enum LogSchema {
     }
 
     /// The migrations in order: version N is reached by running the first N.
-    static let migrations: [@Sendable (Database) throws -> Void] = [version1]
+    static let migrations: [@Sendable (Database) throws -> Void] = [version1, version2]
+
+    /// Version 2: the tool calls of each reply (`tool_call`), in order, with the round they were
+    /// made in and the text before the round's calls, each call's result and time; `given` for
+    /// the rounds written before the reply (a client's, a script's), which it answered; a call
+    /// without a result was left to the caller (a server's client).
+    private static func version2(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE tool_call (
+                message_id INTEGER NOT NULL REFERENCES message (id) ON DELETE CASCADE,
+                position INTEGER NOT NULL,
+                round INTEGER NOT NULL,
+                round_text TEXT NOT NULL,
+                given INTEGER NOT NULL,
+                call_id TEXT NOT NULL,
+                name TEXT NOT NULL,
+                arguments TEXT NOT NULL,
+                written TEXT,
+                result TEXT,
+                failed INTEGER NOT NULL,
+                seconds REAL,
+                PRIMARY KEY (message_id, position)
+            );
+            """)
+    }
 
     private static func version1(_ db: Database) throws {
             try db.execute(sql: """

@@ -67,12 +67,36 @@ public struct LoggedReply: Sendable, Hashable, Encodable {
     public var rewinds: Int
     /// Whether it was cut short (cancelled, or failed part-way).
     public var interrupted: Bool
+    /// Its tool calls, in order: the rounds given before it, its own, and the calls it ended with.
+    public var toolCalls: [LoggedToolCall] = []
 
     enum CodingKeys: String, CodingKey {
-        case parameters, plugins, rewinds, interrupted
+        case parameters, plugins, rewinds, interrupted, toolCalls = "tool_calls"
         case stopReason = "stop_reason", promptTokens = "prompt_tokens", reusedPromptTokens = "reused_prompt_tokens"
         case generatedTokens = "generated_tokens", timeToFirstToken = "time_to_first_token", tokensPerSecond = "tokens_per_second"
         case hookSeconds = "hook_seconds"
+    }
+}
+
+/// A tool call of a logged reply and its result.
+public struct LoggedToolCall: Sendable, Hashable, Encodable {
+    /// The round of calls it was made in (0 is the turn's first), and what was said before the round's calls.
+    public var round: Int
+    public var roundText: String
+    /// Whether the round was given before the reply (a client's, a script's) rather than made by it.
+    public var given: Bool
+    /// The call, as the model wrote it where it was written here.
+    public var call: ToolCall
+    /// What it gave; `nil` for a call left to the caller (a server's client).
+    public var result: String?
+    /// Whether the tool failed.
+    public var failed: Bool
+    /// How long it ran, in seconds, where it ran here.
+    public var seconds: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case round, given, call, result, failed, seconds
+        case roundText = "round_text"
     }
 }
 
@@ -86,9 +110,15 @@ public struct SearchHit: Sendable, Hashable {
 }
 
 extension LoggedConversation {
-    /// The messages as a session's history, to go on with the conversation.
+    /// The messages as a session's history, to go on with the conversation: each reply after
+    /// its rounds of tool calls.
     public var history: [ChatMessage] {
-        messages.map { ChatMessage($0.role, $0.content, interrupted: $0.reply?.interrupted ?? false) }
+        messages.flatMap { message in
+            (message.reply?.rounds ?? []).flatMap { round in
+                [ChatMessage(.assistant, round.first?.roundText ?? "", toolCalls: round.map(\.call))]
+                    + round.map { ChatMessage(.tool, $0.result ?? "", toolCallID: $0.call.id) }
+            } + [ChatMessage(message.role, message.content, interrupted: message.reply?.interrupted ?? false)]
+        }
     }
 
     /// The system prompt; `nil` for none.
@@ -104,5 +134,12 @@ extension LoggedConversation {
         var parameters = reply.parameters.parameters
         parameters.format = defaults.format
         return (parameters, reply.plugins)
+    }
+}
+
+extension LoggedReply {
+    /// Its rounds of tool calls that have results (calls left to a caller have none), in order.
+    public var rounds: [[LoggedToolCall]] {
+        Dictionary(grouping: toolCalls.filter { $0.result != nil }, by: \.round).sorted { $0.key < $1.key }.map(\.value)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import TideCore
+import TideFormat
 import TideLua
 import TideScript
 
@@ -40,10 +41,13 @@ extension LoggedConversation {
                 recorded.append(.init(role: .user, text: message.content, settings: answer.map(settings)))
             case .assistant:
                 let reply = message.reply
-                recorded.append(.init(role: .assistant, text: message.content, record: reply?.record, interrupted: reply?.interrupted ?? false))
+                let rounds = (reply?.rounds ?? []).map { calls in
+                    ToolRound(text: calls.first?.roundText ?? "", calls: calls.map(\.call.json), results: calls.map { $0.result ?? "" })
+                }
+                recorded.append(.init(role: .assistant, text: message.content, record: reply?.record, interrupted: reply?.interrupted ?? false,
+                                      rounds: rounds))
             case .tool:
-                // Scripts hold no tool turns yet: a tool's result is not replayed.
-                continue
+                continue  // the log keeps results with the reply they led to
             }
         }
         let last = messages.last { $0.reply != nil }?.reply.map(settings)
@@ -56,6 +60,8 @@ extension LoggedConversation {
 extension LoggedReply {
     /// What a script records of the reply (`@generated`); `nil` for one that was cut short or failed.
     public var record: ReplyRecord? {
-        interrupted ? nil : stopReason.map { ReplyRecord(stopReason: $0, tokens: generatedTokens ?? 0) }
+        interrupted ? nil : stopReason.map {
+            ReplyRecord(stopReason: $0, tokens: generatedTokens ?? 0, rounds: rounds.count { !($0.first?.given ?? true) })
+        }
     }
 }

@@ -132,7 +132,8 @@ extension ModelDefaults: Codable {
     /// What the value of `name` must be.
     static func expected(_ name: String) -> String {
         switch name {
-        case "top-k", "repeat-last-n", "max-tokens": "a whole number"
+        case "top-k", "repeat-last-n", "max-tokens", "max-tool-rounds": "a whole number"
+        case "tool-choice": "\"auto\", \"none\", \"required\" or a tool's name"
         case "seed": "a whole number from 0 to \(UInt32.max), or \"random\""
         case "stop": "a string or a list of strings"
         default: "a number"
@@ -153,6 +154,8 @@ extension ModelDefaults: Codable {
         case ("seed", .number(let number)): UInt32(exactly: number).map { .seed($0) }
         case ("stop", .string(let text)): .stop([text])
         case ("stop", .strings(let strings)): .stop(strings)
+        case ("tool-choice", .string(let text)): .toolChoice(ToolChoice(text))
+        case ("max-tool-rounds", .number(let number)): Int(exactly: number).map { .maxToolRounds($0) }
         default: nil
         }
     }
@@ -166,6 +169,8 @@ extension ParameterSetting {
         case .topK(let value), .repeatLastN(let value), .maxTokens(let value): .number(Double(value))
         case .seed(let seed): seed.map { .number(Double($0)) } ?? .string("random")
         case .stop(let strings): .strings(strings)
+        case .toolChoice(let choice): .string(choice.description)
+        case .maxToolRounds(let value): .number(Double(value))
         }
     }
 }

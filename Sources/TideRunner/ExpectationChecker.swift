@@ -1,4 +1,5 @@
 import Foundation
+import TideCore
 import TideFormat
 import TideLua
 import TideRegex
@@ -9,7 +10,7 @@ struct ExpectationChecker {
     let limits: LuaLimits
     /// The most time one `regex` check may take.
     let regexTimeLimit: Duration
-    /// The schemas of `expect: json-schema FILE`, by FILE as written.
+    /// The schemas of `expect: json-schema FILE` and `expect: tool-args FILE|{…}`, by the argument as written.
     var schemas: [String: JSONSchema] = [:]
 
     /// What the checks look at.
@@ -22,6 +23,10 @@ struct ExpectationChecker {
         var tokensPerSecond: Double? = nil
         /// The reply recorded for the turn (a transcript's or a golden transcript's), if any.
         var recorded: String? = nil
+        /// The tools the reply called, over its rounds.
+        var toolCalls: [ToolCall] = []
+        /// The rounds of tool calls it made.
+        var toolRounds = 0
     }
 
     func check(_ located: LocatedExpectation, on reply: Reply) -> ExpectationResult {
@@ -116,6 +121,25 @@ struct ExpectationChecker {
             }
             let text = Replay.transcriptText(reply.text)
             return (text == recorded, "it differs from the recorded reply:\n" + TextDiff.lines(from: recorded, to: text))
+        case .toolCall(let name):
+            let called = reply.toolCalls.map(\.name)
+            return (called.contains(name), called.isEmpty ? "the reply called no tool" : "the reply called " + called.joined(separator: ", "))
+        case .toolArguments(let written):
+            guard let schema = schemas[written] else { return (nil, "the schema \(written) was not loaded") }
+            guard !reply.toolCalls.isEmpty else { return (false, "the reply called no tool") }
+            for call in reply.toolCalls {
+                guard let arguments = try? JSONValue(parsing: call.arguments) else {
+                    return (false, "the arguments of the call of \(call.name) are not JSON: \(call.arguments)")
+                }
+                let violations = schema.violations(of: arguments)
+                guard violations.isEmpty else {
+                    return (false, "the arguments of the call of \(call.name), \(call.arguments), are not valid: "
+                                + violations.prefix(3).map(\.description).joined(separator: "; "))
+                }
+            }
+            return (true, "the arguments of every call are valid")
+        case .toolRounds(let bound):
+            return (bound.contains(reply.toolRounds), "the reply made \(reply.toolRounds) round\(reply.toolRounds == 1 ? "" : "s") of tool calls")
         case .lua(let code):
             do {
                 let predicate = try LuaPredicate(code, limits: limits)

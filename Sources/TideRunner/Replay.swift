@@ -39,16 +39,18 @@ struct Replay {
             switch step {
             case .directive(let directive, _): events(.item(.directive(directive)))
             case .system(let text, _): events(.item(.turn(Turn(.system, text))))
-            case .history(let user, let assistant, _):
+            case .history(let user, let rounds, let assistant, _):
                 events(.item(.turn(Turn(.user, user))))
+                for item in rounds.flatMap(\.items) { events(.item(item)) }
                 events(.item(.turn(Turn(.assistant, assistant))))
             case .reply: break
             }
             guard let step = interpreter.apply(index, to: session) else { continue }
             let reply = try await generate(step)
             replies[step.entry] = RecordedReply(text: Self.transcriptText(reply.text),
-                                                record: ReplyRecord(stopReason: reply.stopReason,
-                                                                    tokens: reply.statistics.generatedTokens))
+                                                record: ReplyRecord(stopReason: reply.stopReason, tokens: reply.statistics.generatedTokens,
+                                                                    rounds: reply.rounds.count),
+                                                rounds: reply.rounds)
             result.replies.append(reply)
             events(.replyFinished(reply))
             events(.transcript(prepared.script.transcript(replies: replies)))
@@ -58,8 +60,12 @@ struct Replay {
     /// Generates the reply to a user turn and checks it.
     private mutating func generate(_ step: ReplyStep) async throws -> ReplyResult {
         events(.item(.turn(Turn(.user, step.user))))
+        for item in step.given.flatMap(\.items) { events(.item(item)) }
         events(.replyStarted)
+        // The text shown since the last round of calls (the answer, in the end), and the rounds.
         var text = ""
+        var rounds: [ToolRound] = []
+        var calls: [ToolCall] = []
         var failures: [String] = []
         var summary: ReplySummary?
         let recorded = step.recorded ?? (repliesSoFar < golden.count ? golden[repliesSoFar] : nil)
@@ -68,14 +74,22 @@ struct Replay {
         defer { session.parameters = settings }
         let (forcing, skipped) = forcedText(for: step, recorded: recorded)
         do {
-            for try await event in session.reply(to: step.user, forcing: forcing) {
+            for try await event in ScriptInterpreter.reply(to: step, in: session, forcing: forcing) {
                 switch event {
                 case .text(let piece):
                     text += piece
                     events(.text(piece))
                 case .hookFailure(let failure): failures.append("\(failure)")
-                // Scripts hold no tool turns yet: a turn's calls run, and its answer is checked.
-                case .toolCall, .toolResult: break
+                // A round's calls come first, then their results; its text is what was shown before them.
+                case .toolCall(let call):
+                    if rounds.last.map({ !$0.results.isEmpty }) ?? true {
+                        rounds.append(ToolRound(text: Self.transcriptText(text), calls: [], results: []))
+                        text = ""
+                    }
+                    rounds[rounds.count - 1].calls.append(call.json)
+                    calls.append(call)
+                case .toolResult(let result):
+                    rounds[rounds.count - 1].results.append(result.content)
                 case .finished(let finished): summary = finished
                 }
             }
@@ -87,8 +101,9 @@ struct Replay {
         let checked = ExpectationChecker.Reply(text: text, tokens: summary.statistics.generatedTokens,
                                                stopReason: stopReason, user: step.user,
                                                timeToFirstToken: summary.statistics.timeToFirstToken,
-                                               tokensPerSecond: summary.statistics.tokensPerSecond, recorded: recorded?.text)
-        var reply = ReplyResult(line: step.line, user: step.user, text: text, stopReason: stopReason,
+                                               tokensPerSecond: summary.statistics.tokensPerSecond, recorded: recorded?.text,
+                                               toolCalls: calls + summary.toolCalls, toolRounds: rounds.count)
+        var reply = ReplyResult(line: step.line, user: step.user, text: text, rounds: rounds, stopReason: stopReason,
                                 statistics: summary.statistics,
                                 expectations: step.expectations.map { checker.check($0, on: checked) },
                                 hookFailures: failures,
@@ -107,12 +122,14 @@ struct Replay {
     /// The text to check a recorded reply against by teacher forcing (with the stop string that
     /// ended it, which the transcript does not show), or why it is generated instead; both `nil`
     /// when nothing was recorded.
-    private func forcedText(for step: ReplyStep, recorded: RecordedReply?) -> (String?, TeacherForcing?) {
+    private func forcedText(for step: ReplyStep, recorded: RecordedReply?) -> (RecordedTurn?, TeacherForcing?) {
         guard let recorded else { return (nil, nil) }
         if regenerate { return (nil, .skipped(.asked)) }
         if step.expectations.contains(where: \.expectation.check.measuresSpeed) { return (nil, .skipped(.speedChecks)) }
         let stop = session.parameters.stop.first { StopReason.stopString($0).description == recorded.record.stopReason }
-        return (recorded.text + (stop ?? ""), nil)
+        var turn = recorded.turn
+        turn.answer += stop ?? ""
+        return (turn, nil)
     }
 
     /// A reply as a transcript can hold it: scripts are line-based, so carriage returns become

@@ -100,12 +100,27 @@ public struct ScriptInterpreter: Sendable {
             break
         case .system(let text, _):
             session.history = session.history.replacingSystemPrompt(text)
-        case .history(let user, let assistant, _):
-            session.history += [ChatMessage(.user, user), ChatMessage(.assistant, assistant)]
+        case .history(let user, let rounds, let assistant, _):
+            var history = session.history + [ChatMessage(.user, user)]
+            history += ToolRound.messages(rounds, at: history.count)
+            session.history = history + [ChatMessage(.assistant, assistant)]
         case .reply(let reply):
             return reply
         }
         return nil
+    }
+
+    /// The reply to `step` in `session`: to its user turn, or, when tool calls and their results
+    /// are written after it, to those results (the user turn and the rounds join the history
+    /// first). `recorded` is checked by teacher forcing where it can be.
+    public static func reply(to step: ReplyStep, in session: ChatSession, forcing recorded: RecordedTurn?)
+        -> AsyncThrowingStream<ReplyEvent, any Error>
+    {
+        guard !step.given.isEmpty else { return session.reply(to: step.user, forcing: recorded) }
+        var history = session.history + [ChatMessage(.user, step.user)]
+        history += ToolRound.messages(step.given, at: history.count)
+        session.history = history
+        return session.replyToToolResults(forcing: recorded)
     }
 
     /// `@plugin`: replaces the plugin of the same name where it stands, else appends.

@@ -38,8 +38,10 @@ public struct ReplyResult: Sendable {
     public var line: Int
     /// The user's message.
     public var user: String
-    /// The reply as shown (after plugins' filters).
+    /// The reply as shown (after plugins' filters): its answer, after its rounds of tool calls.
     public var text: String
+    /// Its rounds of tool calls before the answer, as a transcript writes them.
+    public var rounds: [ToolRound] = []
     /// Why it ended, as `--stats` shows it.
     public var stopReason: String
     /// Its statistics.

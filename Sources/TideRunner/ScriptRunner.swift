@@ -153,13 +153,16 @@ public struct ScriptRunner: Sendable {
                         } catch {
                             throw ScriptRunError("\(file):\(located.line): expect-lua does not compile: \(error.message)")
                         }
-                    case .jsonSchema(let path) where prepared.schemas[path] == nil:
+                    case .jsonSchema(let path) where prepared.schemas[path] == nil,
+                         .toolArguments(let path) where prepared.schemas[path] == nil:
+                        let check = if case .jsonSchema = located.expectation.check { "json-schema" } else { "tool-args" }
                         do {
-                            let format = try ReplyFormat.reading(.jsonSchema, file: path,
-                                                                 from: URL(fileURLWithPath: file).deletingLastPathComponent())
-                            prepared.schemas[path] = try JSONSchema(JSONValue(parsing: format.definition))
+                            // tool-args takes a schema written inline too.
+                            let text = check == "tool-args" && path.hasPrefix("{") ? path : try ReplyFormat.reading(
+                                .jsonSchema, file: path, from: URL(fileURLWithPath: file).deletingLastPathComponent()).definition
+                            prepared.schemas[path] = try JSONSchema(JSONValue(parsing: text))
                         } catch {
-                            throw ScriptRunError("\(file):\(located.line): expect: json-schema \(path): \(error)")
+                            throw ScriptRunError("\(file):\(located.line): expect: \(check) \(path): \(error)")
                         }
                     default: break
                     }

@@ -48,7 +48,7 @@ public enum ScriptItem: Sendable, Hashable {
     case comment(String)
     /// `@name value`: a setting that applies from here on.
     case directive(Directive)
-    /// `system:`, `user:` or `assistant:` and the text.
+    /// `system:`, `user:`, `assistant:`, `tool-call:` or `tool:` and the text.
     case turn(Turn)
     /// `@generated …`: marks the assistant turn before it as a recorded reply (in transcripts).
     case generated(ReplyRecord)
@@ -59,6 +59,10 @@ public enum ScriptItem: Sendable, Hashable {
 /// Who speaks in a turn.
 public enum TurnRole: String, Sendable, Hashable, CaseIterable {
     case system, user, assistant
+    /// `tool-call:` a call the assistant makes: `{"name": …, "arguments": {…}}`, as it wrote it.
+    case toolCall = "tool-call"
+    /// `tool:` what a call gave (the results follow their round's calls, in order).
+    case tool
 }
 
 /// A turn of the conversation.
@@ -79,12 +83,16 @@ public struct Turn: Sendable, Hashable {
 public struct ReplyRecord: Sendable, Hashable {
     /// The stop reason as `--stats` shows it (`eos`, `plugin:word-budget: 8 words`, …).
     public var stopReason: String
-    /// Tokens generated.
+    /// Tokens generated (over all its rounds).
     public var tokens: Int
+    /// How many rounds of tool calls before the answer the reply made itself (`rounds=N`): the
+    /// last N rounds written before its `assistant:` turn; earlier ones were given.
+    public var rounds: Int
 
     /// A record.
-    public init(stopReason: String, tokens: Int) {
+    public init(stopReason: String, tokens: Int, rounds: Int = 0) {
         self.stopReason = stopReason
         self.tokens = tokens
+        self.rounds = rounds
     }
 }

@@ -48,6 +48,14 @@ public struct Expectation: Sendable, Hashable {
         /// `same-as-recorded`: the reply is the one recorded for its turn (the transcript's
         /// `assistant:` turn and `@generated`, or the golden transcript's).
         case sameAsRecorded
+        /// `tool-call NAME`: the reply called the tool NAME (in any of its rounds).
+        case toolCall(String)
+        /// `tool-args SCHEMA`: the reply called tools, and the arguments of every call are valid
+        /// against the JSON schema, written inline (`{…}`) or in a file (a relative path is from
+        /// the script's folder).
+        case toolArguments(String)
+        /// `tool-rounds BOUND`: the number of rounds of tool calls the reply made.
+        case toolRounds(CountBound)
 
         /// Whether the check measures how fast the reply was generated (`ttft`, `rate`).
         public var measuresSpeed: Bool {

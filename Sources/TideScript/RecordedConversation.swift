@@ -3,7 +3,7 @@ import TideCore
 /// A conversation as it happened, to be written as a script that replays it: what the chat's
 /// `/save` and `tide logs export` write. Generated replies are recorded (`@generated`), so
 /// `tide run` generates them again, each under the settings it had; written and interrupted
-/// replies are fixed history.
+/// replies are fixed history. A reply's rounds of tool calls are written before it.
 public struct RecordedConversation: Sendable {
     /// One message, with what the script needs to know of it.
     public struct Message: Sendable {
@@ -15,15 +15,18 @@ public struct RecordedConversation: Sendable {
         public var record: ReplyRecord?
         /// Whether the reply was cut short.
         public var interrupted: Bool
+        /// For a reply, its rounds of tool calls before the answer.
+        public var rounds: [ToolRound]
 
         /// A message.
         public init(role: TurnRole, text: String, settings: TurnSettings? = nil, record: ReplyRecord? = nil,
-                    interrupted: Bool = false) {
+                    interrupted: Bool = false, rounds: [ToolRound] = []) {
             self.role = role
             self.text = text
             self.settings = settings
             self.record = record
             self.interrupted = interrupted
+            self.rounds = rounds
         }
     }
 
@@ -62,12 +65,14 @@ public struct RecordedConversation: Sendable {
                 current = settings
                 items += [.blank, .turn(Turn(.user, message.text))]
             case .assistant:
+                items += message.rounds.flatMap(\.items)
                 items.append(.turn(Turn(.assistant, message.text)))
                 if let record = message.record {
                     items.append(.generated(record))
                 } else if message.interrupted {
                     items.append(.comment(" interrupted"))
                 }
+            case .toolCall, .tool: continue
             }
         }
         if finalSettings != current {

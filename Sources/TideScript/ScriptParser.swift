@@ -1,6 +1,7 @@
 import Foundation
 import TideCore
 import TideFiles
+import TideFormat
 import TideRegex
 
 extension ConversationScript {
@@ -71,7 +72,16 @@ struct ScriptParser {
         case recordedAssistant
         case system
         case directive
+        /// A `tool-call:` turn.
+        case toolCall
+        /// A `tool:` turn.
+        case toolResult
     }
+
+    /// The calls and results of the round of tool calls being read, and the rounds of the exchange.
+    private var roundCalls = 0
+    private var roundResults = 0
+    private var exchangeRounds = 0
 
     init(text: String) {
         // Split on the byte: in Swift "\r\n" is one Character, which is not "\n".
@@ -108,12 +118,20 @@ struct ScriptParser {
                 let body = try content(after: text.dropFirst(role.rawValue.count + 1), column: column + role.rawValue.count + 1)
                 try turn(Turn(role, body), line: start, column: column)
             } else {
-                throw error("expected a turn (system:, user:, assistant:), a directive (@…), an expectation "
+                throw error("expected a turn (system:, user:, assistant:, tool-call:, tool:), a directive (@…), an expectation "
                             + "(expect:, expect-lua:) or a comment (#); to write a turn over several lines, "
                             + "open a block with user: \"\"\"", column: column)
             }
         }
+        try requireResults(line: lines.count, column: 1)
         return entries
+    }
+
+    /// Refuses to leave a round of tool calls without a result for each call.
+    private func requireResults(line: Int, column: Int) throws(ScriptParseError) {
+        guard last == .toolCall || (last == .toolResult && roundResults < roundCalls) else { return }
+        throw error("the tool calls above have \(roundResults) of their \(roundCalls) results: give each call its result in a "
+                    + "tool: turn after the calls, in their order", line: line, column: column)
     }
 
     // MARK: Turns
@@ -135,15 +153,44 @@ struct ScriptParser {
     }
 
     private mutating func turn(_ turn: Turn, line: Int, column: Int) throws(ScriptParseError) {
+        if turn.role != .tool && !(turn.role == .toolCall && last == .toolCall) { try requireResults(line: line, column: column) }
         switch turn.role {
         case .assistant:
-            guard last == .user else {
-                throw error("an assistant turn must directly follow the user turn it answers (only comments and "
-                            + "blank lines between); to have the model answer, leave the assistant turn out",
+            guard last == .user || last == .toolResult else {
+                throw error("an assistant turn must directly follow the user turn it answers, or the results of its tool calls "
+                            + "(only comments and blank lines between); to have the model answer, leave the assistant turn out",
                             line: line, column: column)
             }
             last = .fixedAssistant
-        case .user: last = .user
+        case .toolCall:
+            guard [.user, .fixedAssistant, .toolCall, .toolResult].contains(last) else {
+                throw error("a tool call is the assistant's: it follows the user turn, the assistant's text before it, or the "
+                            + "calls and results of the round before", line: line, column: column)
+            }
+            do {
+                let call = try ToolCall(json: turn.text, id: "")
+                if let problem = ToolDefinition.problem(withName: call.name) { throw ToolFailure(problem) }
+            } catch {
+                throw self.error("tool-call: is the call's JSON, {\"name\": …, \"arguments\": {…}}: \(error)", line: line,
+                                 column: column + 11)
+            }
+            if last == .toolCall {
+                roundCalls += 1
+            } else {
+                (roundCalls, roundResults) = (1, 0)
+                exchangeRounds += 1
+            }
+            last = .toolCall
+        case .tool:
+            guard last == .toolCall || last == .toolResult, roundResults < roundCalls else {
+                throw error("a tool: turn is the result of a call: it follows the round's tool-call: turns, one result per call",
+                            line: line, column: column)
+            }
+            roundResults += 1
+            last = .toolResult
+        case .user:
+            last = .user
+            exchangeRounds = 0
         case .system: last = .system
         }
         seenTurn = true
@@ -196,6 +243,23 @@ struct ScriptParser {
         case "json": check = .json
         case "json-schema": check = .jsonSchema(file: try argument(&cursor, what: "the JSON schema's file"))
         case "same-as-recorded": check = .sameAsRecorded
+        case "tool-call":
+            let nameColumn = cursor.column
+            let name = try argument(&cursor, what: "the tool's name")
+            if let problem = ToolDefinition.problem(withName: name) { throw error(problem, column: nameColumn) }
+            check = .toolCall(name)
+        case "tool-args":
+            let schemaColumn = cursor.column
+            let schema = try argument(&cursor, what: "a JSON schema's file, or a schema written inline ({…})")
+            if schema.hasPrefix("{") {
+                do {
+                    _ = try JSONSchema(JSONValue(parsing: schema))
+                } catch {
+                    throw self.error("this schema is not one Tide can check: \(error)", column: schemaColumn)
+                }
+            }
+            check = .toolArguments(schema)
+        case "tool-rounds": check = .toolRounds(try bound(&cursor))
         case "":
             throw error("expect: needs a check: \(Self.checkNames) (and `not` before it)", column: kindColumn)
         default:
@@ -208,11 +272,13 @@ struct ScriptParser {
     }
 
     static let checkNames = "contains, equals, starts-with, ends-with, contains-any, contains-all (each also with i- to "
-        + "ignore case), regex, length, words, sentences, tokens, ttft, rate, stop, json, json-schema or same-as-recorded"
+        + "ignore case), regex, length, words, sentences, tokens, ttft, rate, stop, json, json-schema, same-as-recorded, tool-call, "
+        + "tool-args or tool-rounds"
 
     private mutating func expectation(_ expectation: Expectation, line: Int, column: Int) throws(ScriptParseError) {
+        try requireResults(line: line, column: column)
         switch last {
-        case .user: last = .generatingUser
+        case .user, .toolResult: last = .generatingUser
         case .generatingUser, .recordedAssistant: break
         case .fixedAssistant:
             throw error("an expectation checks a generated reply, but this one follows an assistant turn written "
@@ -290,6 +356,7 @@ struct ScriptParser {
     // MARK: Directives
 
     private mutating func directive(_ rest: Substring, column: Int) throws(ScriptParseError) {
+        try requireResults(line: number, column: column - 1)
         var cursor = Cursor(rest, column: column)
         let key = cursor.consumeWord()
         cursor.skipSpaces()
@@ -381,6 +448,14 @@ struct ScriptParser {
         case "top-k": return .topK(try whole())
         case "repeat-last-n": return .repeatLastN(try whole())
         case "max-tokens": return .maxTokens(try whole())
+        case "max-tool-rounds": return .maxToolRounds(try whole())
+        case "tool-choice":
+            guard !value.isEmpty else { throw error("@tool-choice is auto, none, required or a tool's name", column: column) }
+            let choice = ToolChoice(value)
+            if case .named(let name) = choice, let problem = ToolDefinition.problem(withName: name) {
+                throw error("@tool-choice is auto, none, required or a tool's name; \(problem)", column: column)
+            }
+            return .toolChoice(choice)
         case "seed":
             if value == "random" { return .seed(nil) }
             guard let seed = UInt32(value) else {
@@ -406,10 +481,11 @@ struct ScriptParser {
         }
         var stop: String?
         var tokens: Int?
+        var rounds = 0
         while !cursor.isAtEnd {
             let fieldColumn = cursor.column
             let field = cursor.consume { $0 != "=" && $0 != " " && $0 != "\t" }
-            guard cursor.peek == "=" else { throw error("expected stop=\"…\" or tokens=N", column: fieldColumn) }
+            guard cursor.peek == "=" else { throw error("expected stop=\"…\", tokens=N or rounds=N", column: fieldColumn) }
             cursor.advance(by: 1)
             let value = cursor.peek == "\"" ? try quoted(&cursor) : cursor.consumeWord()
             switch field {
@@ -417,13 +493,19 @@ struct ScriptParser {
             case "tokens":
                 guard let count = Int(value), count >= 0 else { throw error("tokens must be a whole number", column: fieldColumn) }
                 tokens = count
-            default: throw error("unknown field '\(field)' (expected stop and tokens)", column: fieldColumn)
+            case "rounds":
+                guard let count = Int(value), (0...exchangeRounds).contains(count) else {
+                    throw error("rounds is how many of the \(exchangeRounds) rounds of tool calls above the reply made, not \(value)",
+                                column: fieldColumn)
+                }
+                rounds = count
+            default: throw error("unknown field '\(field)' (expected stop, tokens and rounds)", column: fieldColumn)
             }
             cursor.skipSpaces()
         }
         guard let stop, let tokens else { throw error("@generated needs stop=\"…\" and tokens=N", column: column) }
         last = .recordedAssistant
-        entries.append(ScriptEntry(.generated(ReplyRecord(stopReason: stop, tokens: tokens)), line: number))
+        entries.append(ScriptEntry(.generated(ReplyRecord(stopReason: stop, tokens: tokens, rounds: rounds)), line: number))
     }
 
     // MARK: Errors

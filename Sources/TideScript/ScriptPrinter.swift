@@ -14,7 +14,8 @@ extension ScriptItem {
         case .comment(let text): "#" + text
         case .directive(let directive): directive.printed
         case .turn(let turn): "\(turn.role.rawValue):" + Self.content(turn.text)
-        case .generated(let record): "@generated stop=\(QuotedString.quote(record.stopReason)) tokens=\(record.tokens)"
+        case .generated(let record):
+            "@generated stop=\(QuotedString.quote(record.stopReason)) tokens=\(record.tokens)" + (record.rounds > 0 ? " rounds=\(record.rounds)" : "")
         case .expectation(let expectation): expectation.printed
         }
     }
@@ -67,9 +68,10 @@ extension ParameterSetting {
     public var printed: String {
         let value = switch self {
         case .temperature(let value), .topP(let value), .minP(let value), .repeatPenalty(let value): Self.number(value)
-        case .topK(let value), .repeatLastN(let value), .maxTokens(let value): String(value)
+        case .topK(let value), .repeatLastN(let value), .maxTokens(let value), .maxToolRounds(let value): String(value)
         case .seed(let value): value.map(String.init) ?? "random"
         case .stop(let stops): stops.map(QuotedString.quote).joined(separator: " ")
+        case .toolChoice(let choice): choice.description
         }
         return "@\(name)" + (value.isEmpty ? "" : " " + value)
     }
@@ -107,6 +109,9 @@ extension Expectation {
             let bare = !file.hasPrefix("\"") && file.trimmingBlanks() == file && !file.unicodeScalars.contains { $0.value < 0x20 }
             return "expect: \(not)json-schema \(bare ? file : QuotedString.quote(file))"
         case .sameAsRecorded: return "expect: \(not)same-as-recorded"
+        case .toolCall(let name): return "expect: \(not)tool-call \(name)"
+        case .toolArguments(let schema): return "expect: \(not)tool-args \(schema)"
+        case .toolRounds(let bound): return "expect: \(not)tool-rounds \(bound)"
         }
     }
 }

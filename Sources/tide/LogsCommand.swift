@@ -164,6 +164,13 @@ struct LogsCommand: ParsableCommand {
             print(style.bold("Conversation \(summary.id)") + " · \(summary.localStart) · \(summary.source.rawValue)"
                   + (summary.origin.map { " \($0)" } ?? "") + " · \(summary.model)")
             for message in conversation.messages {
+                // A reply's tool calls come before it, as the chat shows them.
+                for logged in message.reply?.toolCalls ?? [] {
+                    let result = logged.result.map {
+                        ToolReport.line(ToolResult(call: logged.call, content: $0, failed: logged.failed, duration: .seconds(logged.seconds ?? 0)))
+                    } ?? "tool \(logged.call.name) \(logged.call.arguments): left to the caller"
+                    print("\n" + style.dim(result + (logged.given ? " (given)" : "")))
+                }
                 print("\n" + style.bold(message.role.rawValue + ":") + " " + message.content)
                 if let reply = message.reply { print(style.dim("  " + LogsCommand.figures(reply))) }
             }

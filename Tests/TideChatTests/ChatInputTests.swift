@@ -103,7 +103,8 @@ import TideChat
         #expect(TabCompletion(before: "/load stop-", vocabulary: vocabulary)
             == TabCompletion(insert: "", candidates: ["stop-after-sentences", "stop-on-pattern"]))
         #expect(TabCompletion(before: "/unload p", vocabulary: vocabulary) == TabCompletion(insert: "ersona ", candidates: []))
-        #expect(TabCompletion(before: "/set max", vocabulary: vocabulary) == TabCompletion(insert: "-tokens ", candidates: []))
+        #expect(TabCompletion(before: "/set max", vocabulary: vocabulary) == TabCompletion(insert: "-to", candidates: []))
+        #expect(TabCompletion(before: "/set max-tok", vocabulary: vocabulary) == TabCompletion(insert: "ens ", candidates: []))
         #expect(TabCompletion(before: "/model g", vocabulary: vocabulary) == TabCompletion(insert: "emma-3-270m ", candidates: []))
         #expect(TabCompletion(before: "/set temperature 0", vocabulary: vocabulary) == nil)
     }

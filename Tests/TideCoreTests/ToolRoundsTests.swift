@@ -8,6 +8,7 @@ import TideTestSupport
     struct Reader: ToolCallReader {
         let marker = "<call>"
         func prompt(_ messages: [ChatMessage], offering tools: [ToolDefinition]) -> [ChatMessage] { messages }
+        func written(_ calls: [ToolCall]) -> String { calls.map { "<call>\($0.name) \($0.arguments)</call>" }.joined() }
         func calls(in text: String) throws(ToolFailure) -> [ToolCall] {
             var calls: [ToolCall] = []
             for part in text.split(separator: "<call>") {

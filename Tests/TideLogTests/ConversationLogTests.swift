@@ -3,6 +3,7 @@ import GRDB
 import Synchronization
 import Testing
 import TideCore
+import TideFormat
 import TideLog
 import TideScript
 import TideTestSupport
@@ -260,5 +261,57 @@ import TideTestSupport
             @generated stop="eos" tokens=3
             """, "\(printed)")
         #expect(throws: Never.self) { try ConversationScript(parsing: printed) }
+    }
+
+    /// A turn that calls a tool: the log keeps the call with the reply it led to (its result and
+    /// time), `tide logs export` writes it as `tool-call:` and `tool:` turns, and a resumed
+    /// history has it again. Calls given before a reply (a client's) are marked given.
+    @Test func toolCallsAreLoggedWithTheirReplyAndExported() async throws {
+        let folder = try Folder()
+        let database = LogDatabase(path: folder.database) { Issue.record("unexpected warning: \($0)") }
+        // The backend sees the prompt as the format writes it: results in a <tool_response>.
+        let backend = ScriptedBackend { messages in
+            messages.last?.content.hasPrefix("<tool_response>") == true ? ["The sum is ", "5."] : ["<tool_call>", "\n{\"name\": \"add\", \"arguments\": {\"a\": 2}}\n", "</tool_call>"]
+        }
+        backend.toolCallReader = HermesToolCalls()
+        let session = ChatSession(backend: backend, systemPrompt: "Be brief.", hooks: [FixedTool()])
+        session.recorder = ConversationLog(database: database, source: .chat, model: "scripted")
+        _ = try await session.reply(to: "Add 2 and 3.").collect()
+        // A client's call and result, answered (as tide serve answers them).
+        session.history += [ChatMessage(.user, "And this?"),
+                            ChatMessage(.assistant, "", toolCalls: [ToolCall(id: "c9", name: "add", arguments: #"{"a":1}"#)]),
+                            ChatMessage(.tool, "1", toolCallID: "c9")]
+        _ = try await session.replyToToolResults().collect()
+        database.flush()
+
+        let conversation = try Self.newest(in: database, from: .chat)
+        #expect(conversation.messages.map(\.role) == [.system, .user, .assistant, .user, .assistant])
+        let first = try #require(conversation.messages[2].reply)
+        #expect(first.toolCalls.map(\.call.name) == ["add"] && first.toolCalls.map(\.result) == ["5"])
+        #expect(first.toolCalls.first?.call.written == #"{"name": "add", "arguments": {"a": 2}}"#)
+        #expect(first.toolCalls.first?.seconds != nil && first.toolCalls.first?.given == false)
+        let second = try #require(conversation.messages[4].reply)
+        #expect(second.toolCalls.map(\.given) == [true] && second.toolCalls.first?.call.id == "c9")
+        #expect(conversation.history.map(\.role) == [.system, .user, .assistant, .tool, .assistant, .user, .assistant, .tool, .assistant])
+
+        let printed = conversation.script(defaults: GenerationParameters()).printed()
+        #expect(printed.contains("""
+            user: Add 2 and 3.
+            tool-call: {"name": "add", "arguments": {"a": 2}}
+            tool: 5
+            assistant: The sum is 5.
+            @generated stop="eos" tokens=5 rounds=1
+            """), "\(printed)")
+        #expect(printed.contains("""
+            user: And this?
+            tool-call: {"name": "add", "arguments": {"a":1}}
+            tool: 1
+            assistant: The sum is 5.
+            @generated stop="eos" tokens=2
+            """), "given calls are history: \(printed)")
+        let steps = try ConversationScript(parsing: printed).steps
+        let replies = steps.compactMap { if case .reply(let reply) = $0 { reply } else { nil } }
+        #expect(replies.map { $0.recorded?.rounds.count } == [1, 0])
+        #expect(replies.map(\.given.count) == [0, 1])
     }
 }

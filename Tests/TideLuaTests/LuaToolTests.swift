@@ -95,13 +95,6 @@ import TideCore
 /// A plugin's `on_prompt` sees roles and texts only: the tool calls of the turn's messages
 /// survive its edits, so the next round's prompt still holds them.
 @Suite struct ToolTurnsThroughPromptHooksTests {
-    final class Adder: ChatHook, Sendable {
-        let name = "adder"
-        let points: Set<HookPoint> = []
-        var tools: [ToolDefinition] { [ToolDefinition(name: "add", description: "Add.", parameters: #"{"type": "object"}"#)] }
-        func runTool(_ call: ToolCall) throws -> String { "5" }
-    }
-
     @Test func callsSurviveAnOnPromptHook() async throws {
         let backend = ScriptedBackend { messages in
             messages.last?.content.contains("<tool_response>") == true
@@ -109,7 +102,7 @@ import TideCore
         }
         backend.toolCallReader = HermesToolCalls()
         let persona = try LuaPlugin(spec: PluginSpec(parsing: "persona persona=terse"))
-        let session = ChatSession(backend: backend, hooks: [persona, Adder()])
+        let session = ChatSession(backend: backend, hooks: [persona, FixedTool()])
         let reply = try await session.reply(to: "Add 2 and 3.").collect()
         #expect(reply.text == "Five." && reply.toolResults.map(\.content) == ["5"])
         let second = try #require(backend.receivedPrompts.last)

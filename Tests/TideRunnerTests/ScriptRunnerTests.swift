@@ -63,6 +63,49 @@ import TideTestSupport
         #expect(result.passed == 7 && result.failed == 8)
     }
 
+    /// Tool checks on the real model: the calculator's call is required, so whichever words the
+    /// model picks, the call, its schema and its round are certain, and the checks that should
+    /// fail fail with what the reply did. Its transcript records the round and replays it
+    /// confirmed by teacher forcing.
+    @Test func toolChecksHoldAndFailAndTheirTranscriptReplays() async throws {
+        let file = try scratch("""
+            @temperature 0
+            @max-tokens 60
+            @plugin calculator
+            @tool-choice calculate
+            @max-tool-rounds 1
+            user: What is 7 times 6?
+            expect: tool-call calculate
+            expect: tool-call convert
+            expect: tool-args {"type": "object", "required": ["expression"]}
+            expect: tool-args {"type": "object", "required": ["x"]}
+            expect: tool-rounds == 1
+            expect: tool-rounds >= 2
+            """)
+        let result = await runner.run(file: file)
+        #expect(result.failure == nil, "\(result.failure ?? "")")
+        let reply = try #require(result.replies.first)
+        #expect(reply.expectations.map(\.passed) == [true, false, true, false, true, false])
+        #expect(reply.expectations[1].detail == "the reply called calculate")
+        #expect(reply.expectations[3].detail.hasPrefix("the arguments of the call of calculate, {\"expression\":"), "\(reply.expectations[3].detail)")
+        #expect(reply.expectations[3].detail.hasSuffix("are not valid: (root): missing required property 'x'"), "\(reply.expectations[3].detail)")
+        #expect(reply.expectations[5].detail == "the reply made 1 round of tool calls")
+        #expect(reply.rounds.count == 1 && reply.rounds.first?.calls.count == 1 && reply.rounds.first?.results.count == 1)
+        let transcript = try #require(result.transcript?.printed())
+        #expect(transcript.contains("user: What is 7 times 6?\ntool-call:"), "\(transcript)")
+        #expect(transcript.contains(" rounds=1\n"), "\(transcript)")
+        let written = try scratch(transcript, name: "transcript")
+        let replayed = await runner.run(file: written)
+        #expect(replayed.replies.first?.text == reply.text)
+        #expect(replayed.replies.first?.expectations.map(\.passed) == [true, false, true, false, true, false])
+        guard case .confirmed(let tokens, _)? = replayed.replies.first?.teacherForcing else {
+            Issue.record("the call and the answer are confirmed: \(String(describing: replayed.replies.first?.teacherForcing))")
+            return
+        }
+        #expect(tokens == reply.statistics.generatedTokens)
+        #expect(replayed.transcript?.printed() == transcript)
+    }
+
     @Test func aTranscriptReplaysToTheSameResults() async throws {
         let file = try scratch("""
             # Greedy, two turns, one written exchange between them.

@@ -4,7 +4,7 @@ import TideScript
 /// Every error names its line and column and says what would be right.
 struct ScriptErrorTests {
     @Test(arguments: [
-        ("hello there", 1, 1, "expected a turn (system:, user:, assistant:)"),
+        ("hello there", 1, 1, "expected a turn (system:, user:, assistant:, tool-call:, tool:)"),
         ("user: Hi\n  and more", 2, 3, "open a block with user: \"\"\""),
         ("@temprature 0", 1, 1, "unknown directive @temprature; directives are @name"),
         ("@temperature hot", 1, 14, "@temperature must be a number, not 'hot'"),
@@ -50,6 +50,23 @@ struct ScriptErrorTests {
         ("user: Hi\nexpect: contains-any\n", 2, 21, "expected the texts to look for"),
         ("user: Hi\nexpect: equals\n", 2, 15, "expected the text to compare with"),
         ("user: Hi\nexpect: sentences many\n", 2, 19, "expected a bound"),
+        // Tool turns: a call's JSON, one result per call, in their place.
+        ("tool-call: {\"name\": \"f\"}", 1, 1, "a tool call is the assistant's"),
+        ("user: Hi\ntool-call: f(2)", 2, 12, "tool-call: is the call's JSON, {\"name\": …, \"arguments\": {…}}: the tool call is not a JSON object"),
+        ("user: Hi\ntool-call: {\"name\": \"no spaces\"}", 2, 12, "a tool's name is 1 to 64 letters"),
+        ("user: Hi\ntool-call: {\"name\": \"f\", \"arguments\": [1]}", 2, 12, "the arguments of the call of f are not a JSON object"),
+        ("user: Hi\ntool: 4", 2, 1, "a tool: turn is the result of a call"),
+        ("user: Hi\ntool-call: {\"name\": \"f\"}\ntool: 1\ntool: 2", 4, 1, "a tool: turn is the result of a call"),
+        ("user: Hi\ntool-call: {\"name\": \"f\"}\ntool-call: {\"name\": \"g\"}\ntool: 1\nuser: Bye", 5, 1,
+         "the tool calls above have 1 of their 2 results"),
+        ("user: Hi\ntool-call: {\"name\": \"f\"}\nexpect: tool-call f", 3, 1, "the tool calls above have 0 of their 1 results"),
+        ("user: Hi\ntool-call: {\"name\": \"f\"}", 2, 1, "the tool calls above have 0 of their 1 results"),
+        ("user: Hi\ntool-call: {\"name\": \"f\"}\ntool: 1\nassistant: done\n@generated stop=\"eos\" tokens=3 rounds=2", 5, 32,
+         "rounds is how many of the 1 rounds of tool calls above the reply made, not 2"),
+        ("user: Hi\nexpect: tool-call no way", 2, 19, "a tool's name is 1 to 64 letters"),
+        ("user: Hi\nexpect: tool-args {\"type\": \"object\", \"multipleOf\": 2}", 2, 19,
+         "this schema is not one Tide can check: (root): unsupported keyword 'multipleOf'"),
+        ("user: Hi\nexpect: tool-rounds some", 2, 21, "expected a bound"),
     ])
     func errorsSayWhereAndWhat(text: String, line: Int, column: Int, message: String) {
         do {
