@@ -87,8 +87,11 @@ local function evaluate(text)
       take(")")
       return f(table.unpack(arguments))
     end
-    local shown = token.kind == "end" and "the end" or ("'" .. token.kind .. "'")
-    error(string.format("unexpected %s at %d", shown, token.at), 0)
+    if token.kind == "end" then
+      error(token.at == 1 and "the expression is empty: write the arithmetic to evaluate, such as 2 + 2"
+        or string.format("the expression ends too soon, at %d: a number or '(' should come next", token.at), 0)
+    end
+    error(string.format("unexpected '%s' at %d", token.kind, token.at), 0)
   end
   local function unary()
     depth = depth + 1

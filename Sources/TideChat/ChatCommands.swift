@@ -13,6 +13,7 @@ extension ChatController {
         case .set(let name, let value): try set(name, value)
         case .show: await show()
         case .plugins: listPlugins()
+        case .tools(let argument): try tools(argument)
         case .load(let text):
             let loaded = try loadPlugin(try PluginSpec(parsing: text))
             try session.backend.checkSupport(of: [loaded.plugin])
@@ -189,6 +190,38 @@ extension ChatController {
         let available = configuration.locator.pluginNames().filter { !pluginNames.contains($0) }
         if !available.isEmpty { lines.append("available (/load NAME): " + available.joined(separator: ", ")) }
         output(.notice(lines.joined(separator: "\n")))
+    }
+
+    /// `/tools`: lists the loaded plugins' tools, each on or off; `/tools enable|disable NAME|all`
+    /// turns tools on or off (``GenerationParameters/toolNames``).
+    func tools(_ argument: String?) throws {
+        let declared = plugins.flatMap { active in active.plugin.tools.map { (tool: $0, plugin: active.plugin.name) } }
+        let names = declared.map(\.tool.name)
+        guard let argument else {
+            guard !declared.isEmpty else {
+                output(.notice("no loaded plugin has tools (/load calculator loads one; tide plugins list shows the others)"))
+                return
+            }
+            let offered = session.parameters.toolNames ?? names
+            let choice = session.parameters.toolChoice
+            output(.notice((["tools (tool choice \(choice)" + (choice == .none ? ": none is offered" : "") + "):"]
+                + declared.map { entry in
+                    "  \(offered.contains(entry.tool.name) ? "on " : "off") \(entry.tool.name) (\(entry.plugin)) — \(entry.tool.description)"
+                }).joined(separator: "\n")))
+            return
+        }
+        let words = argument.split(separator: " ").map(String.init)
+        guard words.count == 2, ["enable", "disable"].contains(words[0]) else {
+            throw ChatError("/tools takes enable NAME, disable NAME, enable all or disable all")
+        }
+        let chosen = words[1] == "all" ? names : [words[1]]
+        guard words[1] == "all" || names.contains(words[1]) else {
+            throw ChatError("no loaded plugin has a tool named \(words[1]); " + (names.isEmpty ? "none has tools" : "the tools are " + Self.list(names)))
+        }
+        let offered = Set(session.parameters.toolNames ?? names)
+        let now = words[0] == "enable" ? offered.union(chosen) : offered.subtracting(chosen)
+        session.parameters.toolNames = now.count == names.count ? nil : names.filter(now.contains)
+        output(.notice(now.isEmpty ? "no tools are offered" : "offered: " + Self.list(names.filter(now.contains))))
     }
 
     /// New instances from the plugin files as they are now, in the same places. A plugin that no

@@ -27,6 +27,8 @@ public struct ChatConfiguration: Sendable {
     /// The conversation log the chat's exchanges go to (a new logged conversation for each
     /// model); `nil` logs nothing.
     public var log: LogDatabase?
+    /// What is asked before each tool call is run (`--approve-tools`); `nil` runs every call.
+    public var toolApproval: ToolApproval?
 
     /// A configuration; the defaults are `tide chat`'s.
     public init(setup: ModelSetup = ModelSetup(), systemPrompt: String? = nil,

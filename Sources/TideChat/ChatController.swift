@@ -78,6 +78,7 @@ public final class ChatController {
                                   hookErrorPolicy: configuration.hookErrorPolicy, overflowPolicy: configuration.overflow)
         session.history = history
         session.recorder = configuration.log.map { ConversationLog(database: $0, source: .chat, model: setup.lastingModelName) }
+        session.toolApproval = configuration.toolApproval
         return session
     }
 
@@ -203,5 +204,8 @@ public final class ChatController {
     func install(_ plugins: [ActivePlugin]) {
         self.plugins = plugins
         session.hooks = plugins.map(\.plugin)
+        // Tools chosen by name stay chosen while a plugin declares them.
+        let declared = Set(plugins.flatMap(\.plugin.tools).map(\.name))
+        session.parameters.toolNames = session.parameters.toolNames?.filter(declared.contains)
     }
 }

@@ -22,6 +22,9 @@ public enum SlashCommand: Sendable, Hashable {
     case stats
     case save(String)
     case open(String)
+    /// `/tools` lists the tools of the loaded plugins; `/tools enable|disable NAME|all` chooses
+    /// which are offered.
+    case tools(String?)
     /// `/history [N]`: the newest conversations of the log.
     case history(Int)
     /// `/model` shows the model; `/model NAME|PATH` switches to another.
@@ -36,6 +39,7 @@ public enum SlashCommand: Sendable, Hashable {
             + (ParameterSetting.names + FormatSetting.names + [DraftMode.settingName]).joined(separator: ", ")),
         ("show", "/show", "the model, parameters, plugins and how much of the context is used"),
         ("plugins", "/plugins", "the plugins loaded and those that can be loaded"),
+        ("tools", "/tools [enable|disable NAME|all]", "the loaded plugins' tools, and which are offered to the model"),
         ("load", "/load NAME [key=value …]", "load a plugin (after those loaded)"),
         ("unload", "/unload NAME", "unload a plugin"),
         ("reload", "/reload [NAME]", "read plugin files again, keeping the conversation"),
@@ -78,6 +82,7 @@ public enum SlashCommand: Sendable, Hashable {
                         value: given.dropFirst(parameter.count).trimmingCharacters(in: .whitespaces))
         case "show": try none(); self = .show
         case "plugins": try none(); self = .plugins
+        case "tools": self = .tools(given)
         case "load": self = .load(try required())
         case "unload": self = .unload(try required())
         case "reload": self = .reload(given)

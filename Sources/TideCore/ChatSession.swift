@@ -27,6 +27,7 @@ public final class ChatSession: Sendable {
         var busy = false
         var running: Task<Void, Never>?
         var recorder: (any ExchangeRecorder)?
+        var toolApproval: ToolApproval?
     }
 
     /// Creates a session.
@@ -77,6 +78,13 @@ public final class ChatSession: Sendable {
     public var recorder: (any ExchangeRecorder)? {
         get { state.withLock { $0.recorder } }
         set { state.withLock { $0.recorder = newValue } }
+    }
+
+    /// What is asked before each call a hook would run (`--approve-tools`); `nil` runs every call.
+    /// A call it declines is not run: the model is told so, as the call's result.
+    public var toolApproval: ToolApproval? {
+        get { state.withLock { $0.toolApproval } }
+        set { state.withLock { $0.toolApproval = newValue } }
     }
 
     /// The names of hooks disabled after a failure.
@@ -143,7 +151,8 @@ public final class ChatSession: Sendable {
                 var parameters = snapshot.parameters
                 parameters.tools = toolBox.definitions + parameters.tools
                 let summary = try await rounds(turn: &turn, partial: &partial, history: snapshot.history, parameters: parameters,
-                                               toolBox: toolBox, chain: chain, overflowPolicy: snapshot.overflowPolicy,
+                                               toolBox: toolBox, approval: snapshot.toolApproval, chain: chain,
+                                               overflowPolicy: snapshot.overflowPolicy,
                                                forcing: recorded) { continuation.yield($0) }
                 let answer = ChatMessage(.assistant, summary.storedText, interrupted: summary.stopReason == .cancelled,
                                          toolCalls: toolBox.runsAll(summary.toolCalls) ? [] : summary.toolCalls)
@@ -173,8 +182,8 @@ public final class ChatSession: Sendable {
     /// call's event and result, the calls and results added to `turn`, and the model asked again;
     /// then its answer's summary. Calls of tools no hook runs (a server's client's) end the turn.
     private func rounds(turn: inout [ChatMessage], partial: inout String, history: [ChatMessage], parameters: GenerationParameters,
-                        toolBox: ToolBox, chain: HookChain, overflowPolicy: ContextOverflowPolicy, forcing recorded: RecordedTurn?,
-                        emit: @escaping (ReplyEvent) -> Void) async throws -> ReplySummary
+                        toolBox: ToolBox, approval: ToolApproval?, chain: HookChain, overflowPolicy: ContextOverflowPolicy,
+                        forcing recorded: RecordedTurn?, emit: @escaping (ReplyEvent) -> Void) async throws -> ReplySummary
     {
         var results: [ToolResult] = []
         var generated = 0
@@ -219,7 +228,11 @@ public final class ChatSession: Sendable {
             turn.append(ChatMessage(.assistant, summary.storedText, toolCalls: calls))
             for call in calls { emit(.toolCall(call)) }
             for call in calls {
-                let result = toolBox.run(call)
+                let result = if let approval, !(await approval(call)) {
+                    ToolResult(call: call, content: "error: the user declined to run this call", failed: true, duration: .zero)
+                } else {
+                    toolBox.run(call)
+                }
                 emit(.toolResult(result))
                 results.append(result)
                 turn.append(ChatMessage(.tool, result.content, toolCallID: call.id))

@@ -43,8 +43,9 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
 
     /// The tools offered to the model (``ToolDefinition``); empty for none.
     public var tools: [ToolDefinition] = []
-    /// The hooks' tools offered, by name (`--tool`); empty for every one of them.
-    public var toolNames: [String] = []
+    /// The hooks' tools offered, by name (`--tool`, the chat's `/tools`); `nil` for every one of
+    /// them (an empty list offers none).
+    public var toolNames: [String]?
     /// Whether the model may (`auto`), must (`required`, a tool's name) or must not (`none`) call them.
     public var toolChoice = ToolChoice.auto
     /// Whether one reply may call several tools.

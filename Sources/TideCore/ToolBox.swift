@@ -10,9 +10,9 @@ struct ToolBox {
     /// No tools: those of the turn are the caller's.
     init() {}
 
-    /// The tools of `hooks` (disabled ones left out), only those `names` lists when it lists
-    /// any; a name two hooks declare, and a name listed that no hook declares, are refused.
-    init(hooks: [any ChatHook], disabled: Set<ObjectIdentifier>, names: [String] = []) throws(ToolSelectionError) {
+    /// The tools of `hooks` (disabled ones left out), only those `names` lists when it is not
+    /// `nil`; a name two hooks declare, and a name listed that no hook declares, are refused.
+    init(hooks: [any ChatHook], disabled: Set<ObjectIdentifier>, names: [String]? = nil) throws(ToolSelectionError) {
         for hook in hooks where !disabled.contains(ObjectIdentifier(hook)) {
             for tool in hook.tools {
                 if let owner = owners[tool.name] { throw .clash(ToolClash(tool: tool.name, first: owner.name, second: hook.name)) }
@@ -20,7 +20,7 @@ struct ToolBox {
                 definitions.append(tool)
             }
         }
-        guard !names.isEmpty else { return }
+        guard let names else { return }
         if let unknown = names.first(where: { owners[$0] == nil }) {
             throw .unknown(unknown, known: definitions.map(\.name))
         }

@@ -84,6 +84,9 @@ public struct RecordedTurn: Sendable, Hashable {
     }
 }
 
+/// Asked before a call is run (`--approve-tools`): `true` runs it, `false` declines it.
+public typealias ToolApproval = @Sendable (ToolCall) async -> Bool
+
 /// What running a tool call gave: its text for the model, and whether it failed (the text then
 /// says why, and the model sees that too).
 public struct ToolResult: Sendable, Hashable, Codable {

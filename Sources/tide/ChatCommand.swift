@@ -31,6 +31,9 @@ struct ChatCommand: AsyncParsableCommand {
     @OptionGroup var sessionOptions: SessionOptions
     @OptionGroup var logOptions: LogOptions
     @OptionGroup var resumeOptions: ResumeOptions
+    @Flag(name: .customLong("approve-tools"),
+          help: "Ask before each tool call is run: y runs it; anything else declines it, and the model is told so.")
+    var approveTools = false
 
     func run() async throws {
         let resumed = try resumeOptions.conversation(newestFrom: .chat)
@@ -45,10 +48,13 @@ struct ChatCommand: AsyncParsableCommand {
         configuration.log = logOptions.database()
         defer { configuration.log?.flush() }
         let view = ChatView()
+        let answers = ToolAnswers()
+        if approveTools { configuration.toolApproval = { call in answers.approve(call) } }
         let chat = try ChatController(configuration: configuration, models: ProgressBarModels(), output: view.show)
         let editor = LineEditor(historyFile: LineEditor.standardHistoryFile,
                                 complete: { TabCompletion(before: $0, vocabulary: chat.completionVocabulary) },
                                 list: view.list)
+        answers.editor = editor
         // Ctrl-C stops a reply. With none running, it ends a piped chat as usual, and is ignored
         // in an interactive one (a /model loading), which would lose the conversation. While a
         // line is edited, Ctrl-C is a key, not a signal.
@@ -61,7 +67,7 @@ struct ChatCommand: AsyncParsableCommand {
         if let editor {
             await converse(chat, editor: editor, view: view)
         } else {
-            try await answerPipedInput(chat)
+            try await answerPipedInput(chat, input: answers)
         }
     }
 
@@ -86,10 +92,9 @@ struct ChatCommand: AsyncParsableCommand {
 
     /// Answers every line (or block) of standard input, then returns. A line or block longer
     /// than ``StandardInput/limit`` ends the chat with an error; what came before it was answered.
-    private func answerPipedInput(_ chat: ChatController) async throws {
+    private func answerPipedInput(_ chat: ChatController, input answers: ToolAnswers) async throws {
         var input = ChatInput()
-        var standardInput = StandardInput()
-        while let line = try standardInput.readLine() {
+        while let line = try answers.readLine() {
             if let text = input.add(line), await chat.handle(text) == .quit { return }
             if input.pendingBytes > StandardInput.limit { throw StandardInput.TooLong(what: "a block") }
         }

@@ -141,6 +141,33 @@ extension CommandLineTests {
             #expect(result.stderr.isEmpty)
         }
 
+        /// `/tools` lists and chooses the tools; `--approve-tools` asks before each call (here the
+        /// piped input's next line answers); `/save` writes the turns' calls and results, and
+        /// `tide run` replays them, confirmed by teacher forcing.
+        @Test func toolsAreListedChosenApprovedAndSaved() throws {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("tide-tools-\(UUID().uuidString).tide")
+            let result = try TideProcess.run(["chat", "--no-log", "--temperature", "0", "--max-tokens", "60", "--plugin", "calculator",
+                                              "--tool-choice", "required", "--max-tool-rounds", "1", "--approve-tools"],
+                                             stdin: "/tools\nWhat is 7 times 6?\ny\nAnd 5 times 5?\nno\n/tools disable calculate\n/tools\n"
+                                                + "/tools enable all\n/save \(file.path)\n")
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("tools (tool choice required):\n  on  calculate (calculator) — "), "\(result.stdout)")
+            #expect(result.stdout.contains("run tool calculate {\"expression\":"), "\(result.stdout)")
+            #expect(result.stdout.contains("? [y/N] y\n"), "\(result.stdout)")
+            #expect(result.stdout.contains("? [y/N] no\n"), "\(result.stdout)")
+            #expect(result.stdout.contains("failed: error: the user declined to run this call"), "\(result.stdout)")
+            #expect(result.stdout.contains("no tools are offered\n"), "\(result.stdout)")
+            #expect(result.stdout.contains("  off calculate (calculator)"), "\(result.stdout)")
+            #expect(result.stdout.contains("offered: calculate\n"), "\(result.stdout)")
+            let saved = try String(contentsOf: file, encoding: .utf8)
+            #expect(saved.components(separatedBy: "\ntool-call:").count == 3, "\(saved)")
+            #expect(saved.contains("tool: error: the user declined to run this call\n"), "\(saved)")
+            #expect(saved.components(separatedBy: " rounds=1\n").count == 3, "\(saved)")
+            let replay = try TideProcess.run(["run", "--no-log", file.path])
+            #expect(replay.status == 0, "\(replay.stdout)\n\(replay.stderr)")
+            #expect(replay.stdout.contains("recorded replies: 2 confirmed by teacher forcing"), "\(replay.stdout)")
+        }
+
         @Test func stylesOnlyOnATerminal() throws {
             let terminal = try chat(color: true)
             try terminal.prompt("\u{1B}[1;32m>>>\u{1B}[0m ")

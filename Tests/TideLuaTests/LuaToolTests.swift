@@ -79,7 +79,7 @@ import TideCore
         #expect(try call(calculator, "calculate", "{\"expression\": \"\(expression)\"}") == value)
     }
 
-    @Test(arguments: [("1 / 0", "division by zero"), ("2 +", "unexpected the end at 4"), ("os.exit()", "unexpected '.' at 3"), ("load(1)", "unknown name 'load' at 1"),
+    @Test(arguments: [("1 / 0", "division by zero"), ("2 +", "the expression ends too soon, at 4: a number or '(' should come next"), ("", "the expression is empty: write the arithmetic to evaluate, such as 2 + 2"), ("os.exit()", "unexpected '.' at 3"), ("load(1)", "unknown name 'load' at 1"),
                       ("(1", "expected ')' at 3"), ("3 $ 4", "unexpected '$' at 3")])
     func theCalculatorSaysWhatIsWrong(expression: String, message: String) throws {
         let calculator = try LuaPlugin(source: ShippedPlugins.source(of: "calculator")!, path: "calculator.lua")
