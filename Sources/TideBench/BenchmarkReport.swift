@@ -18,6 +18,7 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
     var rewind: RewindBenchmark.Result?
     var format: FormatBenchmark.Result?
     var formatBudget: FormatBudgetBenchmark.Result?
+    var tools: ToolsBenchmark.Result?
     var log: LogBenchmark.Result?
     var process: ProcessBenchmark.Result?
 
@@ -75,6 +76,16 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
                 + "instead: \(fixed(format.everyTokenRatio, 3)), \(fixed(format.everyTokenMilliseconds, 2)) ms per token; "
                 + "free text \(fixed(format.plainTokensPerSecond)) tok/s",
                 format.valid && format.sameLength && format.schemaRatio >= 0.85))
+        }
+        if let tools {
+            lines.append(("a greedy reply with a tool offered but not called (\(tools.offeredTokens) tokens\(tools.called ? ", BUT IT CALLED" : "")): "
+                + "paired ratio \(fixed(tools.offeredRatio, 3)) to the reply to the same prompt without tools (\(tools.plainTokens) tokens; "
+                + "budget ≥ 0.97), \(fixed(tools.shorterPromptRatio, 3)) to a reply without the tools' block in the prompt; "
+                + "a call: reading two from a reply \(fixed(tools.parseMilliseconds, 3)) ms, running the Lua tool "
+                + "\(fixed(tools.toolMilliseconds, 2)) ms, resuming (the result's prompt, to the next scores) "
+                + "\(fixed(tools.resumeMilliseconds, 1)) ms"
+                + (tools.oneCallEachRound ? "" : "; NOT ONE CALL EACH ROUND") + "; without tools \(fixed(tools.plainTokensPerSecond)) tok/s",
+                !tools.called && tools.oneCallEachRound && tools.offeredRatio >= 0.97))
         }
         if let rewind {
             lines.append(("ban-phrases on a reply without the phrases (\(rewind.quietRewinds) rewinds): built-in list → paired ratio "

@@ -32,6 +32,9 @@ public struct Benchmarks: Sendable {
     /// (`phrases=the`), for the rewind figures (none: skipped).
     public var phraseBans: (slopList: any ChatHook, thousandPhrases: any ChatHook, firing: any ChatHook)?
 
+    /// A plugin with a tool taking `{"expression": …}` (the calculator), for the tools figure (none: skipped).
+    public var tool: (any ChatHook)?
+
     /// For the score-drift figure: a file of another llama.cpp build's scores to compare with,
     /// written with this build's when it does not exist (`nil`: batches against single tokens only).
     public var scoresFile: String?
@@ -40,7 +43,7 @@ public struct Benchmarks: Sendable {
     public var only: Set<String>?
 
     /// The benchmarks' names, in the order they run.
-    public static let names = ["decode", "draft", "quantization", "logits-hook", "rewind", "format", "format-budget", "parallel-replay", "teacher-forcing", "score-drift",
+    public static let names = ["decode", "draft", "quantization", "logits-hook", "rewind", "format", "format-budget", "tools", "parallel-replay", "teacher-forcing", "score-drift",
                                "cache-reuse",
                                "chat-turns", "log", "process"]
 
@@ -97,6 +100,11 @@ public struct Benchmarks: Sendable {
                 + "without and with budget steering")
             report.formatBudget = try await FormatBudgetBenchmark(model: model, threads: threads).run()
             if report.formatBudget == nil { log("skipping the format-budget figure: run from the repository, where \(FormatBudgetBenchmark.fixtures) is") }
+        }
+        if let tool, wants("tools") {
+            log("a reply with tools offered but not called vs without them, \(decodeTokens) tokens × \(formatRounds) rounds; "
+                + "then a required call, from the call to the answer's first token, \(formatRounds) rounds")
+            report.tools = try await ToolsBenchmark(model: model, tool: tool, tokens: decodeTokens, rounds: formatRounds, threads: threads).run()
         }
         let replayRounds = min(rounds, 3)
         if wants("parallel-replay") {

@@ -16,6 +16,6 @@ public protocol ToolCallReader: Sendable {
     /// The GBNF grammar the calls follow, from ``marker`` on: JSON naming one of `tools` (only the
     /// one `choice` names) with arguments valid against its schema; several calls when `parallel`.
     func callGrammar(for tools: [ToolDefinition], choice: ToolChoice, parallel: Bool) throws(ToolFailure) -> String
-    /// The pattern (llama.cpp's lazy grammars') after whose first group the grammar applies.
+    /// The pattern (llama.cpp's lazy grammars') whose first match in the reply starts the grammar.
     var lazyTrigger: String { get }
 }

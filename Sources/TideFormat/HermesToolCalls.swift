@@ -118,8 +118,11 @@ public struct HermesToolCalls: ToolCallReader {
         return text
     }
 
-    /// The pattern after which a lazy grammar applies: the first ``marker`` of the reply.
-    public var lazyTrigger: String { #"[\s\S]*?(<tool_call>)[\s\S]*"# }
+    /// The pattern where a lazy grammar starts: the reply's first ``marker``. Searched for, not
+    /// matched against the whole reply: llama.cpp tries the pattern on the reply so far at every
+    /// token, and a pattern that spans the text (`[\s\S]*?(<tool_call>)[\s\S]*`) made decoding
+    /// with tools offered 2.5 times slower (`tide bench --only tools`).
+    public var lazyTrigger: String { "<tool_call>" }
 
     /// The tools block of the system prompt, as Qwen 2.5's template writes it.
     static func toolsBlock(_ tools: [ToolDefinition]) -> String {

@@ -50,6 +50,7 @@ struct BenchCommand: AsyncParsableCommand {
         benchmarks.scoresFile = scores
         benchmarks.plugins = try Self.benchmarkPlugins.map { try LuaPlugin(spec: PluginSpec(parsing: $0)) }
         benchmarks.logitsHook = try LuaPlugin(source: Self.topFortyPlugin, path: "top-40.lua")
+        benchmarks.tool = try LuaPlugin(spec: PluginSpec(parsing: "calculator"))
         if let large = try await loadLargeVocabularyModel() { benchmarks.logitsModels = [large] }
         var original = modelOptions
         original.model = ModelRegistry.bundledOriginalID
