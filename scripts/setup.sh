@@ -8,7 +8,9 @@
 #     default model made from it: its weights requantized to Q8_0 by llama.cpp;
 #   - llama-cpp-python's OpenAI-compatible server (the same wheel, with its [server] extras) in a
 #     virtual environment, ${XDG_CACHE_HOME:-~/.cache}/tide/llama-server, with the official
-#     openai Python client, for the remote-backend and `tide serve` tests. The wheel is kept in ${XDG_CACHE_HOME:-~/.cache}/tide/wheels and built once.
+#     openai Python client, for the remote-backend and `tide serve` tests. The wheel is kept in ${XDG_CACHE_HOME:-~/.cache}/tide/wheels and built once;
+#   - llama.cpp's chat templates and vocabulary-only GGUF files, from the same source archive, in
+#     ${XDG_CACHE_HOME:-~/.cache}/tide/llama.cpp-reference/VERSION, for the tests of the model families' formats.
 # A second run on a machine that has everything only checks, and takes seconds.
 #
 # TIDE_GPU=auto|cuda|cpu chooses the GPU backend: auto (the default) builds llama.cpp with CUDA
@@ -284,9 +286,34 @@ PY
     mv "$partial" "$target"
 }
 
+# llama.cpp's own reference files from the same source: the chat templates of many model
+# families (models/templates/*.jinja) and its vocabulary-only GGUF files (models/ggml-vocab-*.gguf),
+# kept in $REFERENCE_DIR for the tests that hold Tide's prompts and tool formats to the families'
+# own templates. Only the source archive is downloaded (no build).
+REFERENCE_DIR="$CACHE_DIR/llama.cpp-reference/$LLAMA_CPP_PYTHON_VERSION"
+install_reference_files() {
+    [ -f "$REFERENCE_DIR/stamp" ] && return
+    log "keeping llama.cpp's chat templates and vocabulary files from llama-cpp-python $LLAMA_CPP_PYTHON_VERSION in $REFERENCE_DIR"
+    local source
+    source=$(mktemp -d)
+    python3 -m pip download --quiet --no-deps --no-binary :all: --dest "$source" \
+        "llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION" >&2
+    tar -xzf "$source"/llama_cpp_python-*.tar.gz -C "$source" --wildcards \
+        '*/vendor/llama.cpp/models/templates/*' '*/vendor/llama.cpp/models/ggml-vocab-*.gguf'
+    rm -rf "$REFERENCE_DIR.partial"
+    mkdir -p "$REFERENCE_DIR.partial"
+    cp -r "$source"/llama_cpp_python-*/vendor/llama.cpp/models/templates "$REFERENCE_DIR.partial/templates"
+    mkdir -p "$REFERENCE_DIR.partial/vocab"
+    cp "$source"/llama_cpp_python-*/vendor/llama.cpp/models/ggml-vocab-*.gguf "$REFERENCE_DIR.partial/vocab/"
+    rm -rf "$source" "$REFERENCE_DIR"
+    date -u +%FT%TZ > "$REFERENCE_DIR.partial/stamp"
+    mv "$REFERENCE_DIR.partial" "$REFERENCE_DIR"
+}
+
 install_apt_packages
 install_llama
 [ "${TIDE_LLAMA_ONLY:-0}" = 1 ] && exit 0
 install_model
 install_server
 install_requantized_model
+install_reference_files

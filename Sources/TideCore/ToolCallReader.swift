@@ -18,4 +18,11 @@ public protocol ToolCallReader: Sendable {
     func callGrammar(for tools: [ToolDefinition], choice: ToolChoice, parallel: Bool) throws(ToolFailure) -> String
     /// The pattern (llama.cpp's lazy grammars') whose first match in the reply starts the grammar.
     var lazyTrigger: String { get }
+    /// The role the chat template gives results (``ChatRole/tool`` messages the prompt keeps):
+    /// `tool`, or Llama 3's `ipython`.
+    var toolRole: String { get }
+}
+
+extension ToolCallReader {
+    public var toolRole: String { ChatRole.tool.rawValue }
 }

@@ -26,7 +26,9 @@ public struct HermesToolCalls: ToolCallReader {
                     result.append(ChatMessage(.user, response))
                 }
             case .assistant where !message.toolCalls.isEmpty:
-                result.append(ChatMessage(.assistant, message.content + written(message.toolCalls), interrupted: message.interrupted))
+                // As Qwen 2.5's template writes it: the text, a line break, the calls.
+                let text = message.content.isEmpty || message.content.hasSuffix("\n") ? message.content : message.content + "\n"
+                result.append(ChatMessage(.assistant, text + written(message.toolCalls), interrupted: message.interrupted))
             default:
                 result.append(ChatMessage(message.role, message.content, interrupted: message.interrupted))
             }
@@ -70,52 +72,10 @@ public struct HermesToolCalls: ToolCallReader {
     /// ``marker``: a lazy grammar begins there (``lazyTrigger``), a required call at the reply's
     /// first token.
     public func callGrammar(for tools: [ToolDefinition], choice: ToolChoice, parallel: Bool) throws(ToolFailure) -> String {
-        let offered = if case .named(let name) = choice { tools.filter { $0.name == name } } else { tools }
-        var branches: [JSONValue] = []
-        for tool in offered {
-            let parameters: JSONValue
-            do {
-                parameters = try JSONValue(parsing: tool.parameters)
-            } catch {
-                throw ToolFailure("tool \(tool.name): its parameters are not JSON: \(error)")
-            }
-            do {
-                _ = try JSONSchema(parameters)
-            } catch {
-                throw ToolFailure("the parameters of \(tool.name) cannot be enforced: \(error)")
-            }
-            branches.append(.object(JSONObject([
-                .init(key: "type", value: .string("object")),
-                .init(key: "properties", value: .object(JSONObject([
-                    .init(key: "name", value: .object(JSONObject([.init(key: "const", value: .string(tool.name))]))),
-                    .init(key: "arguments", value: parameters),
-                ]))),
-                .init(key: "required", value: .array([.string("name"), .string("arguments")])),
-                .init(key: "additionalProperties", value: .bool(false)),
-            ])))
-        }
-        let call = branches.count == 1 ? branches[0] : .object(JSONObject([.init(key: "anyOf", value: .array(branches))]))
-        let schema: JSONSchema
-        do {
-            schema = try JSONSchema(call)
-        } catch {
-            throw ToolFailure("the tools' parameters cannot be enforced: \(error)")
-        }
-        var lines = schema.grammar.text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
-        let rootPrefix = "\(Grammar.rootRule) ::= "
-        guard let index = lines.firstIndex(where: { $0.hasPrefix(rootPrefix) }) else {
-            throw ToolFailure("the tools' grammar has no root rule")
-        }
-        lines[index] = "tide-tool-call ::= " + lines[index].dropFirst(rootPrefix.count)
+        var grammar = try ToolCallGrammar.objects(for: tools, choice: choice, argumentsKey: "arguments")
+        grammar.renameRoot(to: "tide-tool-call")
         let one = #""<tool_call>\n" tide-tool-call "\n</tool_call>""#
-        lines.insert("\(Grammar.rootRule) ::= \(one)" + (parallel ? #" ("\n" \#(one))*"# : ""), at: 0)
-        let text = lines.joined(separator: "\n") + "\n"
-        do {
-            _ = try Grammar(gbnf: text)
-        } catch {
-            throw ToolFailure("the tools' grammar is not valid: \(error)")
-        }
-        return text
+        return try grammar.withRoot(one + (parallel ? #" ("\n" \#(one))*"# : ""))
     }
 
     /// The pattern where a lazy grammar starts: the reply's first ``marker``. Searched for, not
@@ -126,17 +86,7 @@ public struct HermesToolCalls: ToolCallReader {
 
     /// The tools block of the system prompt, as Qwen 2.5's template writes it.
     static func toolsBlock(_ tools: [ToolDefinition]) -> String {
-        let listed = tools.map { tool in
-            let parameters = (try? JSONValue(parsing: tool.parameters)) ?? .object(JSONObject([]))
-            return JSONValue.object(JSONObject([
-                .init(key: "type", value: .string("function")),
-                .init(key: "function", value: .object(JSONObject([
-                    .init(key: "name", value: .string(tool.name)),
-                    .init(key: "description", value: .string(tool.description)),
-                    .init(key: "parameters", value: parameters),
-                ]))),
-            ])).text
-        }
+        let listed = tools.map { $0.functionJSON.dumped() }
         return "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
             + "You are provided with function signatures within <tools></tools> XML tags:\n<tools>\n"
             + listed.joined(separator: "\n")

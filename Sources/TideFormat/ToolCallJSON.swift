@@ -20,9 +20,14 @@ extension ToolCall {
         self.init(id: id, name: name, arguments: arguments.text, written: json)
     }
 
-    /// The call as JSON: as the model wrote it, else `{"name": …, "arguments": {…}}`.
-    public var json: String {
-        written ?? "{\"name\": \(JSONValue.string(name).text), \"arguments\": \(arguments)}"
+    /// The call as JSON: as the model wrote it, else `{"name": …, "arguments": {…}}` as the
+    /// chat templates write it (`tojson`).
+    public var json: String { written ?? canonicalJSON(argumentsKey: "arguments") }
+
+    /// `{"name": …, "KEY": {…}}`, spaced as the chat templates' `tojson` spaces it.
+    func canonicalJSON(argumentsKey: String) -> String {
+        let arguments = (try? JSONValue(parsing: self.arguments)).map { $0.dumped() } ?? self.arguments
+        return "{\"name\": \(JSONValue.string(name).text), \"\(argumentsKey)\": \(arguments)}"
     }
 
     /// `text` shortened for an error message.

@@ -46,14 +46,16 @@ public enum ChatTemplate: Sendable, Hashable, CustomStringConvertible {
     }()
 
     /// Renders `messages` with `template` (a template's text or a built-in name), ending with
-    /// the opening of an assistant turn.
-    static func render(_ messages: [ChatMessage], with template: String) throws(LlamaError) -> String {
+    /// the opening of an assistant turn; `tool` messages take the role `toolRole`.
+    static func render(_ messages: [ChatMessage], with template: String, toolRole: String = ChatRole.tool.rawValue)
+        throws(LlamaError) -> String
+    {
         // llama.cpp takes C strings: a NUL would silently end the message there.
         if let message = messages.first(where: { $0.content.utf8.contains(0) }) { throw .nulCharacter(role: message.role) }
         var owned: [UnsafeMutablePointer<CChar>] = []
         defer { owned.forEach { free($0) } }
         let chat = messages.map { message in
-            let role = strdup(message.role.rawValue)!
+            let role = strdup(message.role == .tool ? toolRole : message.role.rawValue)!
             let content = strdup(message.content)!
             owned += [role, content]
             return llama_chat_message(role: role, content: content)

@@ -35,7 +35,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     /// Whether the context uses flash attention (``LlamaContextOptions/flashAttention``).
     private let flashAttention: Bool
     public var vocabulary: (any Vocabulary)? { model }
-    public var toolCallReader: (any ToolCallReader)? { model.toolCallReader }
+    public var toolCallReader: (any ToolCallReader)? { model.toolCallReader(template: template) }
     public var modelDescription: ModelDescription {
         model.description(contextSize: contextSize)
     }
@@ -129,7 +129,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     {
         let prompt = try promptTokens(for: messages, rawPrompt: parameters.rawPrompt)
         guard !prompt.isEmpty else { throw LlamaError.emptyPrompt }
-        let sampler = try SamplerChain(parameters, model: model, checkingSampledTokenFirst: !constrainsEveryToken,
+        let sampler = try SamplerChain(parameters, model: model, template: template, checkingSampledTokenFirst: !constrainsEveryToken,
                                        steeringBudget: steersFormatBudget)
         guard prompt.count < contextSize else {
             throw ContextOverflowError(promptTokens: prompt.count + 1, contextSize: contextSize)

@@ -23,9 +23,15 @@ public final class LlamaModel: @unchecked Sendable {
     let splitter: SpecialTokenSplitter
     /// The tokens that end generation (llama.cpp's end-of-generation set), in id order.
     let endOfGenerationTokens: [Int32]
-    /// How the model is offered tools and writes its calls: Hermes's format (ChatML's family) for
-    /// every model for now (docs/tools.md says which families have a format of their own).
-    public var toolCallReader: (any ToolCallReader)? { HermesToolCalls() }
+    /// How the model, its prompts rendered with `template`, is offered tools and writes its calls:
+    /// its family's format (docs/tools.md lists them).
+    public func toolCallReader(template: ChatTemplate) -> any ToolCallReader {
+        switch template {
+        case .named(let name): ToolCallReaders.reader(forTemplate: name)
+        case .model: ToolCallReaders.reader(forTemplate: facts.chatTemplate ?? "chatml")
+        case .raw: HermesToolCalls()
+        }
+    }
     /// What llama.cpp's batches do (``BatchFacts``), by thread count (negative without flash
     /// attention), once probed.
     let probedBatches = Mutex<[Int: BatchFacts]>([:])
@@ -181,8 +187,9 @@ public final class LlamaModel: @unchecked Sendable {
     /// Renders messages with `template` and ends with the start of an assistant turn.
     public func renderPrompt(_ messages: [ChatMessage], template: ChatTemplate) throws(LlamaError) -> String {
         switch template {
-        case .named(let name): try ChatTemplate.render(messages, with: name)
-        case .model: try ChatTemplate.render(messages, with: facts.chatTemplate ?? "chatml")
+        case .named(let name): try ChatTemplate.render(messages, with: name, toolRole: toolCallReader(template: template).toolRole)
+        case .model:
+            try ChatTemplate.render(messages, with: facts.chatTemplate ?? "chatml", toolRole: toolCallReader(template: template).toolRole)
         case .raw: messages.map(\.content).filter { !$0.isEmpty }.joined(separator: "\n\n")
         }
     }

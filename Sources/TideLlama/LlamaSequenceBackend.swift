@@ -22,7 +22,7 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
                                               tolerance: tolerance)
     }
     public var vocabulary: (any Vocabulary)? { engine.model }
-    public var toolCallReader: (any ToolCallReader)? { engine.model.toolCallReader }
+    public var toolCallReader: (any ToolCallReader)? { engine.model.toolCallReader(template: template) }
     /// Replies run on the engine's thread, between its decoding steps.
     public var taskExecutor: (any TaskExecutor)? { engine }
     public var modelDescription: ModelDescription {
@@ -84,7 +84,7 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
             prompt = try await promptTokens(for: messages, rawPrompt: parameters.rawPrompt)
         }
         guard !prompt.isEmpty else { throw LlamaError.emptyPrompt }
-        let sampler = try SamplerChain(parameters, model: engine.model)
+        let sampler = try SamplerChain(parameters, model: engine.model, template: template)
         guard prompt.count < contextSize else {
             throw ContextOverflowError(promptTokens: prompt.count + 1, contextSize: contextSize)
         }

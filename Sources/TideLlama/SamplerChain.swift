@@ -45,14 +45,15 @@ final class SamplerChain {
     /// The chain for `parameters`; throws when llama.cpp refuses the format's grammar. Unless
     /// `checkingSampledTokenFirst` is off, the grammar only checks the sampled token at first;
     /// unless `steeringBudget` is off, a format's reply is steered to finish within `max-tokens`.
-    init(_ parameters: GenerationParameters, model: LlamaModel, checkingSampledTokenFirst: Bool = true,
+    /// Tools offered are called in `template`'s family's format.
+    init(_ parameters: GenerationParameters, model: LlamaModel, template: ChatTemplate, checkingSampledTokenFirst: Bool = true,
          steeringBudget: Bool = true) throws(LlamaError) {
         checksSampledTokenFirst = checkingSampledTokenFirst
         tolerance = parameters.tolerance
         argmaxOnly = parameters.temperature == 0 && parameters.repeatPenalty == 1
         vocabularySize = model.facts.vocabularySize
-        if parameters.offersTools, let reader = model.toolCallReader {
-            let (sampler, text) = try Self.toolGrammar(parameters, reader: reader, model: model)
+        if parameters.offersTools {
+            let (sampler, text) = try Self.toolGrammar(parameters, reader: model.toolCallReader(template: template), model: model)
             grammar = sampler
             // A call required from the first token is steered to close within max-tokens, as a format is.
             if steeringBudget, let text { steerer = BudgetSteerer(grammar: text, maxTokens: parameters.maxTokens) }

@@ -8,8 +8,9 @@ struct HermesToolCallsTests {
     let add = ToolDefinition(name: "add", description: "Add two numbers.",
                              parameters: #"{"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}"#)
 
-    /// The messages a ChatML template renders as Qwen 2.5's template does: the tools in the system
-    /// prompt, the calls in the assistant's turn, consecutive results in one user turn.
+    /// The messages a ChatML template renders as Qwen 2.5's template does (`ToolFormatTemplateTests`
+    /// holds the whole prompt to the template itself): the tools in the system prompt, the calls
+    /// in the assistant's turn, consecutive results in one user turn.
     @Test func messagesAreWrittenAsTheFamilysTemplateWritesThem() {
         let messages = [
             ChatMessage(.system, "You are a helpful assistant."),
@@ -30,7 +31,7 @@ struct HermesToolCallsTests {
 
             You are provided with function signatures within <tools></tools> XML tags:
             <tools>
-            {"type":"function","function":{"name":"add","description":"Add two numbers.","parameters":{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}}}
+            {"type": "function", "function": {"name": "add", "description": "Add two numbers.", "parameters": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}}}
             </tools>
 
             For each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:
@@ -38,8 +39,8 @@ struct HermesToolCallsTests {
             {"name": <function-name>, "arguments": <args-json-object>}
             </tool_call>
             """)
-        #expect(prompt[2].content == "<tool_call>\n{\"name\": \"add\", \"arguments\": {\"a\":2,\"b\":3}}\n</tool_call>\n"
-            + "<tool_call>\n{\"name\": \"add\", \"arguments\": {\"a\":4,\"b\":5}}\n</tool_call>")
+        #expect(prompt[2].content == "<tool_call>\n{\"name\": \"add\", \"arguments\": {\"a\": 2, \"b\": 3}}\n</tool_call>\n"
+            + "<tool_call>\n{\"name\": \"add\", \"arguments\": {\"a\": 4, \"b\": 5}}\n</tool_call>")
         #expect(prompt[3].content == "<tool_response>\n5\n</tool_response>\n<tool_response>\n9\n</tool_response>")
         // Without tools offered, only the calls and results are rewritten; messages without them pass.
         #expect(reader.prompt(Array(messages.prefix(2)), offering: []) == Array(messages.prefix(2)))

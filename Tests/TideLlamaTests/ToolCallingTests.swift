@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TideCore
 import TideFormat
+import TideLlama
 
 extension RealModelTests {
     /// Tools offered to the real model: its calls follow the tool's schema whatever words it
@@ -43,6 +44,32 @@ extension RealModelTests {
             if statistics.toolRounds < 2 { #expect(!reply.text.contains("<tool_call>"), "\(reply.text)") }
             let roles = session.history.map(\.role)
             #expect(roles.prefix(4) == [.system, .user, .assistant, .tool] && roles.last == .assistant, "\(roles)")
+        }
+
+        /// Llama 3's format, on this model's weights rendered with llama.cpp's Llama 3 template:
+        /// the call is the reply's JSON with `parameters`, read, run, and given back as an
+        /// `ipython` turn the model answers.
+        @Test func llamaThreesFormatCallsRunsAndAnswers() async throws {
+            let backend = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 2048), template: .named("llama3"))
+            #expect(backend.toolCallReader is LlamaToolCalls)
+            var parameters = GenerationParameters()
+            parameters.temperature = 0
+            parameters.maxTokens = 96
+            parameters.toolChoice = .named("tip")
+            parameters.maxToolRounds = 1
+            let session = ChatSession(backend: backend, systemPrompt: "You are a helpful assistant.", parameters: parameters,
+                                      hooks: [Tipper()])
+            let reply = try await session.reply(to: "What is a 15% tip on 80 dollars?").collect()
+            let call = try #require(reply.toolCalls.first, "\(reply.text) \(reply.summary?.toolCallProblem ?? "")")
+            #expect(call.name == "tip" && reply.toolCalls.count == 1)
+            #expect(call.written?.hasPrefix(#"{"name""#) == true && call.written?.contains(#""parameters""#) == true, "\(call)")
+            let schema = try JSONSchema(JSONValue(parsing: Tipper.schema))
+            #expect(schema.violations(of: try JSONValue(parsing: call.arguments)).isEmpty, "\(call.arguments)")
+            #expect(reply.toolResults.map(\.content) == ["12"])
+            #expect(!reply.text.contains(#"{"name""#), "the call is never shown: \(reply.text)")
+            let prompt = try TestModel.shared.renderPrompt(backend.toolCallReader!.prompt(session.history, offering: []),
+                                                           template: .named("llama3"))
+            #expect(prompt.contains("<|start_header_id|>ipython<|end_header_id|>\n\n\"12\"<|eot_id|>"), "\(prompt)")
         }
     }
 }

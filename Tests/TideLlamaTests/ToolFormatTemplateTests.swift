@@ -1,0 +1,73 @@
+import Testing
+import TideCore
+import TideFormat
+@testable import TideLlama
+import TideTestSupport
+
+/// Each tool format against its family's own chat template, rendered by Jinja as the model's
+/// authors intend (llama.cpp's `models/templates`): the tools offered, a call and its result, and
+/// the question after it must come out as the template writes them.
+@Suite struct ToolFormatTemplateTests {
+    static let tools = """
+        [{"type": "function", "function": {"name": "calculate", "description": "Evaluates arithmetic.",
+          "parameters": {"type": "object", "properties": {"expression": {"type": "string"}, "digits": {"type": "integer"}},
+          "required": ["expression"]}}}]
+        """
+    static let definitions = [ToolDefinition(name: "calculate", description: "Evaluates arithmetic.", parameters: """
+        {"type": "object", "properties": {"expression": {"type": "string"}, "digits": {"type": "integer"}}, "required": ["expression"]}
+        """)]
+    /// A conversation with a call and its result, in Tide's terms and as OpenAI's JSON.
+    static let call = ToolCall(id: "call_2_1", name: "calculate", arguments: #"{"expression":"2 + 2","digits":3}"#)
+    static let conversation = [ChatMessage(.system, "You are a helpful assistant."), ChatMessage(.user, "What is 2 + 2?"),
+                               ChatMessage(.assistant, "", toolCalls: [call]), ChatMessage(.tool, "4", toolCallID: "call_2_1"),
+                               ChatMessage(.assistant, "It is 4."), ChatMessage(.user, "And 3 + 3?")]
+    static let messages = """
+        [{"role": "system", "content": "You are a helpful assistant."}, {"role": "user", "content": "What is 2 + 2?"},
+         {"role": "assistant", "content": "", "tool_calls": [{"id": "call_2_1", "type": "function",
+           "function": {"name": "calculate", "arguments": {"expression": "2 + 2", "digits": 3}}}]},
+         {"role": "tool", "tool_call_id": "call_2_1", "content": "4"},
+         {"role": "assistant", "content": "It is 4."}, {"role": "user", "content": "And 3 + 3?"}]
+        """
+
+    /// Qwen 2.5's template, which the ChatML family's format follows, renders with llama.cpp's
+    /// ChatML template exactly as Tide writes it.
+    @Test func theChatMLFormatIsQwenTwoPointFivesTemplate() throws {
+        let expected = try ReferenceFiles.render(template: ReferenceFiles.template("Qwen-Qwen2.5-7B-Instruct"),
+                                                 messages: Self.messages, tools: Self.tools)
+        let reader = ToolCallReaders.reader(forTemplate: "chatml")
+        #expect(reader is HermesToolCalls)
+        let rendered = try ChatTemplate.render(reader.prompt(Self.conversation, offering: Self.definitions), with: "chatml",
+                                               toolRole: reader.toolRole)
+        #expect(rendered == expected)
+    }
+
+    /// Llama 3.2's template renders what Tide writes with llama.cpp's built-in Llama 3 template,
+    /// but for the date lines the Jinja template puts in every system prompt and the BOS token
+    /// (the tokenizer adds it); the tools, the call and the `ipython` result are the same bytes.
+    @Test func theLlamaFormatIsLlamaThreePointTwosTemplate() throws {
+        let template = try ReferenceFiles.template("meta-llama-Llama-3.2-3B-Instruct")
+        let expected = try ReferenceFiles.render(template: template, messages: Self.messages, tools: Self.tools,
+                                                 extra: ["date_string": "26 Jul 2024"])
+        let reader = ToolCallReaders.reader(forTemplate: template)
+        #expect(reader is LlamaToolCalls)
+        let rendered = try ChatTemplate.render(reader.prompt(Self.conversation, offering: Self.definitions), with: "llama3",
+                                               toolRole: reader.toolRole)
+        let dated = "Cutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n"
+        #expect(expected.hasPrefix("<|begin_of_text|>") && expected.contains(dated))
+        #expect(rendered == expected.dropFirst("<|begin_of_text|>".count).replacingOccurrences(of: dated, with: ""))
+        // The reply's call, read back, and its grammar's start.
+        #expect(try reader.calls(in: #"{"name": "calculate", "parameters": {"expression": "7 * 6"}}"#).map(\.arguments)
+            == [#"{"expression":"7 * 6"}"#])
+        let grammar = try reader.callGrammar(for: Self.definitions, choice: .required, parallel: true)
+        #expect(try Grammar(gbnf: grammar).text.contains("calculate"))
+    }
+
+    /// Templates speaking Hermes's `<tool_call>` on Llama 3 headers (Hermes 3) keep the ChatML
+    /// family's format; other families get it too.
+    @Test func eachTemplateGetsItsFamilysFormat() throws {
+        #expect(ToolCallReaders.reader(forTemplate: try ReferenceFiles.template("NousResearch-Hermes-3-Llama-3.1-8B-tool_use")) is HermesToolCalls)
+        #expect(ToolCallReaders.reader(forTemplate: try ReferenceFiles.template("meta-llama-Llama-3.1-8B-Instruct")) is LlamaToolCalls)
+        #expect(ToolCallReaders.reader(forTemplate: "llama3") is LlamaToolCalls)
+        #expect(ToolCallReaders.reader(forTemplate: "phi3") is HermesToolCalls)
+    }
+}
