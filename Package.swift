@@ -3,7 +3,8 @@ import Foundation
 import PackageDescription
 
 /// The shipped plugins, embedded in the binary by the ShippedPlugins target. (SwiftPM caches the
-/// evaluated manifest: after adding a file to Plugins/, touch this file.)
+/// evaluated manifest by its text: after adding a file to Plugins/, build once with
+/// `swift build --manifest-cache none`.)
 let shippedPlugins = ((try? FileManager.default.contentsOfDirectory(atPath: Context.packageDirectory + "/Plugins")) ?? [])
     .filter { $0.hasSuffix(".lua") }.sorted()
 

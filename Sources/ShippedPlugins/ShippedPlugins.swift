@@ -10,6 +10,7 @@ public enum ShippedPlugins {
         ("ban-regex", PackageResources.ban_regex_lua),
         ("calculator", PackageResources.calculator_lua),
         ("censor-words", PackageResources.censor_words_lua),
+        ("clock", PackageResources.clock_lua),
         ("json-mode", PackageResources.json_mode_lua),
         ("persona", PackageResources.persona_lua),
         ("prefer-words", PackageResources.prefer_words_lua),
@@ -18,6 +19,7 @@ public enum ShippedPlugins {
         ("stop-on-pattern", PackageResources.stop_on_pattern_lua),
         ("stop-on-repetition", PackageResources.stop_on_repetition_lua),
         ("strip-markdown", PackageResources.strip_markdown_lua),
+        ("units", PackageResources.units_lua),
         ("word-budget", PackageResources.word_budget_lua),
     ].map { ($0.0, String(decoding: $0.1, as: UTF8.self)) }
 

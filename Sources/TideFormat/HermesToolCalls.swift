@@ -44,7 +44,7 @@ public struct HermesToolCalls: ToolCallReader {
     }
 
     public func written(_ calls: [ToolCall]) -> String {
-        calls.map { "\(marker)\n\($0.json)\n\(closing)" }
+        calls.map { "\(marker)\n\($0.json(argumentsKey: "arguments"))\n\(closing)" }
             .joined(separator: "\n")
     }
 

@@ -45,7 +45,7 @@ public struct LlamaToolCalls: ToolCallReader {
     /// One call, as the model writes it; Llama 3 makes one call per reply, so several are
     /// written one after another (a conversation given such calls by a client).
     public func written(_ calls: [ToolCall]) -> String {
-        calls.map { $0.written ?? $0.canonicalJSON(argumentsKey: "parameters") }.joined()
+        calls.map { $0.json(argumentsKey: "parameters") }.joined()
     }
 
     public func calls(in text: String) throws(ToolFailure) -> [ToolCall] {

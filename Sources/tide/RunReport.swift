@@ -118,6 +118,23 @@ private struct ScriptJSON: Encodable {
         var golden: Golden?
         var teacher_forcing: Forcing?
         var parameters: ParametersJSON
+        var tool_calls: [ToolCallRun]
+    }
+    /// A tool the reply called and what it gave.
+    struct ToolCallRun: Encodable {
+        var name: String
+        var arguments: String
+        var result: String
+        var failed: Bool
+        var seconds: Double
+
+        init(_ result: ToolResult) {
+            name = result.call.name
+            arguments = result.call.arguments
+            self.result = result.content
+            failed = result.failed
+            seconds = result.duration.seconds
+        }
     }
     /// How a recorded reply was checked: `confirmed` (with `tokens`, `near_ties` and, when there
     /// are some, `largest_margin`), `regenerated` (with `from_token`), or `skipped` (with `reason`).
@@ -167,7 +184,8 @@ private struct ScriptJSON: Encodable {
                   plugin_errors: reply.hookFailures, format_problem: reply.formatProblem,
                   golden: reply.golden.map { Golden(matches: $0.matches, recorded: $0.recorded,
                                                     diff: $0.matches ? nil : $0.difference) },
-                  teacher_forcing: reply.teacherForcing.map(Forcing.init), parameters: ParametersJSON(reply.parameters))
+                  teacher_forcing: reply.teacherForcing.map(Forcing.init), parameters: ParametersJSON(reply.parameters),
+                  tool_calls: reply.statistics.toolResults.map(ToolCallRun.init))
         }
     }
 }

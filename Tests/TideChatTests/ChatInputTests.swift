@@ -79,7 +79,7 @@ import TideChat
     }
 
     @Test func helpListsEveryCommand() {
-        #expect(SlashCommand.names == ["help", "system", "set", "show", "plugins", "load", "unload", "reload", "retry",
+        #expect(SlashCommand.names == ["help", "system", "set", "show", "plugins", "tools", "load", "unload", "reload", "retry",
                                        "undo", "reset", "stats", "save", "open", "history", "model", "quit"])
     }
 }

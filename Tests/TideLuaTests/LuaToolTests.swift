@@ -1,3 +1,4 @@
+import Foundation
 import ShippedPlugins
 import Testing
 import TideFormat
@@ -77,6 +78,48 @@ import TideCore
     func theCalculatorEvaluates(expression: String, value: String) throws {
         let calculator = try LuaPlugin(source: ShippedPlugins.source(of: "calculator")!, path: "calculator.lua")
         #expect(try call(calculator, "calculate", "{\"expression\": \"\(expression)\"}") == value)
+    }
+
+    @Test(arguments: [(#"{"value": 10, "from": "km", "to": "mi"}"#, "6.213711922 mi"),
+                      (#"{"value": 100, "from": "C", "to": "F"}"#, "212 F"), (#"{"value": -40, "from": "F", "to": "C"}"#, "-40 C"),
+                      (#"{"value": 0, "from": "K", "to": "C"}"#, "-273.15 C"), (#"{"value": 1, "from": "GiB", "to": "MB"}"#, "1073.741824 MB"),
+                      (#"{"value": 2, "from": "cup", "to": "ml"}"#, "473.176473 ml"), (#"{"value": 90, "from": "km/h", "to": "m/s"}"#, "25 m/s")])
+    func theUnitsPluginConverts(arguments: String, value: String) throws {
+        let units = try LuaPlugin(source: ShippedPlugins.source(of: "units")!, path: "units.lua")
+        #expect(try call(units, "convert", arguments) == value)
+    }
+
+    /// Kinds that do not mix, and units the schema does not list, are errors the model is told;
+    /// a local model cannot name such a unit at all (the units are the schema's enum).
+    @Test func theUnitsPluginRefusesWhatItCannotConvert() throws {
+        let units = try LuaPlugin(source: ShippedPlugins.source(of: "units")!, path: "units.lua")
+        #expect(throws: ToolFailure("cannot convert kg to m: a mass is not a length")) {
+            try call(units, "convert", #"{"value": 1, "from": "kg", "to": "m"}"#)
+        }
+        let unknown = #expect(throws: ToolFailure.self) { try call(units, "convert", #"{"value": 1, "from": "parsec", "to": "m"}"#) }
+        #expect(unknown?.description.hasPrefix("the arguments do not match the parameters of convert: /from:") == true, "\(String(describing: unknown))")
+        let schema = try JSONValue(parsing: try #require(units.tools.first).parameters)
+        guard case .object(let root) = schema, case .object(let properties)? = root["properties"],
+              case .object(let from)? = properties["from"], case .array(let names)? = from["enum"] else {
+            Issue.record("the units are the schema's enum: \(schema.text)")
+            return
+        }
+        #expect(names.count == 49 && names.contains(.string("m/s")) && names.contains(.string("in")))
+    }
+
+    /// The clock's time is now, at the offset asked for; an offset the schema's pattern refuses
+    /// is an error the model is told.
+    @Test func theClockTellsTheTimeAtAnOffset() throws {
+        let clock = try LuaPlugin(source: ShippedPlugins.source(of: "clock")!, path: "clock.lua")
+        let utc = try call(clock, "current_time")
+        #expect(utc.wholeMatch(of: /\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \((Sun|Mon|Tues|Wednes|Thurs|Fri|Satur)day\), UTC\+00:00/) != nil, "\(utc)")
+        let year = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date()).year!
+        #expect(utc.hasPrefix("\(year)-") || utc.hasPrefix("\(year + 1)-"))
+        #expect(try call(clock, "current_time", #"{"utc_offset": "+05:30"}"#).hasSuffix("UTC+05:30"))
+        #expect(throws: ToolFailure.self) { try call(clock, "current_time", #"{"utc_offset": "+25:00"}"#) }
+        let east = try LuaPlugin(spec: PluginSpec(parsing: "clock utc_offset=-08:00"),
+                                 locator: PluginLocator(directories: []))
+        #expect(try call(east, "current_time").hasSuffix("UTC-08:00"))
     }
 
     @Test(arguments: [("1 / 0", "division by zero"), ("2 +", "the expression ends too soon, at 4: a number or '(' should come next"), ("", "the expression is empty: write the arithmetic to evaluate, such as 2 + 2"), ("os.exit()", "unexpected '.' at 3"), ("load(1)", "unknown name 'load' at 1"),
