@@ -41,7 +41,7 @@ public final class ConversationLog: ExchangeRecorder {
         database.enqueue { [self] db in
             let (id, logged) = written.withLock { $0 }
             // The message table holds the conversation's turns; tool calls and results go with the reply they led to.
-            let sent = exchange.messages.filter(Self.isTurn)
+            let sent = Self.turns(exchange.messages)
             var conversation = id
             var start = logged.count
             if conversation == nil || sent.count < logged.count
@@ -65,10 +65,15 @@ public final class ConversationLog: ExchangeRecorder {
         }
     }
 
-    /// Whether `message` is a turn of the conversation, rather than a round of tool calls (an
-    /// assistant message with calls, a tool's result).
-    static func isTurn(_ message: ChatMessage) -> Bool {
-        message.role != .tool && !(message.role == .assistant && !message.toolCalls.isEmpty)
+    /// The turns of the conversation in `messages`, without its rounds of tool calls (an
+    /// assistant message with calls and the results after it). A reply that ended with calls
+    /// left to the caller, with no results after it, is a turn.
+    static func turns(_ messages: [ChatMessage]) -> [ChatMessage] {
+        messages.indices.filter { index in
+            let message = messages[index]
+            let answered = index + 1 < messages.count && messages[index + 1].role == .tool
+            return message.role != .tool && !(message.role == .assistant && !message.toolCalls.isEmpty && answered)
+        }.map { messages[$0] }
     }
 
     /// The reply's tool calls: the rounds given before it (at the end of the messages sent),

@@ -304,7 +304,7 @@ import TideTestSupport
             """), "\(printed)")
         #expect(printed.contains("""
             user: And this?
-            tool-call: {"name": "add", "arguments": {"a":1}}
+            tool-call: {"name": "add", "arguments": {"a": 1}}
             tool: 1
             assistant: The sum is 5.
             @generated stop="eos" tokens=2
