@@ -57,7 +57,8 @@ struct SamplingOptions: ParsableArguments {
         [temperature.map(ParameterSetting.temperature), topK.map(ParameterSetting.topK), topP.map(ParameterSetting.topP),
          minP.map(ParameterSetting.minP), repeatPenalty.map(ParameterSetting.repeatPenalty),
          repeatLastN.map(ParameterSetting.repeatLastN), seed.map { ParameterSetting.seed($0) }, maxTokens.map(ParameterSetting.maxTokens),
-         stop.isEmpty ? nil : ParameterSetting.stop(stop)].compactMap { $0 }
+         stop.isEmpty ? nil : ParameterSetting.stop(stop), toolChoice.map { ParameterSetting.toolChoice(ToolChoice($0)) },
+         maxToolRounds.map(ParameterSetting.maxToolRounds)].compactMap { $0 }
     }
 
     /// `base` (a model's defaults) with the parameters given here over it, validated: a bad
@@ -67,8 +68,6 @@ struct SamplingOptions: ParsableArguments {
         for setting in settings { setting.apply(to: &parameters) }
         if let maxRewinds { parameters.maxRewinds = maxRewinds }
         if let draft { parameters.draft = draft }
-        if let toolChoice { parameters.toolChoice = ToolChoice(toolChoice) }
-        if let maxToolRounds { parameters.maxToolRounds = maxToolRounds }
         if !tools.isEmpty { parameters.toolNames = tools }
         do {
             try parameters.validate()
