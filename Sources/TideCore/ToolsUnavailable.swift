@@ -6,6 +6,9 @@ public enum ToolsUnavailable: Error, Sendable, Hashable, CustomStringConvertible
     case withFormat
     /// A call was required (of any tool, or of a named one), but no tools are offered.
     case none(ToolChoice)
+    /// The calls of the tools offered cannot be enforced (their schemas together make a grammar
+    /// too large, or one the sampler refuses): why.
+    case unenforceable(String)
 
     public var description: String {
         switch self {
@@ -13,6 +16,8 @@ public enum ToolsUnavailable: Error, Sendable, Hashable, CustomStringConvertible
             "this model cannot be offered tools here (tools need a local model); leave the tools out (tool choice none)"
         case .none(let choice):
             "the tool choice is \(choice), but no tools are offered; load a plugin with tools (tide plugins list shows them)"
+        case .unenforceable(let why):
+            "the tools cannot be offered: \(why); offer fewer tools, or simpler schemas"
         case .withFormat:
             "tools and a reply format cannot be combined: a reply is either tool calls or the format; "
                 + "set the tool choice to none to keep the format, or drop the format"

@@ -33,8 +33,6 @@ public enum LlamaError: RemediableError, Sendable, Hashable {
     /// llama.cpp refused the reply format's grammar (Tide checks grammars first, so this means the
     /// two parsers disagree).
     case grammarRefused(String)
-    /// The tools offered cannot be enforced as calls (a schema TideFormat cannot express).
-    case toolsRefused(String)
 
     public var description: String {
         switch self {
@@ -68,8 +66,6 @@ public enum LlamaError: RemediableError, Sendable, Hashable {
             "llama_decode failed with code \(code)"
         case .noFreeSequence(let capacity):
             "all \(capacity) sequences of the batch are in use; release a conversation first"
-        case .toolsRefused(let why):
-            "the tools cannot be offered: \(why)"
         case .grammarRefused(let format):
             "llama.cpp refused the grammar of the reply format \(format); its log above says where"
         case .rewindFailed(let position):

@@ -47,7 +47,7 @@ final class SamplerChain {
     /// unless `steeringBudget` is off, a format's reply is steered to finish within `max-tokens`.
     /// Tools offered are called in `template`'s family's format.
     init(_ parameters: GenerationParameters, model: LlamaModel, template: ChatTemplate, checkingSampledTokenFirst: Bool = true,
-         steeringBudget: Bool = true) throws(LlamaError) {
+         steeringBudget: Bool = true) throws {
         checksSampledTokenFirst = checkingSampledTokenFirst
         tolerance = parameters.tolerance
         argmaxOnly = parameters.temperature == 0 && parameters.repeatPenalty == 1
@@ -59,7 +59,7 @@ final class SamplerChain {
             if steeringBudget, let text { steerer = BudgetSteerer(grammar: text, maxTokens: parameters.maxTokens) }
         } else if let format = parameters.format {
             guard let grammar = llama_sampler_init_grammar(model.vocab, format.grammar, "root") else {
-                throw .grammarRefused(format.description)
+                throw LlamaError.grammarRefused(format.description)
             }
             self.grammar = grammar
             if steeringBudget { steerer = BudgetSteerer(grammar: format.grammar, maxTokens: parameters.maxTokens) }
@@ -86,13 +86,13 @@ final class SamplerChain {
     /// The grammar of the tool calls: from the first token when a call is required (with its
     /// text, for steering), else lazily, from the calls' marker on.
     private static func toolGrammar(_ parameters: GenerationParameters, reader: any ToolCallReader, model: LlamaModel)
-        throws(LlamaError) -> (UnsafeMutablePointer<llama_sampler>, String?)
+        throws(ToolsUnavailable) -> (UnsafeMutablePointer<llama_sampler>, String?)
     {
         let text: String
         do {
             text = try reader.callGrammar(for: parameters.tools, choice: parameters.toolChoice, parallel: parameters.parallelToolCalls)
         } catch {
-            throw .toolsRefused(error.description)
+            throw .unenforceable(error.description)
         }
         let sampler: UnsafeMutablePointer<llama_sampler>?
         switch parameters.toolChoice {
@@ -104,7 +104,7 @@ final class SamplerChain {
                 return llama_sampler_init_grammar_lazy_patterns(model.vocab, text, "root", &patterns, 1, nil, 0)
             }
         }
-        guard let sampler else { throw .toolsRefused("llama.cpp refused the calls' grammar; its log above says where") }
+        guard let sampler else { throw .unenforceable("llama.cpp refused the calls' grammar; its log above says where") }
         switch parameters.toolChoice {
         case .required, .named: return (sampler, text)
         case .auto, .none: return (sampler, nil)

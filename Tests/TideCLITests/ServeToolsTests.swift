@@ -140,6 +140,12 @@ extension CommandLineTests {
                 #expect((error["message"] as? String ?? "").contains(message), "\(error)")
                 #expect(error["param"] as? String == param, "\(error)")
             }
+            // Each tool's schema can be enforced, but not all of them at once: the calls' grammar is too large.
+            let words = (0..<100).map { #""choice-number-\#($0)-of-a-long-list""# }.joined(separator: ", ")
+            let many = (0..<200).map { #"{"type": "function", "function": {"name": "f\#($0)", "parameters": {"type": "object", "properties": {"v": {"enum": [\#(words)]}}}}}"# }
+            let (tooMany, refusal) = try await server.post(#"{"model": "m", "tool_choice": "required", "messages": \#(user), "tools": [\#(many.joined(separator: ", "))]}"#)
+            #expect(tooMany == 400, "\(refusal)")
+            #expect(((refusal["error"] as? [String: Any])?["message"] as? String ?? "").hasPrefix("the tools cannot be offered: "), "\(refusal)")
             let (code, json, _) = try await server.send("POST", "v1/completions",
                                                          body: Data(#"{"model": "m", "prompt": "Hi", "tools": [\#(tool)]}"#.utf8))
             #expect(code == 400)
