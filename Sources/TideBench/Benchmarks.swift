@@ -102,9 +102,9 @@ public struct Benchmarks: Sendable {
             if report.formatBudget == nil { log("skipping the format-budget figure: run from the repository, where \(FormatBudgetBenchmark.fixtures) is") }
         }
         if let tool, wants("tools") {
-            log("a reply with tools offered but not called vs without them, \(decodeTokens) tokens × \(formatRounds) rounds; "
-                + "then a required call, from the call to the answer's first token, \(formatRounds) rounds")
-            report.tools = try await ToolsBenchmark(model: model, tool: tool, tokens: decodeTokens, rounds: formatRounds, threads: threads).run()
+            log("a reply with tools offered but not called vs without them, \(decodeTokens) tokens × \(rounds) rounds; "
+                + "then a required call: reading it, running it, resuming, \(rounds) rounds")
+            report.tools = try await ToolsBenchmark(model: model, tool: tool, tokens: decodeTokens, rounds: rounds, threads: threads).run()
         }
         let replayRounds = min(rounds, 3)
         if wants("parallel-replay") {

@@ -314,4 +314,23 @@ import TideTestSupport
         #expect(replies.map { $0.recorded?.rounds.count } == [1, 0])
         #expect(replies.map(\.given.count) == [0, 1])
     }
+
+    /// A reply that ends with calls left to the caller (a tool no plugin runs) is a turn of the
+    /// conversation: the next exchange goes on in the same record.
+    @Test func aReplyEndingWithCallsForTheCallerKeepsTheConversationWhole() async throws {
+        let folder = try Folder()
+        let database = LogDatabase(path: folder.database) { Issue.record("unexpected warning: \($0)") }
+        let backend = ScriptedBackend { _ in ["<tool_call>", "\n{\"name\": \"weather\", \"arguments\": {}}\n", "</tool_call>"] }
+        backend.toolCallReader = HermesToolCalls()
+        let session = ChatSession(backend: backend, systemPrompt: "Be brief.")
+        session.parameters.tools = [ToolDefinition(name: "weather", description: "", parameters: #"{"type": "object"}"#)]
+        session.recorder = ConversationLog(database: database, source: .chat, model: "scripted")
+        _ = try await session.reply(to: "Weather?").collect()
+        _ = try await session.reply(to: "And tomorrow?").collect()
+        database.flush()
+        #expect(try database.conversations(limit: 10).count == 1)
+        let conversation = try Self.newest(in: database, from: .chat)
+        #expect(conversation.messages.map(\.role) == [.system, .user, .assistant, .user, .assistant])
+        #expect(conversation.messages[2].reply?.toolCalls.map(\.result) == [nil], "left to the caller")
+    }
 }
