@@ -16,6 +16,8 @@ public enum ParameterSetting: Sendable, Hashable {
     case toolChoice(ToolChoice)
     /// `@max-tool-rounds N`: the rounds of tool calls a turn may make before it must answer.
     case maxToolRounds(Int)
+    /// `@parallel-tool-calls true|false`: whether one reply may call several tools.
+    case parallelToolCalls(Bool)
 
     /// Sets this parameter in `parameters`.
     public func apply(to parameters: inout GenerationParameters) {
@@ -31,6 +33,7 @@ public enum ParameterSetting: Sendable, Hashable {
         case .stop(let value): parameters.stop = value
         case .toolChoice(let value): parameters.toolChoice = value
         case .maxToolRounds(let value): parameters.maxToolRounds = value
+        case .parallelToolCalls(let value): parameters.parallelToolCalls = value
         }
     }
 }
@@ -50,18 +53,19 @@ extension ParameterSetting {
         case .stop: "stop"
         case .toolChoice: "tool-choice"
         case .maxToolRounds: "max-tool-rounds"
+        case .parallelToolCalls: "parallel-tool-calls"
         }
     }
 
     /// The parameter names, as directives (`@top-k`) and the REPL's `/set top-k` spell them.
     public static let names = ["temperature", "top-k", "top-p", "min-p", "repeat-penalty", "repeat-last-n", "seed",
-                               "max-tokens", "stop", "tool-choice", "max-tool-rounds"]
+                               "max-tokens", "stop", "tool-choice", "max-tool-rounds", "parallel-tool-calls"]
 
     /// Every parameter of `parameters` as a setting, in the order of ``names``.
     public static func all(of parameters: GenerationParameters) -> [ParameterSetting] {
         [.temperature(parameters.temperature), .topK(parameters.topK), .topP(parameters.topP), .minP(parameters.minP),
          .repeatPenalty(parameters.repeatPenalty), .repeatLastN(parameters.repeatLastN), .seed(parameters.seed),
          .maxTokens(parameters.maxTokens), .stop(parameters.stop), .toolChoice(parameters.toolChoice),
-         .maxToolRounds(parameters.maxToolRounds)]
+         .maxToolRounds(parameters.maxToolRounds), .parallelToolCalls(parameters.parallelToolCalls)]
     }
 }

@@ -21,6 +21,8 @@ public struct ParametersJSON: Codable, Sendable, Hashable {
     public var tool_choice: String?
     /// The most rounds of tool calls a turn could make; absent in logs written before tools.
     public var max_tool_rounds: Int?
+    /// Whether one reply could call several tools; absent in logs written before tools.
+    public var parallel_tool_calls: Bool?
 
     /// The JSON of `parameters`.
     public init(_ parameters: GenerationParameters) {
@@ -38,6 +40,7 @@ public struct ParametersJSON: Codable, Sendable, Hashable {
         raw_prompt = parameters.rawPrompt ? true : nil
         tool_choice = parameters.toolChoice.description
         max_tool_rounds = parameters.maxToolRounds
+        parallel_tool_calls = parameters.parallelToolCalls
     }
 
     /// The parameters these name, without the reply format (which the JSON only describes).
@@ -56,6 +59,7 @@ public struct ParametersJSON: Codable, Sendable, Hashable {
         parameters.rawPrompt = raw_prompt ?? false
         if let tool_choice { parameters.toolChoice = ToolChoice(tool_choice) }
         if let max_tool_rounds { parameters.maxToolRounds = max_tool_rounds }
+        if let parallel_tool_calls { parameters.parallelToolCalls = parallel_tool_calls }
         return parameters
     }
 }

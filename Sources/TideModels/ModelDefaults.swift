@@ -60,18 +60,20 @@ extension ModelDefaults: Codable {
 
     /// A parameter's value in JSON: a number, a string, or a list of strings.
     enum Value: Codable, Hashable {
-        case number(Double), string(String), strings([String])
+        case number(Double), string(String), strings([String]), bool(Bool)
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
             if let number = try? container.decode(Double.self) {
                 self = .number(number)
+            } else if let flag = try? container.decode(Bool.self) {
+                self = .bool(flag)
             } else if let text = try? container.decode(String.self) {
                 self = .string(text)
             } else if let strings = try? container.decode([String].self) {
                 self = .strings(strings)
             } else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "a number, a string or a list of strings")
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "a number, a string, true or false, or a list of strings")
             }
         }
 
@@ -81,6 +83,7 @@ extension ModelDefaults: Codable {
             case .number(let number): try container.encode(number)
             case .string(let text): try container.encode(text)
             case .strings(let strings): try container.encode(strings)
+            case .bool(let flag): try container.encode(flag)
             }
         }
     }
@@ -134,6 +137,7 @@ extension ModelDefaults: Codable {
         switch name {
         case "top-k", "repeat-last-n", "max-tokens", "max-tool-rounds": "a whole number"
         case "tool-choice": "\"auto\", \"none\", \"required\" or a tool's name"
+        case "parallel-tool-calls": "true or false"
         case "seed": "a whole number from 0 to \(UInt32.max), or \"random\""
         case "stop": "a string or a list of strings"
         default: "a number"
@@ -156,6 +160,7 @@ extension ModelDefaults: Codable {
         case ("stop", .strings(let strings)): .stop(strings)
         case ("tool-choice", .string(let text)): .toolChoice(ToolChoice(text))
         case ("max-tool-rounds", .number(let number)): Int(exactly: number).map { .maxToolRounds($0) }
+        case ("parallel-tool-calls", .bool(let flag)): .parallelToolCalls(flag)
         default: nil
         }
     }
@@ -171,6 +176,7 @@ extension ParameterSetting {
         case .stop(let strings): .strings(strings)
         case .toolChoice(let choice): .string(choice.description)
         case .maxToolRounds(let value): .number(Double(value))
+        case .parallelToolCalls(let flag): .bool(flag)
         }
     }
 }

@@ -449,6 +449,9 @@ struct ScriptParser {
         case "repeat-last-n": return .repeatLastN(try whole())
         case "max-tokens": return .maxTokens(try whole())
         case "max-tool-rounds": return .maxToolRounds(try whole())
+        case "parallel-tool-calls":
+            guard let flag = Bool(value) else { throw error("@parallel-tool-calls is true or false, not '\(value)'", column: column) }
+            return .parallelToolCalls(flag)
         case "tool-choice":
             guard !value.isEmpty else { throw error("@tool-choice is auto, none, required or a tool's name", column: column) }
             let choice = ToolChoice(value)

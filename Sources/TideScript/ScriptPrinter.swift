@@ -72,6 +72,7 @@ extension ParameterSetting {
         case .seed(let value): value.map(String.init) ?? "random"
         case .stop(let stops): stops.map(QuotedString.quote).joined(separator: " ")
         case .toolChoice(let choice): choice.description
+        case .parallelToolCalls(let flag): flag ? "true" : "false"
         }
         return "@\(name)" + (value.isEmpty ? "" : " " + value)
     }

@@ -48,6 +48,10 @@ struct SamplingOptions: ParsableArguments {
             parsing: .unconditional, help: "The most rounds of tool calls in one turn; past them the model must answer (default: 8).")
     var maxToolRounds: Int?
 
+    @Option(name: .customLong("parallel-tool-calls"),
+            help: "Whether one reply may call several tools at once: true or false (default: true).")
+    var parallelToolCalls: Bool?
+
     @Option(help: "Draft tokens from the conversation and check them in one decode (lookup), or decode one at a time (off); the reply is the same. Replies on the sequences of a batch (tide serve, run --parallel) do not draft yet (default: lookup).")
     var draft: DraftMode?
 
@@ -58,7 +62,7 @@ struct SamplingOptions: ParsableArguments {
          minP.map(ParameterSetting.minP), repeatPenalty.map(ParameterSetting.repeatPenalty),
          repeatLastN.map(ParameterSetting.repeatLastN), seed.map { ParameterSetting.seed($0) }, maxTokens.map(ParameterSetting.maxTokens),
          stop.isEmpty ? nil : ParameterSetting.stop(stop), toolChoice.map { ParameterSetting.toolChoice(ToolChoice($0)) },
-         maxToolRounds.map(ParameterSetting.maxToolRounds)].compactMap { $0 }
+         maxToolRounds.map(ParameterSetting.maxToolRounds), parallelToolCalls.map(ParameterSetting.parallelToolCalls)].compactMap { $0 }
     }
 
     /// `base` (a model's defaults) with the parameters given here over it, validated: a bad

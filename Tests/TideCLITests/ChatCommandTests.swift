@@ -147,7 +147,8 @@ extension CommandLineTests {
         @Test func toolsAreListedChosenApprovedAndSaved() throws {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("tide-tools-\(UUID().uuidString).tide")
             let result = try TideProcess.run(["chat", "--no-log", "--temperature", "0", "--max-tokens", "60", "--plugin", "calculator",
-                                              "--tool-choice", "required", "--max-tool-rounds", "1", "--approve-tools"],
+                                              "--tool-choice", "required", "--max-tool-rounds", "1", "--parallel-tool-calls", "false",
+                                              "--approve-tools"],
                                              stdin: "/tools\nWhat is 7 times 6?\ny\nAnd 5 times 5?\nno\n/tools disable calculate\n/tools\n"
                                                 + "/tools enable all\n/save \(file.path)\n")
             #expect(result.status == 0, "\(result.stderr)")

@@ -23,7 +23,8 @@ extension CommandLineTests {
         @Test func generateCallsAToolAndSaysSo() throws {
             // One round: the required call, then an answer without tools, whichever words the model picks.
             let result = try TideProcess.run(["generate", "--temperature", "0", "--plugin", "calculator", "--tool-choice", "required",
-                                              "--max-tool-rounds", "1", "--stats", "What is 12.5% of 3400?"])
+                                              "--max-tool-rounds", "1", "--parallel-tool-calls", "false", "--stats",
+                                              "What is 12.5% of 3400?"])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stderr.contains("tool calculate {\"expression\":"), "\(result.stderr)")
             #expect(result.stderr.contains("tool calls: 1 in 1 round ("), "\(result.stderr)")

@@ -34,10 +34,10 @@ extension CommandLineTests {
             def calls(message):
                 return [{"id": c.id, "name": c.function.name, "arguments": c.function.arguments} for c in message.tool_calls or []]
             whole = client.chat.completions.create(model="m", temperature=0, max_tokens=80, messages=ask, tools=[weather, clock],
-                tool_choice=named)
+                tool_choice=named, parallel_tool_calls=False)
             streamed, finish = {}, None
             for chunk in client.chat.completions.create(model="m", temperature=0, max_tokens=80, messages=ask,
-                    tools=[weather, clock], tool_choice=named, stream=True):
+                    tools=[weather, clock], tool_choice=named, parallel_tool_calls=False, stream=True):
                 for choice in chunk.choices:
                     for piece in choice.delta.tool_calls or []:
                         entry = streamed.setdefault(piece.index, {"id": None, "name": "", "arguments": ""})
@@ -158,7 +158,8 @@ extension CommandLineTests {
         /// call is run here (its line on standard error), then the answer comes without tools.
         func generateCallingTheCalculator(at url: URL, choice: String) throws -> TideProcess.Result {
             let result = try TideProcess.run(["generate", "--remote", url.absoluteString, "--temperature", "0", "--max-tokens", "60",
-                                              "--plugin", "calculator", "--tool-choice", choice, "--max-tool-rounds", "1", "--stats",
+                                              "--plugin", "calculator", "--tool-choice", choice, "--max-tool-rounds", "1",
+                                              "--parallel-tool-calls", "false", "--stats",
                                               "What is 12.5% of 3400?"])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stderr.contains("tool calculate {"), "\(result.stderr)")

@@ -74,6 +74,7 @@ import TideTestSupport
             @plugin calculator
             @tool-choice calculate
             @max-tool-rounds 1
+            @parallel-tool-calls false
             user: What is 7 times 6?
             expect: tool-call calculate
             expect: tool-call convert
