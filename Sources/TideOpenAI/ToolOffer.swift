@@ -111,16 +111,7 @@ public struct ToolOffer: Sendable, Hashable {
     /// The fields that offer these tools to an OpenAI-compatible server, which ``requested(in:)``
     /// reads back.
     public var requestFields: [JSONObject.Member] {
-        let listed = tools.map { tool in
-            JSONValue.object(JSONObject([
-                .init(key: "type", value: .string("function")),
-                .init(key: "function", value: .object(JSONObject([
-                    .init(key: "name", value: .string(tool.name)),
-                    .init(key: "description", value: .string(tool.description)),
-                    .init(key: "parameters", value: (try? JSONValue(parsing: tool.parameters)) ?? .object(JSONObject([]))),
-                ]))),
-            ]))
-        }
+        let listed = tools.map(\.functionJSON)
         let choice: JSONValue = switch self.choice {
         case .auto, .none, .required: .string(self.choice.description)
         case .named(let name):

@@ -1,4 +1,5 @@
 import Foundation
+import TideModels
 
 /// llama.cpp's reference files that scripts/setup.sh keeps from the pinned source: the chat
 /// templates of model families (`templates/NAME.jinja`) and vocabulary-only GGUF files
@@ -6,10 +7,8 @@ import Foundation
 public enum ReferenceFiles {
     /// The folder (for llama-cpp-python 0.3.36, the version setup.sh pins).
     public static var folder: URL {
-        let environment = ProcessInfo.processInfo.environment
-        let cache = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
-        return cache.appendingPathComponent("tide/llama.cpp-reference/0.3.36")
+        // Beside the models, in Tide's cache folder.
+        ModelStore.standard.directory.deletingLastPathComponent().appendingPathComponent("llama.cpp-reference/0.3.36")
     }
 
     /// The template `name` (`meta-llama-Llama-3.2-3B-Instruct`), as text.
