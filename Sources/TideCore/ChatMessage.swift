@@ -28,6 +28,10 @@ public struct ChatMessage: Sendable, Hashable, Codable {
     public var toolCalls: [ToolCall]
     /// For a ``ChatRole/tool`` message: the call it answers.
     public var toolCallID: String?
+    /// For a system message a tool format writes for a family whose template lists the tools
+    /// apart from the text (Phi-4-mini's `<|tool|>…<|/tool|>`): the list, as the template writes
+    /// it. Only prompts carry it; it is not saved with the message.
+    public var offeredTools: String? = nil
 
     /// Creates a message.
     public init(_ role: ChatRole, _ content: String, interrupted: Bool = false, toolCalls: [ToolCall] = [],

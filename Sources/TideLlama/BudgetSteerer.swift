@@ -41,7 +41,7 @@ struct BudgetSteerer {
     /// format's grammar cannot be followed.
     static func shortestReplyTokens(_ format: ReplyFormat, model: LlamaModel) -> Int? {
         guard let grammar = compiled(format.grammar), let completion = GrammarCursor(grammar).shortestCompletion,
-              let tokens = try? model.tokenize(utf8: completion[...], addSpecial: false, parseSpecial: false)
+              let tokens = try? model.continuationTokens(utf8: completion[...])
         else { return nil }
         return tokens.count + 1
     }
@@ -63,7 +63,7 @@ struct BudgetSteerer {
         guard let needed = cursor.shortestCompletionLength, needed + 1 + Self.margin >= left,
               let completion = cursor.shortestCompletion
         else { return }
-        let tokens = (try? model.tokenize(utf8: completion[...], addSpecial: false, parseSpecial: false)) ?? []
+        let tokens = (try? model.continuationTokens(utf8: completion[...])) ?? []
         // Past the point where even the shortest completion fits, steering could not save the
         // reply: the model's own words are left, and the reply is reported incomplete.
         guard tokens.count + 1 <= left else { return }
@@ -109,7 +109,7 @@ struct BudgetSteerer {
         // Every byte is a token at worst: the quick answer, before tokenizing the completion.
         if needed + 1 <= left - 1 { return true }
         guard let completion = trial.shortestCompletion,
-              let tokens = try? model.tokenize(utf8: completion[...], addSpecial: false, parseSpecial: false)
+              let tokens = try? model.continuationTokens(utf8: completion[...])
         else { return false }
         return tokens.count + 1 <= left - 1
     }

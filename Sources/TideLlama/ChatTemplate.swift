@@ -45,13 +45,18 @@ public enum ChatTemplate: Sendable, Hashable, CustomStringConvertible {
         return names.compactMap { $0.map { String(cString: $0) } }.sorted()
     }()
 
+    /// Refuses messages holding a NUL character: llama.cpp takes C strings, so a NUL would
+    /// silently end the message there, and a prompt Tide writes itself refuses them alike.
+    static func refuseNULs(in messages: [ChatMessage]) throws(LlamaError) {
+        if let message = messages.first(where: { $0.content.utf8.contains(0) }) { throw .nulCharacter(role: message.role) }
+    }
+
     /// Renders `messages` with `template` (a template's text or a built-in name), ending with
     /// the opening of an assistant turn; `tool` messages take the role `toolRole`.
     static func render(_ messages: [ChatMessage], with template: String, toolRole: String = ChatRole.tool.rawValue)
         throws(LlamaError) -> String
     {
-        // llama.cpp takes C strings: a NUL would silently end the message there.
-        if let message = messages.first(where: { $0.content.utf8.contains(0) }) { throw .nulCharacter(role: message.role) }
+        try refuseNULs(in: messages)
         var owned: [UnsafeMutablePointer<CChar>] = []
         defer { owned.forEach { free($0) } }
         let chat = messages.map { message in

@@ -32,6 +32,8 @@ public final class LlamaModel: @unchecked Sendable {
         case .raw: HermesToolCalls()
         }
     }
+    /// The family whose prompts Tide writes itself for the model's own template, if it is one.
+    let family: TemplateFamily?
     /// What llama.cpp's batches do (``BatchFacts``), by thread count (negative without flash
     /// attention), once probed.
     let probedBatches = Mutex<[Int: BatchFacts]>([:])
@@ -46,6 +48,7 @@ public final class LlamaModel: @unchecked Sendable {
         let offloaded = gpu == nil ? 0 : plan.gpuLayers < 0 ? layers : min(plan.gpuLayers, layers)
         placement = ModelPlacement(gpu: offloaded > 0 ? gpu?.name : nil, gpuLayers: offloaded, layers: layers, note: plan.note)
         self.facts = Self.readFacts(pointer, vocab: vocab, path: path)
+        family = facts.chatTemplate.flatMap(TemplateFamily.init(recognizing:))
         splitter = SpecialTokenSplitter(vocab: vocab)
         let vocab = vocab
         endOfGenerationTokens = (0..<Int32(facts.vocabularySize)).filter { llama_vocab_is_eog(vocab, $0) }
@@ -148,6 +151,19 @@ public final class LlamaModel: @unchecked Sendable {
         return Array(tokens[..<count])
     }
 
+    /// Tokens of `utf8` where it continues a text (the rest of a reply), without the space that
+    /// SentencePiece tokenizers (Phi-3's, Llama 2's) put before a text's start: tokenized after a
+    /// line break, whose tokens are then left out (as tokenized alone, where they do not merge).
+    func continuationTokens(utf8: ArraySlice<UInt8>) throws(LlamaError) -> [Int32] {
+        guard llama_vocab_type(vocab) == LLAMA_VOCAB_TYPE_SPM else {
+            return try tokenize(utf8: utf8, addSpecial: false, parseSpecial: false)
+        }
+        let lineBreak = try tokenize(utf8: [0x0A], addSpecial: false, parseSpecial: false)
+        let tokens = try tokenize(utf8: [0x0A] + utf8, addSpecial: false, parseSpecial: false)
+        guard tokens.starts(with: lineBreak) else { return try tokenize(utf8: utf8, addSpecial: false, parseSpecial: false) }
+        return Array(tokens.dropFirst(lineBreak.count))
+    }
+
     /// The bytes of a token's text (control tokens included), possibly part of a UTF-8 character.
     public func tokenBytes(_ token: Int32) -> [UInt8] {
         var buffer = [CChar](repeating: 0, count: 64)
@@ -186,11 +202,16 @@ public final class LlamaModel: @unchecked Sendable {
 
     /// Renders messages with `template` and ends with the start of an assistant turn.
     public func renderPrompt(_ messages: [ChatMessage], template: ChatTemplate) throws(LlamaError) -> String {
+        let toolRole = toolCallReader(template: template).toolRole
         switch template {
-        case .named(let name): try ChatTemplate.render(messages, with: name, toolRole: toolCallReader(template: template).toolRole)
+        case .named(let name):
+            return try ChatTemplate.render(messages, with: name, toolRole: toolRole)
         case .model:
-            try ChatTemplate.render(messages, with: facts.chatTemplate ?? "chatml", toolRole: toolCallReader(template: template).toolRole)
-        case .raw: messages.map(\.content).filter { !$0.isEmpty }.joined(separator: "\n\n")
+            guard let family else { return try ChatTemplate.render(messages, with: facts.chatTemplate ?? "chatml", toolRole: toolRole) }
+            try ChatTemplate.refuseNULs(in: messages)
+            return family.render(messages, toolRole: toolRole)
+        case .raw:
+            return messages.map(\.content).filter { !$0.isEmpty }.joined(separator: "\n\n")
         }
     }
 

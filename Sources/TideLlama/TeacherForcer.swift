@@ -56,7 +56,7 @@ struct TeacherForcer {
     init(recorded: String, model: LlamaModel) throws(LlamaError) {
         self.model = model
         tokens = []
-        append(try model.tokenize(recorded))
+        append(try model.continuationTokens(utf8: Array(recorded.utf8)[...]))
     }
 
     /// Appends `added` to the tokens, with their bytes.
@@ -118,7 +118,7 @@ struct TeacherForcer {
     /// recorded tokens evaluated from here on are to leave the cache.
     private mutating func respell(with token: Int32, spelling spelled: [UInt8]) {
         let rest = bytes[(offsets[position] + spelled.count)...]
-        let tail = (try? model.tokenize(utf8: rest, addSpecial: false, parseSpecial: false)) ?? []
+        let tail = (try? model.continuationTokens(utf8: rest)) ?? []
         tokens.removeSubrange(position...)
         bytes.removeSubrange(offsets[position]...)
         offsets.removeSubrange((position + 1)...)

@@ -64,9 +64,12 @@ public enum ModelRegistry {
             source: .url(URL(string:
                 "https://huggingface.co/bartowski/Phi-3.5-mini-instruct-GGUF/resolve/main/Phi-3.5-mini-instruct-Q4_K_M.gguf")!),
             fileName: "Phi-3.5-mini-instruct-Q4_K_M.gguf",
-            sha256: nil,
-            sizeBytes: nil,
-            template: "phi3",
+            // The file's LFS object on Hugging Face (revision 6d70da17e749a471ccb62ade694486011a75cda3).
+            sha256: "e4165e3a71af97f1b4820da61079826d8752a2088e313af0c7d346796c38eff5",
+            sizeBytes: 2_393_232_672,
+            // The file's own template (Tide writes the Phi families' prompts as their templates do:
+            // docs/models.md); llama.cpp's built-in `phi3` writes an empty system turn the template skips.
+            template: "model",
             endOfGenerationStrings: ["<|end|>"],
             defaults: ModelDefaults(systemPrompt: "You are a helpful assistant."),
             contextLength: 131_072
@@ -77,9 +80,11 @@ public enum ModelRegistry {
             source: .url(URL(string:
                 "https://huggingface.co/bartowski/microsoft_Phi-4-mini-instruct-GGUF/resolve/main/microsoft_Phi-4-mini-instruct-Q4_K_M.gguf")!),
             fileName: "microsoft_Phi-4-mini-instruct-Q4_K_M.gguf",
-            sha256: nil,
-            sizeBytes: nil,
-            template: "phi4",
+            // The file's LFS object on Hugging Face (revision 7ff82c2aaa4dde30121698a973765f39be5288c0).
+            sha256: "01999f17c39cc3074afae5e9c539bc82d45f2dd7faa3917c66cbef76fce8c0c2",
+            sizeBytes: 2_491_874_688,
+            // llama.cpp's built-in `phi4` is Phi-4's (14B) ChatML-like format, not Phi-4-mini's.
+            template: "model",
             endOfGenerationStrings: ["<|end|>"],
             defaults: ModelDefaults(systemPrompt: "You are a helpful assistant."),
             contextLength: 131_072

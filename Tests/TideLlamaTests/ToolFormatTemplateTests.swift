@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TideCore
 import TideFormat
@@ -41,25 +42,51 @@ import TideTestSupport
         #expect(rendered == expected)
     }
 
-    /// Llama 3.2's template renders what Tide writes with llama.cpp's built-in Llama 3 template,
-    /// but for the date lines the Jinja template puts in every system prompt and the BOS token
-    /// (the tokenizer adds it); the tools, the call and the `ipython` result are the same bytes.
+    /// Llama 3.2's template renders what Tide writes for the Llama 3 family (dated system prompt
+    /// included) but for the BOS token, which the tokenizer adds: the tools, the call and the
+    /// `ipython` result are the same bytes.
     @Test func theLlamaFormatIsLlamaThreePointTwosTemplate() throws {
         let template = try ReferenceFiles.template("meta-llama-Llama-3.2-3B-Instruct")
-        let expected = try ReferenceFiles.render(template: template, messages: Self.messages, tools: Self.tools,
-                                                 extra: ["date_string": "26 Jul 2024"])
+        let expected = try ReferenceFiles.render(template: template, messages: Self.messages, tools: Self.tools)
         let reader = ToolCallReaders.reader(forTemplate: template)
         #expect(reader is LlamaToolCalls)
-        let rendered = try ChatTemplate.render(reader.prompt(Self.conversation, offering: Self.definitions), with: "llama3",
-                                               toolRole: reader.toolRole)
-        let dated = "Cutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n"
-        #expect(expected.hasPrefix("<|begin_of_text|>") && expected.contains(dated))
-        #expect(rendered == expected.dropFirst("<|begin_of_text|>".count).replacingOccurrences(of: dated, with: ""))
+        let family = try #require(TemplateFamily(recognizing: template))
+        let rendered = family.render(reader.prompt(Self.conversation, offering: Self.definitions), toolRole: reader.toolRole)
+        #expect("<|begin_of_text|>" + rendered == expected)
         // The reply's call, read back, and its grammar's start.
         #expect(try reader.calls(in: #"{"name": "calculate", "parameters": {"expression": "7 * 6"}}"#).map(\.arguments)
             == [#"{"expression":"7 * 6"}"#])
         let grammar = try reader.callGrammar(for: Self.definitions, choice: .required, parallel: true)
         #expect(try Grammar(gbnf: grammar).text.contains("calculate"))
+    }
+
+    /// Phi-4-mini's template, given the tools as its authors' examples give them (a JSON list in the
+    /// system message's `tools`) and the call as the model writes it (`functools[…]`), renders what
+    /// Tide writes.
+    @Test func thePhiFourMiniFormatIsItsTemplate() throws {
+        let template = try ReferenceFiles.ownTemplate("microsoft-Phi-4-mini-instruct")
+        let reader = ToolCallReaders.reader(forTemplate: template)
+        #expect(reader is Phi4MiniToolCalls)
+        let call = #"functools[{"name": "calculate", "arguments": {"expression": "2 + 2", "digits": 3}}]"#
+        let listed = #"[{"name": "calculate", "description": "Evaluates arithmetic.", "parameters": {"type": "object", "#
+            + #""properties": {"expression": {"type": "string"}, "digits": {"type": "integer"}}, "required": ["expression"]}}]"#
+        let messages = try String(decoding: JSONSerialization.data(withJSONObject: [
+            ["role": "system", "content": "You are a helpful assistant.", "tools": listed], ["role": "user", "content": "What is 2 + 2?"],
+            ["role": "assistant", "content": call], ["role": "tool", "content": "4"],
+            ["role": "assistant", "content": "It is 4."], ["role": "user", "content": "And 3 + 3?"],
+        ]), as: UTF8.self)
+        let expected = try ReferenceFiles.render(template: template, messages: messages, tools: nil)
+        let family = try #require(TemplateFamily(recognizing: template))
+        #expect(family.render(reader.prompt(Self.conversation, offering: Self.definitions), toolRole: reader.toolRole) == expected)
+        // The reply's calls, read back as written, and written again the same.
+        let reply = #"functools[{"name": "calculate", "arguments": {"expression": "7 * 6"}}, {"name":"calculate","arguments":{"expression":"1"}}]"#
+        let calls = try reader.calls(in: reply)
+        #expect(calls.map(\.arguments) == [#"{"expression":"7 * 6"}"#, #"{"expression":"1"}"#])
+        #expect(calls.map(\.name) == ["calculate", "calculate"])
+        #expect(reader.written(calls) == reply)
+        #expect(throws: ToolFailure.self) { try reader.calls(in: #"functools[{"name": "calculate""#) }
+        let grammar = try reader.callGrammar(for: Self.definitions, choice: .required, parallel: false)
+        #expect(try Grammar(gbnf: grammar).text.contains("functools["))
     }
 
     /// Templates speaking Hermes's `<tool_call>` on Llama 3 headers (Hermes 3) keep the ChatML
@@ -69,5 +96,6 @@ import TideTestSupport
         #expect(ToolCallReaders.reader(forTemplate: try ReferenceFiles.template("meta-llama-Llama-3.1-8B-Instruct")) is LlamaToolCalls)
         #expect(ToolCallReaders.reader(forTemplate: "llama3") is LlamaToolCalls)
         #expect(ToolCallReaders.reader(forTemplate: "phi3") is HermesToolCalls)
+        #expect(ToolCallReaders.reader(forTemplate: try ReferenceFiles.template("microsoft-Phi-3.5-mini-instruct")) is HermesToolCalls)
     }
 }

@@ -20,6 +20,13 @@ public enum ReferenceFiles {
         return try String(contentsOf: file, encoding: .utf8)
     }
 
+    /// The template `name` (`google-gemma-3-it`) of a family llama.cpp keeps none of, from this
+    /// repository's `Tests/TideTestSupport/Fixtures/templates`, as text.
+    public static func ownTemplate(_ name: String) throws -> String {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/templates")
+        return try String(contentsOf: folder.appendingPathComponent("\(name).jinja"), encoding: .utf8)
+    }
+
     /// Renders `template` with Jinja, as Hugging Face's transformers renders chat templates (the
     /// model's authors' intent): `messages` and `tools` are OpenAI-style JSON, and the generation
     /// prompt is added. Runs the Python of llama-cpp-python's environment (it has jinja2).

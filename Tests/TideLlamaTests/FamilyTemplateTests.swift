@@ -1,0 +1,63 @@
+import CLlama
+import Foundation
+import Testing
+import TideCore
+@testable import TideLlama
+import TideModels
+import TideTestSupport
+
+/// Each family's prompts, as Tide writes them from the model file's own template, against that
+/// template rendered by Jinja as the model's authors intend: byte for byte, but for the BOS token,
+/// which llama.cpp's tokenizer adds to Tide's prompt.
+@Suite struct FamilyTemplateTests {
+    static let conversations: [(name: String, messages: [ChatMessage])] = [
+        ("a system prompt and several turns", [ChatMessage(.system, "You are terse."), ChatMessage(.user, "Hi"),
+                                               ChatMessage(.assistant, "Hello."), ChatMessage(.user, "What is 2 + 2?")]),
+        ("no system prompt", [ChatMessage(.user, "Hi")]),
+        ("an empty system prompt", [ChatMessage(.system, ""), ChatMessage(.user, "Hi")]),
+        ("spaces and line breaks", [ChatMessage(.system, " Be brief.\n"), ChatMessage(.user, "  Two\nlines\n\n"),
+                                    ChatMessage(.assistant, " Yes. "), ChatMessage(.user, "¿Qué? 東京")]),
+        ("a long one", [ChatMessage(.system, "You count.")] + (1...12).flatMap { turn in
+            [ChatMessage(.user, "Say \(turn)."), ChatMessage(.assistant, "\(turn), as asked: " + String(repeating: "x", count: turn * 7))]
+        } + [ChatMessage(.user, "And now?")]),
+    ]
+
+    static func json(_ messages: [ChatMessage]) throws -> String {
+        let objects = messages.map { ["role": $0.role.rawValue, "content": $0.content] }
+        return String(decoding: try JSONSerialization.data(withJSONObject: objects), as: UTF8.self)
+    }
+
+    @Test(arguments: ModelFamily.all)
+    func promptsAreTheFamilysTemplate(family: ModelFamily) throws {
+        try family.checkInstalled()
+        let model = try LlamaModel.load(path: family.path, contextSize: 512)
+        #expect(model.family != nil, "Tide writes \(family)'s prompts itself")
+        try Self.expectTemplatePrompts(of: model, with: .model, "\(family)")
+    }
+
+    /// The registry's Phi models are rendered with the template they name: their files' own, as
+    /// the fixtures of their families carry it.
+    @Test(arguments: [("phi-3.5-mini-instruct", "phi-3.5"), ("phi-4-mini-instruct", "phi-4-mini")])
+    func theRegistrysPhiModelsUseTheirFamilysTemplate(entry: String, fixture: String) throws {
+        let family = try #require(ModelFamily.all.first { $0.name == fixture })
+        try family.checkInstalled()
+        let model = try LlamaModel.load(path: family.path, contextSize: 512)
+        let template = try ChatTemplate(parsing: try #require(ModelRegistry.entry(named: entry)).template)
+        try Self.expectTemplatePrompts(of: model, with: template, entry)
+    }
+
+    /// Every conversation, rendered by Tide with `chosen`, is the model's own template's.
+    static func expectTemplatePrompts(of model: LlamaModel, with chosen: ChatTemplate, _ label: String) throws {
+        let template = try #require(model.facts.chatTemplate)
+        // The token texts the template is given, as transformers gives them.
+        let bos = try model.tokenize("", addSpecial: true).first.map(model.tokenText) ?? ""
+        let eos = model.tokenText(llama_vocab_eos(model.vocab))
+        for (name, messages) in conversations {
+            let expected = try ReferenceFiles.render(template: template, messages: json(messages), tools: nil,
+                                                     extra: ["bos_token": bos, "eos_token": eos])
+            let rendered = try model.renderPrompt(messages, template: chosen)
+            let withBOS = bos.isEmpty || !expected.hasPrefix(bos) ? rendered : bos + rendered
+            #expect(withBOS == expected, "\(label), \(name)")
+        }
+    }
+}
