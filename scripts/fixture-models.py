@@ -59,7 +59,15 @@ FAMILIES = {
     "qwen-2.5": ("vocab:qwen2", "qwen2", "llama.cpp:Qwen-Qwen2.5-7B-Instruct", qwen_tokens(False)),
     "qwen-3": ("vocab:qwen2", "qwen3", "llama.cpp:Qwen-Qwen3-0.6B", qwen_tokens(True)),
     "gemma-3": ("gemma", "gemma3", "own:google-gemma-3-it", []),
+    # DeepSeek R1's distillation onto Qwen 2.5: Qwen's vocabulary with DeepSeek's own special tokens.
+    "deepseek-r1-qwen": ("vocab:qwen2", "qwen2", "llama.cpp:deepseek-ai-DeepSeek-R1-Distill-Qwen-32B",
+                         [(151643, "<｜end▁of▁sentence｜>", CONTROL), (151644, "<｜User｜>", CONTROL),
+                          (151645, "<｜Assistant｜>", CONTROL), (151646, "<｜begin▁of▁sentence｜>", CONTROL),
+                          (151648, "<think>", USER_DEFINED), (151649, "</think>", USER_DEFINED)]),
 }
+# Metadata a family's tokenizer has otherwise than the vocabulary it stands on.
+METADATA = {"deepseek-r1-qwen": [("tokenizer.ggml.bos_token_id", UINT32, 151646),
+                                 ("tokenizer.ggml.add_bos_token", BOOL, True)]}
 
 
 
@@ -175,13 +183,16 @@ def make(name, arguments):
         writer.add("gemma3.attention.sliding_window", UINT32, 512)
         writer.add("gemma3.attention.key_length", UINT32, head)
         writer.add("gemma3.attention.value_length", UINT32, head)
+    replaced = {key: (kind, value) for key, kind, value in METADATA.get(name, [])}
     for key, (kind, value) in fields.items():
-        if key.startswith("tokenizer.") and key != "tokenizer.chat_template":
+        if key.startswith("tokenizer.") and key != "tokenizer.chat_template" and key not in replaced:
             if key == "tokenizer.ggml.tokens":
                 value = (STRING, texts)
             elif key == "tokenizer.ggml.token_type":
                 value = (value[0], types)
             writer.add(key, kind, value)
+    for key, (kind, value) in replaced.items():
+        writer.add(key, kind, value)
     writer.add("tokenizer.chat_template", STRING, template_text)
 
     random = np.random.default_rng(sum(name.encode()))

@@ -97,6 +97,7 @@ extension ChatController {
         }
         if FormatSetting.names.contains(name) { return try setFormat(name, value) }
         if name == DraftMode.settingName { return try setDraft(value) }
+        if name == Self.reasoningSetting { return try setReasoning(value) }
         let setting: ParameterSetting
         do {
             setting = try ParameterSetting(name: name, value: value)
@@ -143,10 +144,26 @@ extension ChatController {
         output(.notice("draft \(draft.rawValue)"))
     }
 
+    /// `/set reasoning show|hide`: whether a thinking model's reasoning is shown (it is kept
+    /// either way).
+    static let reasoningSetting = "reasoning"
+
+    func setReasoning(_ value: String) throws {
+        guard ["show", "hide"].contains(value) else { throw ChatError("/set reasoning is show or hide, not '\(value)'") }
+        showsReasoning = value == "show"
+        output(.notice("reasoning \(value)"))
+    }
+
+    /// Every name `/set` takes: the parameters, the format's, `draft` and `reasoning`.
+    static var settingNames: [String] {
+        ParameterSetting.names + FormatSetting.names + [DraftMode.settingName, reasoningSetting]
+    }
+
     var parameterSummary: String {
         (ParameterSetting.all(of: session.parameters).map { setting in
             setting == .stop([]) ? "stop none" : String(setting.printed.dropFirst())
-        } + ["format " + (session.parameters.format?.description ?? "text"), "draft \(session.parameters.draft.rawValue)"])
+        } + ["format " + (session.parameters.format?.description ?? "text"), "draft \(session.parameters.draft.rawValue)",
+             "reasoning " + (showsReasoning ? "show" : "hide")])
             .joined(separator: " · ")
     }
 

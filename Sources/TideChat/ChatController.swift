@@ -43,6 +43,8 @@ public final class ChatController {
     var turnSettings: [TurnSettings?] = []
     /// The last reply's summary, for `/stats`.
     var lastSummary: ReplySummary?
+    /// Whether a thinking model's reasoning is shown (`/set reasoning show|hide`).
+    var showsReasoning = true
 
     /// A plugin instance and the spec it came from.
     struct ActivePlugin {
@@ -141,12 +143,22 @@ public final class ChatController {
         var stopReason: StopReason?
         var formatProblem: String?
         var failures: [String] = []
+        // Whether reasoning shown left its line open: the answer then starts on a new one.
+        var reasoningLineOpen = false
         do {
             try await canceller.whileReplying(in: session) {
                 let events = step.map { ScriptInterpreter.reply(to: $0, in: session, forcing: nil) } ?? session.reply(to: message)
                 for try await event in events {
                     switch event {
-                    case .text(let text): output(.replyText(text))
+                    case .text(let text):
+                        // The answer starts on a line of its own after the reasoning shown.
+                        if reasoningLineOpen { output(.replyReasoning("\n")) }
+                        reasoningLineOpen = false
+                        output(.replyText(text))
+                    case .reasoning(let text) where showsReasoning:
+                        output(.replyReasoning(text))
+                        reasoningLineOpen = !text.hasSuffix("\n")
+                    case .reasoning: break
                     case .hookFailure(let failure): failures.append("\(failure) (the plugin is now disabled)")
                     case .toolCall: break
                     case .toolResult(let result): output(.notice(ToolReport.line(result)))

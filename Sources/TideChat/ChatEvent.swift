@@ -6,6 +6,9 @@ public enum ChatEvent: Sendable, Hashable {
     case userTurn(String)
     /// The next piece of a reply, as it streams.
     case replyText(String)
+    /// The next piece of a thinking model's reasoning, before the reply's text (shown unless
+    /// `/set reasoning hide`).
+    case replyReasoning(String)
     /// The reply ended: how, or `nil` when it failed (a ``problem(_:)`` says why).
     case replyEnded(StopReason?)
     /// What a command reports.

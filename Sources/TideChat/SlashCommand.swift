@@ -36,7 +36,7 @@ public enum SlashCommand: Sendable, Hashable {
         ("help", "/help", "list the commands"),
         ("system", "/system [TEXT]", "show or replace the system prompt (/system \"\" removes it)"),
         ("set", "/set [NAME VALUE]", "change a generation parameter or the replies' format: "
-            + (ParameterSetting.names + FormatSetting.names + [DraftMode.settingName]).joined(separator: ", ")),
+            + ChatController.settingNames.joined(separator: ", ")),
         ("show", "/show", "the model, parameters, plugins and how much of the context is used"),
         ("plugins", "/plugins", "the plugins loaded and those that can be loaded"),
         ("tools", "/tools [enable|disable NAME|all]", "the loaded plugins' tools, and which are offered to the model"),

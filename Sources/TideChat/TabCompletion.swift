@@ -45,7 +45,7 @@ public struct TabCompletion: Sendable, Hashable {
         case (1, _): options = SlashCommand.names.map { "/" + $0 }
         case (2, "/load"): options = vocabulary.availablePlugins
         case (2, "/unload"), (2, "/reload"): options = vocabulary.loadedPlugins
-        case (2, "/set"): options = ParameterSetting.names + FormatSetting.names + [DraftMode.settingName]
+        case (2, "/set"): options = ChatController.settingNames
         case (2, "/model"): options = vocabulary.models
         case (2, "/save"), (2, "/open"), (3, "/set"):
             // A file: what /save and /open take, and /set json-schema or grammar.

@@ -22,6 +22,9 @@ public protocol ChatBackend: AnyObject, Sendable {
     /// How its model is offered tools and writes its calls; `nil` when it cannot call tools, or
     /// when the backend offers them itself (``offersToolsItself``).
     var toolCallReader: (any ToolCallReader)? { get }
+    /// The tags its model writes its reasoning between, when it thinks before answering; `nil`
+    /// for a model that does not (or a backend that gives the reasoning apart itself).
+    var reasoningMarkers: ReasoningMarkers? { get }
     /// Whether the backend offers the tools to its model itself and gives the calls as data
     /// (``ReplyDecoder/toolCalls()``), as a server's API does, rather than through a ``toolCallReader``.
     var offersToolsItself: Bool { get }
@@ -50,6 +53,7 @@ extension ChatBackend {
     public var taskExecutor: (any TaskExecutor)? { nil }
     public var vocabulary: (any Vocabulary)? { nil }
     public var toolCallReader: (any ToolCallReader)? { nil }
+    public var reasoningMarkers: ReasoningMarkers? { nil }
     public var offersToolsItself: Bool { false }
     public var supportsRewind: Bool { false }
     public func teacherForcingUnavailable(tolerance: Double) -> String? { "the model samples on its server" }

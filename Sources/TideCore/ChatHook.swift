@@ -166,12 +166,16 @@ public struct ReplyProgress: Sendable, Hashable {
     public var tokenCount: Int
     /// Time since the reply was requested.
     public var elapsed: Duration
+    /// The reasoning so far of a thinking model (its `<think>` block, tags left out): ``text``
+    /// is only the answer.
+    public var reasoning: String
 
     /// Creates a progress snapshot.
-    public init(text: String, tokenCount: Int, elapsed: Duration) {
+    public init(text: String, tokenCount: Int, elapsed: Duration, reasoning: String = "") {
         self.text = text
         self.tokenCount = tokenCount
         self.elapsed = elapsed
+        self.reasoning = reasoning
     }
 }
 
@@ -233,6 +237,9 @@ public struct FinishedReply: Sendable, Hashable {
     public let stopReason: StopReason
     /// Token counts and timings.
     public let statistics: GenerationStatistics
+    /// The reasoning of a thinking model, tags left out (empty for none); the texts above are
+    /// the answer.
+    public var reasoning = ""
 }
 
 /// A hook that threw: reported once, with where it happened.

@@ -28,6 +28,10 @@ public struct ChatMessage: Sendable, Hashable, Codable {
     public var toolCalls: [ToolCall]
     /// For a ``ChatRole/tool`` message: the call it answers.
     public var toolCallID: String?
+    /// For an assistant message of a thinking model: its reasoning (tags left out), kept apart
+    /// from ``content``; a template writes it back where it keeps reasoning (Qwen 3, in the turn
+    /// still being answered), and `tide serve` returns it as `reasoning_content`.
+    public var reasoning: String?
     /// For a system message a tool format writes for a family whose template lists the tools
     /// apart from the text (Phi-4-mini's `<|tool|>…<|/tool|>`): the list, as the template writes
     /// it. Only prompts carry it; it is not saved with the message.
@@ -35,19 +39,21 @@ public struct ChatMessage: Sendable, Hashable, Codable {
 
     /// Creates a message.
     public init(_ role: ChatRole, _ content: String, interrupted: Bool = false, toolCalls: [ToolCall] = [],
-                toolCallID: String? = nil) {
+                toolCallID: String? = nil, reasoning: String? = nil) {
         self.role = role
         self.content = content
         self.interrupted = interrupted
         self.toolCalls = toolCalls
         self.toolCallID = toolCallID
+        self.reasoning = reasoning
     }
 
     private enum CodingKeys: String, CodingKey {
-        case role, content, interrupted, toolCalls, toolCallID
+        case role, content, interrupted, toolCalls, toolCallID, reasoning
     }
 
-    /// Reads a message; messages written before tools existed have neither tool field.
+    /// Reads a message; messages written before tools existed have neither tool field, nor
+    /// those before reasoning its reasoning.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         role = try container.decode(ChatRole.self, forKey: .role)
@@ -55,6 +61,7 @@ public struct ChatMessage: Sendable, Hashable, Codable {
         interrupted = try container.decodeIfPresent(Bool.self, forKey: .interrupted) ?? false
         toolCalls = try container.decodeIfPresent([ToolCall].self, forKey: .toolCalls) ?? []
         toolCallID = try container.decodeIfPresent(String.self, forKey: .toolCallID)
+        reasoning = try container.decodeIfPresent(String.self, forKey: .reasoning)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -64,6 +71,7 @@ public struct ChatMessage: Sendable, Hashable, Codable {
         try container.encode(interrupted, forKey: .interrupted)
         if !toolCalls.isEmpty { try container.encode(toolCalls, forKey: .toolCalls) }
         try container.encodeIfPresent(toolCallID, forKey: .toolCallID)
+        try container.encodeIfPresent(reasoning, forKey: .reasoning)
     }
 }
 

@@ -155,7 +155,8 @@ public final class ChatSession: Sendable {
                                                overflowPolicy: snapshot.overflowPolicy,
                                                forcing: recorded) { continuation.yield($0) }
                 let answer = ChatMessage(.assistant, summary.storedText, interrupted: summary.stopReason == .cancelled,
-                                         toolCalls: toolBox.runsAll(summary.toolCalls) ? [] : summary.toolCalls)
+                                         toolCalls: toolBox.runsAll(summary.toolCalls) ? [] : summary.toolCalls,
+                                         reasoning: summary.reasoning.isEmpty ? nil : summary.reasoning)
                 commit(turn + [answer], disabled: chain.disabled)
                 // Recorded before the stream ends, so that whoever waits for the stream can wait for the record too.
                 record(snapshot, question: question, rounds: Array(turn.dropFirst(question == nil ? 0 : 1)), answer: answer,
@@ -187,6 +188,7 @@ public final class ChatSession: Sendable {
     {
         var results: [ToolResult] = []
         var generated = 0
+        var reasoned = 0
         var decoding = Duration.zero
         var firstToken: Duration?
         var forcing: TeacherForcing?
@@ -207,6 +209,7 @@ public final class ChatSession: Sendable {
             }
             forcing = TeacherForcing.turn(forcing, then: summary.teacherForcing, after: generated)
             generated += summary.statistics.generatedTokens
+            reasoned += summary.statistics.reasoningTokens
             decoding += summary.statistics.decodeDuration
             firstToken = firstToken ?? summary.statistics.timeToFirstToken
             let calls = summary.toolCalls.enumerated().map { index, call in
@@ -218,6 +221,7 @@ public final class ChatSession: Sendable {
             guard !calls.isEmpty, toolBox.runsAll(calls), summary.stopReason != .cancelled else {
                 // The turn's figures: every round's tokens and decoding, the first token's wait.
                 summary.statistics.generatedTokens = generated
+                summary.statistics.reasoningTokens = reasoned
                 summary.statistics.decodeDuration = decoding
                 summary.statistics.timeToFirstToken = firstToken
                 summary.statistics.toolResults = results
@@ -225,7 +229,8 @@ public final class ChatSession: Sendable {
                 summary.teacherForcing = forcing
                 return summary
             }
-            turn.append(ChatMessage(.assistant, summary.storedText, toolCalls: calls))
+            turn.append(ChatMessage(.assistant, summary.storedText, toolCalls: calls,
+                                    reasoning: summary.reasoning.isEmpty ? nil : summary.reasoning))
             for call in calls { emit(.toolCall(call)) }
             for call in calls {
                 let result = if let approval, !(await approval(call)) {

@@ -7,6 +7,8 @@
 public struct CollectedReply: Sendable {
     /// The text events, in order.
     public var texts: [String] = []
+    /// The reasoning events, in order.
+    public var reasoning: [String] = []
     /// The hook failures reported along the way.
     public var failures: [HookFailure] = []
     /// The tools the model called, and what they gave, in order.
@@ -26,6 +28,7 @@ extension AsyncThrowingStream where Element == ReplyEvent {
         for try await event in self {
             switch event {
             case .text(let text): reply.texts.append(text)
+            case .reasoning(let text): reply.reasoning.append(text)
             case .hookFailure(let failure): reply.failures.append(failure)
             case .toolCall(let call): reply.toolCalls.append(call)
             case .toolResult(let result): reply.toolResults.append(result)

@@ -54,6 +54,10 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
     /// model going on); past them the model must answer.
     public var maxToolRounds = 8
 
+    /// The most tokens a thinking model may reason for before its reasoning is closed for it
+    /// (the close tag forced) and it answers; `nil` for no limit but `max-tokens`.
+    public var reasoningBudget: Int?
+
     /// Whether the model is offered tools in this reply.
     public var offersTools: Bool { !tools.isEmpty && toolChoice != .none }
 
@@ -103,6 +107,10 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
                     "a whole number from 0 to \(Self.maximumRewinds)")
         try require((0...Self.maximumToolRounds).contains(maxToolRounds), "max-tool-rounds", maxToolRounds,
                     "a whole number from 0 to \(Self.maximumToolRounds)")
+        if let reasoningBudget {
+            try require((0...Self.maximumTokenCount).contains(reasoningBudget), "reasoning-budget", reasoningBudget,
+                        "a whole number from 0 to \(Self.maximumTokenCount), or -1 for no limit")
+        }
         if case .named(let name) = toolChoice, !tools.isEmpty {
             try require(tools.contains { $0.name == name }, "tool-choice", name,
                         "auto, none, required or the name of a tool offered (\(tools.map(\.name).joined(separator: ", ")))")

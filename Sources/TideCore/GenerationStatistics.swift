@@ -6,6 +6,8 @@ public struct GenerationStatistics: Sendable, Hashable {
     public var reusedPromptTokens = 0
     /// Tokens the model generated for this reply (those taken back by rewinds not included).
     public var generatedTokens = 0
+    /// Of those, the tokens a thinking model spent reasoning (its `<think>` block, tags included).
+    public var reasoningTokens = 0
     /// How many times a plugin took back the end of the reply.
     public var rewinds = 0
     /// Tokens generated and then taken back by rewinds.

@@ -18,6 +18,9 @@ public enum ParameterSetting: Sendable, Hashable {
     case maxToolRounds(Int)
     /// `@parallel-tool-calls true|false`: whether one reply may call several tools.
     case parallelToolCalls(Bool)
+    /// `@reasoning-budget N`: the tokens a thinking model may reason for before it must answer;
+    /// `-1` (`nil`) for no limit.
+    case reasoningBudget(Int?)
 
     /// Sets this parameter in `parameters`.
     public func apply(to parameters: inout GenerationParameters) {
@@ -34,6 +37,7 @@ public enum ParameterSetting: Sendable, Hashable {
         case .toolChoice(let value): parameters.toolChoice = value
         case .maxToolRounds(let value): parameters.maxToolRounds = value
         case .parallelToolCalls(let value): parameters.parallelToolCalls = value
+        case .reasoningBudget(let value): parameters.reasoningBudget = value
         }
     }
 }
@@ -54,18 +58,21 @@ extension ParameterSetting {
         case .toolChoice: "tool-choice"
         case .maxToolRounds: "max-tool-rounds"
         case .parallelToolCalls: "parallel-tool-calls"
+        case .reasoningBudget: "reasoning-budget"
         }
     }
 
     /// The parameter names, as directives (`@top-k`) and the REPL's `/set top-k` spell them.
     public static let names = ["temperature", "top-k", "top-p", "min-p", "repeat-penalty", "repeat-last-n", "seed",
-                               "max-tokens", "stop", "tool-choice", "max-tool-rounds", "parallel-tool-calls"]
+                               "max-tokens", "stop", "tool-choice", "max-tool-rounds", "parallel-tool-calls",
+                               "reasoning-budget"]
 
     /// Every parameter of `parameters` as a setting, in the order of ``names``.
     public static func all(of parameters: GenerationParameters) -> [ParameterSetting] {
         [.temperature(parameters.temperature), .topK(parameters.topK), .topP(parameters.topP), .minP(parameters.minP),
          .repeatPenalty(parameters.repeatPenalty), .repeatLastN(parameters.repeatLastN), .seed(parameters.seed),
          .maxTokens(parameters.maxTokens), .stop(parameters.stop), .toolChoice(parameters.toolChoice),
-         .maxToolRounds(parameters.maxToolRounds), .parallelToolCalls(parameters.parallelToolCalls)]
+         .maxToolRounds(parameters.maxToolRounds), .parallelToolCalls(parameters.parallelToolCalls),
+         .reasoningBudget(parameters.reasoningBudget)]
     }
 }

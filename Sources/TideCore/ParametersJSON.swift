@@ -23,6 +23,8 @@ public struct ParametersJSON: Codable, Sendable, Hashable {
     public var max_tool_rounds: Int?
     /// Whether one reply could call several tools; absent in logs written before tools.
     public var parallel_tool_calls: Bool?
+    /// `nil` for no limit.
+    public var reasoning_budget: Int?
 
     /// The JSON of `parameters`.
     public init(_ parameters: GenerationParameters) {
@@ -41,6 +43,7 @@ public struct ParametersJSON: Codable, Sendable, Hashable {
         tool_choice = parameters.toolChoice.description
         max_tool_rounds = parameters.maxToolRounds
         parallel_tool_calls = parameters.parallelToolCalls
+        reasoning_budget = parameters.reasoningBudget
     }
 
     /// The parameters these name, without the reply format (which the JSON only describes).
@@ -60,6 +63,7 @@ public struct ParametersJSON: Codable, Sendable, Hashable {
         if let tool_choice { parameters.toolChoice = ToolChoice(tool_choice) }
         if let max_tool_rounds { parameters.maxToolRounds = max_tool_rounds }
         if let parallel_tool_calls { parameters.parallelToolCalls = parallel_tool_calls }
+        parameters.reasoningBudget = reasoning_budget
         return parameters
     }
 }

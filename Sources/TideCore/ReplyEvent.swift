@@ -2,6 +2,9 @@
 public enum ReplyEvent: Sendable {
     /// The next piece of the reply, valid UTF-8 and already filtered by per-token hooks.
     case text(String)
+    /// The next piece of a thinking model's reasoning (its `<think>` block, tags left out),
+    /// before the answer's text; per-token hooks and stop strings do not see it.
+    case reasoning(String)
     /// A hook failed; it has been disabled for the rest of the session and the reply goes on.
     case hookFailure(HookFailure)
     /// The model called a tool. A round's calls come first, then their results (``toolResult(_:)``)
@@ -36,6 +39,8 @@ public struct ReplySummary: Sendable, Hashable {
     /// Why the reply's tool calls could not be read (cut short by `max-tokens`, not JSON); `nil`
     /// when there were none or they were read.
     public var toolCallProblem: String?
+    /// A thinking model's reasoning, tags and the line breaks around it left out; empty for none.
+    public var reasoning = ""
 
     /// A summary (the engine makes them; a log or a test may too).
     public init(stopReason: StopReason, statistics: GenerationStatistics, rawText: String, text: String, storedText: String,

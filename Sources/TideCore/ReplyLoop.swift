@@ -15,6 +15,8 @@ struct ReplyLoop {
     private(set) var shownText = ""
     /// The reply's tool calls as written, from their marker on (held back, never shown).
     private var toolText: String?
+    /// Where a thinking model's reasoning ends and its answer begins; `nil` for other models.
+    private var splitter: ReasoningSplitter?
     private var statistics = GenerationStatistics()
     private let clock = ContinuousClock()
     private let start = ContinuousClock.now
@@ -73,6 +75,11 @@ struct ReplyLoop {
         }
         defer { decoder.close() }
         statistics.promptTokens = decoder.promptTokenCount
+        // A reply held to a grammar from its first token (a format, a required tool call) has no
+        // room for a reasoning block: it is all answer.
+        let grammarFromStart = prompt.parameters.format != nil
+            || (prompt.parameters.offersTools && ![.auto, .none].contains(prompt.parameters.toolChoice))
+        splitter = grammarFromStart ? nil : backend.reasoningMarkers.map(ReasoningSplitter.init(markers:))
         let reason = try await decode(with: decoder, parameters: prompt.parameters)
         // Read after decoding: a backend knows for sure only once its cache has been trimmed.
         statistics.reusedPromptTokens = decoder.reusedPromptTokenCount
@@ -124,11 +131,18 @@ struct ReplyLoop {
 
         var stopReason: StopReason
         var lastID: Int32?
+        // The close tag's tokens still to force, once the reasoning has used its budget.
+        var closing: [Int32]?
         while true {
             if Task.isCancelled { stopReason = .cancelled; break }
+            if splitter?.phase == .reasoning, closing == nil, let budget = parameters.reasoningBudget,
+               statistics.reasoningTokens >= budget, let markers = splitter?.markers {
+                closing = backend.vocabulary?.tokens(of: "\n" + markers.close)
+            }
+            let forced = splitter?.phase == .reasoning ? closing?.first : nil
             // Inside a tool call the grammar decides: hooks neither see nor change it.
             let adjust = toolText != nil ? nil
-                : logitsAdjuster(heldText: matcher.heldText, generated: generated, banned: ledger.bans[generated] ?? [])
+                : logitsAdjuster(heldText: matcher.heldText, generated: generated, banned: ledger.bans[generated] ?? [], forced: forced)
             let step = try await decoder.nextToken(adjustingLogits: adjust)
             reportFailures()
             guard case .token(let id, let bytes) = step else {
@@ -153,16 +167,34 @@ struct ReplyLoop {
                 if generated >= parameters.maxTokens { return .maxTokens }
                 continue
             }
-            if ledger.window > 0 {
-                ledger.record(RewindLedger.Entry(index: generated, id: id, textStart: rawText.utf8.count + matcher.heldText.utf8.count,
-                                                 rawLength: rawText.utf8.count, assembler: assembler, matcher: matcher))
+            // The token's answer text, when it ends a reasoning block (it is not one rewinds reach).
+            var answerPiece: String?
+            if let phase = splitter?.phase, !splitter!.isDone {
+                generated += 1
+                statistics.generatedTokens = generated
+                lastID = id
+                if let forced { closing = id == forced ? Array(closing!.dropFirst()) : nil }
+                let split = splitter!.append(assembler.append(bytes))
+                if phase == .reasoning || splitter!.phase == .reasoning { statistics.reasoningTokens += 1 }
+                if !split.reasoning.isEmpty { emit(.reasoning(split.reasoning)) }
+                guard !split.answer.isEmpty else {
+                    if generated >= parameters.maxTokens { return .maxTokens }
+                    continue
+                }
+                answerPiece = split.answer
+            } else {
+                if ledger.window > 0 {
+                    ledger.record(RewindLedger.Entry(index: generated, id: id, textStart: rawText.utf8.count + matcher.heldText.utf8.count,
+                                                     rawLength: rawText.utf8.count, assembler: assembler, matcher: matcher))
+                }
+                generated += 1
+                statistics.generatedTokens = generated
+                lastID = id
             }
-            generated += 1
-            statistics.generatedTokens = generated
-            lastID = id
-            let match = matcher.append(assembler.append(bytes))
+            let match = matcher.append(answerPiece ?? assembler.append(bytes))
             rawText += match.released
-            let progress = ReplyProgress(text: rawText + matcher.heldText, tokenCount: generated, elapsed: clock.now - start)
+            let progress = ReplyProgress(text: rawText + matcher.heldText, tokenCount: generated, elapsed: clock.now - start,
+                                         reasoning: reasoning)
             let piece = RewindLedger.Piece(index: generated - 1, id: id, text: match.released, rawEnd: rawText.utf8.count)
             // Without rewinding hooks, a stop string ends the reply before stop hooks are asked; with
             // them, the text before the stop string may complete what a hook takes back.
@@ -231,9 +263,17 @@ struct ReplyLoop {
             toolText! += assembler.finish()
             return stopReason
         }
-        let tail = heldCall(matcher.flush() + assembler.finish(), marker: toolMarker)
+        var ending = assembler.finish()
+        if splitter != nil, splitter!.phase != .answering {
+            // The reply ended inside its reasoning (or before its opening tag was whole).
+            let split = splitter!.append(ending)
+            let rest = splitter!.finish()
+            for text in [split.reasoning, rest.reasoning] where !text.isEmpty { emit(.reasoning(text)) }
+            ending = split.answer + rest.answer
+        }
+        let tail = heldCall(matcher.append(ending).released + matcher.flush(), marker: toolMarker)
         rawText += tail
-        let progress = ReplyProgress(text: rawText, tokenCount: generated, elapsed: clock.now - start)
+        let progress = ReplyProgress(text: rawText, tokenCount: generated, elapsed: clock.now - start, reasoning: reasoning)
         ledger.queue(RewindLedger.Piece(index: max(0, generated - 1), id: lastID, text: tail, rawEnd: rawText.utf8.count))
         try release(&ledger, progress: progress, everything: true)
         return stopReason
@@ -305,17 +345,27 @@ struct ReplyLoop {
     /// The closure that lets logits hooks see this step's scores and bans the tokens rewinds
     /// banned at this position, or `nil` when there is nothing to do.
     private func logitsAdjuster(heldText: @autoclosure () -> String, generated: Int,
-                                banned: Set<Int32>) -> ((any LogitsView) throws -> Void)? {
-        guard hooks.has(.logits) || !banned.isEmpty else { return nil }
-        let progress = ReplyProgress(text: rawText + heldText(), tokenCount: generated, elapsed: clock.now - start)
+                                banned: Set<Int32>, forced: Int32?) -> ((any LogitsView) throws -> Void)? {
+        guard hooks.has(.logits) || !banned.isEmpty || forced != nil else { return nil }
+        let progress = ReplyProgress(text: rawText + heldText(), tokenCount: generated, elapsed: clock.now - start,
+                                     reasoning: reasoning)
         let hooks = self.hooks
         return { view in
             for token in banned { view.ban(token) }
             for hook in hooks.active(at: .logits) {
                 _ = try hooks.call(hook, at: .logits) { try hook.onLogits(view, reply: progress) }
             }
+            // The reasoning budget is spent: its close tag comes next, whatever the scores.
+            if let forced { view.bias(forced, by: Self.forcingBias) }
         }
     }
+
+    /// A bias that makes a token certain under any sampler: its probability is then 1 within
+    /// float precision.
+    static let forcingBias: Float = 1e4
+
+    /// The reasoning so far (empty for a model that does not think).
+    private var reasoning: String { splitter?.reasoning ?? "" }
 
     /// What the stop-condition hooks decided, asked in order: the first stop or rewind wins.
     private enum StopOutcome {
@@ -372,13 +422,15 @@ struct ReplyLoop {
         defer { reportFailures() }
         statistics.hookDuration = hooks.duration
         var reply = FinishedReply(rawText: rawText, shownText: shownText, storedText: shownText,
-                                  stopReason: reason, statistics: statistics)
+                                  stopReason: reason, statistics: statistics, reasoning: splitter?.trimmedReasoning ?? "")
         for hook in hooks.active(at: .reply) {
             _ = try hooks.call(hook, at: .reply) { try hook.onReply(&reply) }
         }
         statistics.hookDuration = hooks.duration
-        return ReplySummary(stopReason: reason, statistics: statistics, rawText: rawText,
-                            text: shownText, storedText: reply.storedText, format: format)
+        var summary = ReplySummary(stopReason: reason, statistics: statistics, rawText: rawText,
+                                   text: shownText, storedText: reply.storedText, format: format)
+        summary.reasoning = reply.reasoning
+        return summary
     }
 
     private func reportFailures() {

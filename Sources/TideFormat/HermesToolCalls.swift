@@ -28,9 +28,10 @@ public struct HermesToolCalls: ToolCallReader {
             case .assistant where !message.toolCalls.isEmpty:
                 // As Qwen 2.5's template writes it: the text, a line break, the calls.
                 let text = message.content.isEmpty || message.content.hasSuffix("\n") ? message.content : message.content + "\n"
-                result.append(ChatMessage(.assistant, text + written(message.toolCalls), interrupted: message.interrupted))
+                result.append(ChatMessage(.assistant, text + written(message.toolCalls), interrupted: message.interrupted,
+                                          reasoning: message.reasoning))
             default:
-                result.append(ChatMessage(message.role, message.content, interrupted: message.interrupted))
+                result.append(ChatMessage(message.role, message.content, interrupted: message.interrupted, reasoning: message.reasoning))
             }
         }
         guard !tools.isEmpty else { return result }

@@ -19,10 +19,10 @@ public struct LlamaToolCalls: ToolCallReader {
         var result = messages.map { message in
             switch message.role {
             case .assistant where !message.toolCalls.isEmpty:
-                ChatMessage(.assistant, written(message.toolCalls), interrupted: message.interrupted)
+                ChatMessage(.assistant, written(message.toolCalls), interrupted: message.interrupted, reasoning: message.reasoning)
             // The template writes a result as JSON: a text is a quoted string.
             case .tool: ChatMessage(.tool, JSONValue.string(message.content).text, toolCallID: message.toolCallID)
-            default: ChatMessage(message.role, message.content, interrupted: message.interrupted)
+            default: ChatMessage(message.role, message.content, interrupted: message.interrupted, reasoning: message.reasoning)
             }
         }
         guard !tools.isEmpty else { return result }

@@ -13,7 +13,8 @@ public struct Phi4MiniToolCalls: ToolCallReader {
     public func prompt(_ messages: [ChatMessage], offering tools: [ToolDefinition]) -> [ChatMessage] {
         var result = messages.map { message in
             message.role == .assistant && !message.toolCalls.isEmpty
-                ? ChatMessage(.assistant, message.content + written(message.toolCalls), interrupted: message.interrupted)
+                ? ChatMessage(.assistant, message.content + written(message.toolCalls), interrupted: message.interrupted,
+                              reasoning: message.reasoning)
                 : message
         }
         guard !tools.isEmpty else { return result }

@@ -36,6 +36,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     private let flashAttention: Bool
     public var vocabulary: (any Vocabulary)? { model }
     public var toolCallReader: (any ToolCallReader)? { model.toolCallReader(template: template) }
+    public var reasoningMarkers: ReasoningMarkers? { model.reasoningMarkers(template: template) }
     public var modelDescription: ModelDescription {
         model.description(contextSize: contextSize)
     }

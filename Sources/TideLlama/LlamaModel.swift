@@ -34,6 +34,12 @@ public final class LlamaModel: @unchecked Sendable {
     }
     /// The family whose prompts Tide writes itself for the model's own template, if it is one.
     let family: TemplateFamily?
+    /// The tags the model reasons between, when its own template (`model`) speaks of `<think>` and
+    /// `</think>` (Qwen 3, DeepSeek R1); whether its prompt opens the block itself (DeepSeek R1's).
+    public func reasoningMarkers(template: ChatTemplate) -> ReasoningMarkers? {
+        guard template == .model, let text = facts.chatTemplate, text.contains("<think>"), text.contains("</think>") else { return nil }
+        return ReasoningMarkers(openedByPrompt: family == .deepSeekR1)
+    }
     /// What llama.cpp's batches do (``BatchFacts``), by thread count (negative without flash
     /// attention), once probed.
     let probedBatches = Mutex<[Int: BatchFacts]>([:])

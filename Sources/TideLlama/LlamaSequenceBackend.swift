@@ -23,6 +23,7 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
     }
     public var vocabulary: (any Vocabulary)? { engine.model }
     public var toolCallReader: (any ToolCallReader)? { engine.model.toolCallReader(template: template) }
+    public var reasoningMarkers: ReasoningMarkers? { engine.model.reasoningMarkers(template: template) }
     /// Replies run on the engine's thread, between its decoding steps.
     public var taskExecutor: (any TaskExecutor)? { engine }
     public var modelDescription: ModelDescription {

@@ -7,13 +7,16 @@ import TideCore
 /// prompt, Phi-4-mini puts no line breaks after its role tags and lists tools in its system turn,
 /// Llama 3.1 to 3.3 date every system prompt, Gemma 3 starts the first user turn with the system
 /// prompt as written, and ChatML templates (SmolLM2, Qwen 2.5) supply a system prompt of their own
-/// when the conversation has none. The tests hold each family to its template (docs/models.md).
+/// when the conversation has none; Qwen 3 writes back the reasoning of the turn being answered, and
+/// DeepSeek R1 opens the reasoning block in the prompt. The tests hold each family to its template
+/// (docs/models.md).
 ///
 /// Prompts leave out the BOS token: llama.cpp's tokenizer adds it where the model wants one.
 enum TemplateFamily: Hashable {
     /// ChatML (`<|im_start|>role\n…<|im_end|>\n`), with the system prompt the template writes when
-    /// the conversation has none.
-    case chatML(defaultSystem: String?)
+    /// the conversation has none; a template that `thinks` (Qwen 3's) writes the reasoning of the
+    /// assistant messages after the last question back in a `<think>` block.
+    case chatML(defaultSystem: String?, thinks: Bool)
     /// Phi-3 and Phi-3.5 (`<|role|>\n…<|end|>\n`); Phi-3-mini's first template drops system messages.
     case phi3(keepsSystem: Bool)
     /// Phi-4-mini (`<|role|>…<|end|>`, tools in the system turn between `<|tool|>` and `<|/tool|>`).
@@ -23,6 +26,10 @@ enum TemplateFamily: Hashable {
     case llama3Dated
     /// Gemma 2 and 3 (`<start_of_turn>user\n…<end_of_turn>\n`, the assistant's turns `model`).
     case gemma
+    /// DeepSeek R1 and its distillations (`<｜User｜>…<｜Assistant｜>…<｜end▁of▁sentence｜>`): the
+    /// system prompt first, earlier answers without their reasoning, and the prompt ending inside
+    /// an opened `<think>` block.
+    case deepSeekR1
 
     /// The family of the Jinja template `text` (a GGUF's `tokenizer.chat_template`), if Tide
     /// writes that family's prompts itself.
@@ -30,7 +37,7 @@ enum TemplateFamily: Hashable {
         // Line breaks are written either way in templates: in a string literal, or as `\n`.
         let text = template.replacingOccurrences(of: #"\n"#, with: "\n")
         if text.contains("<|im_start|>"), !text.contains("<|im_sep|>"), !text.contains("## Metadata") {
-            self = .chatML(defaultSystem: Self.defaultSystem(in: text))
+            self = .chatML(defaultSystem: Self.defaultSystem(in: text), thinks: text.contains("reasoning_content"))
         } else if text.contains("'<|' + message['role'] + '|>'"), text.contains("<|end|>"), text.contains("<|tool|>") {
             self = .phi4Mini
         } else if text.contains("<|assistant|>"), text.contains("<|end|>\n") || text.contains("<|end|>' + '\n'") {
@@ -39,6 +46,8 @@ enum TemplateFamily: Hashable {
             self = .llama3Dated
         } else if text.contains("<start_of_turn>"), text.contains("first_user_prefix") || text.contains("System role not supported") {
             self = .gemma
+        } else if text.contains("<｜User｜>"), text.contains("<｜Assistant｜><think>\n") {
+            self = .deepSeekR1
         } else {
             return nil
         }
@@ -66,12 +75,22 @@ enum TemplateFamily: Hashable {
     func render(_ messages: [ChatMessage], toolRole: String) -> String {
         func role(_ message: ChatMessage) -> String { message.role == .tool ? toolRole : message.role.rawValue }
         switch self {
-        case .chatML(let defaultSystem):
+        case .chatML(let defaultSystem, let thinks):
             var prompt = ""
             if let defaultSystem, messages.first?.role != .system {
                 prompt += "<|im_start|>system\n\(defaultSystem)<|im_end|>\n"
             }
-            for message in messages { prompt += "<|im_start|>\(role(message))\n\(message.content)<|im_end|>\n" }
+            // Qwen 3 keeps the reasoning of the answers after the last question (not a tool's result).
+            let lastQuestion = messages.lastIndex { message in
+                message.role == .user && !(message.content.hasPrefix("<tool_response>") && message.content.hasSuffix("</tool_response>"))
+            } ?? messages.count
+            for (index, message) in messages.enumerated() {
+                var text = message.content
+                if thinks, message.role == .assistant, index > lastQuestion, let reasoning = message.reasoning, !reasoning.isEmpty {
+                    text = "<think>\n" + reasoning.trimmingLineBreaks + "\n</think>\n\n" + String(text.drop { $0 == "\n" })
+                }
+                prompt += "<|im_start|>\(role(message))\n\(text)<|im_end|>\n"
+            }
             return prompt + "<|im_start|>assistant\n"
         case .phi3(let keepsSystem):
             var prompt = ""
@@ -119,6 +138,19 @@ enum TemplateFamily: Hashable {
                 prompt += message.content.trimmingCharacters(in: .whitespacesAndNewlines) + "<end_of_turn>\n"
             }
             return prompt + "<start_of_turn>model\n"
+        case .deepSeekR1:
+            var prompt = messages.last { $0.role == .system }?.content ?? ""
+            for message in messages {
+                switch message.role {
+                case .system: continue
+                case .assistant:
+                    let answer = message.content.split(separator: "</think>", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+                    prompt += "<｜Assistant｜>\(answer)<｜end▁of▁sentence｜>"
+                case .user, .tool: prompt += "<｜User｜>\(message.content)"
+                }
+            }
+            return prompt + "<｜Assistant｜><think>\n"
         }
     }
+
 }

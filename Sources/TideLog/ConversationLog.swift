@@ -55,8 +55,10 @@ public final class ConversationLog: ExchangeRecorder {
             guard let conversation else { return }
             let messages = sent + [exchange.reply]
             for position in start..<messages.count {
-                try db.execute(sql: "INSERT INTO message (conversation_id, position, role, content, created) VALUES (?, ?, ?, ?, ?)",
-                               arguments: [conversation, position, messages[position].role.rawValue, messages[position].content, created])
+                try db.execute(sql: """
+                    INSERT INTO message (conversation_id, position, role, content, reasoning, created) VALUES (?, ?, ?, ?, ?, ?)
+                    """, arguments: [conversation, position, messages[position].role.rawValue, messages[position].content,
+                                     messages[position].reasoning, created])
             }
             let reply = db.lastInsertedRowID
             try Self.insertReply(exchange, message: reply, in: db)
@@ -114,12 +116,14 @@ public final class ConversationLog: ExchangeRecorder {
         let statistics = summary?.statistics
         try db.execute(sql: """
             INSERT INTO reply (message_id, parameters, plugins, stop_reason, prompt_tokens, reused_prompt_tokens,
-                generated_tokens, time_to_first_token, tokens_per_second, decode_seconds, hook_seconds, rewinds, interrupted)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                generated_tokens, time_to_first_token, tokens_per_second, decode_seconds, hook_seconds, rewinds, interrupted,
+                reasoning_tokens)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [message, parameters, plugins, summary?.stopReason.description, statistics?.promptTokens,
                              statistics?.reusedPromptTokens, statistics?.generatedTokens, statistics?.timeToFirstToken?.seconds,
                              statistics?.tokensPerSecond, statistics?.decodeDuration.seconds, statistics?.hookDuration.seconds,
-                             statistics?.rewinds ?? 0, exchange.reply.interrupted])
+                             statistics?.rewinds ?? 0, exchange.reply.interrupted,
+                             statistics.flatMap { $0.reasoningTokens > 0 ? $0.reasoningTokens : nil }])
     }
 
     /// A time as the log stores it: ISO 8601 in UTC, to the millisecond (sorts as it reads).

@@ -88,7 +88,7 @@ extension LogDatabase {
                 ORDER BY t.message_id, t.position
                 """, arguments: [id]), by: { $0["message_id"] as Int64 })
             let messages = try Row.fetchAll(db, sql: """
-                SELECT m.role, m.content, m.created, r.* FROM message m LEFT JOIN reply r ON r.message_id = m.id
+                SELECT m.role, m.content, m.reasoning, m.created, r.* FROM message m LEFT JOIN reply r ON r.message_id = m.id
                 WHERE m.conversation_id = ? ORDER BY m.position
                 """, arguments: [id]).map { row in
                     var message = Self.message(row)
@@ -138,7 +138,8 @@ extension LogDatabase {
     }
 
     private static func message(_ row: Row) -> LoggedMessage {
-        var message = LoggedMessage(role: ChatRole(rawValue: row["role"]) ?? .user, content: row["content"], created: row["created"])
+        var message = LoggedMessage(role: ChatRole(rawValue: row["role"]) ?? .user, content: row["content"], created: row["created"],
+                                    reasoning: row["reasoning"])
         if let parameters: String = row["parameters"] {
             let decoder = JSONDecoder()
             message.reply = LoggedReply(
@@ -147,7 +148,7 @@ extension LogDatabase {
                 stopReason: row["stop_reason"], promptTokens: row["prompt_tokens"], reusedPromptTokens: row["reused_prompt_tokens"],
                 generatedTokens: row["generated_tokens"], timeToFirstToken: row["time_to_first_token"],
                 tokensPerSecond: row["tokens_per_second"], hookSeconds: row["hook_seconds"], rewinds: row["rewinds"],
-                interrupted: row["interrupted"])
+                interrupted: row["interrupted"], reasoningTokens: row["reasoning_tokens"])
         }
         return message
     }

@@ -8,7 +8,8 @@ import GRDB
 /// - `message`: its messages in order (role and text, a reply's text as stored after `on_reply`);
 /// - `reply`: for each generated reply, the parameters, the plugins, how it ended and its figures;
 /// - `message_text`: an FTS5 index of the messages' text, kept by triggers;
-/// - `tool_call` (version 2): each reply's tool calls and their results.
+/// - `tool_call` (version 2): each reply's tool calls and their results;
+/// - `message.reasoning` and `reply.reasoning_tokens` (version 3): a thinking model's reasoning.
 enum LogSchema {
     /// Brings the database up to the newest version. The check and the migrations run in one
     /// transaction that takes the write lock first, so that two processes opening a new log at
@@ -30,7 +31,16 @@ enum LogSchema {
     }
 
     /// The migrations in order: version N is reached by running the first N.
-    static let migrations: [@Sendable (Database) throws -> Void] = [version1, version2]
+    static let migrations: [@Sendable (Database) throws -> Void] = [version1, version2, version3]
+
+    /// Version 3: a thinking model's reasoning, kept apart from the answer in `content` (`NULL`
+    /// for none), and the tokens a reply spent on it.
+    private static func version3(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE message ADD COLUMN reasoning TEXT;
+            ALTER TABLE reply ADD COLUMN reasoning_tokens INTEGER;
+            """)
+    }
 
     /// Version 2: the tool calls of each reply (`tool_call`), in order, with the round they were
     /// made in and the text before the round's calls, each call's result and time; `given` for

@@ -44,6 +44,8 @@ public struct LoggedMessage: Sendable, Hashable, Encodable {
     public var content: String
     /// When it was logged: ISO 8601, UTC.
     public var created: String
+    /// A thinking model's reasoning, apart from ``content``; `nil` for none.
+    public var reasoning: String?
     /// For a generated reply, how it was made; `nil` for the other messages.
     public var reply: LoggedReply?
 }
@@ -67,6 +69,8 @@ public struct LoggedReply: Sendable, Hashable, Encodable {
     public var rewinds: Int
     /// Whether it was cut short (cancelled, or failed part-way).
     public var interrupted: Bool
+    /// Of its generated tokens, those spent reasoning; `nil` for none.
+    public var reasoningTokens: Int?
     /// Its tool calls, in order: the rounds given before it, its own, and the calls it ended with.
     public var toolCalls: [LoggedToolCall] = []
 
@@ -74,7 +78,7 @@ public struct LoggedReply: Sendable, Hashable, Encodable {
         case parameters, plugins, rewinds, interrupted, toolCalls = "tool_calls"
         case stopReason = "stop_reason", promptTokens = "prompt_tokens", reusedPromptTokens = "reused_prompt_tokens"
         case generatedTokens = "generated_tokens", timeToFirstToken = "time_to_first_token", tokensPerSecond = "tokens_per_second"
-        case hookSeconds = "hook_seconds"
+        case hookSeconds = "hook_seconds", reasoningTokens = "reasoning_tokens"
     }
 }
 

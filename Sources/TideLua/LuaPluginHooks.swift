@@ -69,7 +69,7 @@ extension LuaPlugin {
         ])
         let argument = LuaValue.table(array: [], fields: [
             "raw": .string(reply.rawText), "text": .string(reply.shownText), "stored": .string(reply.storedText),
-            "stop_reason": .string(reply.stopReason.description), "stats": stats,
+            "stop_reason": .string(reply.stopReason.description), "stats": stats, "reasoning": .string(reply.reasoning),
         ])
         if let stored = try call(.reply, [argument], results: 1).results.first?.string {
             reply.storedText = try Self.bounded(stored, from: .reply, limit: Self.textLimit)
@@ -92,7 +92,7 @@ extension LuaPlugin {
 
     static func luaProgress(_ reply: ReplyProgress) -> LuaValue {
         .table(array: [], fields: ["text": .string(reply.text), "tokens": .integer(Int64(reply.tokenCount)),
-                                   "elapsed": .number(reply.elapsed.seconds)])
+                                   "elapsed": .number(reply.elapsed.seconds), "reasoning": .string(reply.reasoning)])
     }
 
     static func luaParameters(_ parameters: GenerationParameters) -> LuaValue {

@@ -138,6 +138,7 @@ extension ModelDefaults: Codable {
         case "top-k", "repeat-last-n", "max-tokens", "max-tool-rounds": "a whole number"
         case "tool-choice": "\"auto\", \"none\", \"required\" or a tool's name"
         case "parallel-tool-calls": "true or false"
+        case "reasoning-budget": "a whole number (-1: no limit)"
         case "seed": "a whole number from 0 to \(UInt32.max), or \"random\""
         case "stop": "a string or a list of strings"
         default: "a number"
@@ -161,6 +162,7 @@ extension ModelDefaults: Codable {
         case ("tool-choice", .string(let text)): .toolChoice(ToolChoice(text))
         case ("max-tool-rounds", .number(let number)): Int(exactly: number).map { .maxToolRounds($0) }
         case ("parallel-tool-calls", .bool(let flag)): .parallelToolCalls(flag)
+        case ("reasoning-budget", .number(let number)): Int(exactly: number).map { .reasoningBudget($0 == -1 ? nil : $0) }
         default: nil
         }
     }
@@ -177,6 +179,7 @@ extension ParameterSetting {
         case .toolChoice(let choice): .string(choice.description)
         case .maxToolRounds(let value): .number(Double(value))
         case .parallelToolCalls(let flag): .bool(flag)
+        case .reasoningBudget(let budget): .number(Double(budget ?? -1))
         }
     }
 }

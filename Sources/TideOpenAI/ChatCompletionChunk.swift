@@ -8,13 +8,17 @@ public struct ChatCompletionChunk: Codable, Sendable, Hashable {
             public var content: String?
             /// Pieces of the reply's tool calls.
             public var toolCalls: [WireToolCallDelta]?
+            /// The next piece of a thinking model's reasoning (`reasoning_content`).
+            public var reasoningContent: String?
 
-            enum CodingKeys: String, CodingKey { case role, content, toolCalls = "tool_calls" }
+            enum CodingKeys: String, CodingKey { case role, content, toolCalls = "tool_calls", reasoningContent = "reasoning_content" }
 
-            public init(role: String? = nil, content: String? = nil, toolCalls: [WireToolCallDelta]? = nil) {
+            public init(role: String? = nil, content: String? = nil, toolCalls: [WireToolCallDelta]? = nil,
+                        reasoningContent: String? = nil) {
                 self.role = role
                 self.content = content
                 self.toolCalls = toolCalls
+                self.reasoningContent = reasoningContent
             }
         }
 

@@ -19,22 +19,29 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
         public var toolCalls: [WireToolCall]?
         /// A `tool` message's call (`tool_call_id`): the result answers it.
         public var toolCallID: String?
+        /// A thinking model's reasoning (`reasoning_content`, as llama-server and DeepSeek's API
+        /// name it), apart from the answer in `content`.
+        public var reasoningContent: String?
 
-        public init(role: String, content: String, toolCalls: [WireToolCall]? = nil, toolCallID: String? = nil) {
+        public init(role: String, content: String, toolCalls: [WireToolCall]? = nil, toolCallID: String? = nil,
+                    reasoningContent: String? = nil) {
             self.role = role
             self.content = content
             self.toolCalls = toolCalls
             self.toolCallID = toolCallID
+            self.reasoningContent = reasoningContent
         }
 
         /// `message` on the wire.
         public init(_ message: ChatMessage) {
             self.init(role: message.role.rawValue, content: message.content,
                       toolCalls: message.toolCalls.isEmpty ? nil : message.toolCalls.map(WireToolCall.init),
-                      toolCallID: message.toolCallID)
+                      toolCallID: message.toolCallID, reasoningContent: message.reasoning)
         }
 
-        enum CodingKeys: String, CodingKey { case role, content, toolCalls = "tool_calls", toolCallID = "tool_call_id" }
+        enum CodingKeys: String, CodingKey {
+            case role, content, toolCalls = "tool_calls", toolCallID = "tool_call_id", reasoningContent = "reasoning_content"
+        }
 
         struct Part: Decodable {
             var type: String
@@ -58,6 +65,7 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
             }
             toolCalls = try container.decodeIfPresent([WireToolCall].self, forKey: .toolCalls)
             toolCallID = try container.decodeIfPresent(String.self, forKey: .toolCallID)
+            reasoningContent = try container.decodeIfPresent(String.self, forKey: .reasoningContent)
         }
 
     }

@@ -79,6 +79,8 @@ struct Replay {
                 case .text(let piece):
                     text += piece
                     events(.text(piece))
+                // The checks are the answer's: the reasoning is shown, not checked.
+                case .reasoning(let piece): events(.reasoning(piece))
                 case .hookFailure(let failure): failures.append("\(failure)")
                 // A round's calls come first, then their results; its text is what was shown before them.
                 case .toolCall(let call):

@@ -8,6 +8,8 @@ public enum RunEvent: Sendable {
     case replyStarted
     /// Text of the reply, as it streams.
     case text(String)
+    /// A thinking model's reasoning, as it streams, before the reply's text.
+    case reasoning(String)
     /// The reply is complete (with the plugin failures it met, which ``text`` did not show), and
     /// its expectations checked.
     case replyFinished(ReplyResult)

@@ -449,6 +449,9 @@ struct ScriptParser {
         case "repeat-last-n": return .repeatLastN(try whole())
         case "max-tokens": return .maxTokens(try whole())
         case "max-tool-rounds": return .maxToolRounds(try whole())
+        case "reasoning-budget":
+            let budget = try whole()
+            return .reasoningBudget(budget == -1 ? nil : budget)
         case "parallel-tool-calls":
             guard let flag = Bool(value) else { throw error("@parallel-tool-calls is true or false, not '\(value)'", column: column) }
             return .parallelToolCalls(flag)

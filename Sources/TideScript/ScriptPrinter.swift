@@ -73,6 +73,7 @@ extension ParameterSetting {
         case .stop(let stops): stops.map(QuotedString.quote).joined(separator: " ")
         case .toolChoice(let choice): choice.description
         case .parallelToolCalls(let flag): flag ? "true" : "false"
+        case .reasoningBudget(let budget): budget.map(String.init) ?? "-1"
         }
         return "@\(name)" + (value.isEmpty ? "" : " " + value)
     }

@@ -32,6 +32,10 @@ struct ReplyWriter: Sendable {
             while let event = try await run.next() {
                 switch event {
                 case .text(let text): try await send(chunk(text), to: &writer)
+                case .reasoning(let text) where job.endpoint == .chat:
+                    try await send(ChatCompletionChunk(id: id, created: created, model: model,
+                                                       choices: [.init(delta: .init(reasoningContent: text))]), to: &writer)
+                case .reasoning: break  // a text completion has no place for it
                 case .hookFailure: break  // never returned: the run logs them
                 // The server's own tools (its plugins') run on the server: the client sees the answer.
                 // Calls of the client's tools end the reply (its summary has them).
@@ -72,7 +76,8 @@ struct ReplyWriter: Sendable {
             case .chat:
                 let calls = summary.toolCalls.isEmpty ? nil : summary.toolCalls.map(WireToolCall.init)
                 return ChatCompletion(id: id, created: created, model: model,
-                                      choices: [ChatCompletion.Choice(message: .init(role: "assistant", content: summary.text, toolCalls: calls),
+                                      choices: [ChatCompletion.Choice(message: .init(role: "assistant", content: summary.text, toolCalls: calls,
+                                                                                     reasoningContent: summary.reasoning.isEmpty ? nil : summary.reasoning),
                                                                       finishReason: finishReason)],
                                       usage: Self.usage(summary))
             case .text:

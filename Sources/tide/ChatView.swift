@@ -27,6 +27,8 @@ struct ChatView: Sendable {
             Terminal.write(sign(">>>") + text + "\n")
         case .replyText(let text):
             Terminal.write(text)
+        case .replyReasoning(let text):
+            Terminal.write(style.dim(text))
         case .replyEnded(let reason):
             switch reason {
             case .cancelled?: Terminal.write(" " + style.dim("[interrupted]") + "\n")

@@ -103,6 +103,8 @@ private struct GeneratedJSON: Encodable {
         var prompt_tokens: Int
         var reused_prompt_tokens: Int
         var completion_tokens: Int
+        /// Of those, the tokens spent reasoning; absent for none.
+        var reasoning_tokens: Int?
     }
     struct Timings: Encodable {
         var time_to_first_token: Double?
@@ -113,6 +115,8 @@ private struct GeneratedJSON: Encodable {
     var model: String
     var parameters: ParametersJSON
     var text: String
+    /// A thinking model's reasoning; absent for none.
+    var reasoning: String?
     var stop_reason: String
     var usage: Usage
     var timings: Timings
@@ -126,9 +130,11 @@ private struct GeneratedJSON: Encodable {
         self.model = model
         self.parameters = ParametersJSON(parameters)
         text = summary.text
+        reasoning = summary.reasoning.isEmpty ? nil : summary.reasoning
         stop_reason = summary.stopReason.description
         usage = Usage(prompt_tokens: statistics.promptTokens, reused_prompt_tokens: statistics.reusedPromptTokens,
-                      completion_tokens: statistics.generatedTokens)
+                      completion_tokens: statistics.generatedTokens,
+                      reasoning_tokens: statistics.reasoningTokens > 0 ? statistics.reasoningTokens : nil)
         timings = Timings(time_to_first_token: statistics.timeToFirstToken?.seconds, decode: statistics.decodeDuration.seconds,
                           hooks: statistics.hookDuration.seconds, tokens_per_second: statistics.tokensPerSecond)
         rewinds = statistics.rewinds

@@ -171,6 +171,7 @@ struct LogsCommand: ParsableCommand {
                     } ?? "tool \(logged.call.name) \(logged.call.arguments): left to the caller"
                     print("\n" + style.dim(result + (logged.given ? " (given)" : "")))
                 }
+                if let reasoning = message.reasoning { print("\n" + style.dim("reasoning: " + reasoning)) }
                 print("\n" + style.bold(message.role.rawValue + ":") + " " + message.content)
                 if let reply = message.reply { print(style.dim("  " + LogsCommand.figures(reply))) }
             }
@@ -180,7 +181,9 @@ struct LogsCommand: ParsableCommand {
     /// A reply's figures on one line.
     static func figures(_ reply: LoggedReply) -> String {
         var parts = [reply.interrupted ? "interrupted" : "stop \(reply.stopReason ?? "error")"]
-        if let tokens = reply.generatedTokens { parts.append("\(tokens) tokens") }
+        if let tokens = reply.generatedTokens {
+            parts.append("\(tokens) tokens" + (reply.reasoningTokens.map { " (\($0) reasoning)" } ?? ""))
+        }
         if let rate = reply.tokensPerSecond { parts.append(String(format: "%.1f tok/s", rate)) }
         if let first = reply.timeToFirstToken { parts.append(String(format: "first token %.2f s", first)) }
         if let hooks = reply.hookSeconds, hooks >= 0.0005 { parts.append(String(format: "plugins %.3f s", hooks)) }

@@ -27,9 +27,19 @@ struct ReplyPrinter {
         let stream = session.reply(to: message)
         let consumer = Task { [streaming] in
             var outcome = Outcome(failures: [])
+            // Whether reasoning written left its line open: the answer then starts on a new one.
+            var reasoningLineOpen = false
             for try await event in stream {
                 switch event {
-                case .text(let text): if streaming { Terminal.write(text) }
+                case .text(let text):
+                    if reasoningLineOpen { Terminal.warn("") }
+                    reasoningLineOpen = false
+                    if streaming { Terminal.write(text) }
+                // Standard output holds the answer; the reasoning goes beside it, dimmed on a terminal.
+                case .reasoning(let text):
+                    guard streaming else { break }
+                    Terminal.warn(TextStyle.standardError.dim(text), newline: false)
+                    reasoningLineOpen = !text.hasSuffix("\n")
                 case .hookFailure(let failure): outcome.failures.append("\(failure) (the plugin is now disabled)")
                 case .toolCall: break
                 case .toolResult(let result): Terminal.warn(ToolReport.line(result))

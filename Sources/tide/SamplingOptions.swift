@@ -52,6 +52,10 @@ struct SamplingOptions: ParsableArguments {
             help: "Whether one reply may call several tools at once: true or false (default: true).")
     var parallelToolCalls: Bool?
 
+    @Option(name: .customLong("reasoning-budget"), parsing: .unconditional,
+            help: "The most tokens a thinking model (<think>…</think>) may reason for; then its reasoning is closed for it and it answers (-1: no limit; default: -1).")
+    var reasoningBudget: Int?
+
     @Option(help: "Draft tokens from the conversation and check them in one decode (lookup), or decode one at a time (off); the reply is the same. Replies on the sequences of a batch (tide serve, run --parallel) do not draft yet (default: lookup).")
     var draft: DraftMode?
 
@@ -62,7 +66,8 @@ struct SamplingOptions: ParsableArguments {
          minP.map(ParameterSetting.minP), repeatPenalty.map(ParameterSetting.repeatPenalty),
          repeatLastN.map(ParameterSetting.repeatLastN), seed.map { ParameterSetting.seed($0) }, maxTokens.map(ParameterSetting.maxTokens),
          stop.isEmpty ? nil : ParameterSetting.stop(stop), toolChoice.map { ParameterSetting.toolChoice(ToolChoice($0)) },
-         maxToolRounds.map(ParameterSetting.maxToolRounds), parallelToolCalls.map(ParameterSetting.parallelToolCalls)].compactMap { $0 }
+         maxToolRounds.map(ParameterSetting.maxToolRounds), parallelToolCalls.map(ParameterSetting.parallelToolCalls),
+         reasoningBudget.map { ParameterSetting.reasoningBudget($0 == -1 ? nil : $0) }].compactMap { $0 }
     }
 
     /// `base` (a model's defaults) with the parameters given here over it, validated: a bad

@@ -42,8 +42,8 @@ enum Terminal {
     }
 
     /// Writes a line to standard error.
-    static func warn(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+    static func warn(_ text: String, newline: Bool = true) {
+        FileHandle.standardError.write(Data((text + (newline ? "\n" : "")).utf8))
     }
 
     /// A byte count for people: `98.4 MB`.

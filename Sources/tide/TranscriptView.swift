@@ -17,6 +17,7 @@ struct TranscriptView: Sendable {
         case .item(let item): Terminal.write(item.printed + "\n")
         case .replyStarted: Terminal.write(style.bold("assistant: "))
         case .text(let text): Terminal.write(text)
+        case .reasoning(let text): Terminal.write(style.dim(text))
         case .replyFinished(let reply):
             Terminal.write("\n")
             for failure in reply.hookFailures { Terminal.warn(style.red("\(failure) (the plugin is now disabled)")) }

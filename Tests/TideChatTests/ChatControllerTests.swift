@@ -87,7 +87,7 @@ import TideRunner
         #expect(Recorder.problems(in: recorder.take()).split(separator: "\n") == [
             "/set top-k: top-k must be a whole number, not 'many'",
             "/set top-p: top-p must be a number in (0, 1], not 2.0",
-            "/set warmth: 'warmth' is not a generation parameter; one of: temperature, top-k, top-p, min-p, repeat-penalty, repeat-last-n, seed, max-tokens, stop, tool-choice, max-tool-rounds, parallel-tool-calls",
+            "/set warmth: 'warmth' is not a generation parameter; one of: temperature, top-k, top-p, min-p, repeat-penalty, repeat-last-n, seed, max-tokens, stop, tool-choice, max-tool-rounds, parallel-tool-calls, reasoning-budget",
             "/set temperature: a value for temperature fits on one line",
         ])
         #expect(chat.parameters.topK == GenerationParameters().topK)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TideChat
+import TideCore
 import TideLua
 import TideProvider
 import TideRunner
@@ -21,6 +22,25 @@ import TideTestSupport
         var configuration = ChatConfiguration(locator: PluginLocator(directories: [plugins]))
         configure(&configuration)
         return try ChatController(configuration: configuration, models: models, output: recorder.record)
+    }
+
+    /// A thinking model's reasoning is shown apart from the reply (on a line of its own before
+    /// it), or hidden with `/set reasoning hide`; the history keeps it either way.
+    @Test func reasoningIsShownOrHidden() async throws {
+        var model = ScriptedModel(name: "thinker") { _ in ["<think>", "Hmm.", "</think>", "\n\nYes."] }
+        model.reasoningMarkers = ReasoningMarkers()
+        let chat = try ChatController(configuration: ChatConfiguration(locator: PluginLocator(directories: [plugins])),
+                                      models: FixedModelProvider(model), output: recorder.record)
+        _ = await chat.handle("Sure?")
+        let shown = recorder.take()
+        #expect(shown.contains(.replyReasoning("Hmm.")) && shown.contains(.replyReasoning("\n")) && shown.contains(.replyText("Yes.")))
+        _ = await chat.handle("/set reasoning hide")
+        _ = await chat.handle("Again?")
+        let hidden = recorder.take()
+        #expect(!hidden.contains { if case .replyReasoning = $0 { true } else { false } } && hidden.contains(.replyText("Yes.")))
+        #expect(chat.history.last == ChatMessage(.assistant, "Yes.", reasoning: "Hmm."))
+        _ = await chat.handle("/set reasoning aloud")
+        #expect(Recorder.problems(in: recorder.take()).contains("/set reasoning is show or hide, not 'aloud'"))
     }
 
     /// Settings changed between turns are written before the turn where they changed, so that

@@ -274,7 +274,7 @@ import TideTestSupport
                 pieces += 1
                 if pieces == 3 { session.cancelReply() }
             case .finished(let finished): summary = finished
-            case .hookFailure, .toolCall, .toolResult: break
+            case .hookFailure, .toolCall, .toolResult, .reasoning: break
             }
         }
         #expect(summary?.stopReason == .cancelled)

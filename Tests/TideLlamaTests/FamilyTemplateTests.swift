@@ -46,6 +46,31 @@ import TideTestSupport
         try Self.expectTemplatePrompts(of: model, with: template, entry)
     }
 
+    /// Qwen 3's template writes back the reasoning of the answers after the last question (a tool
+    /// round's, given as `reasoning_content`) and drops an answered turn's: so does Tide.
+    @Test func qwenThreeKeepsTheReasoningOfTheTurnBeingAnswered() throws {
+        let family = try #require(ModelFamily.all.first { $0.name == "qwen-3" })
+        try family.checkInstalled()
+        let model = try LlamaModel.load(path: family.path, contextSize: 512)
+        let call = ToolCall(id: "call_1", name: "calculate", arguments: #"{"expression":"2 + 2"}"#)
+        let conversation = [ChatMessage(.system, "Be brief."), ChatMessage(.user, "Hi"), ChatMessage(.assistant, "Hello.", reasoning: "A greeting."),
+                            ChatMessage(.user, "What is 2 + 2?"), ChatMessage(.assistant, "", toolCalls: [call], reasoning: "\nI should add.\n"),
+                            ChatMessage(.tool, "4", toolCallID: "call_1")]
+        let messages = """
+            [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"},
+             {"role": "assistant", "content": "Hello.", "reasoning_content": "A greeting."},
+             {"role": "user", "content": "What is 2 + 2?"},
+             {"role": "assistant", "content": "", "reasoning_content": "\\nI should add.\\n", "tool_calls": [{"id": "call_1", "type": "function",
+               "function": {"name": "calculate", "arguments": {"expression": "2 + 2"}}}]},
+             {"role": "tool", "tool_call_id": "call_1", "content": "4"}]
+            """
+        let expected = try ReferenceFiles.render(template: try #require(model.facts.chatTemplate), messages: messages, tools: nil)
+        let reader = try #require(LlamaBackend(model: model, options: LlamaContextOptions(contextSize: 512)).toolCallReader)
+        let rendered = try model.renderPrompt(reader.prompt(conversation, offering: []), template: .model)
+        #expect(rendered == expected)
+        #expect(expected.contains("<think>\nI should add.\n</think>") && !expected.contains("A greeting."))
+    }
+
     /// Every conversation, rendered by Tide with `chosen`, is the model's own template's.
     static func expectTemplatePrompts(of model: LlamaModel, with chosen: ChatTemplate, _ label: String) throws {
         let template = try #require(model.facts.chatTemplate)
@@ -54,7 +79,7 @@ import TideTestSupport
         let eos = model.tokenText(llama_vocab_eos(model.vocab))
         for (name, messages) in conversations {
             let expected = try ReferenceFiles.render(template: template, messages: json(messages), tools: nil,
-                                                     extra: ["bos_token": bos, "eos_token": eos])
+                                                     extra: ["bos_token": bos, "eos_token": eos, "enable_thinking": true])
             let rendered = try model.renderPrompt(messages, template: chosen)
             let withBOS = bos.isEmpty || !expected.hasPrefix(bos) ? rendered : bos + rendered
             #expect(withBOS == expected, "\(label), \(name)")

@@ -28,6 +28,7 @@ import TideTestSupport
         "llama-3.2": ("LlamaToolCalls", "Environment: ipython\nCutting Knowledge Date", "<|start_header_id|>ipython<|end_header_id|>\n\n\"21\"<|eot_id|>"),
         "qwen-2.5": ("HermesToolCalls", "<tools>\n{\"type\": \"function\"", "<|im_start|>user\n<tool_response>\n21\n</tool_response><|im_end|>"),
         "qwen-3": ("HermesToolCalls", "<tools>\n{\"type\": \"function\"", "<|im_start|>user\n<tool_response>\n21\n</tool_response><|im_end|>"),
+        "deepseek-r1-qwen": ("HermesToolCalls", "You are terse.\n\n# Tools", "<｜User｜><tool_response>\n21\n</tool_response>"),
         "gemma-3": ("HermesToolCalls", "<start_of_turn>user\nYou are terse.\n\n# Tools", "<start_of_turn>user\n<tool_response>\n21\n</tool_response><end_of_turn>"),
     ]
 

@@ -68,6 +68,21 @@ import TideTestSupport
         #expect(conversation.messages[1].reply == nil, "only replies carry figures")
     }
 
+    /// A thinking model's reasoning is kept apart from the answer, with the tokens it took.
+    @Test func theReasoningIsLoggedApart() async throws {
+        let folder = try Folder()
+        let database = LogDatabase(path: folder.database) { Issue.record("unexpected warning: \($0)") }
+        let backend = ScriptedBackend { _ in ["<think>", "Easy.", "</think>", "\n\n", "Yes."] }
+        backend.reasoningMarkers = ReasoningMarkers()
+        let session = ChatSession(backend: backend, systemPrompt: "Be brief.")
+        session.recorder = ConversationLog(database: database, source: .chat, model: "scripted", origin: nil)
+        _ = try await session.reply(to: "Sure?").collect()
+        database.flush()
+        let reply = try #require(try Self.newest(in: database).messages.last)
+        #expect(reply.content == "Yes." && reply.reasoning == "Easy.")
+        #expect(reply.reply?.reasoningTokens == 3 && reply.reply?.generatedTokens == 5)
+    }
+
     @Test func searchFindsWordsAndMarksThem() async throws {
         let folder = try Folder()
         let database = LogDatabase(path: folder.database) { Issue.record("unexpected warning: \($0)") }

@@ -109,7 +109,7 @@ import TideTestSupport
                 text += piece
                 chat.cancelReply()
             case .finished(let finished): summary = finished
-            case .hookFailure, .toolCall, .toolResult: break
+            case .hookFailure, .toolCall, .toolResult, .reasoning: break
             }
         }
         #expect(text == "Hello")

@@ -23,7 +23,8 @@ public struct ModelFamily: Sendable, CustomStringConvertible {
         }
         return [ModelFamily(name: ModelRegistry.defaultModelID, endOfTurn: "<|im_end|>", path: bundled),
                 fixture("phi-3.5", "<|end|>"), fixture("phi-4-mini", "<|end|>"), fixture("llama-3.2", "<|eot_id|>"),
-                fixture("qwen-2.5", "<|im_end|>"), fixture("qwen-3", "<|im_end|>"), fixture("gemma-3", "<end_of_turn>")]
+                fixture("qwen-2.5", "<|im_end|>"), fixture("qwen-3", "<|im_end|>"), fixture("gemma-3", "<end_of_turn>"),
+                fixture("deepseek-r1-qwen", "<｜end▁of▁sentence｜>")]
     }()
 
     /// Fails with what to run when the family's file is missing.

@@ -30,7 +30,7 @@ public enum ReferenceFiles {
     /// Renders `template` with Jinja, as Hugging Face's transformers renders chat templates (the
     /// model's authors' intent): `messages` and `tools` are OpenAI-style JSON, and the generation
     /// prompt is added. Runs the Python of llama-cpp-python's environment (it has jinja2).
-    public static func render(template: String, messages: String, tools: String?, extra: [String: String] = [:]) throws -> String {
+    public static func render(template: String, messages: String, tools: String?, extra: [String: any Sendable] = [:]) throws -> String {
         let script = """
             import json, sys, datetime, jinja2
             from jinja2.sandbox import ImmutableSandboxedEnvironment

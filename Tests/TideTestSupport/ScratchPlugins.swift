@@ -59,6 +59,31 @@ public enum ScratchPlugins {
         }
     }()
 
+    /// Writes `<think>THINK</think>\n\nANSWER` and the end token, one token per step (the open tag
+    /// left out when `open` is empty: the prompt opened it).
+    public static let thinkThen = """
+        -- think-then: writes a fixed reply token by token: `think` between the reasoning tags, then
+        -- `answer`, then the end-of-turn token spelled `stop`.
+        return {
+          name = "think-then",
+          options = { think = "", answer = "", open = "<think>", stop = "" },
+          on_logits = function(view, reply)
+            local o = tide.options
+            if not tide.state.ids then
+              local ids = {}
+              local function add(text) for _, id in ipairs(tide.tokenize(text)) do ids[#ids + 1] = id end end
+              add(o.open .. o.think .. "</think>\\n\\n" .. o.answer)
+              for _, id in ipairs(tide.model.end_tokens) do
+                if tide.token_text(id) == o.stop then ids[#ids + 1] = id end
+              end
+              tide.state.ids = ids
+            end
+            local id = tide.state.ids[reply.tokens + 1]
+            if id then view:bias(id, 1000) end
+          end,
+        }
+        """
+
     /// A new scratch folder holding `plugins` (name → Lua source) as `NAME.lua`.
     public static func folder(_ plugins: [String: String]) throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tide-plugins-\(UUID().uuidString)")

@@ -23,6 +23,8 @@ public final class ScriptedBackend: ChatBackend, @unchecked Sendable {
     public var startFailure: String?
     /// How its "model" writes tool calls; `nil`: it cannot be offered tools.
     public var toolCallReader: (any ToolCallReader)?
+    /// The tags the scripted model reasons between; `nil` for a model that does not think.
+    public var reasoningMarkers: ReasoningMarkers?
     private let log = Mutex<[String]>([])
     private let prompts = Mutex<[[ChatMessage]]>([])
 

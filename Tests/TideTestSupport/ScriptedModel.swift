@@ -21,6 +21,8 @@ public struct ScriptedModel: ChatModel {
     public var startFailure: String?
     /// Whether its batches say they score exactly as single sequences (false: as a GPU's may not).
     public var batchesScoreExactly = true
+    /// The tags it reasons between, for a model that thinks.
+    public var reasoningMarkers: ReasoningMarkers?
 
     /// A model replying to each prompt with the tokens `reply` gives for its messages.
     public init(name: String = "scripted", contextSize: Int = 4096, supportsLogits: Bool = true, tokenDelay: Duration = .zero,
@@ -51,6 +53,7 @@ public struct ScriptedModel: ChatModel {
         backend.supportsRewind = supportsLogits
         backend.tokenDelay = tokenDelay
         backend.startFailure = startFailure
+        backend.reasoningMarkers = reasoningMarkers
         return backend
     }
 
