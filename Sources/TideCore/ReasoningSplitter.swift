@@ -1,5 +1,5 @@
-/// The tags a thinking model writes its reasoning between (`<think>` and `</think>` for Qwen 3,
-/// DeepSeek R1 and Phi-4-mini-reasoning), and whether its prompt opens the block itself (DeepSeek
+/// The tags a thinking model writes its reasoning between (`<think>` and `</think>` for Qwen 3 and
+/// DeepSeek R1), and whether its prompt opens the block itself (DeepSeek
 /// R1's template ends the prompt with `<think>\n`, so the reply starts inside it).
 public struct ReasoningMarkers: Sendable, Hashable {
     /// The tag that opens the reasoning.
@@ -34,7 +34,7 @@ struct ReasoningSplitter {
 
     let markers: ReasoningMarkers
     private(set) var phase: Phase
-    /// Text held while it may be (part of) a tag, or the line breaks after the close tag.
+    /// Text held while it may be (part of) a tag.
     private var held = ""
     /// The reasoning so far, tags left out.
     private(set) var reasoning = ""

@@ -178,7 +178,8 @@ struct ReplyLoop {
                 if phase == .reasoning || splitter!.phase == .reasoning { statistics.reasoningTokens += 1 }
                 if !split.reasoning.isEmpty { emit(.reasoning(split.reasoning)) }
                 guard !split.answer.isEmpty else {
-                    if generated >= parameters.maxTokens { return .maxTokens }
+                    // Cut inside the reasoning: what it held back is given after the loop.
+                    if generated >= parameters.maxTokens { stopReason = .maxTokens; break }
                     continue
                 }
                 answerPiece = split.answer

@@ -34,11 +34,18 @@ public final class LlamaModel: @unchecked Sendable {
     }
     /// The family whose prompts Tide writes itself for the model's own template, if it is one.
     let family: TemplateFamily?
-    /// The tags the model reasons between, when its own template (`model`) speaks of `<think>` and
-    /// `</think>` (Qwen 3, DeepSeek R1); whether its prompt opens the block itself (DeepSeek R1's).
+    /// The tags the model reasons between, when it thinks: its own template speaks of `<think>` and
+    /// `</think>` (Qwen 3, DeepSeek R1), or its vocabulary has both as tokens of their own (a model
+    /// whose template does not say); whether its prompt opens the block itself (DeepSeek R1's).
+    /// A `raw` prompt is continued as text: it has none.
     public func reasoningMarkers(template: ChatTemplate) -> ReasoningMarkers? {
-        guard template == .model, let text = facts.chatTemplate, text.contains("<think>"), text.contains("</think>") else { return nil }
-        return ReasoningMarkers(openedByPrompt: family == .deepSeekR1)
+        let markers = ReasoningMarkers(openedByPrompt: template == .model && family == .deepSeekR1)
+        guard template != .raw else { return nil }
+        if let text = facts.chatTemplate, text.contains(markers.open), text.contains(markers.close) { return markers }
+        let single = [markers.open, markers.close].allSatisfy { tag in
+            ((try? tokenize(tag, parseSpecial: true)) ?? []).count == 1
+        }
+        return single ? markers : nil
     }
     /// What llama.cpp's batches do (``BatchFacts``), by thread count (negative without flash
     /// attention), once probed.

@@ -26,6 +26,10 @@ public final class RemoteBackend: ChatBackend {
     /// The server offers the tools to its model (OpenAI's `tools`) and returns the calls as
     /// `tool_calls`; Tide's hooks run them (client-side tools).
     public let offersToolsItself = true
+    /// A server's model may think: its reasoning comes apart from its answer whether the server
+    /// streams it as `reasoning_content` (put back between the tags) or leaves the `<think>` block
+    /// in the text. A reasoning budget is the server's to keep (llama-server's `--reasoning-budget`).
+    public let reasoningMarkers: ReasoningMarkers? = RemoteReplyDecoder.markers
     /// How long the server may take to answer, or stay silent mid-stream, before the reply fails.
     public let timeout: Duration
     let apiKey: String?

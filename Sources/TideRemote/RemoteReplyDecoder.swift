@@ -9,6 +9,8 @@ import TideOpenAI
 /// takes one streamed piece at a time. Closing the decoder (a plugin's stop, Ctrl-C, the end)
 /// cancels the request at once.
 final class RemoteReplyDecoder: ReplyDecoder {
+    /// The tags a server's `reasoning_content` is put back between.
+    static let markers = ReasoningMarkers()
     let promptTokenCount: Int
     let reusedPromptTokenCount = 0
     private let url: String
@@ -101,6 +103,10 @@ final class RemoteReplyDecoder: ReplyDecoder {
         var parser = ServerSentEventParser()
         let decoder = JSONDecoder()
         var finished = false
+        // A server that gives the reasoning apart (`reasoning_content`) has it put back between
+        // the tags, where the reply loop takes it apart again as it does a local model's.
+        var reasoning = false
+        func yield(_ text: String) { continuation.yield(.token(id: nil, bytes: Array(text.utf8))) }
         for try await chunk in body {
             let events: [ServerSentEvent]
             do {
@@ -122,14 +128,22 @@ final class RemoteReplyDecoder: ReplyDecoder {
                     throw RemoteError.malformed(url: url, detail: "not a chat-completion chunk: \(event.data.prefix(120))")
                 }
                 guard let choice = parsed.choices.first else { continue }
+                if let thought = choice.delta?.reasoningContent, !thought.isEmpty {
+                    if !reasoning { yield(Self.markers.open) }
+                    reasoning = true
+                    yield(thought)
+                }
                 if let content = choice.delta?.content, !content.isEmpty {
-                    continuation.yield(.token(id: nil, bytes: Array(content.utf8)))
+                    if reasoning { yield(Self.markers.close) }
+                    reasoning = false
+                    yield(content)
                 }
                 if let pieces = choice.delta?.toolCalls { calls.add(pieces) }
                 if choice.finishReason != nil { finished = true }
             }
         }
         guard finished else { throw RemoteError.dropped(url: url) }
+        if reasoning { yield(Self.markers.close) }
         continuation.yield(.endOfGeneration)
         continuation.finish()
     }
@@ -184,8 +198,10 @@ private struct StreamedChunk: Decodable {
         struct Delta: Decodable {
             var content: String?
             var toolCalls: [WireToolCallDelta]?
+            /// A thinking model's reasoning, as llama-server, vLLM and DeepSeek's API stream it.
+            var reasoningContent: String?
 
-            enum CodingKeys: String, CodingKey { case content, toolCalls = "tool_calls" }
+            enum CodingKeys: String, CodingKey { case content, toolCalls = "tool_calls", reasoningContent = "reasoning_content" }
         }
 
         var delta: Delta?

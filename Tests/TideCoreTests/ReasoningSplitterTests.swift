@@ -55,4 +55,17 @@ import TideTestSupport
         #expect(summary.statistics.reasoningTokens == 3 && summary.statistics.generatedTokens == 5)
         #expect(session.history.last == ChatMessage(.assistant, "Fine stop.", reasoning: "stop here?"))
     }
+
+    /// `max-tokens` inside the reasoning ends the reply there, the reasoning whole (what was held
+    /// back as a possible close tag included) and no answer.
+    @Test func maxTokensInsideTheReasoningKeepsItWhole() async throws {
+        let backend = ScriptedBackend { _ in ["<think>", "long", " thought</th", "ink>", "x"] }
+        backend.reasoningMarkers = ReasoningMarkers()
+        let session = ChatSession(backend: backend, systemPrompt: nil)
+        session.parameters.maxTokens = 3
+        let reply = try await session.reply(to: "Go").collect()
+        let summary = try #require(reply.summary)
+        #expect(summary.stopReason == .maxTokens && reply.text.isEmpty)
+        #expect(reply.reasoning.joined() == "long thought</th" && summary.reasoning == "long thought</th")
+    }
 }

@@ -45,6 +45,24 @@ import TideTestSupport
         return (ChatSession(backend: backend, systemPrompt: "You are terse.", parameters: parameters, hooks: [writer]), model)
     }
 
+    /// Who thinks: a model whose template speaks of the tags, or whose vocabulary has them as
+    /// tokens (whatever template renders it); never a raw prompt, nor a model without them.
+    @Test func whoThinks() throws {
+        func model(_ name: String) throws -> LlamaModel {
+            let family = try #require(ModelFamily.all.first { $0.name == name })
+            try family.checkInstalled()
+            return try LlamaModel.load(path: family.path, contextSize: 256)
+        }
+        let qwen = try model("qwen-3")
+        #expect(qwen.reasoningMarkers(template: .model) == ReasoningMarkers())
+        #expect(qwen.reasoningMarkers(template: .named("chatml")) == ReasoningMarkers())
+        #expect(qwen.reasoningMarkers(template: .raw) == nil)
+        #expect(try model("deepseek-r1-qwen").reasoningMarkers(template: .model) == ReasoningMarkers(openedByPrompt: true))
+        for other in ["qwen-2.5", ModelFamily.all[0].name, "llama-3.2", "gemma-3"] {
+            #expect(try model(other).reasoningMarkers(template: .model) == nil, "\(other)")
+        }
+    }
+
     @Test(arguments: thinkers)
     func theReasoningComesApartFromTheAnswer(thinker: Thinker) async throws {
         let (session, model) = try Self.session(thinker, think: "Let me see.", answer: "Paris.") { $0.stop = ["me", "see"] }
