@@ -34,6 +34,8 @@ public final class LlamaModel: @unchecked Sendable {
     }
     /// The family whose prompts Tide writes itself for the model's own template, if it is one.
     let family: TemplateFamily?
+    /// The name of that family (`Phi-4-mini`), or `nil` when llama.cpp renders the template.
+    public var templateFamilyName: String? { family?.name }
     /// The tags the model reasons between, when it thinks: its own template speaks of `<think>` and
     /// `</think>` (Qwen 3, DeepSeek R1), or its vocabulary has both as tokens of their own (a model
     /// whose template does not say); whether its prompt opens the block itself (DeepSeek R1's).

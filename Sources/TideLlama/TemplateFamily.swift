@@ -31,6 +31,18 @@ enum TemplateFamily: Hashable {
     /// an opened `<think>` block.
     case deepSeekR1
 
+    /// The family's name, as `tide models info` shows it.
+    var name: String {
+        switch self {
+        case .chatML(_, let thinks): thinks ? "ChatML with reasoning (Qwen 3)" : "ChatML"
+        case .phi3: "Phi-3"
+        case .phi4Mini: "Phi-4-mini"
+        case .llama3Dated: "Llama 3.1+"
+        case .gemma: "Gemma"
+        case .deepSeekR1: "DeepSeek R1"
+        }
+    }
+
     /// The family of the Jinja template `text` (a GGUF's `tokenizer.chat_template`), if Tide
     /// writes that family's prompts itself.
     init?(recognizing template: String) {

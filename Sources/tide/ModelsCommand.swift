@@ -78,7 +78,11 @@ struct ModelsCommand: AsyncParsableCommand {
             print("quantization:      \(facts.quantization)")
             print("context length:    \(facts.trainedContextLength)")
             print("vocabulary size:   \(facts.vocabularySize)")
-            print("chat template:     " + (facts.chatTemplate.map { "\($0.count) characters, in the file" } ?? "none in the file"))
+            let rendering = loaded.templateFamilyName.map { ", written by Tide as the \($0) family's" } ?? ", rendered by llama.cpp"
+            print("chat template:     " + (facts.chatTemplate.map { "\($0.count) characters, in the file" + rendering } ?? "none in the file"))
+            if let markers = loaded.reasoningMarkers(template: .model) {
+                print("reasoning:         \(markers.open)…\(markers.close)" + (markers.openedByPrompt ? ", opened by the prompt" : ""))
+            }
             print("runs on:           \(loaded.placement.description)")
             if let note = loaded.placement.note { Terminal.warn("note: " + note) }
         }

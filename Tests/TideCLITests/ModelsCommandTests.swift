@@ -25,6 +25,18 @@ extension CommandLineTests {
         /// The default model is made from the file as published the first time it is used, when
         /// only that file is there (as after a `tide models pull` of it, or a set-up of an older
         /// version); `tide models pull` makes it too, and checks it.
+        /// Which family writes a model's prompts, and whether it thinks (the family fixtures).
+        @Test func infoNamesTheFamilyAndTheReasoning() throws {
+            func info(_ name: String) throws -> String {
+                let family = try #require(ModelFamily.all.first { $0.name == name })
+                try family.checkInstalled()
+                return try TideProcess.run(["models", "info", family.path]).stdout
+            }
+            let phi = try info("phi-4-mini")
+            #expect(phi.contains("written by Tide as the Phi-4-mini family's") && !phi.contains("reasoning:"), "\(phi)")
+            #expect(try info("deepseek-r1-qwen").contains("reasoning:         <think>…</think>, opened by the prompt\n"))
+        }
+
         @Test func theDefaultModelIsMadeFromTheFileAsPublished() throws {
             let cache = try CommandLineTests.scratchFolder("requantize")
             let models = cache.appendingPathComponent("tide/models")
