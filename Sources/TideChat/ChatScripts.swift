@@ -40,7 +40,8 @@ extension ChatController {
                 rounds.append(message)
             case .assistant:
                 messages.append(RecordedConversation.Message(role: .assistant, text: message.content, record: replies.next() ?? nil,
-                                                             interrupted: message.interrupted, rounds: ToolRound.rounds(in: rounds)))
+                                                             interrupted: message.interrupted, rounds: ToolRound.rounds(in: rounds),
+                                                             reasoning: message.reasoning))
                 rounds = []
             }
         }

@@ -202,7 +202,8 @@ public final class ChatSession: Sendable {
             var summary: ReplySummary
             do {
                 summary = try await loop.run(messages: history + turn, parameters: roundParameters,
-                                             forcing: recorded?.text(ofRound: round, reader: backend.toolCallReader))
+                                             forcing: recorded?.text(ofRound: round, reader: backend.toolCallReader,
+                                                                     markers: backend.reasoningMarkers))
             } catch {
                 partial = loop.shownText
                 throw error

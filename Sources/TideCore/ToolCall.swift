@@ -68,17 +68,25 @@ public struct RecordedTurn: Sendable, Hashable {
     public var rounds: [Round]
     /// The answer after them.
     public var answer: String
+    /// A thinking model's reasoning before the answer, tags left out; `nil` for none.
+    public var reasoning: String?
 
     /// A recorded turn.
-    public init(rounds: [Round] = [], answer: String) {
+    public init(rounds: [Round] = [], answer: String, reasoning: String? = nil) {
         self.rounds = rounds
         self.answer = answer
+        self.reasoning = reasoning
     }
 
     /// What the model wrote in round `index` (the answer after the rounds), as `reader` writes
-    /// calls; `nil` past the answer, or for a round of calls with no reader to write them.
-    func text(ofRound index: Int, reader: (any ToolCallReader)?) -> String? {
-        if index == rounds.count { return answer }
+    /// calls and a thinking model's `markers` its reasoning (in a block as the templates write it
+    /// back: `<think>\n…\n</think>\n\n`, its open tag left to a prompt that opens it); `nil` past
+    /// the answer, or for a round of calls with no reader to write them.
+    func text(ofRound index: Int, reader: (any ToolCallReader)?, markers: ReasoningMarkers?) -> String? {
+        if index == rounds.count {
+            guard let reasoning, let markers else { return answer }
+            return (markers.openedByPrompt ? "" : markers.open) + "\n" + reasoning + "\n" + markers.close + "\n\n" + answer
+        }
         guard index < rounds.count, let reader else { return nil }
         return rounds[index].text + reader.written(rounds[index].calls)
     }

@@ -45,7 +45,7 @@ extension LoggedConversation {
                     ToolRound(text: calls.first?.roundText ?? "", calls: calls.map(\.call.json), results: calls.map { $0.result ?? "" })
                 }
                 recorded.append(.init(role: .assistant, text: message.content, record: reply?.record, interrupted: reply?.interrupted ?? false,
-                                      rounds: rounds))
+                                      rounds: rounds, reasoning: message.reasoning))
             case .tool:
                 continue  // the log keeps results with the reply they led to
             }

@@ -39,9 +39,10 @@ struct Replay {
             switch step {
             case .directive(let directive, _): events(.item(.directive(directive)))
             case .system(let text, _): events(.item(.turn(Turn(.system, text))))
-            case .history(let user, let rounds, let assistant, _):
+            case .history(let user, let rounds, let assistant, let reasoning, _):
                 events(.item(.turn(Turn(.user, user))))
                 for item in rounds.flatMap(\.items) { events(.item(item)) }
+                if let reasoning { events(.item(.turn(Turn(.reasoning, reasoning)))) }
                 events(.item(.turn(Turn(.assistant, assistant))))
             case .reply: break
             }
@@ -50,7 +51,7 @@ struct Replay {
             replies[step.entry] = RecordedReply(text: Self.transcriptText(reply.text),
                                                 record: ReplyRecord(stopReason: reply.stopReason, tokens: reply.statistics.generatedTokens,
                                                                     rounds: reply.rounds.count),
-                                                rounds: reply.rounds)
+                                                rounds: reply.rounds, reasoning: reply.reasoning.isEmpty ? nil : reply.reasoning)
             result.replies.append(reply)
             events(.replyFinished(reply))
             events(.transcript(prepared.script.transcript(replies: replies)))
@@ -111,6 +112,7 @@ struct Replay {
                                 hookFailures: failures,
                                 formatProblem: summary.format?.problem(with: text, stopReason: summary.stopReason),
                                 teacherForcing: skipped ?? summary.teacherForcing, parameters: session.parameters)
+        reply.reasoning = Self.transcriptText(summary.reasoning)
         if !golden.isEmpty {
             let recorded = repliesSoFar < golden.count ? golden[repliesSoFar]?.text : nil
             let shown = Self.transcriptText(text)

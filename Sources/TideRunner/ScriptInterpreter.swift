@@ -100,10 +100,10 @@ public struct ScriptInterpreter: Sendable {
             break
         case .system(let text, _):
             session.history = session.history.replacingSystemPrompt(text)
-        case .history(let user, let rounds, let assistant, _):
+        case .history(let user, let rounds, let assistant, let reasoning, _):
             var history = session.history + [ChatMessage(.user, user)]
             history += ToolRound.messages(rounds, at: history.count)
-            session.history = history + [ChatMessage(.assistant, assistant)]
+            session.history = history + [ChatMessage(.assistant, assistant, reasoning: reasoning)]
         case .reply(let reply):
             return reply
         }

@@ -42,6 +42,8 @@ public struct ReplyResult: Sendable {
     public var text: String
     /// Its rounds of tool calls before the answer, as a transcript writes them.
     public var rounds: [ToolRound] = []
+    /// A thinking model's reasoning before the reply; empty for none.
+    public var reasoning = ""
     /// Why it ended, as `--stats` shows it.
     public var stopReason: String
     /// Its statistics.

@@ -63,6 +63,9 @@ public enum TurnRole: String, Sendable, Hashable, CaseIterable {
     case toolCall = "tool-call"
     /// `tool:` what a call gave (the results follow their round's calls, in order).
     case tool
+    /// `reasoning:` a thinking model's reasoning (its `<think>` block, tags left out), right
+    /// before the `assistant:` answer it led to.
+    case reasoning
 }
 
 /// A turn of the conversation.

@@ -17,16 +17,19 @@ public struct RecordedConversation: Sendable {
         public var interrupted: Bool
         /// For a reply, its rounds of tool calls before the answer.
         public var rounds: [ToolRound]
+        /// For a thinking model's reply, its reasoning.
+        public var reasoning: String?
 
         /// A message.
         public init(role: TurnRole, text: String, settings: TurnSettings? = nil, record: ReplyRecord? = nil,
-                    interrupted: Bool = false, rounds: [ToolRound] = []) {
+                    interrupted: Bool = false, rounds: [ToolRound] = [], reasoning: String? = nil) {
             self.role = role
             self.text = text
             self.settings = settings
             self.record = record
             self.interrupted = interrupted
             self.rounds = rounds
+            self.reasoning = reasoning
         }
     }
 
@@ -66,13 +69,14 @@ public struct RecordedConversation: Sendable {
                 items += [.blank, .turn(Turn(.user, message.text))]
             case .assistant:
                 items += message.rounds.flatMap(\.items)
+                if let reasoning = message.reasoning { items.append(.turn(Turn(.reasoning, reasoning))) }
                 items.append(.turn(Turn(.assistant, message.text)))
                 if let record = message.record {
                     items.append(.generated(record))
                 } else if message.interrupted {
                     items.append(.comment(" interrupted"))
                 }
-            case .toolCall, .tool: continue
+            case .toolCall, .tool, .reasoning: continue
             }
         }
         if finalSettings != current {

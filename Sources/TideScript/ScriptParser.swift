@@ -76,6 +76,8 @@ struct ScriptParser {
         case toolCall
         /// A `tool:` turn.
         case toolResult
+        /// A `reasoning:` turn: its answer comes next.
+        case reasoning
     }
 
     /// The calls and results of the round of tool calls being read, and the rounds of the exchange.
@@ -118,7 +120,7 @@ struct ScriptParser {
                 let body = try content(after: text.dropFirst(role.rawValue.count + 1), column: column + role.rawValue.count + 1)
                 try turn(Turn(role, body), line: start, column: column)
             } else {
-                throw error("expected a turn (system:, user:, assistant:, tool-call:, tool:), a directive (@…), an expectation "
+                throw error("expected a turn (system:, user:, assistant:, tool-call:, tool:, reasoning:), a directive (@…), an expectation "
                             + "(expect:, expect-lua:) or a comment (#); to write a turn over several lines, "
                             + "open a block with user: \"\"\"", column: column)
             }
@@ -127,8 +129,13 @@ struct ScriptParser {
         return entries
     }
 
-    /// Refuses to leave a round of tool calls without a result for each call.
+    /// Refuses to leave a round of tool calls without a result for each call, or reasoning
+    /// without its answer.
     private func requireResults(line: Int, column: Int) throws(ScriptParseError) {
+        if last == .reasoning {
+            throw error("a reasoning: turn is the thinking before an answer: the assistant: turn it led to follows it",
+                        line: line, column: column)
+        }
         guard last == .toolCall || (last == .toolResult && roundResults < roundCalls) else { return }
         throw error("the tool calls above have \(roundResults) of their \(roundCalls) results: give each call its result in a "
                     + "tool: turn after the calls, in their order", line: line, column: column)
@@ -153,10 +160,18 @@ struct ScriptParser {
     }
 
     private mutating func turn(_ turn: Turn, line: Int, column: Int) throws(ScriptParseError) {
-        if turn.role != .tool && !(turn.role == .toolCall && last == .toolCall) { try requireResults(line: line, column: column) }
+        if turn.role != .tool && !(turn.role == .toolCall && last == .toolCall) && !(turn.role == .assistant && last == .reasoning) {
+            try requireResults(line: line, column: column)
+        }
         switch turn.role {
-        case .assistant:
+        case .reasoning:
             guard last == .user || last == .toolResult else {
+                throw error("a reasoning: turn is the thinking before an answer: it follows the user turn it answers, or the "
+                            + "results of its tool calls, and the assistant: turn follows it", line: line, column: column)
+            }
+            last = .reasoning
+        case .assistant:
+            guard last == .user || last == .toolResult || last == .reasoning else {
                 throw error("an assistant turn must directly follow the user turn it answers, or the results of its tool calls "
                             + "(only comments and blank lines between); to have the model answer, leave the assistant turn out",
                             line: line, column: column)

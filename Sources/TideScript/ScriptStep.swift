@@ -9,7 +9,7 @@ public enum ScriptStep: Sendable, Hashable {
     case system(String, line: Int)
     /// A user turn answered by an assistant turn written in the script (after rounds of tool
     /// calls written there too): history, not generated.
-    case history(user: String, rounds: [ToolRound], assistant: String, line: Int)
+    case history(user: String, rounds: [ToolRound], assistant: String, reasoning: String?, line: Int)
     /// A user turn the model answers, and the checks on its reply.
     case reply(ReplyStep)
 }
@@ -40,17 +40,27 @@ public struct RecordedReply: Sendable, Hashable {
     public var record: ReplyRecord
     /// Its rounds of tool calls, before the answer.
     public var rounds: [ToolRound]
+    /// A thinking model's reasoning before the answer (`reasoning:`); `nil` for none.
+    public var reasoning: String?
 
     /// A recorded reply.
-    public init(text: String, record: ReplyRecord, rounds: [ToolRound] = []) {
+    public init(text: String, record: ReplyRecord, rounds: [ToolRound] = [], reasoning: String? = nil) {
         self.text = text
         self.record = record
         self.rounds = rounds
+        self.reasoning = reasoning
     }
 
-    /// The reply as teacher forcing checks it: the rounds' calls as the model wrote them, then the answer.
+    /// The reply as teacher forcing checks it: the rounds' calls as the model wrote them, then the
+    /// reasoning and the answer.
     public var turn: RecordedTurn {
-        RecordedTurn(rounds: rounds.map { RecordedTurn.Round(text: $0.text, calls: $0.calls(at: 0)) }, answer: text)
+        RecordedTurn(rounds: rounds.map { RecordedTurn.Round(text: $0.text, calls: $0.calls(at: 0)) }, answer: text,
+                     reasoning: reasoning)
+    }
+
+    /// The reply's turns in a transcript: its rounds, its reasoning, its answer.
+    var items: [ScriptItem] {
+        rounds.flatMap(\.items) + (reasoning.map { [.turn(Turn(.reasoning, $0))] } ?? []) + [.turn(Turn(.assistant, text))]
     }
 }
 
@@ -142,10 +152,14 @@ extension ConversationScript {
                 var next = index + 1
                 var rounds: [ToolRound] = []
                 var answer: String?
+                var reasoning: String?
                 var record: ReplyRecord?
                 scan: while next < entries.count {
                     switch entries[next].item {
                     case .blank, .comment: next += 1
+                    case .turn(let following) where following.role == .reasoning && answer == nil && record == nil:
+                        reasoning = following.text
+                        next += 1
                     case .turn(let following) where following.role == .assistant && answer == nil && record == nil:
                         answer = following.text
                         next += 1
@@ -173,11 +187,11 @@ extension ConversationScript {
                 if let answer, let record {
                     let own = min(record.rounds, rounds.count)
                     reply.given = Array(rounds.dropLast(own))
-                    reply.recorded = RecordedReply(text: answer, record: record, rounds: Array(rounds.suffix(own)))
+                    reply.recorded = RecordedReply(text: answer, record: record, rounds: Array(rounds.suffix(own)), reasoning: reasoning)
                     reply.entry = reply.given.isEmpty ? index : Self.lastResult(of: reply.given, after: index, in: entries)
                     steps.append(.reply(reply))
                 } else if let answer {
-                    steps.append(.history(user: turn.text, rounds: rounds, assistant: answer, line: entry.line))
+                    steps.append(.history(user: turn.text, rounds: rounds, assistant: answer, reasoning: reasoning, line: entry.line))
                 } else {
                     reply.given = rounds
                     steps.append(.reply(reply))
@@ -241,8 +255,7 @@ extension ConversationScript {
             }
             result.append(entry)
             if let reply = replies[index] {
-                result += reply.rounds.flatMap(\.items).map { ScriptEntry($0) }
-                result.append(ScriptEntry(.turn(Turn(.assistant, reply.text))))
+                result += reply.items.map { ScriptEntry($0) }
                 result.append(ScriptEntry(.generated(reply.record)))
                 skipRecorded = recorded.contains(index)
             }

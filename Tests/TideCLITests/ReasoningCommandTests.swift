@@ -31,7 +31,7 @@ extension CommandLineTests {
                     if choice.delta.content: content.append(choice.delta.content)
             message = whole.choices[0].message
             print(json.dumps({"reasoning": getattr(message, "reasoning_content", None), "content": message.content,
-                "streamed_reasoning": "".join(reasoning), "streamed_content": "".join(content),
+                "streamed_reasoning": "".join(reasoning).strip("\\n"), "streamed_content": "".join(content),
                 "finish": whole.choices[0].finish_reason}))
             """
 
@@ -59,6 +59,24 @@ extension CommandLineTests {
             let result = try TideProcess.run(["run", "--model", try Self.qwenThree().path, "-"], stdin: script)
             #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
             #expect(result.stdout.contains("2 passed, 0 failed"), "\(result.stdout)")
+        }
+
+        /// A transcript records the reasoning before the answer (`reasoning:`), and replaying it
+        /// checks both by teacher forcing.
+        @Test func aTranscriptKeepsTheReasoningAndReplaysIt() throws {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tide-reasoning-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent("out"), withIntermediateDirectories: true)
+            let script = folder.appendingPathComponent("think.tide")
+            try ("@model \(try Self.qwenThree().path)\n@temperature 0\n@max-tokens 40\n@plugin \(try Self.plugin())\n"
+                + "user: Capital of France?\nexpect: equals \"Paris.\"\n").write(to: script, atomically: true, encoding: .utf8)
+            let first = try TideProcess.run(["run", "--out", folder.appendingPathComponent("out").path, script.path])
+            #expect(first.status == 0, "\(first.stdout)\n\(first.stderr)")
+            let transcript = folder.appendingPathComponent("out/think.tide")
+            let written = try String(contentsOf: transcript, encoding: .utf8)
+            #expect(written.contains("reasoning: Let me see.\nassistant: Paris.\n@generated stop=\"eos\""), "\(written)")
+            let replayed = try TideProcess.run(["run", transcript.path])
+            #expect(replayed.status == 0 && replayed.stdout.contains("recorded replies: 1 confirmed by teacher forcing"),
+                    "\(replayed.stdout)\n\(replayed.stderr)")
         }
     }
 }

@@ -41,6 +41,11 @@ import TideTestSupport
         #expect(chat.history.last == ChatMessage(.assistant, "Yes.", reasoning: "Hmm."))
         _ = await chat.handle("/set reasoning aloud")
         #expect(Recorder.problems(in: recorder.take()).contains("/set reasoning is show or hide, not 'aloud'"))
+        // `/save` writes each reply's reasoning before it.
+        let file = plugins.appendingPathComponent("thinking.tide").path
+        _ = await chat.handle("/save \(file)")
+        let saved = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(saved.components(separatedBy: "reasoning: Hmm.\nassistant: Yes.\n@generated").count == 3, "\(saved)")
     }
 
     /// Settings changed between turns are written before the turn where they changed, so that

@@ -70,7 +70,7 @@ import TideTestSupport
         let reply = try await session.reply(to: "Capital of France?").collect()
         let summary = try #require(reply.summary)
         #expect(summary.stopReason == .endOfGeneration, "stop strings are the answer's: \(summary.stopReason)")
-        #expect(reply.reasoning.joined() == "Let me see." && summary.reasoning == "Let me see.")
+        #expect(reply.reasoning.joined() == "\nLet me see.\n" && summary.reasoning == "Let me see.")
         #expect(reply.text == "Paris." && summary.rawText == "Paris.")
         #expect(summary.statistics.reasoningTokens > 0 && summary.statistics.reasoningTokens < summary.statistics.generatedTokens)
         // Plugins see the answer token by token, and can ask for the reasoning.
@@ -93,8 +93,9 @@ import TideTestSupport
         let close = try model.tokenize("\n</think>")
         // Three tokens of reasoning (the open tag among them, where the reply wrote it), then the close tag forced.
         #expect(summary.statistics.reasoningTokens == 3 + close.count, "\(summary.statistics.reasoningTokens)")
-        let spent = try model.tokenize(thinker.open + think).prefix(3)
-        #expect(summary.reasoning == model.detokenize(Array(spent)).replacingOccurrences(of: "<think>", with: ""), "\(summary.reasoning)")
+        let spent = try model.tokenize(thinker.open + "\n" + think).prefix(3)
+        #expect(summary.reasoning == model.detokenize(Array(spent)).replacingOccurrences(of: "<think>", with: "").trimmingLineBreaks,
+                "\(summary.reasoning)")
         // The rest is answer: the plugin's words go on there.
         #expect(reply.reasoning.joined().trimmingLineBreaks == summary.reasoning && !reply.text.isEmpty && summary.stopReason == .endOfGeneration)
     }

@@ -4,7 +4,7 @@ import TideScript
 /// Every error names its line and column and says what would be right.
 struct ScriptErrorTests {
     @Test(arguments: [
-        ("hello there", 1, 1, "expected a turn (system:, user:, assistant:, tool-call:, tool:)"),
+        ("hello there", 1, 1, "expected a turn (system:, user:, assistant:, tool-call:, tool:, reasoning:)"),
         ("user: Hi\n  and more", 2, 3, "open a block with user: \"\"\""),
         ("@temprature 0", 1, 1, "unknown directive @temprature; directives are @name"),
         ("@temperature hot", 1, 14, "@temperature must be a number, not 'hot'"),

@@ -105,7 +105,7 @@ struct ScriptParserTests {
         #expect(steps.count == 6)
         #expect(steps[0] == .directive(.parameter(.temperature(0)), line: 1))
         #expect(steps[1] == .system("Be brief.", line: 2))
-        #expect(steps[2] == .history(user: "Hi", rounds: [], assistant: "Hello!", line: 3))
+        #expect(steps[2] == .history(user: "Hi", rounds: [], assistant: "Hello!", reasoning: nil, line: 3))
         guard case .reply(let math) = steps[3], case .reply(let recorded) = steps[4], case .reply(let last) = steps[5] else {
             Issue.record("expected three replies: \(steps)")
             return

@@ -40,7 +40,7 @@ struct ToolTurnTests {
         let steps = script.steps
         #expect(steps.prefix(2) == [.directive(.parameter(.toolChoice(.required)), line: 1),
                                     .directive(.parameter(.maxToolRounds(2)), line: 2)])
-        guard case .history(let user, let rounds, let answer, _) = steps[2] else {
+        guard case .history(let user, let rounds, let answer, _, _) = steps[2] else {
             Issue.record("expected written history: \(steps[2])")
             return
         }

@@ -59,8 +59,8 @@ public enum ScratchPlugins {
         }
     }()
 
-    /// Writes `<think>THINK</think>\n\nANSWER` and the end token, one token per step (the open tag
-    /// left out when `open` is empty: the prompt opened it).
+    /// Writes `<think>\nTHINK\n</think>\n\nANSWER` (as Qwen 3 writes a reply) and the end token,
+    /// one token per step (the open tag left out when `open` is empty: the prompt opened it).
     public static let thinkThen = """
         -- think-then: writes a fixed reply token by token: `think` between the reasoning tags, then
         -- `answer`, then the end-of-turn token spelled `stop`.
@@ -72,7 +72,7 @@ public enum ScratchPlugins {
             if not tide.state.ids then
               local ids = {}
               local function add(text) for _, id in ipairs(tide.tokenize(text)) do ids[#ids + 1] = id end end
-              add(o.open .. o.think .. "</think>\\n\\n" .. o.answer)
+              add(o.open .. "\\n" .. o.think .. "\\n</think>\\n\\n" .. o.answer)
               for _, id in ipairs(tide.model.end_tokens) do
                 if tide.token_text(id) == o.stop then ids[#ids + 1] = id end
               end
