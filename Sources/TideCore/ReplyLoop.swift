@@ -76,10 +76,11 @@ struct ReplyLoop {
         defer { decoder.close() }
         statistics.promptTokens = decoder.promptTokenCount
         // A reply held to a grammar from its first token (a format, a required tool call) has no
-        // room for a reasoning block: it is all answer.
+        // room for a reasoning block, and a plain-text continuation (`rawPrompt`) has no turns:
+        // they are all answer.
         let grammarFromStart = prompt.parameters.format != nil
             || (prompt.parameters.offersTools && ![.auto, .none].contains(prompt.parameters.toolChoice))
-        splitter = grammarFromStart ? nil : backend.reasoningMarkers.map(ReasoningSplitter.init(markers:))
+        splitter = grammarFromStart || prompt.parameters.rawPrompt ? nil : backend.reasoningMarkers.map(ReasoningSplitter.init(markers:))
         let reason = try await decode(with: decoder, parameters: prompt.parameters)
         // Read after decoding: a backend knows for sure only once its cache has been trimmed.
         statistics.reusedPromptTokens = decoder.reusedPromptTokenCount

@@ -68,4 +68,18 @@ import TideTestSupport
         #expect(summary.stopReason == .maxTokens && reply.text.isEmpty)
         #expect(reply.reasoning.joined() == "long thought</th" && summary.reasoning == "long thought</th")
     }
+
+    /// A plain-text continuation (`/v1/completions`) and a reply held to a format from its first
+    /// token have no reasoning block: the tags are text.
+    @Test func aContinuationOrAFormattedReplyIsAllText() async throws {
+        for configure in [{ (parameters: inout GenerationParameters) in parameters.rawPrompt = true },
+                          { (parameters: inout GenerationParameters) in parameters.format = .json }] {
+            let backend = ScriptedBackend { _ in ["<think>", "x", "</think>", "y"] }
+            backend.reasoningMarkers = ReasoningMarkers()
+            let session = ChatSession(backend: backend, systemPrompt: nil)
+            configure(&session.parameters)
+            let reply = try await session.reply(to: "Go").collect()
+            #expect(reply.reasoning.isEmpty && reply.text == "<think>x</think>y")
+        }
+    }
 }
