@@ -28,8 +28,7 @@ extension CommandLineTests {
         /// Which family writes a model's prompts, and whether it thinks (the family fixtures).
         @Test func infoNamesTheFamilyAndTheReasoning() throws {
             func info(_ name: String) throws -> String {
-                let family = try #require(ModelFamily.all.first { $0.name == name })
-                try family.checkInstalled()
+                let family = try ModelFamily.named(name)
                 return try TideProcess.run(["models", "info", family.path]).stdout
             }
             let phi = try info("phi-4-mini")

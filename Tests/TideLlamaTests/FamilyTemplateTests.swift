@@ -39,8 +39,7 @@ import TideTestSupport
     /// the fixtures of their families carry it.
     @Test(arguments: [("phi-3.5-mini-instruct", "phi-3.5"), ("phi-4-mini-instruct", "phi-4-mini")])
     func theRegistrysPhiModelsUseTheirFamilysTemplate(entry: String, fixture: String) throws {
-        let family = try #require(ModelFamily.all.first { $0.name == fixture })
-        try family.checkInstalled()
+        let family = try ModelFamily.named(fixture)
         let model = try LlamaModel.load(path: family.path, contextSize: 512)
         let template = try ChatTemplate(parsing: try #require(ModelRegistry.entry(named: entry)).template)
         try Self.expectTemplatePrompts(of: model, with: template, entry)
@@ -49,8 +48,7 @@ import TideTestSupport
     /// Qwen 3's template writes back the reasoning of the answers after the last question (a tool
     /// round's, given as `reasoning_content`) and drops an answered turn's: so does Tide.
     @Test func qwenThreeKeepsTheReasoningOfTheTurnBeingAnswered() throws {
-        let family = try #require(ModelFamily.all.first { $0.name == "qwen-3" })
-        try family.checkInstalled()
+        let family = try ModelFamily.named("qwen-3")
         let model = try LlamaModel.load(path: family.path, contextSize: 512)
         let call = ToolCall(id: "call_1", name: "calculate", arguments: #"{"expression":"2 + 2"}"#)
         let conversation = [ChatMessage(.system, "Be brief."), ChatMessage(.user, "Hi"), ChatMessage(.assistant, "Hello.", reasoning: "A greeting."),

@@ -6,16 +6,18 @@ import TideTestSupport
 /// Each family's end-of-turn token ends a reply: a logits plugin raises it after a few tokens, and
 /// the reply stops with reason `eos`, nothing of the token shown or kept.
 @Suite struct FamilyEndTokenTests {
-    /// Raises the end token spelled `token` once the reply has `after` tokens.
+    /// Bans the end tokens for `after` tokens, then raises the one spelled `token`: the reply's
+    /// length is certain whatever words the random weights prefer on this machine.
     static let endWith = """
-        -- end-with: raises the end-of-turn token spelled `token` once the reply has `after` tokens.
+        -- end-with: bans the end tokens until the reply has `after` tokens, then raises the
+        -- end-of-turn token spelled `token`.
         return {
           name = "end-with",
           options = { token = "", after = 3 },
           on_logits = function(view, reply)
-            if reply.tokens < tide.options.after then return end
             for _, id in ipairs(tide.model.end_tokens) do
-              if tide.token_text(id) == tide.options.token then view:bias(id, 1000) end
+              if reply.tokens < tide.options.after then view:ban(id)
+              elseif tide.token_text(id) == tide.options.token then view:bias(id, 1000) end
             end
           end,
         }

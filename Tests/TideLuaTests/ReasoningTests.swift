@@ -32,8 +32,7 @@ import TideTestSupport
     static func session(_ thinker: Thinker, think: String, answer: String, configure: (inout GenerationParameters) -> Void = { _ in })
         throws -> (ChatSession, LlamaModel)
     {
-        let family = try #require(ModelFamily.all.first { $0.name == thinker.fixture })
-        try family.checkInstalled()
+        let family = try ModelFamily.named(thinker.fixture)
         let model = try LlamaModel.load(path: family.path, contextSize: 1024)
         let writer = try PluginFixtures.plugin("think-then", ScratchPlugins.thinkThen,
                                                options: "think='\(think)' answer='\(answer)' open='\(thinker.open)' stop='\(thinker.endOfTurn)'")
@@ -49,8 +48,7 @@ import TideTestSupport
     /// tokens (whatever template renders it); never a raw prompt, nor a model without them.
     @Test func whoThinks() throws {
         func model(_ name: String) throws -> LlamaModel {
-            let family = try #require(ModelFamily.all.first { $0.name == name })
-            try family.checkInstalled()
+            let family = try ModelFamily.named(name)
             return try LlamaModel.load(path: family.path, contextSize: 256)
         }
         let qwen = try model("qwen-3")

@@ -35,8 +35,7 @@ import TideTestSupport
 
     @Test(arguments: [("phi-3.5-mini-instruct", "phi-3.5"), ("phi-4-mini-instruct", "phi-4-mini")])
     func aPhiModelIsPulledTheWholeWay(name: String, fixture: String) async throws {
-        let family = try #require(ModelFamily.all.first { $0.name == fixture })
-        try family.checkInstalled()
+        let family = try ModelFamily.named(fixture)
         let server = try LocalFileServer()
         let store = ModelStore(directory: server.directory.appendingPathComponent("store"))
         let data = try Data(contentsOf: URL(fileURLWithPath: family.path))

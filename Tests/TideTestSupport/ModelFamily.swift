@@ -27,6 +27,15 @@ public struct ModelFamily: Sendable, CustomStringConvertible {
                 fixture("deepseek-r1-qwen", "<｜end▁of▁sentence｜>")]
     }()
 
+    /// The family `name`, its file checked to be there.
+    public static func named(_ name: String) throws -> ModelFamily {
+        guard let family = all.first(where: { $0.name == name }) else {
+            throw ServerProcess.Failure(description: "no model family \(name) among the fixtures")
+        }
+        try family.checkInstalled()
+        return family
+    }
+
     /// Fails with what to run when the family's file is missing.
     public func checkInstalled() throws {
         guard FileManager.default.fileExists(atPath: path) else {
