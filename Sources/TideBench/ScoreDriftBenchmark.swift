@@ -164,6 +164,12 @@ struct ScoreDriftBenchmark {
                 batch.logits[offset] = everyLogit || offset == tokens.count - 1 ? 1 : 0
             }
             guard llama_decode(context, batch) == 0 else { throw BenchmarkError("llama.cpp could not decode the score-drift texts") }
+            // On a simulated machine (`TIDE_MACHINE`), its scores: the figure then measures the simulation.
+            let rows = tokens.indices.compactMap { index -> ScoredEntry? in
+                let offset = index - tokens.startIndex
+                return batch.logits[offset] == 0 ? nil : ScoredEntry(index: offset, sequence: 0, position: position + offset, token: tokens[index])
+            }
+            SimulatedMachine.current.perturb(rows: rows, vocabularySize: model.facts.vocabularySize) { llama_get_logits_ith(context, Int32($0)) }
         }
         try decode(prompt[...], from: 0, everyLogit: false)
         read(0, llama_get_logits_ith(context, -1)!)

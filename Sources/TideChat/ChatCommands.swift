@@ -134,11 +134,11 @@ extension ChatController {
         output(.notice("format " + (format?.description ?? "text")))
     }
 
-    /// `/set draft lookup|off`: whether replies draft tokens to check in one decode (the same
-    /// replies, at another speed).
+    /// `/set draft lookup|always|off`: whether replies draft tokens to check in one decode (the
+    /// same replies, at another speed): where a check pays, whenever there is a draft, or never.
     func setDraft(_ value: String) throws {
         guard let draft = DraftMode(rawValue: value) else {
-            throw ChatError("/set draft is " + DraftMode.allCases.map(\.rawValue).joined(separator: " or ") + ", not '\(value)'")
+            throw ChatError("/set draft is " + DraftMode.allCases.map(\.rawValue).joined(separator: ", ") + ", not '\(value)'")
         }
         session.parameters.draft = draft
         output(.notice("draft \(draft.rawValue)"))

@@ -56,9 +56,21 @@ public struct DraftPolicy: Sendable, Hashable {
         return Self.lengths[level]
     }
 
+    /// A policy for ``DraftMode/always``: the longest drafts, on the shortest match, never paused.
+    public static var always: DraftPolicy {
+        var policy = DraftPolicy()
+        policy.level = Self.lengths.count - 1
+        policy.isFixed = true
+        return policy
+    }
+
+    /// Whether the policy never changes (``always``).
+    private var isFixed = false
+
     /// The longest draft of at most `most` tokens whose check the reply can afford after
     /// `tokens` tokens (see the type's description); 0 when none.
     public func affordableLength(most: Int, tokens: Int, costs: CheckCosts) -> Int {
+        if isFixed { return most }
         let budget = gain + Self.lossShare * Double(tokens)
         var length = most
         while length > 0, costScale * costs.cost(ofChunk: length + 1) - 1 > budget { length -= 1 }
@@ -69,7 +81,7 @@ public struct DraftPolicy: Sendable, Hashable {
     /// Records that `accepted` of `drafted` tokens were accepted by a decode that took as long
     /// as `cost` decodes of a single token (`costs` predicted it).
     public mutating func record(drafted: Int, accepted: Int, cost: Double, costs: CheckCosts) {
-        guard drafted > 0 else { return }
+        guard drafted > 0, !isFixed else { return }
         costScale = 0.7 * costScale + 0.3 * cost / max(costs.cost(ofChunk: drafted + 1), 1e-9)
         let earned = Double(accepted + 1) - cost
         gain += earned
@@ -117,9 +129,14 @@ public enum DraftMode: String, Sendable, Hashable, Codable, CaseIterable {
 
     /// Decode one token at a time.
     case off
-    /// Draft from the context by prompt lookup (``PromptLookup``); the reply is the same where the
-    /// backend's batches are exact (see ``GenerationParameters/draft``).
+    /// Draft from the context by prompt lookup (``PromptLookup``) where a check pays
+    /// (``DraftPolicy``); the reply is the same where the backend's batches are exact (see
+    /// ``GenerationParameters/draft``).
     case lookup
+    /// Draft by prompt lookup whenever the context holds a draft, as long as the lookup allows,
+    /// whatever a check costs: for a machine whose checks cost next to nothing (a GPU), and for
+    /// tests that must draft on any machine.
+    case always
 }
 
 /// What one decode of a chunk of tokens (with scores at each) costs on a machine and model, in

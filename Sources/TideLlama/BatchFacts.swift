@@ -27,9 +27,17 @@ extension LlamaModel {
         batchFacts(threads: threads, flashAttention: flashAttention).exact
     }
 
-    /// What checking a draft costs on `threads` threads, in single decodes (``CheckCosts``).
-    func draftCheckCosts(threads: Int, flashAttention: Bool) -> CheckCosts {
-        CheckCosts(chunks: BatchFacts.chunkSizes, costs: batchFacts(threads: threads, flashAttention: flashAttention).checkCosts)
+    /// Whether a context on `threads` threads scores a batch's tokens bit for bit as alone on
+    /// `machine`: never where it simulates a batch drift.
+    func scoresBatchesExactly(threads: Int, flashAttention: Bool, machine: SimulatedMachine) -> Bool {
+        machine.batchDrift == nil && scoresBatchesExactly(threads: threads, flashAttention: flashAttention)
+    }
+
+    /// What checking a draft costs on `threads` threads, in single decodes (``CheckCosts``): as
+    /// `machine` gives them, or measured.
+    func draftCheckCosts(threads: Int, flashAttention: Bool, machine: SimulatedMachine) -> CheckCosts {
+        machine.checkCosts
+            ?? CheckCosts(chunks: BatchFacts.chunkSizes, costs: batchFacts(threads: threads, flashAttention: flashAttention).checkCosts)
     }
 
     /// What llama.cpp's batches do on `threads` threads: probed once per thread count and kernel,
@@ -110,9 +118,9 @@ extension LlamaModel {
     /// Why a context of this model on `threads` threads (with flash attention or not) cannot check
     /// a recorded reply by teacher forcing under `tolerance`, or `nil` when it can: batches that
     /// are not bit-exact need a tolerance above 0.
-    func teacherForcingUnavailable(threads: Int, flashAttention: Bool, tolerance: Double) -> String? {
+    func teacherForcingUnavailable(threads: Int, flashAttention: Bool, machine: SimulatedMachine, tolerance: Double) -> String? {
         if !canDropCachedTokens { return "this model's cache cannot take back tokens" }
-        if tolerance == 0, !scoresBatchesExactly(threads: threads, flashAttention: flashAttention) {
+        if tolerance == 0, !scoresBatchesExactly(threads: threads, flashAttention: flashAttention, machine: machine) {
             return "llama.cpp scores a batch of this model's tokens differently from each token alone, "
                 + "and the tolerance is 0 (exact)"
         }

@@ -13,7 +13,7 @@ import TideCore
 /// tolerance (``Tolerance``), so that a near-tie the batch orders otherwise does not end the draft.
 struct Drafter {
     private var lookup: PromptLookup
-    private var policy = DraftPolicy()
+    private var policy: DraftPolicy
     private(set) var statistics = DraftStatistics()
     /// The draft in the cache after the token before it; its scores are being used.
     private var draft: [Int32] = []
@@ -30,11 +30,17 @@ struct Drafter {
     /// What a check costs here: measured when a draft is first found (``measureCosts``).
     private var costs: CheckCosts?
     private let measureCosts: () -> CheckCosts
+    /// Whether the costs are given (``SimulatedMachine/checkCosts``): then a check is taken to
+    /// cost what they say, not what the clock says, so that drafting decides alike on any machine.
+    private let costsAreGiven: Bool
 
-    /// Drafting for a reply to `prompt`; `costs` measures what checks cost on this machine, called
-    /// once, when there is a first draft to size.
-    init(prompt: [Int32], costs: @escaping () -> CheckCosts) {
+    /// Drafting for a reply to `prompt`, `always` (``DraftMode/always``) or where a check pays;
+    /// `costs` gives what checks cost on this machine, called once, when there is a first draft
+    /// to size.
+    init(prompt: [Int32], always: Bool, costsAreGiven: Bool, costs: @escaping () -> CheckCosts) {
         lookup = PromptLookup(prompt: prompt)
+        policy = always ? .always : DraftPolicy()
+        self.costsAreGiven = costsAreGiven
         measureCosts = costs
     }
 
@@ -95,7 +101,8 @@ struct Drafter {
         statistics.accepted += index
         // Before any single decode is timed, a chunk is taken to cost what the probe measured.
         let predicted = costs ?? CheckCosts(chunks: [], costs: [])
-        let cost = singleSeconds.map { checkSeconds / $0 } ?? predicted.cost(ofChunk: draft.count + 1)
+        let measured = costsAreGiven ? nil : singleSeconds.map { checkSeconds / $0 }
+        let cost = measured ?? predicted.cost(ofChunk: draft.count + 1)
         policy.record(drafted: draft.count, accepted: index, cost: cost, costs: predicted)
     }
 

@@ -24,7 +24,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     /// Not for recurrent or hybrid models, whose caches cannot drop their last tokens.
     public var supportsRewind: Bool { model.canDropCachedTokens }
     public func teacherForcingUnavailable(tolerance: Double) -> String? {
-        model.teacherForcingUnavailable(threads: threads, flashAttention: flashAttention, tolerance: tolerance)
+        model.teacherForcingUnavailable(threads: threads, flashAttention: flashAttention, machine: machine, tolerance: tolerance)
     }
 
     /// The most recorded tokens teacher forcing evaluates in one decode (``TeacherForcer/chunkSize``).
@@ -34,6 +34,8 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     private let threads: Int
     /// Whether the context uses flash attention (``LlamaContextOptions/flashAttention``).
     private let flashAttention: Bool
+    /// The machine simulated (``LlamaContextOptions/machine``).
+    private let machine: SimulatedMachine
     public var vocabulary: (any Vocabulary)? { model }
     public var toolCallReader: (any ToolCallReader)? { model.toolCallReader(template: template) }
     public var reasoningMarkers: ReasoningMarkers? { model.reasoningMarkers(template: template) }
@@ -77,6 +79,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
         let parameters = options.contextParameters(contextSize: size, sequences: 1)
         threads = options.resolvedThreads
         flashAttention = options.flashAttention
+        machine = options.machine
         LlamaRuntime.clearErrors()
         guard let context = llama_init_from_model(model.pointer, parameters) else {
             throw .contextFailed(contextSize: size, detail: LlamaRuntime.errors())
@@ -149,16 +152,17 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
         sampler.accept(promptTail: prompt.suffix(parameters.repeatLastN), model: model)
         return LlamaReplyDecoder(backend: self, sampler: sampler, promptTokenCount: prompt.count,
                                  reusedPromptTokenCount: reused, forcer: forcer,
-                                 drafter: forcer == nil && parameters.draft == .lookup && model.canDropCachedTokens
-                                     ? Drafter(prompt: prompt, costs: { [model, threads, flashAttention] in
-                                         model.draftCheckCosts(threads: threads, flashAttention: flashAttention)
-                                     }) : nil)
+                                 drafter: forcer == nil && parameters.draft != .off && model.canDropCachedTokens
+                                     ? Drafter(prompt: prompt, always: parameters.draft == .always, costsAreGiven: machine.checkCosts != nil,
+                                               costs: { [model, threads, flashAttention, machine] in
+                                                   model.draftCheckCosts(threads: threads, flashAttention: flashAttention, machine: machine)
+                                               }) : nil)
     }
 
     /// Whether llama.cpp scores a drafted token exactly as it scores it alone, so that a reply
     /// that drafts is the same as one that does not; probed when a reply first has a draft to
     /// check, so that replies that find none never wait for the probe.
-    var checksDraftsExactly: Bool { model.scoresBatchesExactly(threads: threads, flashAttention: flashAttention) }
+    var checksDraftsExactly: Bool { model.scoresBatchesExactly(threads: threads, flashAttention: flashAttention, machine: machine) }
 
     /// Tokens the context may still take.
     var room: Int { contextSize - cachedTokenCount }
@@ -183,6 +187,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
                 cache.withLock { _ = $0.kept.truncate(to: start, in: context) }
                 throw .decodeFailed(code: code)
             }
+            batch.simulate(machine, in: context, vocabularySize: model.facts.vocabularySize)
             position += chunk.count
             cache.withLock { $0.kept.tokens += chunk }
         }

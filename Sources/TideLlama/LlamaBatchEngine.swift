@@ -33,11 +33,15 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     let threads: Int
     /// Whether the context uses flash attention (``LlamaContextOptions/flashAttention``).
     let flashAttention: Bool
+    /// The machine simulated (``LlamaContextOptions/machine``).
+    let machine: SimulatedMachine
 
     /// Whether llama.cpp scores this context's batches exactly as single tokens
     /// (``LlamaModel/scoresBatchesExactly(threads:flashAttention:)``): then a sequence's replies are
     /// those of decoding it alone, bit for bit.
-    public var scoresBatchesExactly: Bool { model.scoresBatchesExactly(threads: threads, flashAttention: flashAttention) }
+    public var scoresBatchesExactly: Bool {
+        model.scoresBatchesExactly(threads: threads, flashAttention: flashAttention, machine: machine)
+    }
     let context: OpaquePointer
     /// Where prompts are rendered and tokenized: neither on the engine's thread, which would
     /// hold up every sequence's next step, nor on the cooperative pool, which would hold up the
@@ -66,6 +70,7 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
         var parameters = options.contextParameters(contextSize: perSequence * sequences, sequences: sequences)
         threads = options.resolvedThreads
         flashAttention = options.flashAttention
+        machine = options.machine
         // Each sequence gets its own part of the cache. A unified cache decoded no faster here
         // (within the machine's noise) and changed more greedy replies against sequential replay.
         parameters.kv_unified = false
@@ -264,6 +269,7 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
             included.append((request, chunk.count, logitsIndex))
         }
         let code = llama_decode(context, batch.batch)
+        if code == 0 { batch.simulate(machine, in: context, vocabularySize: model.facts.vocabularySize) }
         for (sequence, position) in filled { llama_memory_seq_rm(llama_get_memory(context), sequence, position, -1) }
         for (request, count, logitsIndex) in included {
             guard code == 0 else {

@@ -15,6 +15,9 @@ public struct LlamaContextOptions: Sendable, Hashable {
     /// off, batches score otherwise than single tokens, and recordings are checked within the
     /// tolerance (``Tolerance``).
     public var flashAttention = true
+    /// The machine whose scores and costs the context gives: this one, or the one `TIDE_MACHINE`
+    /// simulates (``SimulatedMachine``).
+    public var machine = SimulatedMachine.current
 
     /// Options with every default.
     public init(contextSize: Int? = nil, threads: Int? = nil, batchSize: Int = 512) {

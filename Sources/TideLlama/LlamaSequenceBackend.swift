@@ -19,7 +19,7 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
     public var supportsRewind: Bool { engine.model.canDropCachedTokens }
     public func teacherForcingUnavailable(tolerance: Double) -> String? {
         engine.model.teacherForcingUnavailable(threads: engine.threads, flashAttention: engine.flashAttention,
-                                              tolerance: tolerance)
+                                              machine: engine.machine, tolerance: tolerance)
     }
     public var vocabulary: (any Vocabulary)? { engine.model }
     public var toolCallReader: (any ToolCallReader)? { engine.model.toolCallReader(template: template) }

@@ -1,4 +1,5 @@
 import CLlama
+import TideCore
 
 /// A reusable `llama_batch`: tokens of one or more sequences, each at its position.
 final class TokenBatch {
@@ -36,5 +37,20 @@ final class TokenBatch {
         for (offset, token) in tokens.enumerated() {
             add(token, position: position + offset, sequence: 0, logits: offset >= tokens.count - outputs)
         }
+    }
+
+    /// The entries whose scores a decode keeps, in batch order.
+    var scoredEntries: [ScoredEntry] {
+        (0..<count).compactMap { index in
+            batch.logits[index] == 0 ? nil
+                : ScoredEntry(index: index, sequence: batch.seq_id[index]![0], position: Int(batch.pos[index]), token: batch.token[index])
+        }
+    }
+
+    /// After a decode of this batch in `context`, moves its kept scores as `machine` computes them
+    /// (nothing on this machine).
+    func simulate(_ machine: SimulatedMachine, in context: OpaquePointer, vocabularySize: Int) {
+        guard !machine.isReal else { return }
+        machine.perturb(rows: scoredEntries, vocabularySize: vocabularySize) { llama_get_logits_ith(context, Int32($0)) }
     }
 }

@@ -56,7 +56,7 @@ struct SamplingOptions: ParsableArguments {
             help: "The most tokens a thinking model (<think>…</think>) may reason for; then its reasoning is closed for it and it answers (-1: no limit; default: -1).")
     var reasoningBudget: Int?
 
-    @Option(help: "Draft tokens from the conversation and check them in one decode (lookup), or decode one at a time (off); the reply is the same. Replies on the sequences of a batch (tide serve, run --parallel) do not draft yet (default: lookup).")
+    @Option(help: "Draft tokens from the conversation and check them in one decode where a check pays on this machine (lookup), whenever the conversation holds a draft (always), or decode one at a time (off); the reply is the same. Replies on the sequences of a batch (tide serve, run --parallel) do not draft yet (default: lookup).")
     var draft: DraftMode?
 
     /// The parameters given, in the order of ``ParameterSetting/names`` (`--max-rewinds` and

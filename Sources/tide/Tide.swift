@@ -14,10 +14,15 @@ struct Tide: AsyncParsableCommand {
     )
 
     /// Runs the command; a usage error exits with status 2 (as `tide run` documents), not
-    /// ArgumentParser's 64.
+    /// ArgumentParser's 64, and so does a `TIDE_MACHINE` that cannot be read (``SimulatedMachine``).
     static func main() async {
         do {
             var command = try parseAsRoot()
+            do {
+                _ = try SimulatedMachine.fromEnvironment()
+            } catch {
+                throw ValidationError("\(error)")
+            }
             if var command = command as? AsyncParsableCommand {
                 try await command.run()
             } else {

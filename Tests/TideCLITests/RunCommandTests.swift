@@ -11,7 +11,7 @@ extension CommandLineTests {
             #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
             #expect(result.stdout.contains(" 0 failed (12 scripts"), "\(result.stdout)")
             #expect(!result.stdout.contains("FAIL"))
-            #expect(result.stdout.contains("Conversations/capitals.tide:12: PASS expect: contains \"Paris\""))
+            #expect(result.stdout.contains("Conversations/capitals.tide:18: PASS expect: contains \"Paris\""))
         }
 
         @Test func parallelReplayGivesTheSameTranscriptsAsSequential() throws {

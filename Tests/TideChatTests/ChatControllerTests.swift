@@ -123,11 +123,15 @@ import TideRunner
     }
 
     @Test func aCancelledReplyIsKeptAndMarked() async throws {
-        let chat = try chat { $0.parameters.maxTokens = 400; $0.plugins = [ScratchPlugins.capitalsFile] }
+        // A story of certain words, far longer than the wait for its first piece, on any machine.
+        let story = String(repeating: "The keeper climbed the stairs and lit the lamp. ", count: 30)
+        let chat = try chat { $0.parameters.maxTokens = 400; $0.plugins = [ScratchPlugins.capitalsFile + " text='\(story)'"] }
         let canceller = chat.canceller
         #expect(!canceller.cancel(), "nothing to cancel yet")
         let watcher = Task {
-            while Recorder.reply(in: recorder.take()).isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(60)
+            while Recorder.reply(in: recorder.take()).isEmpty, clock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
             canceller.cancel()
         }
         _ = await chat.handle("Write a long story about a lighthouse keeper.")
@@ -139,7 +143,7 @@ import TideRunner
         #expect(chat.script.printed().contains("# interrupted"))
         #expect(!chat.script.printed().contains("@generated"))
         _ = await chat.handle("What is the capital of France?")
-        #expect(Recorder.reply(in: recorder.take()).contains("Paris"), "the chat goes on")
+        #expect(Recorder.reply(in: recorder.take()).hasPrefix("The keeper climbed"), "the chat goes on")
     }
 
     @Test func pluginsLoadUnloadAndReloadFromDisk() async throws {

@@ -19,7 +19,8 @@ extension RealModelTests {
         }
 
         /// Four times the messages take about four times as long, not sixteen: llama.cpp alone took
-        /// 15 s for 20,000 short messages and 54 s for 40,000.
+        /// 15 s for 20,000 short messages and 54 s for 40,000. A ratio of the two, each the fastest
+        /// of three runs taken in turn, so that what else the machine does weighs alike on both.
         @Test func manyMessagesAreTokenizedInLinearTime() throws {
             func time(_ count: Int) throws -> Duration {
                 let messages = [ChatMessage](repeating: ChatMessage(.user, "hi"), count: count)
@@ -28,9 +29,12 @@ extension RealModelTests {
                 #expect(tokens.count > count * 5)
                 return ContinuousClock.now - start
             }
-            let (short, long) = (try time(5000), try time(20000))
+            var (short, long) = (Duration.seconds(1000), Duration.seconds(1000))
+            for _ in 0..<3 {
+                short = min(short, try time(5000))
+                long = min(long, try time(20000))
+            }
             #expect(long < short * 8, "5,000 messages: \(short), 20,000: \(long)")
-            #expect(long < .seconds(8), "20,000 messages: \(long)")
         }
     }
 }

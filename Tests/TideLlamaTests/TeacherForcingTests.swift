@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import TideCore
 import TideLlama
+import TideTestSupport
 
 extension RealModelTests {
     /// Recorded replies checked by teacher forcing: the same replies as generating, token for
@@ -146,17 +147,6 @@ extension RealModelTests {
             }
         }
 
-        /// Records the id of every token a reply shows.
-        final class ChosenTokens: ChatHook, Sendable {
-            let name = "chosen"
-            let points: Set<HookPoint> = [.token]
-            let ids = Mutex<[Int32]>([])
-            func onToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision {
-                if let id = token.id { ids.withLock { $0.append(id) } }
-                return .pass
-            }
-        }
-
         /// A recorded token that trails the sampler's choice by less than the tolerance is confirmed,
         /// counted as a near-tie with its margin, and the positions after it are confirmed as well
         /// (the sampler's state is that of having chosen it); by more, the reply is generated from
@@ -232,31 +222,66 @@ extension RealModelTests {
             }
         }
 
-        /// Without flash attention llama.cpp scores a batch otherwise than single tokens, as a GPU
-        /// does: recorded replies are still checked by teacher forcing, within the tolerance, and
-        /// not generated again; with a tolerance of 0 they are generated, and the report says why.
+        /// Where a batch scores otherwise than single tokens (a GPU, or llama.cpp without flash
+        /// attention), recorded replies are still checked by teacher forcing, within the tolerance:
+        /// a simulated batch drift (``BatchDrift``) puts another token ahead of the recorded one
+        /// by a known amount at one known position of the forced chunks. Below the tolerance the reply
+        /// is confirmed, with that near-tie and its margin; above it, it is generated again from
+        /// exactly there; with a tolerance of 0 it is not forced at all, and the report says why.
+        /// On one context and on a batch's sequence.
         @Test func inexactBatchesAreCheckedWithinTheTolerance() async throws {
-            var options = LlamaContextOptions(contextSize: 2048)
-            options.flashAttention = false
-            let generated = try await converse(try LlamaBackend(model: TestModel.shared, options: options), parameters())
-            let recorded = generated.map(\.text)
-            let forced = try await converse(try LlamaBackend(model: TestModel.shared, options: options), parameters(), recorded: recorded)
-            for (original, replay) in zip(generated, forced) {
-                #expect(replay.text == original.text)
-                #expect(replay.summary?.statistics.generatedTokens == original.summary?.statistics.generatedTokens)
-                guard case .confirmed(let tokens, let nearTies)? = replay.summary?.teacherForcing else {
-                    Issue.record("not confirmed: \(String(describing: replay.summary?.teacherForcing))")
+            let question = Self.turns[0]
+            for sequenced in [false, true] {
+                /// A backend whose batches drift so (none: `nil`).
+                func backend(_ drift: BatchDrift?) throws -> any ChatBackend {
+                    var options = LlamaContextOptions(contextSize: 1024)
+                    options.machine.batchDrift = drift
+                    return sequenced ? try LlamaBatchEngine(model: TestModel.shared, sequences: 1, options: options).makeBackend()
+                        : try LlamaBackend(model: TestModel.shared, options: options)
+                }
+                func reply(_ backend: any ChatBackend, tolerance: Double = Tolerance.standard, forcing: String? = nil,
+                           hooks: [any ChatHook] = []) async throws -> CollectedReply
+                {
+                    var parameters = parameters(maxTokens: 40)
+                    parameters.tolerance = tolerance
+                    parameters.draft = .off
+                    let session = ChatSession(backend: backend, systemPrompt: "You are a helpful assistant.", parameters: parameters,
+                                              hooks: [EndBan()] + hooks)
+                    return try await session.reply(to: question, forcing: forcing).collect()
+                }
+                // Generated a token at a time, the drift never applies.
+                let tokens = ChosenTokens()
+                let original = try await reply(try backend(nil), hooks: [tokens])
+                let promptTokens = try #require(original.summary?.statistics.promptTokens)
+                #expect(original.summary?.statistics.generatedTokens == 40)
+                // The drift puts a token the recording does not begin with ahead of the model's
+                // choice, where the recording, as the tokenizer spells it, holds the model's own
+                // tokens up to there.
+                let generated = tokens.ids.withLock { $0 }
+                let agreeing = zip(generated, try TestModel.shared.tokenize(original.text)).prefix { $0 == $1 }.count
+                let drifted = min(agreeing - 1, 20)
+                try #require(drifted >= 2, "the tokenizer spells the reply as the model did at first")
+                let intruder = try #require(try TestModel.shared.tokenize(" Zanzibar").first)
+                let at = { (amount: Float) in
+                    BatchDrift(amount: amount, placement: .init(scoredPosition: promptTokens + drifted, token: intruder))
+                }
+
+                let within = try await reply(try backend(at(0.3)), forcing: original.text)
+                #expect(within.text == original.text)
+                guard case .confirmed(40, let nearTies)? = within.summary?.teacherForcing else {
+                    Issue.record("not confirmed: \(String(describing: within.summary?.teacherForcing))")
                     continue
                 }
-                #expect(tokens == replay.summary?.statistics.generatedTokens)
-                #expect(Double(nearTies.largestMargin) <= Tolerance.standard)
-            }
-            var exact = parameters()
-            exact.tolerance = 0
-            let strict = try await converse(try LlamaBackend(model: TestModel.shared, options: options), exact, recorded: recorded)
-            for reply in strict {
-                guard case .skipped(.unavailable(let why))? = reply.summary?.teacherForcing else {
-                    Issue.record("forced with a tolerance of 0: \(String(describing: reply.summary?.teacherForcing))")
+                #expect(nearTies.count == 1)
+                #expect(abs(nearTies.largestMargin - 0.3) < 0.01, "\(nearTies)")
+
+                let beyond = try await reply(try backend(at(1.5)), forcing: original.text)
+                #expect(beyond.summary?.teacherForcing == .regenerated(from: drifted))
+                #expect(beyond.text != original.text, "the batch's own choice at the drifted position, and the model's words after it")
+
+                let strict = try await reply(try backend(at(0.3)), tolerance: 0, forcing: original.text)
+                guard case .skipped(.unavailable(let why))? = strict.summary?.teacherForcing else {
+                    Issue.record("forced with a tolerance of 0: \(String(describing: strict.summary?.teacherForcing))")
                     continue
                 }
                 #expect(why.contains("tolerance is 0"))
@@ -264,12 +289,16 @@ extension RealModelTests {
         }
 
         /// The probe that decides whether a model's recorded replies can be forced: exact for the
-        /// bundled model with flash attention, and it tells when it is not (without flash
-        /// attention, llama.cpp's attention rounds a batch differently).
-        @Test func theProbeTellsExactBatchesFromInexactOnes() {
+        /// bundled model with flash attention; a machine whose batches drift is not (whether this
+        /// CPU's kernels without flash attention drift, and how far, is the CPU's business).
+        @Test func theProbeTellsExactBatchesFromInexactOnes() throws {
             let threads = LlamaContextOptions.coreCount
             #expect(TestModel.shared.scoresBatchesExactly(threads: threads))
-            #expect(!TestModel.shared.scoresBatchesExactly(threads: threads, flashAttention: false))
+            var options = LlamaContextOptions(contextSize: 256)
+            options.machine.batchDrift = BatchDrift(amount: 0.1)
+            let drifting = try LlamaBackend(model: TestModel.shared, options: options)
+            #expect(drifting.teacherForcingUnavailable(tolerance: 0)?.contains("tolerance is 0") == true)
+            #expect(drifting.teacherForcingUnavailable(tolerance: 1) == nil)
         }
 
         @Test func samplingWithoutASeedIsGenerated() async throws {

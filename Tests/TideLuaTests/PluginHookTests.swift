@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 import TideCore
+import TideTestSupport
 
 /// Hook semantics on the real model, one test at a time (each has its own llama.cpp context).
 @Suite(.serialized) struct PluginHookTests {
@@ -151,10 +152,16 @@ import TideCore
               for _, id in ipairs(tide.tokenize(' Paris')) do view:ban(id) end
             end }
             """, log: { line in lines.withLock { $0.append(line) } })
-        // The capitals plugin raises " Paris" where it fits; the ban wins.
-        let reply = try await PluginFixtures.session([try PluginFixtures.capitals(), plugin]).reply(to: "What is the capital of France?").collect()
+        // The capitals plugin raises " Paris" where it fits; the ban wins. (The model may still
+        // spell the word with other tokens: which it does is this machine's business.)
+        let chosen = ChosenTokens()
+        let reply = try await PluginFixtures.session([try PluginFixtures.capitals(), plugin, chosen])
+            .reply(to: "What is the capital of France?").collect()
         #expect(reply.failures.isEmpty)
-        #expect(reply.text.hasPrefix("The capital of France is") && !reply.text.contains("Paris"), "\(reply.text)")
+        let paris = try PluginFixtures.model.tokenize(" Paris")
+        try #require(paris.count == 1)
+        #expect(reply.text.hasPrefix("The capital of France is"), "\(reply.text)")
+        #expect(!chosen.ids.withLock { $0 }.contains(paris[0]), "\(reply.text)")
         #expect(lines.withLock { $0 } == ["[no-paris] true number string"])
     }
 
@@ -232,3 +239,4 @@ import TideCore
         #expect(reply.summary != nil)
     }
 }
+

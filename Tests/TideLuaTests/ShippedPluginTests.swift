@@ -75,7 +75,8 @@ import TideLua
             let banned = try await reply(["ban-phrases phrases=\(phrases)"], to: "What is the capital of France?",
                                          saying: "The capital of France is Paris.", maxTokens: 40)
             #expect(banned.failures.isEmpty)
-            #expect(!banned.texts.joined().lowercased().contains("par"), "\(phrases): \(banned.text)")
+            let shown = banned.texts.joined().lowercased()
+            #expect(phrases.split(separator: ",").allSatisfy { !shown.contains($0.lowercased()) }, "\(phrases): \(banned.text)")
             #expect(banned.text.hasPrefix("The capital of France is "), "the text before the phrase stays: \(banned.text)")
             #expect(banned.summary?.statistics.rewinds ?? 0 >= 1)
         }
