@@ -35,7 +35,9 @@ struct ManualCommand: ParsableCommand {
                   ".SH ENVIRONMENT",
                   ".TP", ".B XDG_CONFIG_HOME, XDG_CACHE_HOME", "Move the folders above.",
                   ".TP", ".B TIDE_API_KEY, OPENAI_API_KEY", "The key sent to a remote model's server.",
-                  ".TP", ".B NO_COLOR", "Plain output on a terminal."]
+                  ".TP", ".B NO_COLOR", "Plain output on a terminal.",
+                  ".TP", ".B TIDE_MACHINE", "Run as if on another machine: noise=SEED moves every score as another CPU's kernels do, "
+                      + "costs=cheap|dear gives what a drafted check costs, batch-drift=AMOUNT scores batches otherwise than single tokens."]
         return lines.joined(separator: "\n")
     }
 

@@ -7,7 +7,8 @@ extension CommandLineTests.ServeCommandTests {
     /// characters) or tokenized off the batch thread (a prompt that then does not fit), and the
     /// stream's chunks keep arriving.
     @Test func hugeRequestsDoNotHoldUpAStreamingReply() async throws {
-        let server = try await TideServer(["--parallel", "2"])
+        // The story outlasts the huge requests whichever words it holds: its end is banned.
+        let server = try await TideServer(["--parallel", "2", "--plugin", ScratchPlugins.noEndFile])
         let result = try #require(try server.python("""
             import json, sys, threading, time, httpx
             url = sys.argv[1] + "/chat/completions"
@@ -123,13 +124,7 @@ extension CommandLineTests.ServeCommandTests {
     /// the official client gets an error event that says why, not a stream that just stops.
     @Test func aStreamCutAtShutdownSaysWhy() async throws {
         // The reply never ends by itself: a plugin bans the model's end tokens.
-        let plugins = try ScratchPlugins.folder(["no-end": """
-            -- no-end: bans the end of the reply (a test plugin).
-            return { name = "no-end", on_logits = function(view)
-              for _, id in ipairs(tide.model.end_tokens) do view:ban(id) end
-            end }
-            """])
-        let server = try await TideServer(["--shutdown-grace", "3", "--plugin", plugins.appendingPathComponent("no-end.lua").path])
+        let server = try await TideServer(["--shutdown-grace", "3", "--plugin", ScratchPlugins.noEndFile])
         let result = try #require(try server.python("""
             import json, os, signal, sys, openai
             client = openai.OpenAI(base_url=sys.argv[1], api_key="unused")

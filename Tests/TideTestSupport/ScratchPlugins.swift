@@ -50,6 +50,24 @@ public enum ScratchPlugins {
         }
         """
 
+    /// `no-end`: bans the model's end tokens, so that a reply runs until something else ends it
+    /// (its `max-tokens`, a client that leaves, a shutdown), whichever words it holds.
+    public static let noEnd = """
+        -- no-end: bans the end of the reply (a test fixture).
+        return { name = "no-end", on_logits = function(view)
+          for _, id in ipairs(tide.model.end_tokens) do view:ban(id) end
+        end }
+        """
+
+    /// The `no-end` plugin's file, written once.
+    public static let noEndFile: String = {
+        do {
+            return try folder(["no-end": noEnd]).appendingPathComponent("no-end.lua").path
+        } catch {
+            fatalError("cannot write the no-end plugin to a scratch folder: \(error)")
+        }
+    }()
+
     /// The `capitals` plugin's file, written once, for `--plugin PATH` and `@plugin PATH`.
     public static let capitalsFile: String = {
         do {
