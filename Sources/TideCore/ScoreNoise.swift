@@ -40,11 +40,6 @@ public struct ScoreNoise: Sendable, Hashable {
         self.init(seed: seed, scale: scale)
     }
 
-    /// The amount the score of `candidate` moves in the row of `token` at `position`.
-    public func amount(position: Int, token: Int32, candidate: Int) -> Float {
-        Self.amount(rowKey: Self.rowKey(seed: seed, position: position, token: token), candidate: candidate) * scale
-    }
-
     /// Moves every score of the row of `token` at `position`.
     public func apply(to scores: UnsafeMutableBufferPointer<Float>, position: Int, token: Int32) {
         let key = Self.rowKey(seed: seed, position: position, token: token)
