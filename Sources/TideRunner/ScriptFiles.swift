@@ -66,12 +66,11 @@ public enum ScriptFiles {
 
     /// Writes `script` to `path` through a temporary file and a rename, so a reader never sees
     /// half a transcript, and a failed write leaves nothing behind. Creates the folder if needed.
-    /// With `origin` (the script's own file), the files it names by relative paths are named
-    /// from the new place.
+    /// With `origin` (the script's own file), the files it names are named from the new place
+    /// (``relocated(_:from:to:)``).
     public static func write(_ script: ConversationScript, to path: String, origin: String? = nil) throws {
         let url = URL(fileURLWithPath: path)
-        let script = origin.map { script.relocated(from: URL(fileURLWithPath: $0).deletingLastPathComponent(),
-                                                   to: url.deletingLastPathComponent()) } ?? script
+        let script = origin.map { relocated(script, from: $0, to: url.deletingLastPathComponent()) } ?? script
         try write(script.printed(), to: path, what: "the transcript")
     }
 

@@ -35,26 +35,42 @@ struct FormatDirectiveTests {
         #expect(try ConversationScript(parsing: script.printed()) .items == script.items)
     }
 
-    /// A transcript written to another folder names the schema and grammar files from there;
-    /// absolute paths stay.
-    @Test func transcriptsWrittenElsewhereStillFindTheirFiles() throws {
+    /// Every file a script names, and only those, goes through the one mapping: the format
+    /// files, `expect: json-schema`, `expect: tool-args` unless written inline, and `@plugin`.
+    @Test func namedFilesAreMappedInOnePlace() throws {
         let script = try ConversationScript(parsing: """
+            @model models/small.gguf
             @json-schema schemas/city.json
             @grammar /etc/tide/yes-no.gbnf
+            @plugin mine sentences=2
             user: Describe Rome.
             expect: json-schema ./schemas/city.json
+            expect: tool-args args.json
+            expect: tool-args {"type": "object"}
+            expect: contains schemas/city.json
 
             """)
-        let moved = script.relocated(from: URL(fileURLWithPath: "/work/tests"), to: URL(fileURLWithPath: "/work/out/today"))
-        #expect(moved.printed() == """
-            @json-schema ../../tests/schemas/city.json
-            @grammar /etc/tide/yes-no.gbnf
+        var named: [NamedFile] = []
+        let mapped = script.mappingNamedFiles { file in
+            named.append(file)
+            return switch file {
+            case .file(let path): "moved/" + path
+            case .plugin(let spec): "moved/" + spec
+            }
+        }
+        #expect(named == [.file("schemas/city.json"), .file("/etc/tide/yes-no.gbnf"), .plugin("mine sentences=2"),
+                          .file("./schemas/city.json"), .file("args.json")])
+        #expect(mapped.printed() == """
+            @model models/small.gguf
+            @json-schema moved/schemas/city.json
+            @grammar moved//etc/tide/yes-no.gbnf
+            @plugin moved/mine sentences=2
             user: Describe Rome.
-            expect: json-schema ../../tests/schemas/city.json
+            expect: json-schema moved/./schemas/city.json
+            expect: tool-args moved/args.json
+            expect: tool-args {"type": "object"}
+            expect: contains "schemas/city.json"
 
             """)
-        #expect(script.relocated(from: URL(fileURLWithPath: "/work/tests"), to: URL(fileURLWithPath: "/work/tests/")) == script)
-        let inside = script.relocated(from: URL(fileURLWithPath: "/work"), to: URL(fileURLWithPath: "/work/out"))
-        #expect(inside.printed().hasPrefix("@json-schema ../schemas/city.json\n"))
     }
 }

@@ -1,0 +1,57 @@
+import Foundation
+
+/// A file a script names by a path from its own folder (or, for a plugin, by a name looked up
+/// there first). ``ConversationScript/mappingNamedFiles(_:)`` is the one place that knows which
+/// directives and checks name one.
+public enum NamedFile: Sendable, Hashable {
+    /// A schema or grammar file (`@json-schema`, `@grammar`, `expect: json-schema`, and
+    /// `expect: tool-args` unless its schema is written inline): a path, relative to the
+    /// script's folder unless it is absolute.
+    case file(String)
+    /// A `@plugin` line's spec, `NAME|PATH key=value …`: a path in it is relative to the script's
+    /// folder, and a name is looked up in that folder and in a `Plugins` folder beside it first.
+    case plugin(String)
+}
+
+extension ConversationScript {
+    /// The script with every file it names (``NamedFile``) replaced by what `transform` answers
+    /// for it. The switches below name every directive and every check, so a new one cannot be
+    /// added without saying whether it names a file. A `@model` path is relative to the folder
+    /// Tide runs in, as `--model`'s is, so no move of the script changes it.
+    public func mappingNamedFiles(_ transform: (NamedFile) -> String) -> ConversationScript {
+        var script = self
+        for index in script.entries.indices {
+            switch script.entries[index].item {
+            case .directive(let directive):
+                script.entries[index].item = .directive(Self.mapping(directive, transform))
+            case .expectation(var expectation):
+                expectation.check = Self.mapping(expectation.check, transform)
+                script.entries[index].item = .expectation(expectation)
+            case .blank, .comment, .turn, .generated:
+                continue
+            }
+        }
+        return script
+    }
+
+    private static func mapping(_ directive: Directive, _ transform: (NamedFile) -> String) -> Directive {
+        switch directive {
+        case .format(.jsonSchema(let file)): .format(.jsonSchema(file: transform(.file(file))))
+        case .format(.grammar(let file)): .format(.grammar(file: transform(.file(file))))
+        case .plugin(let spec): .plugin(transform(.plugin(spec)))
+        case .format(.text), .format(.json), .name, .description, .model, .contextSize, .template, .parameter, .unload,
+             .minimumPassRate, .tolerance:
+            directive
+        }
+    }
+
+    private static func mapping(_ check: Expectation.Check, _ transform: (NamedFile) -> String) -> Expectation.Check {
+        switch check {
+        case .jsonSchema(let file): .jsonSchema(file: transform(.file(file)))
+        case .toolArguments(let schema) where !schema.hasPrefix("{"): .toolArguments(transform(.file(schema)))
+        case .toolArguments, .contains, .matches, .containsAny, .containsAll, .words, .sentences, .timeToFirstToken,
+             .rate, .regex, .length, .tokens, .stop, .lua, .json, .sameAsRecorded, .toolCall, .toolRounds:
+            check
+        }
+    }
+}
