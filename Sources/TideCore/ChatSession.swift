@@ -195,10 +195,7 @@ public final class ChatSession: Sendable {
         var round = 0
         while true {
             var loop = ReplyLoop(backend: backend, hooks: chain, overflowPolicy: overflowPolicy, emit: emit)
-            var roundParameters = parameters
-            if round >= parameters.maxToolRounds { roundParameters.toolChoice = .none }
-            // A forced tool choice holds for the first round; the answer after the results is free.
-            if round > 0, roundParameters.toolChoice != .none { roundParameters.toolChoice = .auto }
+            let roundParameters = Self.parameters(ofRound: round, parameters)
             var summary: ReplySummary
             do {
                 summary = try await loop.run(messages: history + turn, parameters: roundParameters,
@@ -213,10 +210,10 @@ public final class ChatSession: Sendable {
             reasoned += summary.statistics.reasoningTokens
             decoding += summary.statistics.decodeDuration
             firstToken = firstToken ?? summary.statistics.timeToFirstToken
-            let calls = summary.toolCalls.enumerated().map { index, call in
-                var numbered = call
-                numbered.id = "call_\(history.count + turn.count)_\(index + 1)"
-                return numbered
+            let calls = summary.toolCalls.map { call in
+                var named = call
+                named.id = ToolCall.freshID()
+                return named
             }
             summary.toolCalls = calls
             guard !calls.isEmpty, toolBox.runsAll(calls), summary.stopReason != .cancelled else {
@@ -233,18 +230,35 @@ public final class ChatSession: Sendable {
             turn.append(ChatMessage(.assistant, summary.storedText, toolCalls: calls,
                                     reasoning: summary.reasoning.isEmpty ? nil : summary.reasoning))
             for call in calls { emit(.toolCall(call)) }
+            var ran: [ToolResult] = []
             for call in calls {
                 let result = if let approval, !(await approval(call)) {
                     ToolResult(call: call, content: "error: the user declined to run this call", failed: true, duration: .zero)
                 } else {
                     toolBox.run(call)
                 }
-                emit(.toolResult(result))
-                results.append(result)
-                turn.append(ChatMessage(.tool, result.content, toolCallID: call.id))
+                ran.append(result)
             }
             round += 1
+            // What stays in the context beside the results: older exchanges can make room when dropped.
+            let kept = (overflowPolicy == .dropOldest ? history.filter { $0.role == .system } : history) + turn
+            for result in try await ToolBox.fitting(ran, after: kept, parameters: Self.parameters(ofRound: round, parameters),
+                                                    backend: backend) {
+                emit(.toolResult(result))
+                results.append(result)
+                turn.append(ChatMessage(.tool, result.content, toolCallID: result.call.id))
+            }
         }
+    }
+
+    /// The parameters of round `round` of a turn asked with `parameters`: past
+    /// ``GenerationParameters/maxToolRounds`` no tools are offered, and a forced tool choice holds
+    /// for the first round only (the answer after the results is free).
+    private static func parameters(ofRound round: Int, _ parameters: GenerationParameters) -> GenerationParameters {
+        var roundParameters = parameters
+        if round >= parameters.maxToolRounds { roundParameters.toolChoice = .none }
+        if round > 0, roundParameters.toolChoice != .none { roundParameters.toolChoice = .auto }
+        return roundParameters
     }
 
     /// Stops the reply being generated, if any. Unlike abandoning the stream, the stream still

@@ -8,7 +8,7 @@ extension ContextOverflowPolicy {
     func fit(_ messages: [ChatMessage], parameters: GenerationParameters, backend: any ChatBackend)
         async throws -> [ChatMessage]
     {
-        let reserve = self == .fail ? 1 : min(parameters.maxTokens, max(1, backend.contextSize / 4))
+        let reserve = self == .fail ? 1 : Self.answerReserve(parameters: parameters, contextSize: backend.contextSize)
         func needed(_ messages: [ChatMessage]) async throws -> Int {
             try await backend.promptTokenCount(for: messages, rawPrompt: parameters.rawPrompt) + reserve
         }
@@ -44,6 +44,12 @@ extension ContextOverflowPolicy {
 
     /// The exchanges that may be dropped, oldest first: each non-system message before the last
     /// one, with the replies that follow it.
+    /// The tokens kept free for the answer when the context is made to fit: `max-tokens`, at
+    /// most a quarter of the context.
+    static func answerReserve(parameters: GenerationParameters, contextSize: Int) -> Int {
+        min(parameters.maxTokens, max(1, contextSize / 4))
+    }
+
     private static func exchanges(in messages: [ChatMessage]) -> [Range<Int>] {
         let last = messages.count - 1
         var exchanges: [Range<Int>] = []

@@ -1,7 +1,8 @@
 /// The tools a session's enabled hooks offer, by name, and the running of a call: bounded in
 /// what it returns, and never an error for the turn — a failure is a result that says why.
 struct ToolBox {
-    /// The most bytes of a result the model is given; a longer one is cut, and says so.
+    /// The most bytes of a result the model is given; a longer one is cut, and says so
+    /// (``fitting(_:after:parameters:backend:)`` cuts to what the context holds, too).
     static let maximumResultBytes = 16_384
 
     private(set) var definitions: [ToolDefinition] = []
@@ -31,7 +32,8 @@ struct ToolBox {
     /// Whether a hook runs `name` (else it is the caller's, such as a server's client's).
     func runs(_ name: String) -> Bool { owners[name] != nil }
 
-    /// Runs `call` on the hook that declared its tool.
+    /// Runs `call` on the hook that declared its tool; its result is whole, for
+    /// ``fitting(_:after:parameters:backend:)`` to cut.
     func run(_ call: ToolCall) -> ToolResult {
         let start = ContinuousClock.now
         guard let owner = owners[call.name] else {
@@ -45,18 +47,7 @@ struct ToolBox {
         } catch {
             (content, failed) = ("error: \(error)", true)
         }
-        return ToolResult(call: call, content: Self.bounded(content), failed: failed, duration: ContinuousClock.now - start)
-    }
-
-    /// `content` cut to ``maximumResultBytes`` (at a character's end), with a note of the cut.
-    static func bounded(_ content: String) -> String {
-        guard content.utf8.count > maximumResultBytes else { return content }
-        var kept = ""
-        for character in content {
-            if kept.utf8.count + character.utf8.count > maximumResultBytes { break }
-            kept.append(character)
-        }
-        return kept + "\n[the result was cut: \(content.utf8.count) bytes, of which the first \(kept.utf8.count) are shown]"
+        return ToolResult(call: call, content: content, failed: failed, duration: ContinuousClock.now - start)
     }
 }
 

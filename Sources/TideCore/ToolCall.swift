@@ -27,6 +27,13 @@ public struct ToolDefinition: Sendable, Hashable, Codable {
 
 /// One call of a tool, as the model wrote it.
 public struct ToolCall: Sendable, Hashable, Codable {
+    /// A new call id, `call_` and 24 random letters and digits, as OpenAI's look: unique across
+    /// replies and conversations, so a client that keys calls by id never confuses two.
+    public static func freshID() -> String {
+        let characters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        return "call_" + String((0..<24).map { _ in characters.randomElement()! })
+    }
+
     /// The call's id (`call_…`), which its result refers to.
     public var id: String
     /// The tool called.

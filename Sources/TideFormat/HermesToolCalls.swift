@@ -53,25 +53,23 @@ public struct HermesToolCalls: ToolCallReader {
         var calls: [ToolCall] = []
         var rest = Substring(text)
         while let open = rest.range(of: marker) {
-            let body = rest[open.upperBound...]
-            guard let close = body.range(of: closing) else {
-                throw ToolFailure("the tool call has no \(closing): \(ToolCall.excerpt(body))")
+            // The JSON is read as JSON, so a closing tag inside one of its strings is the string's.
+            let body = JSONSpan.trimmingLeadingSpaces(rest[open.upperBound...].utf8)
+            guard let end = JSONSpan.end(ofValueAt: body) else {
+                let problem = body.first == UInt8(ascii: "{") ? "ends inside its JSON" : "is not a JSON object"
+                throw ToolFailure("the tool call \(problem): \(ToolCall.excerpt(Substring(body)))")
             }
-            // The grammar puts one line break on each side of the JSON.
-            var json = body[..<close.lowerBound]
-            if json.hasPrefix("\n") { json = json.dropFirst() }
-            if json.hasSuffix("\n") { json = json.dropLast() }
-            calls.append(try ToolCall(json: String(json), id: "call_\(calls.count + 1)"))
-            rest = body[close.upperBound...]
+            calls.append(try ToolCall(json: String(Substring(body[..<end])), id: "call_\(calls.count + 1)"))
+            let after = Substring(JSONSpan.trimmingLeadingSpaces(body[end...]))
+            guard after.hasPrefix(closing) else {
+                throw ToolFailure("the tool call has no \(closing): \(ToolCall.excerpt(Substring(body)))")
+            }
+            rest = after.dropFirst(closing.count)
         }
         guard !calls.isEmpty else { throw ToolFailure("no tool call follows \(marker)") }
         return calls
     }
 
-    /// The calls' grammar: each a JSON object naming one of `tools` (only the one named by
-    /// `choice`) with arguments valid against its schema; several when `parallel`. It starts at
-    /// ``marker``: a lazy grammar begins there (``lazyTrigger``), a required call at the reply's
-    /// first token.
     public func callGrammar(for tools: [ToolDefinition], choice: ToolChoice, parallel: Bool) throws(ToolFailure) -> String {
         var grammar = try ToolCallGrammar.objects(for: tools, choice: choice, argumentsKey: "arguments")
         grammar.renameRoot(to: "tide-tool-call")

@@ -44,36 +44,18 @@ public struct Phi4MiniToolCalls: ToolCallReader {
     /// the `]` that closes it.
     private static func items(of text: Substring.UTF8View) throws(ToolFailure) -> [Substring.UTF8View] {
         var items: [Substring.UTF8View] = []
-        var depth = 0, inString = false, escaped = false
-        var start = text.startIndex
-        for index in text.indices {
-            let byte = text[index]
-            if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]") where depth > 0: depth -= 1
-            case UInt8(ascii: ","), UInt8(ascii: "]"):
-                guard depth == 0 else { break }
-                let item = text[start..<index]
-                if !String(decoding: item, as: UTF8.self).allSatisfy(\.isWhitespace) { items.append(Self.trimmed(item)) }
-                if byte == UInt8(ascii: "]") { return items }
-                start = text.index(after: index)
-            default: break
+        var rest = JSONSpan.trimmingLeadingSpaces(text)
+        if rest.first == UInt8(ascii: "]") { return items }
+        while let end = JSONSpan.end(ofValueAt: rest) {
+            items.append(rest[..<end])
+            rest = JSONSpan.trimmingLeadingSpaces(rest[end...])
+            switch rest.first {
+            case UInt8(ascii: "]"): return items
+            case UInt8(ascii: ","): rest = JSONSpan.trimmingLeadingSpaces(rest.dropFirst())
+            default: throw ToolFailure("the tool calls have no closing ]: \(ToolCall.excerpt(Substring(text)))")
             }
         }
         throw ToolFailure("the tool calls have no closing ]: \(ToolCall.excerpt(Substring(text)))")
-    }
-
-    private static func trimmed(_ text: Substring.UTF8View) -> Substring.UTF8View {
-        let spaces: Set<UInt8> = [0x20, 0x0A, 0x0D, 0x09]
-        var lower = text.startIndex, upper = text.endIndex
-        while lower < upper, spaces.contains(text[lower]) { lower = text.index(after: lower) }
-        while upper > lower, spaces.contains(text[text.index(before: upper)]) { upper = text.index(before: upper) }
-        return text[lower..<upper]
     }
 
     /// The calls' grammar, from ``marker`` on: `functools[`, then one call (several, separated by

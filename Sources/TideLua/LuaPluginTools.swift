@@ -32,8 +32,8 @@ extension LuaPlugin {
             }
             let parameters = try json(from: tool["parameters"] ?? .table(array: [], fields: ["type": .string("object")]),
                                       at: "tools.\(name).parameters", what: "tools.\(name).parameters")
-            guard case .object = parameters else {
-                throw LuaError(.runtime, "tools.\(name).parameters must be a JSON schema of the arguments object, as a table")
+            if let problem = ToolDefinition.problem(withParameters: parameters) {
+                throw LuaError(.runtime, "tools.\(name).parameters: \(problem); write it as a table")
             }
             let definition = ToolDefinition(name: name, description: tool["description"]?.string ?? "", parameters: parameters.text)
             do {
@@ -91,7 +91,7 @@ extension LuaPlugin {
         case .number(let number): return JSONValue.number(number).text
         case .boolean(let flag): return flag ? "true" : "false"
         case .nil: return "null"
-        case .table:
+        case .table, .uncopied:
             do {
                 return try Self.json(from: result, at: "result", what: "tool \(call.name)'s result").text
             } catch {

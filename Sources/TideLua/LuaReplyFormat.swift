@@ -75,6 +75,8 @@ extension LuaPlugin {
                 members.append(.init(key: key, value: try json(from: fields[key]!, at: "\(path).\(key)", what: what, depth: depth + 1)))
             }
             return .object(JSONObject(members))
+        case .uncopied(let why):
+            throw LuaError(.runtime, "\(what) holds \(why.description) at \(path), which JSON cannot hold")
         default:
             throw LuaError(.runtime, "\(what) holds a \(value.typeName) at \(path) that JSON cannot "
                 + "hold (use a list or a table with string keys, not both)")

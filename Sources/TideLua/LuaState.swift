@@ -87,8 +87,34 @@ public final class LuaState {
         }
     }
 
-    /// Copies the value at `index` into Swift; tables are read raw (no metamethods), to a depth of 16.
-    public func value(at index: Int32, depth: Int = 0) -> LuaValue {
+    /// Copies the value at `index` into Swift; tables are read raw (no metamethods), to a depth of
+    /// ``copyDepth``, at most ``copyLimit`` values in all, and a table met again inside itself is
+    /// not followed: those stay ``LuaValue/uncopied(_:)``, so a hostile table (one holding
+    /// itself, or sharing one table at every level) costs a bounded copy.
+    public func value(at index: Int32) -> LuaValue {
+        var copy = TableCopy(remaining: Self.copyLimit)
+        return value(at: index, copy: &copy)
+    }
+
+    /// How deep tables are copied.
+    public static let copyDepth = 16
+    /// How many values one copy holds at most.
+    public static let copyLimit = 1 << 20
+
+    /// What a copy has seen: the tables it is inside, and how many more values it may take.
+    private struct TableCopy {
+        var inside: [UnsafeRawPointer] = []
+        var remaining: Int
+        /// Whether it ran out: the tables it was inside are left out whole.
+        var ranOut = false
+    }
+
+    private func value(at index: Int32, copy: inout TableCopy) -> LuaValue {
+        guard copy.remaining > 0 else {
+            copy.ranOut = true
+            return .uncopied(.tooLarge)
+        }
+        copy.remaining -= 1
         switch lua_type(pointer, index) {
         case LUA_TNIL, LUA_TNONE: return .nil
         case LUA_TBOOLEAN: return .boolean(lua_toboolean(pointer, index) != 0)
@@ -96,35 +122,42 @@ public final class LuaState {
             return lua_isinteger(pointer, index) != 0 ? .integer(lua_tointegerx(pointer, index, nil))
                 : .number(lua_tonumberx(pointer, index, nil))
         case LUA_TSTRING: return .string(string(at: index) ?? "")
-        case LUA_TTABLE where depth < 16: return table(at: index, depth: depth)
+        case LUA_TTABLE:
+            guard let identity = lua_topointer(pointer, index) else { return .uncopied(.tooLarge) }
+            if copy.inside.contains(identity) { return .uncopied(.cycle) }
+            guard copy.inside.count < Self.copyDepth else { return .uncopied(.tooDeep) }
+            copy.inside.append(identity)
+            defer { copy.inside.removeLast() }
+            return table(at: index, copy: &copy)
         default: return .opaque(String(cString: lua_typename(pointer, lua_type(pointer, index))))
         }
     }
 
-    private func table(at index: Int32, depth: Int) -> LuaValue {
+    private func table(at index: Int32, copy: inout TableCopy) -> LuaValue {
         let table = lua_absindex(pointer, index)
         var array: [LuaValue] = []
-        let count = min(Int(lua_rawlen(pointer, table)), 1 << 20)
+        let count = min(Int(lua_rawlen(pointer, table)), copy.remaining)
         for position in 0..<count {
             lua_rawgeti(pointer, table, lua_Integer(position + 1))
-            array.append(value(at: -1, depth: depth + 1))
+            array.append(value(at: -1, copy: &copy))
             tide_lua_pop(pointer, 1)
         }
+        if count < Int(lua_rawlen(pointer, table)) { copy.ranOut = true }
         var fields: [String: LuaValue] = [:]
         lua_pushnil(pointer)
-        while lua_next(pointer, table) != 0 {
+        while !copy.ranOut, lua_next(pointer, table) != 0 {
             if lua_type(pointer, -2) == LUA_TSTRING, let key = string(at: -2) {
-                fields[key] = value(at: -1, depth: depth + 1)
+                fields[key] = value(at: -1, copy: &copy)
             }
-            tide_lua_pop(pointer, 1)
+            tide_lua_pop(pointer, copy.ranOut ? 2 : 1)
         }
-        return .table(array: array, fields: fields)
+        return copy.ranOut ? .uncopied(.tooLarge) : .table(array: array, fields: fields)
     }
 
     /// Pushes a Swift value onto the stack.
     public func push(_ value: LuaValue) {
         switch value {
-        case .nil, .opaque: lua_pushnil(pointer)
+        case .nil, .opaque, .uncopied: lua_pushnil(pointer)
         case .boolean(let flag): lua_pushboolean(pointer, flag ? 1 : 0)
         case .integer(let number): lua_pushinteger(pointer, number)
         case .number(let number): lua_pushnumber(pointer, number)

@@ -9,6 +9,27 @@ public enum LuaValue: Sendable, Hashable {
     case table(array: [LuaValue], fields: [String: LuaValue])
     /// A function, thread or userdata, named by its type.
     case opaque(String)
+    /// A table a copy did not follow (``LuaState/value(at:)``), and why.
+    case uncopied(UncopiedTable)
+
+    /// Why a table was not copied.
+    public enum UncopiedTable: Sendable, Hashable {
+        /// The table holds itself (`t.self = t`), here or deeper: a cycle.
+        case cycle
+        /// It is nested deeper than ``LuaState/copyDepth``.
+        case tooDeep
+        /// The copy already holds ``LuaState/copyLimit`` values.
+        case tooLarge
+
+        /// What an error says of it.
+        public var description: String {
+            switch self {
+            case .cycle: "a cycle (a table that holds itself)"
+            case .tooDeep: "a table nested deeper than \(LuaState.copyDepth) levels"
+            case .tooLarge: "more than \(LuaState.copyLimit) values"
+            }
+        }
+    }
 
     /// The value as a string, if it is one.
     public var string: String? {
@@ -49,6 +70,7 @@ public enum LuaValue: Sendable, Hashable {
         case .string: "string"
         case .table: "table"
         case .opaque(let type): type
+        case .uncopied: "table"
         }
     }
 }

@@ -74,9 +74,8 @@ public struct ToolOffer: Sendable, Hashable {
         let schema: JSONValue = parameters == .null
             ? .object(JSONObject([.init(key: "type", value: .string("object")), .init(key: "properties", value: .object(JSONObject([])))]))
             : parameters
-        guard case .object = schema else {
-            throw RequestFieldError(field: "\(field).function.parameters",
-                                    message: "\(field).function.parameters must be the JSON schema of the arguments object")
+        if let problem = ToolDefinition.problem(withParameters: schema) {
+            throw RequestFieldError(field: "\(field).function.parameters", message: "\(field).function.parameters: \(problem)")
         }
         do {
             _ = try JSONSchema(schema)

@@ -42,7 +42,7 @@ final class StreamedToolCalls: Sendable {
                 throw ToolFailure("the arguments of the server's call of \(entry.name) are not a JSON object: "
                                       + String(arguments.prefix(120)))
             }
-            calls.append(ToolCall(id: entry.id ?? "call_\(number + 1)", name: entry.name, arguments: arguments))
+            calls.append(ToolCall(id: entry.id ?? ToolCall.freshID(), name: entry.name, arguments: arguments))
         }
         return calls
     }

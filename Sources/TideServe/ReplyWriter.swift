@@ -47,6 +47,7 @@ struct ReplyWriter: Sendable {
                                                 type: "server_error", code: "server_shutting_down"), to: &writer)
                 case .finished(let summary):
                     log(summary, logger: logger)
+                    try Self.checkCalls(summary)
                     for (index, call) in summary.toolCalls.enumerated() {
                         for piece in WireToolCallDelta.pieces(of: call, index: index) {
                             try await send(ChatCompletionChunk(id: id, created: created, model: model,
@@ -71,6 +72,7 @@ struct ReplyWriter: Sendable {
         while let event = try await run.next() {
             guard case .finished(let summary) = event else { continue }
             log(summary, logger: logger)
+            try Self.checkCalls(summary)
             let finishReason = Self.finishReason(summary)
             switch job.endpoint {
             case .chat:
@@ -129,6 +131,14 @@ struct ReplyWriter: Sendable {
 
     /// OpenAI's finish reasons: `tool_calls` when the reply calls the client's tools, `length`
     /// when a limit cut it, else `stop`.
+    /// Throws when the model wrote a tool call that could not be read: the client gets the error,
+    /// not an empty reply that looks like one without a call. A reply cut by `max_tokens` inside
+    /// a call is not an error: it ends with `length`, as OpenAI's do.
+    static func checkCalls(_ summary: ReplySummary) throws(APIError) {
+        guard let problem = summary.toolCallProblem, summary.stopReason != .maxTokens else { return }
+        throw APIError(status: 500, message: "the model's tool call could not be read: \(problem)", type: "server_error")
+    }
+
     static func finishReason(_ summary: ReplySummary) -> String {
         if !summary.toolCalls.isEmpty { return "tool_calls" }
         return switch summary.stopReason {

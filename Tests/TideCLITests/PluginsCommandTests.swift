@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TideTestSupport
 
 extension CommandLineTests {
     @Suite struct PluginsCommandTests {
@@ -32,6 +33,35 @@ extension CommandLineTests {
             let unknown = try TideProcess.run(["generate", "--plugin", "calculator", "--tool", "nope", "Hi"])
             #expect(unknown.status == 1 && unknown.stderr.contains("no loaded plugin has a tool named nope; the tools are calculate"),
                     "\(unknown.stderr)")
+        }
+
+        /// A tool's 10 MB result is cut to the room the context has left, and says so, and the turn
+        /// goes on: the model answers (any words), and a plugin that quotes the result's end (certain
+        /// words) shows the note the model saw.
+        @Test func aResultLargerThanTheContextIsCutToFit() throws {
+            let plugins = try ScratchPlugins.folder(["dump": """
+                -- A tool whose result is 10 MB; with quote=true, answers the result by quoting its end.
+                return {
+                  name = "dump",
+                  options = { quote = false },
+                  tools = { dump = { description = "Dumps everything.", run = function() return string.rep("word ", 2000000) end } },
+                  on_prompt = function(prompt)
+                    local last = prompt.messages[#prompt.messages]
+                    if tide.options.quote and last.role == "tool" then return "The end: " .. last.content:sub(-90) end
+                  end,
+                }
+                """])
+            let dump = plugins.appendingPathComponent("dump.lua").path
+            for quote in [false, true] {
+                let result = try TideProcess.run(["generate", "--ctx-size", "1024", "--max-tokens", "40", "--plugin", "\(dump) quote=\(quote)",
+                                                  "--tool-choice", "required", "--max-tool-rounds", "1", "Dump it."])
+                #expect(result.status == 0, "\(result.stderr)")
+                #expect(result.stderr.contains("tool dump {} → word word"), "\(result.stderr)")
+                if quote {
+                    #expect(result.stdout.contains("[the result was cut to fit the context: 10000000 bytes, of which the first "),
+                            "\(result.stdout)")
+                }
+            }
         }
 
         @Test func checkReportsWhatAPluginIs() throws {

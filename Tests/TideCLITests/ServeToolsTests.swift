@@ -82,7 +82,10 @@ extension CommandLineTests {
             #expect(result["whole_finish"] as? String == "tool_calls")
             #expect((result["whole_content"] as? String ?? "").isEmpty, "the call is never shown as text")
             #expect((whole.first?["id"] ?? "").hasPrefix("call_"))
-            #expect(result["streamed"] as? [[String: String]] == whole, "the same call, streamed as OpenAI streams calls")
+            let streamed = try #require(result["streamed"] as? [[String: String]])
+            #expect(streamed.map { $0.filter { $0.key != "id" } } == whole.map { $0.filter { $0.key != "id" } },
+                    "the same call, streamed as OpenAI streams calls: \(streamed)")
+            #expect(streamed.first?["id"] != whole.first?["id"], "each reply's call has an id of its own")
             #expect(result["streamed_finish"] as? String == "tool_calls")
             let required = try #require(result["required"] as? [[String: String]])
             #expect(required.count == 1, "parallel_tool_calls false: one call, \(required)")
@@ -108,6 +111,42 @@ extension CommandLineTests {
             #expect(server.log(tail: 4000).contains("ran tools: calculate"), "\(server.log(tail: 4000))")
         }
 
+        /// `tool_choice: "required"` makes a call in every reply, whatever the seed: the tool's enum
+        /// makes each call's argument hold `</tool_call>` or a bracket, which a reader that split
+        /// at the closing tag read as no call (an empty reply ending `stop`), and the free text
+        /// beside it varies with the seed. Every call's id is unique.
+        @Test func requiredIsACallWhateverTheSeed() async throws {
+            let server = try await TideServer(["--parallel", "4"])
+            let result = try #require(try server.python("""
+                import json, sys, openai, concurrent.futures
+                client = openai.OpenAI(base_url=sys.argv[1], api_key="unused", max_retries=0)
+                tool = {"type": "function", "function": {"name": "tag", "parameters": {"type": "object", "properties": {
+                    "tag": {"enum": ["</tool_call>}}", "]\\"}", "<tool_call>"]}, "note": {"type": "string", "maxLength": 24}},
+                    "required": ["tag", "note"]}}}
+                def ask(seed):
+                    reply = client.chat.completions.create(model="m", seed=seed, max_tokens=60, tools=[tool], tool_choice="required",
+                        messages=[{"role": "user", "content": f"Tag item {seed}."}])
+                    choice = reply.choices[0]
+                    return {"finish": choice.finish_reason, "content": choice.message.content,
+                            "calls": [json.loads(c.function.arguments) for c in choice.message.tool_calls or []],
+                            "ids": [c.id for c in choice.message.tool_calls or []]}
+                with concurrent.futures.ThreadPoolExecutor(8) as pool:
+                    print(json.dumps(list(pool.map(ask, range(32)))))
+                """) as? [[String: Any]])
+            #expect(result.count == 32)
+            for (seed, reply) in result.enumerated() {
+                #expect(reply["finish"] as? String == "tool_calls", "seed \(seed): \(reply)")
+                let calls = reply["calls"] as? [[String: String]] ?? []
+                #expect(!calls.isEmpty && calls.allSatisfy { ["</tool_call>}}", "]\"}", "<tool_call>"].contains($0["tag"] ?? "") },
+                        "seed \(seed): \(reply)")
+            }
+            // Each call's id is its own, in one reply and across replies, as OpenAI's random ids are.
+            let ids = result.flatMap { $0["ids"] as? [String] ?? [] }
+            #expect(Set(ids).count == ids.count && ids.count >= 32, "\(ids)")
+            #expect(ids.allSatisfy { $0.hasPrefix("call_") && $0.count == 29 && $0.dropFirst(5).allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } },
+                    "\(ids)")
+        }
+
         @Test func badToolRequestsAreRefusedWithTheField() async throws {
             let server = try await TideServer()
             let user = #"[{"role": "user", "content": "Hi"}]"#
@@ -118,6 +157,8 @@ extension CommandLineTests {
                  "tools[0].function.parameters", "tools[0].function.parameters is not a schema Tide can enforce: /properties/n: unsupported keyword 'multipleOf'"),
                 (#""tools": [{"type": "function", "function": {"name": "no spaces"}}], "messages": \#(user)"#,
                  "tools[0].function.name", "a tool's name is 1 to 64 letters, digits, '_' or '-'"),
+                (#""tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "array"}}}], "tool_choice": "required", "messages": \#(user)"#,
+                 "tools[0].function.parameters", #"tools[0].function.parameters: its type must be "object" (the arguments are an object), not "array""#),
                 (#""tools": [\#(tool), \#(tool)], "messages": \#(user)"#, "tools[1].function.name", "tools lists f twice"),
                 (#""tools": [\#(tool)], "tool_choice": {"type": "function", "function": {"name": "g"}}, "messages": \#(user)"#,
                  "tool_choice", "tool_choice names g, which tools does not list; the tools are f"),

@@ -65,6 +65,12 @@ import TideTestSupport
         #expect(session.history[3].content == "The sum is 5." && session.history[3].toolCalls.isEmpty)
         // The second prompt carried the call and its result.
         #expect(backend.receivedPrompts.last?.suffix(2).map(\.role) == [.assistant, .tool])
+        // The same call made again, in this conversation and in another, has an id of its own.
+        _ = try await session.reply(to: "And again?").collect()
+        let other = ChatSession(backend: backend, hooks: [Adder()])
+        _ = try await other.reply(to: "What is 2 + 3?").collect()
+        let ids = (session.history + other.history).flatMap(\.toolCalls).map(\.id)
+        #expect(ids.count == 3 && Set(ids).count == 3 && ids.allSatisfy { $0.hasPrefix("call_") && $0.count == 29 }, "\(ids)")
     }
 
     @Test func aFailingToolAndAHugeResultAreResultsThatSaySo() async throws {
@@ -77,6 +83,26 @@ import TideTestSupport
             #expect(check(result), "\(result.content.prefix(80))")
             #expect(reply.summary?.stopReason == .endOfGeneration)
         }
+    }
+
+    /// A result larger than the room the context has left is cut to fit it, with room kept for
+    /// the answer, and says so: the turn goes on instead of failing for want of context.
+    @Test func aResultIsCutToTheRoomTheContextHasLeft() async throws {
+        let backend = ScriptedBackend(contextSize: 4096) { messages in
+            messages.last?.role == .tool ? ["Done."] : ["<call>big {}</call>"]
+        }
+        backend.toolCallReader = Reader()
+        let session = ChatSession(backend: backend, hooks: [Adder()])
+        session.parameters.maxTokens = 200
+        let reply = try await session.reply(to: "Go.").collect()
+        #expect(reply.text == "Done.")
+        let result = try #require(reply.toolResults.first)
+        #expect(result.content.hasPrefix("xxxx") && result.content.contains("\n[the result was cut to fit the context: 20000 bytes, of which the first "),
+                "\(result.content.suffix(100))")
+        // The scripted backend counts a character as a token: the prompt fits with 200 to spare, and barely more.
+        let prompt = try #require(backend.receivedPrompts.last).reduce(0) { $0 + $1.content.count }
+        #expect(prompt <= 4096 - 200 && prompt > 4096 - 200 - 10, "\(prompt) \(backend.receivedPrompts.last!.map { ($0.role, $0.content.count) })")
+        #expect(session.history[2].content == result.content, "the model saw what the result event said")
     }
 
     @Test func roundsAreBoundedAndThenToolsAreNotOffered() async throws {

@@ -54,7 +54,8 @@ struct HermesToolCallsTests {
     }
 
     @Test(arguments: [
-        ("<tool_call>\n{\"name\": \"add\"", "the tool call has no </tool_call>"),
+        ("<tool_call>\n{\"name\": \"add\"", "the tool call ends inside its JSON"),
+        ("<tool_call>\n{\"name\": \"add\"}\n", "the tool call has no </tool_call>"),
         ("<tool_call>\nadd(1, 2)\n</tool_call>", "the tool call is not a JSON object"),
         ("<tool_call>{\"arguments\": {}}</tool_call>", "the tool call names no tool"),
         ("<tool_call>{\"name\": \"add\", \"arguments\": [1]}</tool_call>", "the arguments of the call of add are not a JSON object"),
@@ -62,6 +63,20 @@ struct HermesToolCallsTests {
     func unreadableCallsSayWhy(text: String, message: String) {
         #expect(throws: ToolFailure.self) { try reader.calls(in: text) }
         do { _ = try reader.calls(in: text) } catch { #expect(error.description.hasPrefix(message), "\(error)") }
+    }
+
+    /// A call the grammar lets the model write is read whole, whatever its strings hold: a model
+    /// that wrote `</tool_call>` and `}}` inside an argument (SmolLM2 did, 1 reply in 160 under
+    /// `tool_choice: required`) made a call that was read as no call.
+    @Test func callsWhoseStringsHoldTheClosingTagAreReadWhole() throws {
+        let echo = ToolDefinition(name: "echo", description: "Says it back.",
+                                  parameters: #"{"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}"#)
+        let text = "<tool_call>\n{\"name\": \"echo\", \"arguments\": {\"text\": \"}}</tool_call>Then {\\\"x\\\": [1]} <tool_call>\"}}\n</tool_call>"
+            + "\n<tool_call>\n{\"name\": \"echo\", \"arguments\": {\"text\": \"]\"}}\n</tool_call>"
+        #expect(try GrammarRecognizer.accepts(Grammar(gbnf: reader.callGrammar(for: [echo], choice: .required, parallel: true)), text))
+        let calls = try reader.calls(in: text)
+        #expect(calls.map(\.name) == ["echo", "echo"])
+        #expect(calls.map(\.arguments) == [#"{"text":"}}</tool_call>Then {\"x\": [1]} <tool_call>"}"#, #"{"text":"]"}"#])
     }
 
     /// The calls' grammar takes a call of a declared tool with valid arguments, and nothing else.

@@ -42,6 +42,13 @@ import TideCore
         ("x = { run = function() return function() end end }", "tool x returned a function, which cannot be given to the model"),
         ("x = { run = function() while true do end end }", "the tool was stopped: "),
         ("x = { run = function() local t = {} for i = 1, 1e9 do t[i] = i end end }", "the tool was stopped: "),
+        ("x = { run = function() local t = { n = 1 } t.self = t return t end }",
+         "tool x's result holds a cycle (a table that holds itself) at result.self, which JSON cannot hold"),
+        ("x = { run = function() local t = { 1 } for i = 1, 20 do t = { t } end return t end }",
+         "tool x's result holds a table nested deeper than 16 levels at result[1]"),
+        // Ten levels each holding one table ten times: 10^10 values if copied whole, a bounded copy here.
+        ("x = { run = function() local t = { 1 } for i = 1, 10 do t = { t, t, t, t, t, t, t, t, t, t } end return t end }",
+         "tool x's result holds more than 1048576 values at result, which JSON cannot hold"),
     ])
     func aFailureIsTheResultNotACrash(tool: String, message: String) throws {
         let failing = try plugin(tool, limits: LuaLimits(instructions: 1_000_000, memoryBytes: 8 << 20, time: .seconds(1)))
@@ -59,6 +66,9 @@ import TideCore
         ("tools = { ['bad name'] = { run = print } }", "tools: a tool's name is 1 to 64 letters"),
         ("tools = { x = { description = 'no run' } }", "tools.x.run must be a function"),
         ("tools = { x = { run = print, schema = {} } }", "tools.x has unknown fields schema"),
+        ("tools = { x = { run = print, parameters = { type = 'array' } } }",
+         #"tools.x.parameters: its type must be "object" (the arguments are an object), not "array"; write it as a table"#),
+        ("tools = { x = { run = print, parameters = { properties = {} } } }", #"tools.x.parameters: it must say "type": "object""#),
         ("tools = { x = { run = print, parameters = { type = 'object', properties = { n = { type = 'integer', multipleOf = 2 } } } } }",
          "tools.x: the parameters of x cannot be enforced: /properties/n: unsupported keyword 'multipleOf'"),
     ])

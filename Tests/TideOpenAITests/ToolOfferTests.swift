@@ -35,6 +35,8 @@ struct ToolOfferTests {
         (#""tools": [{"type": "function", "function": {}}]"#, "tools[0].function.name"),
         (#""tools": [{"type": "function", "function": {"name": "f", "description": 3}}]"#, "tools[0].function.description"),
         (#""tools": [{"type": "function", "function": {"name": "f", "parameters": []}}]"#, "tools[0].function.parameters"),
+        (#""tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "array"}}}]"#, "tools[0].function.parameters"),
+        (#""tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}]"#, "tools[0].function.parameters"),
         (#""tools": [{"type": "function", "function": {"name": "f"}}], "tool_choice": {"type": "function"}"#, "tool_choice"),
         (#""tools": [{"type": "function", "function": {"name": "f"}}], "parallel_tool_calls": "yes""#, "parallel_tool_calls"),
     ])
