@@ -50,9 +50,11 @@ struct ScoreDriftBenchmark {
         var positions: Int
         /// Batches of 63 against one token at a time, on this build.
         var batch: Drift
-        /// This build against the file's, one token at a time, and the file's build.
+        /// This build against the file's, one token at a time, and the file's build (its CPU features, and the
+        /// CPU that wrote it).
         var otherBuild: Drift?
         var otherBuildName: String?
+        var otherCPU: String?
         /// This build's CPU features, as llama.cpp prints them.
         var build: String
         /// The file written, when there was none to compare with.
@@ -62,6 +64,8 @@ struct ScoreDriftBenchmark {
     /// The scores file: the tokens and each position's best scores, and the build that gave them.
     struct Recording: Codable {
         var build: String
+        /// The CPU that wrote it (`/proc/cpuinfo`'s model name, family and model), where known.
+        var cpu: String?
         /// The model's name, weights format and parameter count: the file must be the same model.
         var model: String
         var prompts: [[Int32]]
@@ -84,7 +88,8 @@ struct ScoreDriftBenchmark {
             reference = loaded
             other = loaded
         } else {
-            reference = Recording(build: build, model: Self.identity(of: model), prompts: [], replies: [], ids: [], logits: [])
+            reference = Recording(build: build, cpu: Self.cpu(), model: Self.identity(of: model), prompts: [], replies: [], ids: [],
+                                  logits: [])
             for topic in Self.topics {
                 let prompt = try model.tokenize("Write a long, detailed text about \(topic).\n\n", addSpecial: true)
                 var ids: [[Int32]] = []
@@ -131,11 +136,26 @@ struct ScoreDriftBenchmark {
         result.positions = result.batch.differences.count
         if let other {
             result.otherBuildName = other.build
+            result.otherCPU = other.cpu
         } else if let scoresFile {
             try JSONEncoder().encode(reference).write(to: URL(fileURLWithPath: scoresFile), options: .atomic)
             result.written = scoresFile
         }
         return result
+    }
+
+    /// This machine's CPU, as `/proc/cpuinfo` names it (`Intel(R) Xeon(R) Processor, family 6 model
+    /// 207`); `nil` where there is no such file.
+    static func cpu() -> String? {
+        guard let text = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8) else { return nil }
+        var fields: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            if line.isEmpty { break }
+            let pair = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if pair.count == 2, fields[pair[0]] == nil { fields[pair[0]] = pair[1] }
+        }
+        guard let name = fields["model name"] else { return nil }
+        return name + (fields["cpu family"].map { ", family \($0)" } ?? "") + (fields["model"].map { " model \($0)" } ?? "")
     }
 
     /// What a scores file says its model is: name, weights format and parameter count.
@@ -222,7 +242,8 @@ extension BenchmarkReport {
         var lines = [describe(drift.batch, "batches of \(LlamaBackend.forcedChunkSize) vs one token at a time, "
                                   + Self.features(drift.build))]
         if let other = drift.otherBuild, let name = drift.otherBuildName {
-            lines.append(describe(other, "\(Self.features(drift.build)) vs \(Self.features(name)), one token at a time"))
+            lines.append(describe(other, "\(Self.features(drift.build))\(ScoreDriftBenchmark.cpu().map { " on \($0)" } ?? "") vs "
+                                  + "\(Self.features(name))\(drift.otherCPU.map { " on \($0)" } ?? ""), one token at a time"))
         }
         if let written = drift.written {
             lines.append(("score drift: this build's scores written to \(written); run `tide bench --only score-drift --scores "
