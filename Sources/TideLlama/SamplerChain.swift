@@ -334,7 +334,7 @@ final class SamplerChain {
         let token: Int32?
         if let expected, expected.tolerance > 0, let wanted = expectedToken(expected, in: scores, model: model) {
             token = chooseWithin(expected.tolerance, of: wanted, scores, context: context, at: index,
-                                 acceptingAnyEnd: expected.token == nil, model: model)
+                                 acceptingAnyEnd: expected.token == nil, upcoming: expected.upcoming, model: model)
         } else {
             token = choose(scores, context: context, at: index)
         }
@@ -354,19 +354,20 @@ final class SamplerChain {
     }
 
     /// Samples from `scores` as ``choose(_:context:at:)`` does; when that is not `wanted` (nor,
-    /// `acceptingAnyEnd`, another of the model's end tokens), and the sampler, back in its state
+    /// `acceptingAnyEnd`, another of the model's end tokens, nor a token spelling the `upcoming`
+    /// bytes otherwise), and the sampler, back in its state
     /// before, chooses `wanted` with its score raised by at most `tolerance`, samples again from
     /// there with the least such raise (to a bisection's precision), so that its state is that of
     /// having chosen `wanted`.
     private func chooseWithin(_ tolerance: Double, of wanted: Int32, _ scores: UnsafeMutablePointer<Float>,
-                              context: OpaquePointer?, at index: Int32, acceptingAnyEnd: Bool,
+                              context: OpaquePointer?, at index: Int32, acceptingAnyEnd: Bool, upcoming: ArraySlice<UInt8>,
                               model: LlamaModel) -> Int32?
     {
-        // The expected token itself when it is within the tolerance, even where the choice spells
-        // the recording with other tokens: a respelling is followed only when the expected token is
-        // further behind (the tail spelled anew from there can trail the model's choices by more).
         let isExpected = { (token: Int32?) in
-            token == wanted || (acceptingAnyEnd && token.map(model.isEndOfGeneration) == true)
+            guard let token else { return false }
+            if token == wanted || (acceptingAnyEnd && model.isEndOfGeneration(token)) { return true }
+            let spelled = model.tokenBytes(token)
+            return !spelled.isEmpty && upcoming.starts(with: spelled)
         }
         // Plain greedy decoding keeps no state to go back to: the margin is the gap to the best score.
         if argmaxOnly, grammar == nil {
@@ -405,10 +406,12 @@ final class SamplerChain {
     }
 
     /// What teacher forcing (or the check of a drafted token) expects at the next step: a token,
-    /// or the model's end (`nil`), and how far behind the sampler's choice it may be.
+    /// or the model's end (`nil`), and how far behind the sampler's choice it may be. A choice that
+    /// spells the `upcoming` bytes otherwise (teacher forcing's recording, as text) is expected too.
     struct Expectation {
         let token: Int32?
         let tolerance: Double
+        var upcoming: ArraySlice<UInt8> = []
     }
 
     /// The expectation of the next step, set just before it; each step consumes it.

@@ -100,8 +100,13 @@ struct TeacherForcer {
     /// token, or the model's end where the recording ended.
     func expectation(tolerance: Double) -> SamplerChain.Expectation? {
         guard isForcing else { return nil }
-        return SamplerChain.Expectation(token: position < tokens.count ? tokens[position] : nil, tolerance: tolerance)
+        let start = offsets[position]
+        return SamplerChain.Expectation(token: position < tokens.count ? tokens[position] : nil, tolerance: tolerance,
+                                        upcoming: bytes[start..<min(bytes.count, start + Self.upcomingBytes)])
     }
+
+    /// How many of the recording's next bytes an expectation carries: more than any token spells.
+    static let upcomingBytes = 256
 
     /// Whether `spelled`, a token's bytes, begins the recording's bytes from ``position`` on.
     private func spellsRecording(_ spelled: [UInt8]) -> Bool {
