@@ -70,6 +70,8 @@ let package = Package(
         ]),
         .target(name: "TideLog", dependencies: ["TideCore", "TideFormat", "TideScript", "TideLua", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "TideBench", dependencies: ["TideCore", "TideFormat", "TideLlama", "TideLog", "TideProvider", "TideRunner", "CLlama"]),
+        // The fuzz targets (scripts/fuzz.sh); built plainly, they replay inputs.
+        .executableTarget(name: "TideFuzz", dependencies: ["TideCore", "TideFormat", "TideLua", "TideOpenAI", "TideRegex", "TideScript"]),
         .executableTarget(
             name: "tide",
             dependencies: [

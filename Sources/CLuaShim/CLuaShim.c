@@ -434,17 +434,26 @@ static int host_trampoline(lua_State *L) {
     return lua_gettop(L) - top;
 }
 
+void tide_lua_push_tide(lua_State *L) {
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "tide") == LUA_TTABLE) return;
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "tide");
+    lua_pushglobaltable(L);
+    lua_pushstring(L, "tide");
+    lua_pushvalue(L, -3);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
 void tide_lua_add_host_function(lua_State *L, const char *name, tide_host_function function, void *context) {
-    if (lua_getglobal(L, "tide") != LUA_TTABLE) {
-        lua_pop(L, 1);
-        lua_newtable(L);
-        lua_pushvalue(L, -1);
-        lua_setglobal(L, "tide");
-    }
+    tide_lua_push_tide(L);
+    lua_pushstring(L, name);
     lua_pushlightuserdata(L, (void *)function);
     lua_pushlightuserdata(L, context);
     lua_pushstring(L, name);
     lua_pushcclosure(L, host_trampoline, 3);
-    lua_setfield(L, -2, name);
+    lua_rawset(L, -3);
     lua_pop(L, 1);
 }

@@ -6,8 +6,12 @@
 /// `impossible` match nothing, so whatever needs them is left out.
 struct GrammarBuilder {
     private let nodes: [SchemaNode]
+    /// The nodes, with one `enum` at a time set aside while its values are checked.
+    private var workingNodes: [SchemaNode]
     private let impossible: Set<Int>
     private var ruleNames: [Int: String] = [:]
+    /// The next number to try for each base name ``uniqueName(_:)`` was asked for.
+    private var nextSuffix: [String: Int] = [:]
     private var taken = JSONGrammarRules.names.union(StringFormat.allCases.map(\.ruleName)).union([Grammar.rootRule])
     private var pending: [Int] = []
     private var definitions: [String] = []
@@ -34,6 +38,7 @@ struct GrammarBuilder {
 
     private init(nodes: [SchemaNode], impossible: Set<Int>) {
         self.nodes = nodes
+        workingNodes = nodes
         self.impossible = impossible
     }
 
@@ -58,11 +63,14 @@ struct GrammarBuilder {
         })
         let base = cleaned.isEmpty ? "value" : cleaned
         var name = base
-        var suffix = 2
+        // Numbering goes on from the last number a base was given, so many names sharing one
+        // base (properties whose names are all symbols) cost no rescans.
+        var suffix = nextSuffix[base, default: 2]
         while taken.contains(name) {
             name = "\(base)-\(suffix)"
             suffix += 1
         }
+        nextSuffix[base] = suffix
         taken.insert(name)
         return name
     }
@@ -78,28 +86,28 @@ struct GrammarBuilder {
         // A node with no way to match gets a rule matching nothing; the caller then marks it
         // impossible and builds again without it.
         let body = try self.body(index, name: name) ?? GBNF.characterClass([(0, 0x10FFFF)], negated: true)
-        add(name, body)
-        // Checked as it grows, so a schema too large is refused before all of it is written.
-        if length > JSONSchema.maximumGrammarLength { throw JSONSchema.tooLarge(length, atLeast: true) }
+        try add(name, body)
     }
 
-    /// Appends the rule `name ::= body`, counting its length.
-    private mutating func add(_ name: String, _ body: String) {
+    /// Appends the rule `name ::= body`, counting its length: checked as it grows, rule by rule,
+    /// so a schema too large is refused before the rest of it is written.
+    private mutating func add(_ name: String, _ body: String) throws(SchemaError) {
         definitions.append("\(name) ::= \(body)")
         length += name.utf8.count + body.utf8.count + 6
+        if length > JSONSchema.maximumGrammarLength { throw JSONSchema.tooLarge(length, atLeast: true) }
     }
 
     private mutating func body(_ index: Int, name: String) throws(SchemaError) -> String? {
         let node = nodes[index]
         if let allowed = node.allowedValues {
             // Each value against the node's other keywords (against its own list, every check
-            // would scan the list: quadratic in a long enum).
-            var others = nodes
-            others[index].allowedValues = nil
-            let validator = SchemaValidator(nodes: others)
+            // would scan the list: quadratic in a long enum): the list is set aside in the
+            // working copy of the nodes, and put back, which copies nothing once the copy exists.
+            workingNodes[index].allowedValues = nil
+            let valid = allowed.filter { SchemaValidator(nodes: workingNodes).violations(of: $0, against: index).isEmpty }
+            workingNodes[index].allowedValues = allowed
             var seen = Set<String>()
-            let texts = allowed.filter { validator.violations(of: $0, against: index).isEmpty }.map(\.text)
-                .filter { seen.insert($0).inserted }
+            let texts = valid.map(\.text).filter { seen.insert($0).inserted }
             return texts.isEmpty ? nil : texts.map(GBNF.literal).joined(separator: " | ")
         }
         if let branches = node.anyOf ?? node.oneOf {
@@ -117,7 +125,7 @@ struct GrammarBuilder {
             case .integer: integer(node)
             case .string: try string(node, name: name)
             case .array: array(node, name: name)
-            case .object: object(node, name: name)
+            case .object: try object(node, name: name)
             }
             if let alternative { alternatives.append(alternative) }
         }
@@ -189,11 +197,9 @@ struct GrammarBuilder {
         return #""[" space "# + (node.minItems == 0 ? "(\(elements))?" : elements) + #" "]""#
     }
 
-    private mutating func object(_ node: SchemaNode, name: String) -> String? {
+    private mutating func object(_ node: SchemaNode, name: String) throws(SchemaError) -> String? {
         var members: [(text: String, required: Bool)] = []
-        let listed = node.properties.map(\.name) + node.required.filter { required in
-            !node.properties.contains { $0.name == required }
-        }
+        let listed = node.properties.map(\.name) + node.required.filter { node.property(named: $0) == nil }
         var extraValue: String?
         switch node.additionalProperties {
         case .absent, .forbidden: extraValue = nil
@@ -201,8 +207,8 @@ struct GrammarBuilder {
         case .schema(let extra): extraValue = reference(extra, hint: name + "-extra")
         }
         for key in listed {
-            let required = node.required.contains(key)
-            let value: String? = if let property = node.properties.first(where: { $0.name == key }) {
+            let required = node.requiredNames.contains(key)
+            let value: String? = if let property = node.property(named: key) {
                 reference(property.node, hint: name == "document" ? key : "\(name)-\(key)")
             } else if case .absent = node.additionalProperties {
                 use("value")
@@ -218,7 +224,7 @@ struct GrammarBuilder {
         var extra: String?
         if let extraValue {
             let rule = uniqueName(name + "-extra-member")
-            add(rule, "\(Self.keyExcluding(listed)) space \":\" space \(extraValue) space")
+            try add(rule, "\(try keyExcluding(listed, name: name)) space \":\" space \(extraValue) space")
             extra = rule
         }
         // rest: the members from here on, each after a comma; first: the same when none came yet.
@@ -237,30 +243,50 @@ struct GrammarBuilder {
             }
             let restRule = uniqueName("\(name)-rest-\(index + 1)")
             let firstRule = uniqueName("\(name)-from-\(index + 1)")
-            add(restRule, restHere)
-            add(firstRule, firstHere)
+            try add(restRule, restHere)
+            try add(firstRule, firstHere)
             (rest, first) = (restRule, firstRule)
         }
         return #""{" space "# + (first.isEmpty ? "" : first + " ") + #""}""#
     }
 
-    /// A JSON string (raw characters only, no escapes) that is none of `names`, written as a trie.
-    private static func keyExcluding(_ names: [String]) -> String {
-        let tail = #"[^"\\\x00-\x1F]* "\"""#
-        func rest(_ suffixes: [[UInt32]]) -> String {
-            let isName = suffixes.contains { $0.isEmpty }
-            var firsts: [UInt32] = []
-            for suffix in suffixes where !suffix.isEmpty && !firsts.contains(suffix[0]) { firsts.append(suffix[0]) }
-            var alternatives = isName ? [] : [#""\"""#]
-            for first in firsts {
-                let scalar = Unicode.Scalar(first)!
-                alternatives.append(GBNF.literal(String(scalar)) + " "
-                                    + rest(suffixes.filter { $0.first == first }.map { Array($0.dropFirst()) }))
+    /// A JSON string (raw characters only, no escapes) that is none of `names`: a trie with a
+    /// rule per node, so that a long name adds rules, not nesting, built without recursion and
+    /// counted as it is written.
+    private mutating func keyExcluding(_ names: [String], name: String) throws(SchemaError) -> String {
+        // Each node's children in the order first seen (found by a dictionary), and whether a name
+        // ends there.
+        var children: [[(scalar: Unicode.Scalar, node: Int)]] = [[]]
+        var childIndex: [[Unicode.Scalar: Int]] = [[:]]
+        var ends = [false]
+        for key in names {
+            var node = 0
+            for scalar in key.unicodeScalars {
+                if let next = childIndex[node][scalar] {
+                    node = next
+                    continue
+                }
+                children.append([])
+                childIndex.append([:])
+                ends.append(false)
+                children[node].append((scalar, children.count - 1))
+                childIndex[node][scalar] = children.count - 1
+                node = children.count - 1
             }
-            let excluded = [(UInt32(0), UInt32(0x1F)), (0x22, 0x22), (0x5C, 0x5C)] + firsts.map { ($0, $0) }
-            alternatives.append(GBNF.characterClass(excluded, negated: true) + " " + tail)
-            return "(" + alternatives.joined(separator: " | ") + ")"
+            ends[node] = true
         }
-        return #""\"" "# + rest(names.map { $0.unicodeScalars.map(\.value) })
+        let tail = #"[^"\\\x00-\x1F]* "\"""#
+        let rules = children.indices.map { _ in uniqueName(name + "-key") }
+        for node in children.indices {
+            var alternatives = ends[node] ? [] : [#""\"""#]
+            for child in children[node] {
+                alternatives.append(GBNF.literal(String(child.scalar)) + " " + rules[child.node])
+            }
+            let excluded = [(UInt32(0), UInt32(0x1F)), (0x22, 0x22), (0x5C, 0x5C)]
+                + children[node].map { ($0.scalar.value, $0.scalar.value) }
+            alternatives.append(GBNF.characterClass(excluded, negated: true) + " " + tail)
+            try add(rules[node], alternatives.joined(separator: " | "))
+        }
+        return #""\"" "# + rules[0]
     }
 }

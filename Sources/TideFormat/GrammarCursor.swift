@@ -9,6 +9,10 @@
 public struct GrammarCursor: Sendable {
     /// The most stacks followed at once.
     public static let maximumStacks = 512
+    /// The most stack positions one character's step may copy while it expands rules: 262,144.
+    /// Past it the cursor is lost: a grammar of long optional runs (`[a]?{2000}`) would otherwise
+    /// cost seconds per character.
+    public static let maximumWork = 1 << 18
 
     private let grammar: CompiledGrammar
     /// The ways through the grammar the text so far can take: positions of the elements still
@@ -17,14 +21,15 @@ public struct GrammarCursor: Sendable {
     private var stacks: [[Int32]]
     /// The bytes of a UTF-8 sequence begun but not finished.
     private var pending: [UInt8] = []
-    /// Set when the stacks grew past ``maximumStacks``.
+    /// Set when the stacks grew past ``maximumStacks``, or a step past ``maximumWork`` or the
+    /// depth the checker allows.
     public private(set) var isLost = false
 
     /// A cursor at the start of `grammar`'s root rule.
     public init(_ grammar: CompiledGrammar) {
         self.grammar = grammar
         stacks = grammar.startStacks
-        isLost = grammar.startStacks.count > Self.maximumStacks
+        isLost = grammar.startIsLost
     }
 
     /// Whether the text so far is refused (no way through the grammar is left) or the cursor lost.
@@ -54,13 +59,17 @@ public struct GrammarCursor: Sendable {
 
     private mutating func advance(_ codePoint: UInt32) {
         var next = Set<[Int32]>()
+        var work = 0
         for stack in stacks {
             guard let top = stack.last, case .characters(let ranges) = grammar.elements[Int(top)], ranges.contains(codePoint) else {
                 continue
             }
             var moved = stack
             moved[moved.count - 1] = top + 1
-            grammar.settle(moved, into: &next, limit: Self.maximumStacks)
+            guard grammar.settle(moved, into: &next, work: &work) else {
+                isLost = true
+                return
+            }
             if next.count > Self.maximumStacks { break }
         }
         isLost = next.count > Self.maximumStacks
@@ -74,12 +83,17 @@ public struct GrammarCursor: Sendable {
         return stacks.map(grammar.shortestLength(of:)).min()
     }
 
-    /// The shortest text (as UTF-8) that completes the text so far; `nil` when dead.
+    /// The most bytes ``shortestCompletion`` writes out: 1 MiB, more than any reply a budget
+    /// could be steered to finish (a grammar of a few rules can need 2⁴⁰ bytes to complete).
+    public static let maximumCompletion = 1 << 20
+
+    /// The shortest text (as UTF-8) that completes the text so far; `nil` when dead, or when it
+    /// is longer than ``maximumCompletion``.
     public var shortestCompletion: [UInt8]? {
         guard !isDead else { return nil }
         if !pending.isEmpty { return pendingCompletion }
         guard let best = stacks.min(by: { grammar.shortestLength(of: $0) < grammar.shortestLength(of: $1) }),
-              grammar.shortestLength(of: best) < CompiledGrammar.unreachable
+              grammar.shortestLength(of: best) <= Self.maximumCompletion
         else { return nil }
         return grammar.shortestText(of: best)
     }
@@ -126,6 +140,8 @@ public final class CompiledGrammar: Sendable {
     /// Per character-class position: the character the shortest text uses there.
     let cheapestCharacter: [Int: UInt32]
     let startStacks: [[Int32]]
+    /// Whether a cursor is lost from the start (too many ways, or too much work to find them).
+    let startIsLost: Bool
 
     /// Compiles GBNF text (checked as ``Grammar`` checks it), starting at `root`.
     public convenience init(gbnf text: String) throws(SyntaxError) {
@@ -141,27 +157,36 @@ public final class CompiledGrammar: Sendable {
                                                                                  alternatives: builder.alternatives)
         let root = parsed.symbol(named: Grammar.rootRule) ?? 0
         var start = Set<[Int32]>()
+        var work = 0
+        var settled = true
         if root < alternatives.count {
-            for alternative in alternatives[root] {
-                Self.settle([Int32(alternative)], elements: elements, alternatives: alternatives, into: &start,
-                            limit: GrammarCursor.maximumStacks)
+            for alternative in alternatives[root] where settled {
+                settled = Self.settle([Int32(alternative)], elements: elements, alternatives: alternatives, into: &start,
+                                      work: &work)
             }
         }
         startStacks = Array(start)
+        startIsLost = !settled || start.count > GrammarCursor.maximumStacks
     }
 
-    /// Expands `stack` until its top is a character class (or it is empty), adding each result.
-    func settle(_ stack: [Int32], into result: inout Set<[Int32]>, limit: Int) {
-        Self.settle(stack, elements: elements, alternatives: alternatives, into: &result, limit: limit)
+    /// Expands `stack` until its top is a character class (or it is empty), adding each result;
+    /// `false` (the cursor lost) when that took more than ``GrammarCursor/maximumWork`` (counted
+    /// in `work`), more than ``GrammarCursor/maximumStacks`` ways, or nested deeper than
+    /// ``GrammarParser/maximumEntryDepth``.
+    func settle(_ stack: [Int32], into result: inout Set<[Int32]>, work: inout Int) -> Bool {
+        Self.settle(stack, elements: elements, alternatives: alternatives, into: &result, work: &work)
     }
 
     private static func settle(_ stack: [Int32], elements: [Element], alternatives: [[Int]], into result: inout Set<[Int32]>,
-                               limit: Int)
+                               work: inout Int) -> Bool
     {
-        var work = [stack]
+        let limit = GrammarCursor.maximumStacks
+        var pending = [stack]
         var seen = Set<[Int32]>()
-        while let current = work.popLast() {
-            guard result.count <= limit, seen.count <= limit * 8, seen.insert(current).inserted else { continue }
+        while let current = pending.popLast() {
+            work += current.count + 1
+            guard work <= GrammarCursor.maximumWork, result.count <= limit, seen.count <= limit * 8 else { return false }
+            guard seen.insert(current).inserted else { continue }
             guard let top = current.last else {
                 result.insert(current)
                 continue
@@ -172,86 +197,115 @@ public final class CompiledGrammar: Sendable {
             case .never:
                 continue
             case .end:
-                work.append(Array(current.dropLast()))
+                pending.append(Array(current.dropLast()))
             case .rule(let rule):
-                // Depth bounds a (refused by llama.cpp, but cheap to guard) left recursion.
-                guard current.count < 1024 else { continue }
+                // As deep as the checker lets rules nest at first; deeper (a grammar nesting as
+                // it reads, or a long optional run expanded) the cursor is lost, not dead.
+                guard current.count < GrammarParser.maximumEntryDepth else { return false }
                 var base = Array(current.dropLast())
                 if case .end = elements[Int(top) + 1] {} else { base.append(top + 1) }
-                for alternative in alternatives[rule] { work.append(base + [Int32(alternative)]) }
+                for alternative in alternatives[rule] { pending.append(base + [Int32(alternative)]) }
             }
         }
+        return true
     }
 
     /// The fewest bytes completing `stack`.
     func shortestLength(of stack: [Int32]) -> Int {
-        min(stack.reduce(0) { $0 + shortestSuffix[Int($1)] }, Self.unreachable)
+        stack.reduce(0) { min($0 + shortestSuffix[Int($1)], Self.unreachable) }
     }
 
-    /// The shortest text completing `stack`, innermost position first.
+    /// The shortest text completing `stack` (innermost position last), written without recursion;
+    /// a rule whose shortest text is empty is not entered, so the work is bounded by the text's
+    /// length times the depth of the rules it goes through.
     func shortestText(of stack: [Int32]) -> [UInt8] {
         var text: [UInt8] = []
-        for position in stack.reversed() { appendShortest(from: Int(position), to: &text, depth: 0) }
+        var resume = stack.map(Int.init)
+        while var position = resume.popLast() {
+            walk: while true {
+                switch elements[position] {
+                case .end, .never:
+                    break walk
+                case .characters:
+                    if let character = cheapestCharacter[position], let scalar = Unicode.Scalar(character) {
+                        text.append(contentsOf: Array(String(Character(scalar)).utf8))
+                    }
+                case .rule(let rule):
+                    let start = alternatives[rule][shortestAlternative[rule]]
+                    if shortestSuffix[start] > 0 {
+                        resume.append(position + 1)
+                        resume.append(start)
+                        break walk
+                    }
+                }
+                position += 1
+            }
+        }
         return text
     }
 
-    private func appendShortest(from start: Int, to text: inout [UInt8], depth: Int) {
-        guard depth < 4096 else { return }
-        var position = start
-        while true {
-            switch elements[position] {
-            case .end, .never:
-                return
-            case .characters:
-                if let character = cheapestCharacter[position], let scalar = Unicode.Scalar(character) {
-                    text.append(contentsOf: Array(String(Character(scalar)).utf8))
-                }
-            case .rule(let rule):
-                appendShortest(from: alternatives[rule][shortestAlternative[rule]], to: &text, depth: depth + 1)
-            }
-            position += 1
-        }
-    }
-
-    /// Each position's shortest suffix and each rule's shortest alternative, by relaxing until
-    /// nothing shortens (a rule's choice changes only when strictly shorter, so the choices
-    /// never form a cycle); and the character each class contributes.
+    /// Each position's shortest suffix and each rule's shortest alternative, by Knuth's
+    /// generalization of Dijkstra's algorithm (rules settled shortest first, an alternative
+    /// becoming a candidate once all the rules it uses are settled: O(n log n), where relaxing
+    /// until nothing shortens took a pass per level of a chain of rules); and the character each
+    /// class contributes.
     private static func shortest(elements: [Element], alternatives: [[Int]]) -> ([Int], [Int], [Int: UInt32]) {
         var characters: [Int: UInt32] = [:]
         var characterLength = [Int](repeating: unreachable, count: elements.count)
         for (position, element) in elements.enumerated() {
-            if case .characters(let ranges) = element, let character = cheapest(in: ranges) {
+            if case .characters(let ranges) = element, let character = cheapest(in: ranges),
+               let scalar = Unicode.Scalar(character) {
                 characters[position] = character
-                characterLength[position] = String(Character(Unicode.Scalar(character)!)).utf8.count
+                characterLength[position] = UTF8.width(scalar)
+            }
+        }
+        // Per alternative: its length so far (characters, then each settled rule) and how many
+        // of its rule references are not settled yet; per rule, the alternatives that use it.
+        var length: [[Int]] = alternatives.map { $0.map { _ in 0 } }
+        var unsettled: [[Int]] = alternatives.map { $0.map { _ in 0 } }
+        var users: [[(rule: Int, alternative: Int)]] = Array(repeating: [], count: alternatives.count)
+        var queue = ShortestQueue()
+        for (rule, starts) in alternatives.enumerated() {
+            for (index, start) in starts.enumerated() {
+                var position = start
+                loop: while true {
+                    switch elements[position] {
+                    case .end: break loop
+                    case .never: length[rule][index] = unreachable
+                    case .characters: length[rule][index] = min(length[rule][index] + characterLength[position], unreachable)
+                    case .rule(let used):
+                        unsettled[rule][index] += 1
+                        users[used].append((rule, index))
+                    }
+                    position += 1
+                }
+                if unsettled[rule][index] == 0 && length[rule][index] < unreachable {
+                    queue.push((length[rule][index], rule, index))
+                }
             }
         }
         var ruleLength = [Int](repeating: unreachable, count: alternatives.count)
         var choice = [Int](repeating: 0, count: alternatives.count)
-        var suffix = [Int](repeating: unreachable, count: elements.count)
-        var changed = true
-        var passes = 0
-        while changed && passes < 10_000 {
-            changed = false
-            passes += 1
-            for position in elements.indices.reversed() {
-                let value: Int
-                switch elements[position] {
-                case .end: value = 0
-                case .never: value = unreachable
-                case .characters: value = min(characterLength[position] + suffix[position + 1], unreachable)
-                case .rule(let rule): value = min(ruleLength[rule] + suffix[position + 1], unreachable)
-                }
-                if value < suffix[position] {
-                    suffix[position] = value
-                    changed = true
+        while let (shortest, rule, index) = queue.pop() {
+            guard ruleLength[rule] == unreachable else { continue }
+            ruleLength[rule] = shortest
+            choice[rule] = index
+            for (user, alternative) in users[rule] {
+                length[user][alternative] = min(length[user][alternative] + shortest, unreachable)
+                unsettled[user][alternative] -= 1
+                if unsettled[user][alternative] == 0 && ruleLength[user] == unreachable && length[user][alternative] < unreachable {
+                    queue.push((length[user][alternative], user, alternative))
                 }
             }
-            for (rule, starts) in alternatives.enumerated() {
-                for (index, start) in starts.enumerated() where suffix[start] < ruleLength[rule] {
-                    ruleLength[rule] = suffix[start]
-                    choice[rule] = index
-                    changed = true
-                }
+        }
+        // Every alternative ends with `.end`, so one backward pass gives each position's suffix.
+        var suffix = [Int](repeating: unreachable, count: elements.count)
+        for position in elements.indices.reversed() {
+            switch elements[position] {
+            case .end: suffix[position] = 0
+            case .never: suffix[position] = unreachable
+            case .characters: suffix[position] = min(characterLength[position] + suffix[position + 1], unreachable)
+            case .rule(let rule): suffix[position] = min(ruleLength[rule] + suffix[position + 1], unreachable)
             }
         }
         return (suffix, choice, characters)
@@ -266,12 +320,17 @@ public final class CompiledGrammar: Sendable {
         where ranges.contains(candidate) {
             return candidate
         }
+        // The first code point from U+0020 that no listed range (nor the surrogates) covers, in
+        // one sweep of the ranges sorted: a class may list a million of them.
+        let covered = (ranges.ranges.filter { $0.lower <= $0.upper } + [CharacterRanges.Range(lower: 0xD800, upper: 0xDFFF)])
+            .sorted { $0.lower < $1.lower }
         var codePoint: UInt32 = 0x20
-        while codePoint < 0x10FFFF {
-            if Unicode.Scalar(codePoint) != nil && ranges.contains(codePoint) { return codePoint }
-            codePoint += 1
+        for range in covered {
+            if range.lower > codePoint { break }
+            codePoint = max(codePoint, range.upper.addingReportingOverflow(1).partialValue)
+            if range.upper == .max { return nil }
         }
-        return nil
+        return codePoint <= 0x10FFFF ? codePoint : nil
     }
 }
 
@@ -374,5 +433,39 @@ private enum UTF8Sequence {
         var parser = Unicode.UTF8.ForwardParser()
         guard case .valid(let encoded) = parser.parseScalar(from: &iterator), encoded.count == bytes.count else { return .invalid }
         return .scalar(Unicode.UTF8.decode(encoded).value)
+    }
+}
+
+/// A binary min-heap of (length, rule, alternative), ordered by length, then rule, then
+/// alternative, so that ties settle the same way every time.
+private struct ShortestQueue {
+    private var items: [(Int, Int, Int)] = []
+
+    mutating func push(_ item: (Int, Int, Int)) {
+        items.append(item)
+        var child = items.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard items[child] < items[parent] else { break }
+            items.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func pop() -> (Int, Int, Int)? {
+        guard !items.isEmpty else { return nil }
+        items.swapAt(0, items.count - 1)
+        let top = items.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < items.count && items[left] < items[smallest] { smallest = left }
+            if right < items.count && items[right] < items[smallest] { smallest = right }
+            guard smallest != parent else { return top }
+            items.swapAt(parent, smallest)
+            parent = smallest
+        }
     }
 }

@@ -93,46 +93,83 @@ struct GrammarGraph {
         Array(satisfiable(terminalsCount: true).prefix(count))
     }
 
+    /// What entering a rule costs llama.cpp before it reads a character: it makes one stack per
+    /// way of reaching the next character or token, each as deep as the rules it went through,
+    /// and checks every sampled token against every stack.
+    struct Expansion {
+        /// The rule whose expansion makes the most stacks, and how many (an upper bound: an empty
+        /// alternative counts once more), saturating at the cap.
+        var widest: (rule: Int, width: Int)
+        /// The rule whose expansion nests deepest, and how deep: how many positions to come back
+        /// to it stacks (a rule or group entered last in its alternative adds none, as llama.cpp
+        /// drops a finished alternative before entering).
+        var deepest: (rule: Int, depth: Int)
+    }
+
+    /// The widest and the deepest expansion of any rule. Needs a grammar without left recursion;
+    /// linear, without recursion.
+    func expansion(cap: Int) -> Expansion {
+        let nullable = satisfiable(terminalsCount: false)
+        let entered = alternatives.indices.map { firstNodes(of: $0, nullable: nullable) }
+        // Nodes after all they enter (acyclic without left recursion).
+        var order: [Int] = []
+        walkDepthFirst(entered, finished: { order.append($0) }, cycle: { _, _ in false })
+        var width = Array(repeating: 0, count: alternatives.count)
+        var depth = Array(repeating: 0, count: alternatives.count)
+        var result = Expansion(widest: (0, 0), deepest: (0, 0))
+        for node in order {
+            var total = 0
+            for sequence in alternatives[node] {
+                var ways = 0
+                var reachesEnd = true
+                for (index, element) in sequence.enumerated() {
+                    guard case .node(let target) = element else {
+                        ways += 1
+                        reachesEnd = false
+                        break
+                    }
+                    depth[node] = max(depth[node], depth[target] + (index == sequence.count - 1 ? 0 : 1))
+                    ways = min(ways + width[target], cap)
+                    if !nullable[target] {
+                        reachesEnd = false
+                        break
+                    }
+                }
+                total = min(total + ways + (reachesEnd ? 1 : 0), cap)
+            }
+            width[node] = total
+            if total > result.widest.width { result.widest = (owners[node], total) }
+            if depth[node] > result.deepest.depth { result.deepest = (owners[node], depth[node]) }
+        }
+        return result
+    }
+
+    /// The nodes that `node`'s alternatives can enter before reading anything.
+    private func firstNodes(of node: Int, nullable: [Bool]) -> [Int] {
+        var targets: [Int] = []
+        for sequence in alternatives[node] {
+            for element in sequence {
+                guard case .node(let target) = element else { break }
+                targets.append(target)
+                if !nullable[target] { break }
+            }
+        }
+        return targets
+    }
+
     /// A chain of rules that can reach its first rule again without reading anything, ending
     /// with that first rule again (`a → b → a`), or `nil` when the grammar has no left recursion.
     func leftRecursion() -> [Int]? {
         let nullable = satisfiable(terminalsCount: false)
-        let edges: [[Int]] = alternatives.map { nodeAlternatives in
-            var targets: [Int] = []
-            for sequence in nodeAlternatives {
-                for element in sequence {
-                    guard case .node(let target) = element else { break }
-                    targets.append(target)
-                    if !nullable[target] { break }
-                }
-            }
-            return targets
-        }
-        // Iterative depth-first search: 0 unvisited, 1 on the path, 2 done.
-        var state = Array(repeating: 0, count: alternatives.count)
-        for start in alternatives.indices where state[start] == 0 {
-            var path: [(node: Int, next: Int)] = [(start, 0)]
-            state[start] = 1
-            while let (node, next) = path.last {
-                guard next < edges[node].count else {
-                    state[node] = 2
-                    path.removeLast()
-                    continue
-                }
-                path[path.count - 1].next += 1
-                let target = edges[node][next]
-                if state[target] == 1 {
-                    let cycle = path.drop { $0.node != target }.map { owners[$0.node] }
-                    return cycle.enumerated().compactMap { index, rule in
-                        index > 0 && cycle[index - 1] == rule ? nil : rule
-                    } + [owners[target]]
-                }
-                if state[target] == 0 {
-                    state[target] = 1
-                    path.append((target, 0))
-                }
-            }
-        }
-        return nil
+        let edges = alternatives.indices.map { firstNodes(of: $0, nullable: nullable) }
+        var found: [Int]?
+        walkDepthFirst(edges, finished: { _ in }, cycle: { path, target in
+            let cycle = path.drop { $0 != target }.map { owners[$0] }
+            found = cycle.enumerated().compactMap { index, rule in
+                index > 0 && cycle[index - 1] == rule ? nil : rule
+            } + [owners[target]]
+            return true
+        })
+        return found
     }
 }

@@ -8,10 +8,13 @@
 ///   `MAX_REPETITION_THRESHOLD`); llama.cpp refuses such a minimum but silently turns such a
 ///   maximum into "no limit", which changes the language, so both are refused here;
 /// - `{m,n}` with `n < m` (llama.cpp would loop on it);
-/// - groups nested deeper than ``maximumNesting`` (256);
+/// - groups, and repetitions of repetitions (`"a"??`), nested deeper than ``maximumNesting`` (256);
 /// - a text longer than ``Grammar/maximumTextLength`` bytes, or one that llama.cpp would expand
 ///   into more than ``maximumExpandedSize`` elements;
 /// - a NUL character (llama.cpp would silently stop reading there);
+/// - an escape that is no character (a surrogate, or above U+10FFFF);
+/// - a rule that makes llama.cpp follow more than ``maximumBranching`` alternatives at once, or
+///   nest more than ``maximumEntryDepth`` rules deep before reading a character;
 /// - left recursion that llama.cpp's check misses because it only counts an alternative
 ///   written empty as empty (`a ::= b a "x"` with `b ::= c`, `c ::= "y"?`), which would make it
 ///   loop when sampling.
@@ -20,6 +23,14 @@ struct GrammarParser {
     static let maximumRepetition = 2000
     /// The deepest nesting of parenthesized groups: 256.
     static let maximumNesting = 256
+    /// The most alternatives llama.cpp may have to follow at once on entering a rule: 4,096 (a
+    /// schema of a thousand optional properties needs a thousand). llama.cpp checks each sampled
+    /// token against every one, so a rule of 100,000 alternatives would take seconds per token
+    /// (see ``GrammarGraph/expansion(cap:)``).
+    static let maximumBranching = 4096
+    /// The most rules and groups llama.cpp may enter, one inside the other, before reading the
+    /// first character: 1,024, the depth ``GrammarCursor`` follows.
+    static let maximumEntryDepth = 1024
     /// The most grammar elements the text may expand to inside llama.cpp: 2,000,000.
     static let maximumExpandedSize = 2_000_000
 
@@ -36,9 +47,13 @@ struct GrammarParser {
     private var symbolCount = 0
     private var expandedSize = 0
     private var nesting = 0
+    /// How deep the deepest term read so far in the current group nests (a group or a repetition
+    /// around a term is one level more): walks of the terms recurse once per level.
+    private var deepestTerm = 0
 
-    /// Parses and checks `text`.
-    static func parse(_ text: String) throws(SyntaxError) -> ParsedGrammar {
+    /// Parses and checks `text`; `branching` is the widest expansion allowed (a caller that words
+    /// that refusal its own way passes `nil` and checks ``GrammarGraph/expansion(cap:)``).
+    static func parse(_ text: String, branching: Int? = maximumBranching) throws(SyntaxError) -> ParsedGrammar {
         var parser = GrammarParser(scalars: Array(text.unicodeScalars))
         if text.utf8.count > Grammar.maximumTextLength {
             throw parser.error("the grammar is \(text.utf8.count) bytes, over the limit of \(Grammar.maximumTextLength)", at: 0)
@@ -46,7 +61,7 @@ struct GrammarParser {
         if let nul = parser.scalars.firstIndex(of: "\0") {
             throw parser.error("the grammar contains a NUL character; llama.cpp would stop reading here", at: nul)
         }
-        return try parser.parseGrammar()
+        return try parser.parseGrammar(branching: branching)
     }
 
     private init(scalars: [Unicode.Scalar]) {
@@ -115,7 +130,7 @@ struct GrammarParser {
 
     // MARK: Rules
 
-    private mutating func parseGrammar() throws(SyntaxError) -> ParsedGrammar {
+    private mutating func parseGrammar(branching: Int?) throws(SyntaxError) -> ParsedGrammar {
         skipSpace(newlines: true)
         while position < scalars.count {
             try parseRule()
@@ -134,6 +149,21 @@ struct GrammarParser {
             throw error("left recursion: \(path) can reach itself without reading any text, which llama.cpp refuses; "
                         + "rewrite it with repetition, e.g. 'list ::= item (\",\" item)*' instead of "
                         + "'list ::= list \",\" item | item'", at: grammar.definitionOffsets[cycle[0]])
+        }
+        let expansion = GrammarGraph(grammar).expansion(cap: (branching ?? 0) + 1)
+        if expansion.deepest.depth > Self.maximumEntryDepth {
+            throw error("entering '\(grammar.names[expansion.deepest.rule])' nests \(expansion.deepest.depth) rules deep before "
+                        + "the first character, over the limit of \(Self.maximumEntryDepth) (llama.cpp copies a stack that deep "
+                        + "for every token it tries); make the chain shorter, or reference each rule last in its alternative",
+                        at: grammar.definitionOffsets[expansion.deepest.rule])
+        }
+        guard let branching else { return grammar }
+        let widest = expansion.widest
+        if widest.width > branching {
+            throw error("entering '\(grammar.names[widest.rule])' would make llama.cpp follow more than "
+                        + "\(branching) alternatives at once, and check every token against each; share the "
+                        + "common starts ('\"a\" (\"b\" | \"c\")' for '\"ab\" | \"ac\"') or use a character class",
+                        at: grammar.definitionOffsets[widest.rule])
         }
         return grammar
     }
@@ -188,6 +218,8 @@ struct GrammarParser {
         var hasItem = false
         /// llama.cpp's `n_prev_rules`: how many symbols the last item stands for.
         var itemSymbols = 1
+        /// How deep the last item nests.
+        var itemDepth = 1
         while let scalar = peek {
             let start = position
             var item: GrammarTerm?
@@ -195,23 +227,29 @@ struct GrammarParser {
             case "\"":
                 item = try parseLiteral()
                 itemSymbols = 1
+                itemDepth = 1
             case "[":
                 item = try parseClass()
                 itemSymbols = 1
+                itemDepth = 1
             case "<", "!":
                 item = .token(try parseToken())
                 itemSymbols = 1
+                itemDepth = 1
             case _ where Self.isWordCharacter(scalar):
                 item = .rule(symbol(try parseName(), referencedAt: start))
                 itemSymbols = 1
+                itemDepth = 1
             case "(":
-                let (group, symbolsMade) = try parseGroup()
+                let (group, symbolsMade, depth) = try parseGroup()
                 item = group
                 itemSymbols = max(1, symbolsMade)
+                itemDepth = depth
             case ".":
                 position += 1
                 item = .any
                 itemSymbols = 1
+                itemDepth = 1
             case "*", "+", "?", "{":
                 let (min, max) = try parseRepetition()
                 guard hasItem, let last = terms.popLast() else {
@@ -225,6 +263,12 @@ struct GrammarParser {
                 }
                 symbolCount += max.map { $0 - min } ?? 1
                 itemSymbols *= total
+                itemDepth += 1
+                if itemDepth > Self.maximumNesting {
+                    throw error("groups and repetitions of repetitions ('\"a\"??') nest deeper than the limit of "
+                                + "\(Self.maximumNesting)", at: start)
+                }
+                deepestTerm = Swift.max(deepestTerm, itemDepth)
                 if max == 0 {
                     hasItem = false
                 } else {
@@ -239,6 +283,7 @@ struct GrammarParser {
             if let item {
                 terms.append(item)
                 hasItem = true
+                deepestTerm = Swift.max(deepestTerm, itemDepth)
             } else {
                 hasItem = false
             }
@@ -315,6 +360,11 @@ struct GrammarParser {
             value = value << 4 | digit
             position += 1
         }
+        guard Unicode.Scalar(value) != nil else {
+            let written = String(String.UnicodeScalarView(scalars[escape..<position]))
+            throw error("'\(written)' is not a character: surrogates (D800 to DFFF) and code points above 10FFFF have no "
+                        + "UTF-8 form, so no text could match it", at: escape)
+        }
         return value
     }
 
@@ -344,8 +394,9 @@ struct GrammarParser {
         return GrammarToken(id: nil, text: String(String.UnicodeScalarView(scalars[start..<position])), negated: negated)
     }
 
-    /// `( … )`, and the number of symbols llama.cpp makes for it (the group's own and those inside).
-    private mutating func parseGroup() throws(SyntaxError) -> (GrammarTerm, Int) {
+    /// `( … )`, the number of symbols llama.cpp makes for it (the group's own and those inside),
+    /// and how deep it nests.
+    private mutating func parseGroup() throws(SyntaxError) -> (GrammarTerm, Int, Int) {
         let open = position
         position += 1
         skipSpace(newlines: true)
@@ -355,7 +406,11 @@ struct GrammarParser {
         }
         let before = symbolCount
         symbolCount += 1
+        let outside = deepestTerm
+        deepestTerm = 0
         let alternatives = try parseAlternates(nested: true)
+        let depth = deepestTerm + 1
+        deepestTerm = outside
         guard peek == ")" else {
             let location = SourceLocation(offset: open, in: scalars)
             throw error("expected ')' to close the group opened at line \(location.line), column \(location.column), "
@@ -363,7 +418,7 @@ struct GrammarParser {
         }
         position += 1
         nesting -= 1
-        return (.group(alternatives), symbolCount - before)
+        return (.group(alternatives), symbolCount - before, depth)
     }
 
     /// The bounds of `*`, `+`, `?`, `{m}`, `{m,}` or `{m,n}`, with the white space after it

@@ -32,4 +32,16 @@ public struct JSONObject: Sendable, Hashable {
         var seen = Set<String>()
         return members.compactMap { seen.insert($0.key).inserted ? $0.key : nil }
     }
+
+    /// Each distinct key once, in the order of its first appearance, with its last value: what a
+    /// loop over the members reads, in one pass instead of a lookup (a scan) per key.
+    var distinctMembers: [Member] {
+        let values = valuesByKey
+        return keys.compactMap { key in values[key].map { Member(key: key, value: $0) } }
+    }
+
+    /// The value of each key (the last, when it appears more than once), to look many up.
+    var valuesByKey: [String: JSONValue] {
+        Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
+    }
 }

@@ -28,19 +28,28 @@ public struct JSONSchema: Sendable {
     /// nothing can fail afterwards.
     public init(_ value: JSONValue) throws(SchemaError) {
         let nodes = try SchemaReader.read(value)
-        try OneOfCheck(nodes: nodes).check()
+        var oneOf = OneOfCheck(nodes: nodes)
+        try oneOf.check()
         var impossible = Set<Int>()
         while true {
             let (text, rules) = try GrammarBuilder.build(nodes, impossible: impossible)
             if text.utf8.count > Self.maximumGrammarLength { throw Self.tooLarge(text.utf8.count) }
             let parsed: ParsedGrammar
             do {
-                parsed = try GrammarParser.parse(text)
+                parsed = try GrammarParser.parse(text, branching: nil)
             } catch {
                 throw SchemaError("", nil, "the grammar built for this schema was refused (\(error)); this is a bug in "
                                   + "TideFormat, please report it with the schema")
             }
-            let productive = GrammarGraph(parsed).productiveRules(count: parsed.rules.count)
+            let graph = GrammarGraph(parsed)
+            let widest = graph.expansion(cap: GrammarParser.maximumBranching + 1).widest
+            if widest.width > GrammarParser.maximumBranching {
+                throw SchemaError("", nil, "the grammar for this schema would make llama.cpp follow more than "
+                                  + "\(GrammarParser.maximumBranching) alternatives at once (at its rule "
+                                  + "'\(parsed.names[widest.rule])'); simplify the schema (fewer optional properties, "
+                                  + "smaller enums, fewer anyOf branches)")
+            }
+            let productive = graph.productiveRules(count: parsed.rules.count)
             let symbols = Dictionary(uniqueKeysWithValues: parsed.names.enumerated().map { ($1, $0) })
             let dead = rules.filter { !productive[symbols[$0.value]!] }.map(\.key)
             if dead.isEmpty {

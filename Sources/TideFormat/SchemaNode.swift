@@ -44,9 +44,13 @@ struct SchemaNode: Sendable {
     /// Whether ``allowedValues`` came from `const`.
     var isConst = false
     /// `properties`, in the schema's order.
-    var properties: [Property] = []
-    /// `required`.
-    var required: [String] = []
+    private(set) var properties: [Property] = []
+    /// Where each property is in ``properties``, by name.
+    private var propertyPositions: [String: Int] = [:]
+    /// `required`, in the schema's order.
+    private(set) var required: [String] = []
+    /// The names ``required`` lists.
+    private(set) var requiredNames: Set<String> = []
     /// `additionalProperties`.
     var additionalProperties = AdditionalProperties.absent
     /// `items`.
@@ -75,6 +79,29 @@ struct SchemaNode: Sendable {
     var exclusiveMinimum: Double?
     /// `exclusiveMaximum`.
     var exclusiveMaximum: Double?
+
+    /// A subschema at `pointer` that asserts nothing yet.
+    init(pointer: String) {
+        self.pointer = pointer
+    }
+
+    /// The property named `name`, found without a scan (schemas may list many).
+    func property(named name: String) -> Property? {
+        propertyPositions[name].map { properties[$0] }
+    }
+
+    /// Adds the property `name` with the schema `node`.
+    mutating func addProperty(_ name: String, node: Int) {
+        propertyPositions[name] = properties.count
+        properties.append(Property(name: name, node: node))
+    }
+
+    /// Adds `name` to ``required``; `false` when it is listed already.
+    mutating func addRequired(_ name: String) -> Bool {
+        guard requiredNames.insert(name).inserted else { return false }
+        required.append(name)
+        return true
+    }
 
     /// The subschemas matched at the same place without reading anything first: a `$ref`
     /// target and the `anyOf`/`oneOf` branches.

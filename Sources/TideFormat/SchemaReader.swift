@@ -69,8 +69,8 @@ struct SchemaReader {
             throw SchemaError(pointer, exclusive, "'\(exclusive)' can't be combined with '\(other)' in the same schema; "
                               + "move '\(other)' into the schema(s) '\(exclusive)' leads to")
         }
-        for (key, value) in keys.map({ ($0, object[$0]!) }) {
-            try readKeyword(key, value, into: &node, at: pointer, depth: depth, index: index)
+        for member in object.distinctMembers {
+            try readKeyword(member.key, member.value, into: &node, at: pointer, depth: depth, index: index)
         }
         try checkCombinations(node, given: given, at: pointer)
         return node
@@ -94,16 +94,15 @@ struct SchemaReader {
             node.types = types
         case "properties":
             guard case .object(let properties) = value else { throw fail("must be an object of schemas") }
-            for name in properties.keys {
-                let child = try read(properties[name]!, at: JSONPointer.appending(name, to: here), depth: depth + 1)
-                node.properties.append(SchemaNode.Property(name: name, node: child))
+            for property in properties.distinctMembers {
+                let child = try read(property.value, at: JSONPointer.appending(property.key, to: here), depth: depth + 1)
+                node.addProperty(property.key, node: child)
             }
         case "required":
             guard case .array(let list) = value else { throw fail("must be an array of property names") }
             for name in list {
                 guard case .string(let text) = name else { throw fail("must be an array of property names (strings)") }
-                guard !node.required.contains(text) else { throw fail("lists '\(text)' twice") }
-                node.required.append(text)
+                guard node.addRequired(text) else { throw fail("lists '\(text)' twice") }
             }
         case "additionalProperties":
             switch value {
@@ -161,8 +160,8 @@ struct SchemaReader {
             }
         case "$defs", "definitions":
             guard case .object(let definitions) = value else { throw fail("must be an object of schemas") }
-            for name in definitions.keys {
-                _ = try read(definitions[name]!, at: JSONPointer.appending(name, to: here), depth: depth + 1)
+            for definition in definitions.distinctMembers {
+                _ = try read(definition.value, at: JSONPointer.appending(definition.key, to: here), depth: depth + 1)
             }
         default:
             break
@@ -218,30 +217,14 @@ struct SchemaReader {
     /// Refuses a loop of `$ref`, `anyOf` and `oneOf` that comes back to a schema without going
     /// through an object member or array item, as it would define a value by itself.
     private func refuseEmptyCycles() throws(SchemaError) {
-        var state = Array(repeating: 0, count: nodes.count)
-        for start in nodes.indices where state[start] == 0 {
-            var path: [(node: Int, next: Int)] = [(start, 0)]
-            state[start] = 1
-            while let (node, next) = path.last {
-                let targets = nodes[node].sameValueSubschemas
-                guard next < targets.count else {
-                    state[node] = 2
-                    path.removeLast()
-                    continue
-                }
-                path[path.count - 1].next += 1
-                let target = targets[next]
-                if state[target] == 1 {
-                    let cycle = path.drop { $0.node != target }.map { "#" + nodes[$0.node].pointer } + ["#" + nodes[target].pointer]
-                    throw SchemaError(nodes[target].pointer, "$ref", "the references \(cycle.joined(separator: " → ")) form a "
-                                      + "loop that reads no input; a recursive schema must recurse through a property "
-                                      + "or an array item")
-                }
-                if state[target] == 0 {
-                    state[target] = 1
-                    path.append((target, 0))
-                }
-            }
-        }
+        var loop: [Int]?
+        walkDepthFirst(nodes.map(\.sameValueSubschemas), finished: { _ in }, cycle: { path, target in
+            loop = path.drop { $0 != target } + [target]
+            return true
+        })
+        guard let loop else { return }
+        let cycle = loop.map { "#" + nodes[$0].pointer }
+        throw SchemaError(nodes[loop[loop.count - 1]].pointer, "$ref", "the references \(cycle.joined(separator: " → ")) form a "
+                          + "loop that reads no input; a recursive schema must recurse through a property or an array item")
     }
 }

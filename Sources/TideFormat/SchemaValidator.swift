@@ -12,9 +12,28 @@ struct SchemaValidator {
     static let patternSteps = 1_000_000
 
     let nodes: [SchemaNode]
+    /// Whether the value at a place matched a node, for `anyOf` and `oneOf` branches.
+    private let known = KnownMatches()
+
+    /// The violations of `value` against node `index`.
+    func violations(of value: JSONValue, against index: Int) -> [SchemaViolation] {
+        known.matches.removeAll()
+        return violations(of: value, against: index, at: "", depth: 0)
+    }
+
+    /// Whether the value at `pointer` matches node `index`, worked out once per place and node:
+    /// branches that lead to the same schemas (`anyOf` of `$ref`s, nested) would otherwise check
+    /// them again at every level, exponentially.
+    private func matches(_ value: JSONValue, _ index: Int, at pointer: String, depth: Int) -> Bool {
+        let place = KnownMatches.Place(pointer: pointer, node: index)
+        if let match = known.matches[place] { return match }
+        let match = violations(of: value, against: index, at: pointer, depth: depth).isEmpty
+        known.matches[place] = match
+        return match
+    }
 
     /// The violations of `value`, at `pointer`, against node `index`.
-    func violations(of value: JSONValue, against index: Int, at pointer: String = "", depth: Int = 0) -> [SchemaViolation] {
+    private func violations(of value: JSONValue, against index: Int, at pointer: String, depth: Int) -> [SchemaViolation] {
         guard depth <= Self.maximumDepth else {
             return [SchemaViolation(pointer, "the document nests deeper than the limit of \(Self.maximumDepth)")]
         }
@@ -32,14 +51,12 @@ struct SchemaValidator {
                                 : "must be one of \(allowed.map(\.text).joined(separator: ", "))")
         }
         if let branches = node.anyOf {
-            if !branches.contains(where: { violations(of: value, against: $0, at: pointer, depth: depth + 1).isEmpty }) {
+            if !branches.contains(where: { matches(value, $0, at: pointer, depth: depth + 1) }) {
                 report("matches none of the anyOf schemas")
             }
         }
         if let branches = node.oneOf {
-            let matching = branches.indices.filter {
-                violations(of: value, against: branches[$0], at: pointer, depth: depth + 1).isEmpty
-            }
+            let matching = branches.indices.filter { matches(value, branches[$0], at: pointer, depth: depth + 1) }
             if matching.count != 1 {
                 report(matching.isEmpty ? "matches none of the oneOf schemas"
                                         : "matches oneOf schemas \(matching.map(String.init).joined(separator: " and ")); "
@@ -71,13 +88,14 @@ struct SchemaValidator {
     private func objectViolations(_ object: JSONObject, _ node: SchemaNode, at pointer: String, depth: Int)
         -> [SchemaViolation] {
         var found: [SchemaViolation] = []
-        for name in node.required where object[name] == nil {
+        let values = object.valuesByKey
+        for name in node.required where values[name] == nil {
             found.append(SchemaViolation(pointer, "missing required property '\(name)'"))
         }
-        for key in object.keys {
+        for member in object.distinctMembers {
+            let (key, value) = (member.key, member.value)
             let here = JSONPointer.appending(key, to: pointer)
-            let value = object[key]!
-            if let property = node.properties.first(where: { $0.name == key }) {
+            if let property = node.property(named: key) {
                 found += violations(of: value, against: property.node, at: here, depth: depth + 1)
                 continue
             }
@@ -128,11 +146,21 @@ struct SchemaValidator {
         case (.array(let left), .array(let right)):
             return left.count == right.count && zip(left, right).allSatisfy { equal($0, $1) }
         case (.object(let left), .object(let right)):
-            let keys = left.keys
-            return keys.count == right.keys.count
-                && keys.allSatisfy { key in right[key].map { equal(left[key]!, $0) } ?? false }
+            let (leftValues, rightValues) = (left.valuesByKey, right.valuesByKey)
+            return leftValues.count == rightValues.count
+                && leftValues.allSatisfy { key, value in rightValues[key].map { equal(value, $0) } ?? false }
         default:
             return a == b
         }
     }
+}
+
+/// What ``SchemaValidator`` knows of one document: whether the value at a place matched a node.
+private final class KnownMatches {
+    struct Place: Hashable {
+        var pointer: String
+        var node: Int
+    }
+
+    var matches: [Place: Bool] = [:]
 }

@@ -108,14 +108,12 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
                 }
                 continue
             }
-            _ = point.rawValue.withCString { lua_pushstring(lua.pointer, $0) }
-            lua_rawget(lua.pointer, -2)
+            lua.pushRawField(point.rawValue, of: -1)
             references[point] = luaL_ref(lua.pointer, tide_lua_registryindex())
         }
         var windowFunction: Int32?
         if case .opaque("function") = fields["rewind_window"] ?? .nil {
-            _ = "rewind_window".withCString { lua_pushstring(lua.pointer, $0) }
-            lua_rawget(lua.pointer, -2)
+            lua.pushRawField("rewind_window", of: -1)
             windowFunction = luaL_ref(lua.pointer, tide_lua_registryindex())
         }
         do {
@@ -137,8 +135,8 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
         if PluginLocator.isPath(reload.name) { reload.name = path }
         specification = reload.description
         host.name = name
-        lua.setField("options", of: "tide", to: .table(array: [], fields: options))
-        lua.setField("plugin", of: "tide", to: .string(name))
+        lua.setTideField("options", to: .table(array: [], fields: options))
+        lua.setTideField("plugin", to: .string(name))
     }
 
     /// The bytes a `rewind_window` value declares (0 for a function, read at each reply).
@@ -233,7 +231,7 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         host.vocabulary = backend.vocabulary
-        lua.setField("model", of: "tide", to: Self.luaModel(backend.modelDescription))
+        lua.setTideField("model", to: Self.luaModel(backend.modelDescription))
     }
 
     /// `tide.model`: what the session's backend says about its model.

@@ -41,12 +41,11 @@ extension LuaPlugin {
             } catch {
                 throw LuaError(.runtime, "tools.\(name): \(error)")
             }
-            let state = lua.pointer
-            _ = "tools".withCString { lua_getfield(state, -1, $0) }
-            _ = name.withCString { lua_getfield(state, -1, $0) }
-            _ = "run".withCString { lua_getfield(state, -1, $0) }
-            functions[name] = luaL_ref(state, tide_lua_registryindex())
-            tide_lua_pop(state, 2)
+            lua.pushRawField("tools", of: -1)
+            lua.pushRawField(name, of: -1)
+            lua.pushRawField("run", of: -1)
+            functions[name] = luaL_ref(lua.pointer, tide_lua_registryindex())
+            tide_lua_pop(lua.pointer, 2)
             tools.append(definition)
         }
         return (tools, functions)

@@ -135,6 +135,8 @@ public final class LuaState {
 
     private func table(at index: Int32, copy: inout TableCopy) -> LuaValue {
         let table = lua_absindex(pointer, index)
+        // A key and a value per level of ``copyDepth``: more than the 20 slots Lua guarantees.
+        _ = lua_checkstack(pointer, 3)
         var array: [LuaValue] = []
         let count = min(Int(lua_rawlen(pointer, table)), copy.remaining)
         for position in 0..<count {
@@ -167,6 +169,10 @@ public final class LuaState {
                 buffer.withMemoryRebound(to: CChar.self) { _ = lua_pushlstring(pointer, $0.baseAddress, $0.count) }
             }
         case .table(let array, let fields):
+            // Each level of a table inside a table holds stack slots while its elements are
+            // pushed, and Lua guarantees only 20: make room (the depth is bounded where the value
+            // comes from: JSON nests at most 256 deep, so the stack never nears Lua's maximum).
+            _ = lua_checkstack(pointer, 3)
             lua_createtable(pointer, Int32(array.count), Int32(fields.count))
             for (position, element) in array.enumerated() {
                 push(element)
@@ -179,11 +185,22 @@ public final class LuaState {
         }
     }
 
-    /// Sets `table[key] = value` for the global table `table` (for example `tide.options`).
-    public func setField(_ key: String, of table: String, to value: LuaValue) {
-        lua_getglobal(pointer, table)
+    /// Pushes `table[key]` for the table at `index`, raw: no metamethod runs, so reading a
+    /// plugin's table outside a protected call cannot run its code or raise an error.
+    func pushRawField(_ key: String, of index: Int32) {
+        let table = lua_absindex(pointer, index)
+        _ = key.withCString { lua_pushstring(pointer, $0) }
+        lua_rawget(pointer, table)
+    }
+
+    /// Sets `tide[key] = value` in Tide's own `tide` table (for example `tide.options`), raw: no
+    /// metamethod runs and nothing a plugin did to the global `tide` can make it fail, since this
+    /// runs outside any protected call.
+    public func setTideField(_ key: String, to value: LuaValue) {
+        tide_lua_push_tide(pointer)
+        _ = key.withCString { lua_pushstring(pointer, $0) }
         push(value)
-        lua_setfield(pointer, -2, key)
+        lua_rawset(pointer, -3)
         tide_lua_pop(pointer, 1)
     }
 }

@@ -32,14 +32,13 @@ final class PluginHost: @unchecked Sendable {
         for function in ["_log", "_stop", "_rewind", "_rewind_keeping", "_tokenize", "_detokenize", "_token_text", "_top", "_bias", "_ban"] {
             tide_lua_add_host_function(lua.pointer, function, pluginHostFunction, context)
         }
-        lua.setField("state", of: "tide", to: .table(array: [], fields: [:]))
-        lua.setField("version", of: "tide", to: .string(TideCore.tideVersion))
+        lua.setTideField("state", to: .table(array: [], fields: [:]))
+        lua.setTideField("version", to: .string(TideCore.tideVersion))
         try lua.run(Self.prelude, chunkName: "=tide")
-        lua_getglobal(lua.pointer, "tide")
-        _ = "_view".withCString { lua_getfield(lua.pointer, -1, $0) }
+        tide_lua_push_tide(lua.pointer)
+        lua.pushRawField("_view", of: -1)
         viewReference = luaL_ref(lua.pointer, tide_lua_registryindex())
-        lua_pushnil(lua.pointer)
-        lua_setfield(lua.pointer, -2, "_view")
+        lua.setTideField("_view", to: .nil)
         tide_lua_pop(lua.pointer, 1)
     }
 

@@ -6,6 +6,9 @@ import TideFormat
 /// own key order, as a reply format is (a schema's property order is the order the model writes
 /// the arguments in), and written back the same way by a client (``requestFields``).
 public struct ToolOffer: Sendable, Hashable {
+    /// The most tools one request may offer: 128, as OpenAI allows.
+    public static let maximumTools = 128
+
     /// The tools, in the request's order.
     public var tools: [ToolDefinition]
     /// `tool_choice`: `auto` unless the request says.
@@ -32,13 +35,18 @@ public struct ToolOffer: Sendable, Hashable {
         let parallel = fields["parallel_tool_calls"] ?? .null
         guard listed != .null || chosen != .null else { return nil }
         var tools: [ToolDefinition] = []
+        var names = Set<String>()
         if listed != .null {
             guard case .array(let items) = listed else {
                 throw RequestFieldError(field: "tools", message: #"tools must be a list of {"type": "function", "function": {…}}"#)
             }
+            guard items.count <= Self.maximumTools else {
+                throw RequestFieldError(field: "tools", message: "tools lists \(items.count) tools, more than the \(Self.maximumTools) "
+                                        + "a request may offer (OpenAI's limit too); offer the ones this turn needs")
+            }
             for (index, item) in items.enumerated() {
                 let tool = try definition(item, field: "tools[\(index)]")
-                if tools.contains(where: { $0.name == tool.name }) {
+                guard names.insert(tool.name).inserted else {
                     throw RequestFieldError(field: "tools[\(index)].function.name",
                                             message: "tools lists \(tool.name) twice; give each tool its own name")
                 }

@@ -7,7 +7,8 @@ public struct PatternError: Error, Sendable, Hashable, CustomStringConvertible {
         case syntax
         /// The construct is valid elsewhere (PCRE, Swift `Regex`) but needs backtracking.
         case unsupported
-        /// Counted repetition would make the program larger than ``RegexCompiler/maximumInstructions``.
+        /// Counted repetition would make the program larger than ``RegexCompiler/maximumInstructions``,
+        /// or groups nest deeper than ``RegexParser/maximumNesting``.
         case tooLarge
     }
 

@@ -21,10 +21,17 @@ public struct RegexParser {
         var extended = false
     }
 
+    /// The deepest nesting of groups: 250, PCRE2's default (`PARENS_NEST_LIMIT`). The parser and
+    /// every walk of the tree recurse once per level, so the depth must be bounded.
+    public static let maximumNesting = 250
+
     private let scalars: [Unicode.Scalar]
     private var position = 0
+    private var nesting = 0
     private var flags = Flags()
     private var captures: [Capture] = []
+    /// The names of the named captures so far, to find a second use without a scan.
+    private var captureNames = Set<String>()
     /// The offset of the counted repetition with the largest program, to say where a pattern too
     /// large overall grows most.
     private var largestRepetition: (offset: Int, size: Int)?
@@ -213,6 +220,11 @@ public struct RegexParser {
     }
 
     private mutating func group(at start: Int) throws(PatternError) -> RegexNode? {
+        guard nesting < Self.maximumNesting else {
+            throw PatternError(.tooLarge, "groups nest deeper than the limit of \(Self.maximumNesting)", at: start)
+        }
+        nesting += 1
+        defer { nesting -= 1 }
         var capture: Capture?
         let saved = flags
         if take("?") {
@@ -262,7 +274,7 @@ public struct RegexParser {
             throw PatternError(.syntax, "a group name is letters, digits and _, not starting with a digit, "
                                + "closed by \(closing)", at: start)
         }
-        if captures.contains(where: { $0.name == name }) {
+        guard captureNames.insert(name).inserted else {
             throw PatternError(.syntax, "two groups are named '\(name)'", at: start)
         }
         return Capture(index: captures.count + 1, name: name)

@@ -20,7 +20,8 @@ final class StreamedToolCalls: Sendable {
     func add(_ pieces: [WireToolCallDelta]) {
         entries.withLock { entries in
             for piece in pieces {
-                var entry = entries[piece.index] ?? Entry()
+                // Taken out, so that the arguments grow in place rather than copied per piece.
+                var entry = entries.removeValue(forKey: piece.index) ?? Entry()
                 entry.id = entry.id ?? piece.id
                 if entry.name.isEmpty, let name = piece.function?.name { entry.name = name }
                 entry.arguments += piece.function?.arguments ?? ""

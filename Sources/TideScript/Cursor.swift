@@ -57,7 +57,8 @@ struct Cursor {
 
     /// Moves to `remainder`, a suffix of the current rest.
     mutating func advance(to remainder: Substring) {
-        advance(by: rest.count - remainder.count)
+        column += rest.distance(from: rest.startIndex, to: remainder.startIndex)
+        rest = remainder
     }
 }
 

@@ -23,9 +23,8 @@ extension ConversationScript {
         var start = 0
         for (offset, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") || offset == bytes.count - 1 {
             let end = byte == UInt8(ascii: "\n") ? offset : offset + 1
-            if String(validating: bytes[start..<end], as: UTF8.self) == nil {
-                var column = 1
-                while String(validating: bytes[start..<(start + column)], as: UTF8.self) != nil { column += 1 }
+            if let valid = Self.validPrefixLength(of: bytes[start..<end]) {
+                let column = String(decoding: bytes[start..<(start + valid)], as: UTF8.self).count + 1
                 let shown = String(decoding: bytes[start..<end], as: UTF8.self)
                 throw ScriptParseError(line: line, column: column, message: "this line is not valid UTF-8 (scripts are UTF-8 text)",
                                        lineText: shown)
@@ -34,6 +33,20 @@ extension ConversationScript {
             start = offset + 1
         }
         throw ScriptParseError(line: line, column: 1, message: "the file is not valid UTF-8", lineText: "")
+    }
+
+    /// How many bytes of `line` are UTF-8 before the first that is not, in one pass; `nil` when all are.
+    private static func validPrefixLength(of line: ArraySlice<UInt8>) -> Int? {
+        var parser = Unicode.UTF8.ForwardParser()
+        var bytes = line.makeIterator()
+        var valid = 0
+        while true {
+            switch parser.parseScalar(from: &bytes) {
+            case .valid(let scalar): valid += scalar.count
+            case .emptyInput: return nil
+            case .error: return valid
+            }
+        }
     }
 
     /// The most a script file may hold.
@@ -356,7 +369,9 @@ struct ScriptParser {
                 guard number > 0 else { throw error("nothing is shorter than 0", column: column) }
                 return CountBound(upper: number - 1)
             case ">=": return CountBound(lower: number)
-            case ">": return CountBound(lower: number + 1)
+            case ">":
+                guard number < Int.max else { throw error("nothing is longer than \(number)", column: column) }
+                return CountBound(lower: number + 1)
             default: return CountBound(lower: number, upper: number)
             }
         }

@@ -78,4 +78,34 @@ import TideLua
         #expect(plugin.name == "early-bird")
         #expect(lines.withLock { $0 } == ["[early] loading \(tideVersion)"])
     }
+
+    /// Found by fuzzing: a plugin that removed the global `tide` aborted the process (the host
+    /// set `tide.options` outside a protected call, and Lua panicked). The host writes to its own
+    /// table, raw, whatever the plugin did to the global; the plugin's hooks see what it left.
+    @Test(arguments: [
+        "tide = nil",
+        "tide = 42",
+        "setmetatable(tide, { __newindex = function() error('no writes') end, __index = function() while true do end end })",
+        "setmetatable(_G, { __index = function() while true do end end, __newindex = function() error('no') end }) tide = nil",
+    ])
+    func whatAPluginDoesToTheGlobalTideCannotStopTheHost(setup: String) throws {
+        let plugin = try PluginFixtures.plugin("rebel", "\(setup) return { name = 'rebel', options = { level = 2 } }", options: "level=3")
+        #expect(plugin.name == "rebel")
+        #expect(plugin.specification == "rebel level=3")
+    }
+
+    /// Arguments nested 200 deep (JSON allows 256; a server's call is not bound by the schema's
+    /// shape when it leaves extra members open) need more of Lua's stack than the 20 slots it
+    /// guarantees: the host makes room, level by level, instead of writing past the stack.
+    @Test func deeplyNestedToolArgumentsReachTheTool() throws {
+        let plugin = try PluginFixtures.plugin("deep", """
+            local function depth(value) local n = 0 while type(value) == 'table' do n, value = n + 1, value[1] end return n end
+            return { name = 'deep', tools = { measure = { description = 'how deep',
+              parameters = { type = 'object', properties = { label = { type = 'string' } } },
+              run = function(arguments) return tostring(depth(arguments.nested)) end } } }
+            """)
+        let nested = String(repeating: "[", count: 200) + String(repeating: "]", count: 200)
+        let result = try plugin.runTool(ToolCall(id: "call_1", name: "measure", arguments: #"{"label": "x", "nested": \#(nested)}"#))
+        #expect(result == "200")
+    }
 }

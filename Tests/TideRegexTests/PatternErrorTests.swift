@@ -78,4 +78,16 @@ import TideRegex
                 + "(at offset 8)")
         #expect(Self.error("a{1000000000000}")?.kind == .tooLarge)
     }
+
+    /// Found by fuzzing: 20,000 nested groups overflowed the stack (SIGSEGV) in the parser,
+    /// which recurses once per group.
+    @Test func groupsNestAtMostTwoHundredFiftyDeep() throws {
+        let deepest = RegexParser.maximumNesting
+        #expect(try Pattern(String(repeating: "(", count: deepest) + "a" + String(repeating: ")", count: deepest)).firstMatch(in: "xa") != nil)
+        for depth in [deepest + 1, 20_000] {
+            let error = Self.error(String(repeating: "(?:", count: depth) + "a" + String(repeating: ")", count: depth))
+            #expect(error?.kind == .tooLarge)
+            #expect(error?.description == "groups nest deeper than the limit of 250 (at offset \(3 * deepest))")
+        }
+    }
 }

@@ -67,6 +67,15 @@ struct ScriptErrorTests {
         ("user: Hi\nexpect: tool-args {\"type\": \"object\", \"multipleOf\": 2}", 2, 19,
          "this schema is not one Tide can check: (root): unsupported keyword 'multipleOf'"),
         ("user: Hi\nexpect: tool-rounds some", 2, 21, "expected a bound"),
+        // Found by fuzzing: the largest number after > overflowed (SIGILL) in every bound.
+        ("user: Hi\nexpect: words > 9223372036854775807", 2, 15, "nothing is longer than 9223372036854775807"),
+        ("user: Hi\nexpect: not tokens > 9223372036854775807", 2, 20, "nothing is longer than 9223372036854775807"),
+        ("user: Hi\nexpect: sentences > 9223372036854775807", 2, 19, "nothing is longer than 9223372036854775807"),
+        ("user: Hi\nexpect: tool-rounds > 9223372036854775807", 2, 21, "nothing is longer than 9223372036854775807"),
+        ("user: Hi\nexpect: ttft > 9223372036854775807 ms", 2, 14, "nothing is longer than 9223372036854775807"),
+        ("user: Hi\nexpect: not rate > 9223372036854775807 tok/s", 2, 18, "nothing is longer than 9223372036854775807"),
+        ("user: Hi\nexpect: length > 9223372036854775808", 2, 16, "with a whole number ≥ 0"),
+        ("user: Hi\nexpect: length 0..9223372036854775808", 2, 16, "expected a bound such as"),
     ])
     func errorsSayWhereAndWhat(text: String, line: Int, column: Int, message: String) {
         do {

@@ -78,7 +78,12 @@ typedef struct {
 typedef void (*tide_host_function)(void *context, const char *name, const tide_host_input *input,
                                    tide_host_output *output);
 
-/// Adds `name` to the global table `tide` (created if needed) as a Lua function that passes its
+/// Pushes Tide's own `tide` table, creating it (and the global of that name) on first use. It is
+/// kept in the registry, which plugins cannot reach, so the host writes to the table it made
+/// whatever a plugin did to the global (`tide = nil` or a table with metamethods).
+void tide_lua_push_tide(lua_State *L);
+
+/// Adds `name` to Tide's `tide` table (see `tide_lua_push_tide`) as a Lua function that passes its
 /// first argument (a string or number, or a list of integers) and an optional second number to
 /// `function`, and returns its results: text, then tokens, then numbers, each if present.
 void tide_lua_add_host_function(lua_State *L, const char *name, tide_host_function function, void *context);
