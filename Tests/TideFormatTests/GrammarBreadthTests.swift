@@ -86,6 +86,67 @@ struct GrammarBreadthTests {
         #expect(advanced && plain.isComplete && !plain.isLost)
     }
 
+    @Test func aNegatedClassOfManyRangesFindsItsCheapestCharacterInOneSweep() throws {
+        // Each code point from U+0020 was tried against every range: 10¹² comparisons here.
+        let listed = String(repeating: "a", count: 900_000)
+        let nothing = GrammarCursor(try CompiledGrammar(gbnf: "root ::= [^\(listed)\\x20-\\U0010FFFF]\n"))
+        #expect(nothing.shortestCompletion == nil)
+        let b = GrammarCursor(try CompiledGrammar(gbnf: "root ::= [^\(listed)\\x20-\\x60]\n"))
+        #expect(b.shortestCompletion == Array("b".utf8))
+    }
+
+    /// `$defs` t0…t40, each `anyOf` twice the next: 2⁴⁰ ways to the last.
+    static let doublingDefinitions: JSONValue = .object(JSONObject((0...40).map { index in
+        .init(key: "t\(index)", value: index == 40 ? .object(JSONObject([.init(key: "type", value: .string("string"))]))
+              : .object(JSONObject([.init(key: "anyOf", value: .array(Array(repeating: .object(JSONObject([
+                  .init(key: "$ref", value: .string("#/$defs/t\(index + 1)")),
+              ])), count: 2)))])))
+    }))
+
+    @Test func aDoublingChainOfAnyOfIsValidatedOncePerPlaceAndSchema() throws {
+        // Found by the audit after fuzzing: a value failing every branch was checked 2⁴⁰ times.
+        let schema = JSONValue.object(JSONObject([
+            .init(key: "$defs", value: Self.doublingDefinitions), .init(key: "$ref", value: .string("#/$defs/t0")),
+        ]))
+        let validator = SchemaValidator(nodes: try SchemaReader.read(schema))
+        #expect(validator.violations(of: .number(5), against: 0).count == 1)
+        #expect(validator.violations(of: .string("x"), against: 0).isEmpty)
+    }
+
+    @Test func aDoublingChainUnderOneOfIsProvedDisjointInLinearTime() {
+        // The types of each branch were worked out again at every level (2⁴⁰ calls); the grammar
+        // then refuses the schema for its width, which the proof no longer hides.
+        let schema = JSONValue.object(JSONObject([
+            .init(key: "$defs", value: Self.doublingDefinitions),
+            .init(key: "oneOf", value: .array([
+                .object(JSONObject([.init(key: "$ref", value: .string("#/$defs/t0"))])),
+                .object(JSONObject([.init(key: "type", value: .string("null"))])),
+            ])),
+        ]))
+        let error = #expect(throws: SchemaError.self) { try JSONSchema(schema) }
+        #expect(error?.description.contains("alternatives at once") == true, "\(String(describing: error))")
+    }
+
+    @Test func keysOfAnyLengthAreExcludedByATrieOfRules() throws {
+        // The trie nested a group per character: a key of 300 characters made a grammar the
+        // checker refused ("a bug in TideFormat"), one of 200,000 overflowed the stack.
+        func schema(_ key: String) -> JSONValue {
+            .object(JSONObject([
+                .init(key: "type", value: .string("object")),
+                .init(key: "properties", value: .object(JSONObject([.init(key: key, value: .object(JSONObject([
+                    .init(key: "type", value: .string("integer")),
+                ])))]))),
+                .init(key: "additionalProperties", value: .bool(true)),
+            ]))
+        }
+        let long = String(repeating: "k", count: 300)
+        let grammar = try JSONSchema(schema(long)).grammar
+        #expect(try GrammarRecognizer.accepts(grammar, #"{"\#(long)":1,"other":[true]}"#))
+        #expect(try !GrammarRecognizer.accepts(grammar, #"{"\#(long)":1,"\#(long)":2}"#))
+        let error = #expect(throws: SchemaError.self) { try JSONSchema(schema(String(repeating: "k", count: 200_000))) }
+        #expect(error?.description.contains("over the limit of 262144") == true, "\(String(describing: error))")
+    }
+
     @Test func aSchemaOfAHundredThousandPropertiesIsRefusedBeforeItsGrammarIsWritten() {
         let properties = JSONObject((0..<100_000).map { JSONObject.Member(key: "p\($0)", value: .object(JSONObject([]))) })
         let schema = JSONValue.object(JSONObject([

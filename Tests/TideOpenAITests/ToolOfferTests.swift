@@ -45,6 +45,19 @@ struct ToolOfferTests {
         #expect(error?.field == field, "\(String(describing: error))")
     }
 
+    /// Found by the audit after fuzzing: each tool was checked against every earlier one for its
+    /// name. Names are found in a set now, and a request offers at most 128 tools, as OpenAI's do.
+    @Test func aRequestOffersAtMostOneHundredTwentyEightTools() throws {
+        let tools = { (count: Int) in (0..<count).map { #"{"type": "function", "function": {"name": "t\#($0)"}}"# }.joined(separator: ", ") }
+        #expect(try offer(#""tools": [\#(tools(128))]"#)?.tools.count == 128)
+        #expect {
+            try offer(#""tools": [\#(tools(129))]"#)
+        } throws: { error in
+            (error as? RequestFieldError)?.field == "tools"
+                && (error as? RequestFieldError)?.message.contains("more than the 128 a request may offer") == true
+        }
+    }
+
     @Test func requestFieldsReadBack() throws {
         let tools = try #require(try offer(#""tools": [\#(Self.weather)]"#)).tools
         for offered in [ToolOffer(tools: tools), ToolOffer(tools: tools, choice: .named("weather"), parallel: false),

@@ -79,6 +79,13 @@ import TideRegex
         #expect(Self.error("a{1000000000000}")?.kind == .tooLarge)
     }
 
+    /// Found by the audit after fuzzing: each named group was compared with every earlier one.
+    @Test(.timeLimit(.minutes(1))) func manyNamedGroupsAreReadInLinearTime() {
+        let pattern = (0..<100_000).map { "(?<g\($0)>x)" }.joined()
+        #expect(Self.error(pattern)?.kind == .tooLarge)
+        #expect(Self.error("(?<a>x)(?<b>y)(?<a>z)")?.description == "two groups are named 'a' (at offset 14)")
+    }
+
     /// Found by fuzzing: 20,000 nested groups overflowed the stack (SIGSEGV) in the parser,
     /// which recurses once per group.
     @Test func groupsNestAtMostTwoHundredFiftyDeep() throws {
