@@ -6,7 +6,7 @@
 #
 # TARGET is one of script, grammar, schema, regex, json, request, plugin (docs/security.md says
 # what each feeds). The targets are built once with Swift's -sanitize=fuzzer, release and
-# instrumented, in .build-fuzz (about ten minutes the first time). Each target's corpus grows in
+# instrumented, in .build-fuzz (about two minutes the first time). Each target's corpus grows in
 # ${XDG_CACHE_HOME:-~/.cache}/tide/fuzz/corpus/TARGET and starts from the repository's own
 # examples and fixtures (Conversations/, Plugins/, the schema fixtures, Fuzz/seeds/TARGET);
 # findings (crash-*, timeout-* past 10 s, oom-* past 2 GiB, slow-unit-*) go to
