@@ -14,6 +14,10 @@
 
 enum {
     BYTES_PER_UNIT = 64,  // copying this many bytes counts as one instruction
+    /// Quoting (`%q`) costs about as much per two bytes as a VM instruction (with what it allocates).
+    QUOTED_BYTES_PER_UNIT = 2,
+    /// os.date's conversions (two bytes, a call to strftime) cost about sixteen units each.
+    DATE_UNITS_PER_BYTE = 8,
     PIECE = 64 << 10,  // bytes handled between two charges
     ITEMS = 1024,  // elements, arguments or comparisons handled between two charges
     MAX_UTF8 = 0x7FFFFFFF,
@@ -166,7 +170,7 @@ static void add_quoted(lua_State *L, luaL_Buffer *b, int argument) {
         lua_pushlstring(L, quoted + 1, quoted_length - 2);
         lua_remove(L, -2);
         luaL_addvalue(b);
-        charge_bytes(L, 4 * (cut - at));
+        tide_sandbox_charge(L, (int64_t)((cut - at) / QUOTED_BYTES_PER_UNIT) + 1);
         at = cut;
     }
     luaL_addchar(b, '"');
@@ -178,7 +182,11 @@ static int bounded_format(lua_State *L) {
     size_t length;
     const char *format = luaL_checklstring(L, 1, &length);
     int arguments = lua_gettop(L) - 1;
-    if (length <= PIECE && arguments <= ITEMS && string_bytes(L, 2, arguments + 1) <= 4 * PIECE) return stock(L)(L);
+    if (length <= PIECE && arguments <= ITEMS && string_bytes(L, 2, arguments + 1) <= 4 * PIECE) {
+        // Copying is charged as memory by the allocator; quoting costs more per byte.
+        if (memchr(format, 'q', length)) tide_sandbox_charge(L, (int64_t)(string_bytes(L, 2, arguments + 1) / QUOTED_BYTES_PER_UNIT));
+        return stock(L)(L);
+    }
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     const char *end = format + length, *piece = format, *p = format;
@@ -213,6 +221,15 @@ static int bounded_format(lua_State *L) {
     }
     luaL_pushresult(&b);
     return 1;
+}
+
+/// os.date: each conversion of its format is a call to strftime, so a call is charged its
+/// format up front (DATE_UNITS_PER_BYTE units a byte).
+static int charged_date(lua_State *L) {
+    size_t length = 0;
+    if (lua_type(L, 1) == LUA_TSTRING) lua_tolstring(L, 1, &length);
+    tide_sandbox_charge(L, (int64_t)length * DATE_UNITS_PER_BYTE + 1);
+    return stock(L)(L);
 }
 
 /// string.pack: its format carries state from item to item (endianness, alignment relative to
@@ -486,6 +503,9 @@ void tide_open_bounded_library(lua_State *L) {
     replace(L, "insert", bounded_insert);
     replace(L, "remove", bounded_remove);
     replace(L, "sort", bounded_sort);
+    lua_pop(L, 1);
+    lua_getglobal(L, LUA_OSLIBNAME);
+    replace(L, "date", charged_date);
     lua_pop(L, 1);
     lua_getglobal(L, LUA_UTF8LIBNAME);
     replace(L, "char", bounded_utf8_char);

@@ -13,20 +13,19 @@ typedef struct {
     size_t used;
     int64_t instructions_left;
     double deadline;
+    double seconds;  // the running call's wall-clock limit, for its message
     tide_limit stopped;
     int enforcing;  // the cap applies inside plugin code, not while Tide marshals values
     int64_t unchecked;  // units charged by C code since the clock was last read
-    uint32_t allocations;
     lua_State *state;
 } sandbox;
 
 enum {
     HOOK_EVERY = 1000,
-    /// Growing allocations between two clock checks by the allocator, and the size from which
-    /// every one is checked: a C function that builds a large result allocates as it grows.
-    ALLOCATIONS_PER_CHECK = 256,
-    LARGE_ALLOCATION = 64 << 10,
-    /// Past the deadline, allocations from this size on are refused.
+    /// Bytes of memory a plugin's code allocates per unit charged to its instruction budget,
+    /// as for bytes a library function copies.
+    BYTES_PER_UNIT = 64,
+    /// Once a limit is hit, allocations from this size on are refused.
     REFUSED_ALLOCATION = 1 << 20,
     /// The parser reads `load`'s chunk in pieces of this size, charging each.
     LOAD_PIECE = 64 << 10,
@@ -47,13 +46,16 @@ static double now_seconds(void) {
 static int past_deadline(const sandbox *box) { return box->deadline > 0 && now_seconds() > box->deadline; }
 
 static void limit_hook(lua_State *L, lua_Debug *ar);
+static tide_limit spend_in_c(sandbox *box, int64_t instructions);
 
-/// Refuses allocations past the cap. Also checks the call's deadline on growing allocations
-/// (large ones, and every ALLOCATIONS_PER_CHECK others): once it has passed, the hook is set to
-/// fire at the very next VM instruction, and large allocations are refused, which stops C code
-/// building a large result (Lua turns the NULL into a memory error, which tide_lua_pcall
-/// reports as the time limit). This catches code like `while true do local t = s .. "b" end`,
-/// which copies megabytes per instruction between two firings of the hook.
+/// Refuses allocations past the cap. Inside plugin code, charges what each allocation adds to
+/// the call's instruction budget (a unit per BYTES_PER_UNIT bytes, at least one), which also
+/// reads the clock now and then: work that allocates is counted as the memory it makes, so
+/// code like `while true do local t = s .. "b" end` on a long `s`, which copies megabytes per
+/// VM instruction, spends its budget as fast as it copies. The allocator cannot raise an error:
+/// when the budget or the guard runs out, the hook is set to fire at the very next VM
+/// instruction, and allocations of REFUSED_ALLOCATION bytes or more fail, which stops C code building a large
+/// result (Lua turns the NULL into a memory error, which tide_lua_pcall reports as the limit).
 static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     sandbox *box = (sandbox *)ud;
     size_t old = ptr ? osize : 0;
@@ -62,28 +64,33 @@ static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         box->used -= old;
         return NULL;
     }
-    if (box->enforcing && nsize > old && box->used - old + nsize > box->limit) {
-        box->stopped = TIDE_LIMIT_MEMORY;
-        return NULL;
-    }
-    if (box->enforcing && nsize > old && (nsize >= LARGE_ALLOCATION || ++box->allocations % ALLOCATIONS_PER_CHECK == 0)) {
-        if (box->stopped == TIDE_LIMIT_NONE && past_deadline(box)) {
-            box->stopped = TIDE_LIMIT_TIME;
+    if (box->enforcing && nsize > old) {
+        if (box->used - old + nsize > box->limit) {
+            box->stopped = TIDE_LIMIT_MEMORY;
+            return NULL;
+        }
+        if (box->stopped == TIDE_LIMIT_NONE
+            && spend_in_c(box, (int64_t)((nsize - old + BYTES_PER_UNIT - 1) / BYTES_PER_UNIT)) != TIDE_LIMIT_NONE) {
             lua_sethook(box->state, limit_hook, LUA_MASKCOUNT, 1);
         }
-        if (box->stopped == TIDE_LIMIT_TIME && nsize >= REFUSED_ALLOCATION) return NULL;
+        // Not after the memory cap refused one: Lua collects garbage and asks again.
+        if ((box->stopped == TIDE_LIMIT_INSTRUCTIONS || box->stopped == TIDE_LIMIT_TIME) && nsize >= REFUSED_ALLOCATION) return NULL;
     }
     void *grown = realloc(ptr, nsize);
     if (grown) box->used = box->used - old + nsize;
     return grown;
 }
 
-static const char *limit_message(tide_limit limit) {
-    switch (limit) {
-    case TIDE_LIMIT_INSTRUCTIONS: return "instruction budget exceeded";
-    case TIDE_LIMIT_TIME: return "time limit exceeded";
-    case TIDE_LIMIT_MEMORY: return "memory limit exceeded";
-    default: return "limit exceeded";
+/// The message of a limit, pushed onto the stack.
+static const char *push_limit_message(lua_State *L, const sandbox *box) {
+    switch (box->stopped) {
+    case TIDE_LIMIT_INSTRUCTIONS: return lua_pushstring(L, "instruction budget exceeded");
+    case TIDE_LIMIT_TIME:
+        return lua_pushfstring(L, "wall-clock limit of %f s exceeded before the instruction budget: the machine may be busy, "
+                                  "or the hook waits on work Tide does not count (--plugin-timeout sets the limit)",
+                               box->seconds);
+    case TIDE_LIMIT_MEMORY: return lua_pushstring(L, "memory limit exceeded");
+    default: return lua_pushstring(L, "limit exceeded");
     }
 }
 
@@ -107,21 +114,26 @@ static tide_limit spend_in_c(sandbox *box, int64_t instructions) {
     return spend(box, instructions, check_clock);
 }
 
+/// Raises the limit that stopped the running call, where the code stands.
+static int raise_limit(lua_State *L) {
+    luaL_where(L, 1);
+    push_limit_message(L, sandbox_of(L));
+    lua_concat(L, 2);
+    return lua_error(L);
+}
+
 /// Runs every HOOK_EVERY instructions: charges the budget and checks the clock.
 static void limit_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
-    tide_limit hit = spend(sandbox_of(L), HOOK_EVERY, 1);
-    if (hit != TIDE_LIMIT_NONE) luaL_error(L, "%s", limit_message(hit));
+    if (spend(sandbox_of(L), HOOK_EVERY, 1) != TIDE_LIMIT_NONE) raise_limit(L);
 }
 
 void tide_sandbox_charge(lua_State *L, int64_t instructions) {
-    tide_limit hit = spend_in_c(sandbox_of(L), instructions);
-    if (hit != TIDE_LIMIT_NONE) luaL_error(L, "%s", limit_message(hit));
+    if (spend_in_c(sandbox_of(L), instructions) != TIDE_LIMIT_NONE) raise_limit(L);
 }
 
 void tide_sandbox_reraise(lua_State *L) {
-    tide_limit stopped = sandbox_of(L)->stopped;
-    if (stopped != TIDE_LIMIT_NONE) luaL_error(L, "%s", limit_message(stopped));
+    if (sandbox_of(L)->stopped != TIDE_LIMIT_NONE) raise_limit(L);
 }
 
 int tide_lua_spend(lua_State *L, int64_t instructions) {
@@ -154,7 +166,8 @@ static const char *read_piece(lua_State *L, void *data, size_t *size) {
     (void)L;
     chunk_reader *reader = (chunk_reader *)data;
     *size = reader->left < LOAD_PIECE ? reader->left : LOAD_PIECE;
-    if (*size == 0 || spend_in_c(reader->box, (int64_t)*size / 16) != TIDE_LIMIT_NONE) {
+    // Parsing costs about as much per byte of text as a VM instruction.
+    if (*size == 0 || spend_in_c(reader->box, (int64_t)*size) != TIDE_LIMIT_NONE) {
         *size = 0;  // the parser stops here; text_only_load then raises the limit's error
         return NULL;
     }
@@ -192,8 +205,7 @@ static int guarded_protected_call(lua_State *L) {
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
     lua_call(L, arguments, LUA_MULTRET);
-    tide_limit stopped = sandbox_of(L)->stopped;
-    if (stopped != TIDE_LIMIT_NONE) return luaL_error(L, "%s", limit_message(stopped));
+    if (sandbox_of(L)->stopped != TIDE_LIMIT_NONE) return raise_limit(L);
     return lua_gettop(L);
 }
 
@@ -303,6 +315,7 @@ int tide_lua_pcall(lua_State *L, int nargs, int nresults, int64_t instruction_bu
     box->unchecked = 0;
     box->instructions_left = instruction_budget;
     box->deadline = seconds > 0 ? now_seconds() + seconds : 0;
+    box->seconds = seconds;
     int base = lua_gettop(L) - nargs;
     lua_pushcfunction(L, traceback_handler);
     lua_insert(L, base);
@@ -321,7 +334,7 @@ int tide_lua_pcall(lua_State *L, int nargs, int nresults, int64_t instruction_bu
     if (box->stopped != TIDE_LIMIT_NONE && box->stopped != TIDE_LIMIT_MEMORY
         && (status == LUA_ERRMEM || (message && strstr(message, "not enough memory")))) {
         lua_pop(L, 1);
-        lua_pushstring(L, limit_message(box->stopped));
+        push_limit_message(L, box);
     }
     return status;
 }

@@ -20,6 +20,7 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
     var formatBudget: FormatBudgetBenchmark.Result?
     var tools: ToolsBenchmark.Result?
     var log: LogBenchmark.Result?
+    var contention: ContentionBenchmark.Result?
     var process: ProcessBenchmark.Result?
 
     /// Whether every measured figure is within its budget.
@@ -143,6 +144,12 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
                 + "\(fixed(log.repliesPerSecond)) replies/s): " + queries.joined(separator: ", ") + " → slowest "
                 + "\(milliseconds(log.slowestSeconds)); the whole command `tide logs search lighthouse`, process start included, "
                 + "\(milliseconds(log.commandSeconds)) (budget ≤ 50 ms for both)", log.slowestSeconds <= 0.05 && log.commandSeconds <= 0.05))
+        }
+        for line in contention?.lines ?? [] {
+            let each = line.eachSeconds.map { String(format: "%.2f s", $0) }.joined(separator: ", ")
+            lines.append(("\(line.program), \(line.scenario.name): \(each) against \(String(format: "%.2f s", line.aloneSeconds)) alone → "
+                + "\(fixed(line.ratio, 2))× " + (line.program == "tide" ? "(budget ≤ \(fixed(line.scenario.budget, 1))×)" : "(the peer)"),
+                line.program != "tide" || line.ratio <= line.scenario.budget))
         }
         if let process {
             lines.append(("peak RSS of `tide generate`: \(mebibytes(process.peakBytes)) (budget "

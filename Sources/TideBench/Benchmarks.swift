@@ -38,6 +38,9 @@ public struct Benchmarks: Sendable {
     /// For the score-drift figure: a file of another llama.cpp build's scores to compare with,
     /// written with this build's when it does not exist (`nil`: batches against single tokens only).
     public var scoresFile: String?
+    /// A Python with llama-cpp-python, to run the peer beside Tide in the contention figure
+    /// (`nil`: Tide alone).
+    public var peerPython: String?
 
     /// The benchmarks to run, by ``names``; `nil` for all.
     public var only: Set<String>?
@@ -45,7 +48,7 @@ public struct Benchmarks: Sendable {
     /// The benchmarks' names, in the order they run.
     public static let names = ["decode", "draft", "quantization", "logits-hook", "rewind", "format", "format-budget", "tools", "parallel-replay", "teacher-forcing", "score-drift",
                                "cache-reuse",
-                               "chat-turns", "log", "process"]
+                               "chat-turns", "log", "contention", "process"]
 
     private func wants(_ name: String) -> Bool { only?.contains(name) ?? true }
 
@@ -133,6 +136,12 @@ public struct Benchmarks: Sendable {
                 + "then tide logs search over 100,000 logged replies")
             report.log = try await LogBenchmark(model: model, tokens: decodeTokens, rounds: rounds, threads: threads,
                                                 filledReplies: 100_000, executable: executable).run()
+        }
+        if wants("contention") {
+            log("sharing the cores: `tide generate` (128 tokens) alone, two and four at once, beside busy loops; "
+                + "llama-cpp-python alone and two at once")
+            report.contention = try ContentionBenchmark(executable: executable, model: model, tokens: 128, rounds: 3,
+                                                        peerPython: peerPython).run()
         }
         if wants("process") {
             log("peak memory and cold start of `tide generate`")

@@ -6,6 +6,10 @@ import TideCore
 struct BatchFacts: Codable, Sendable, Hashable {
     /// Whether every token of a batch gets the scores it gets decoded alone.
     var exact: Bool
+    /// Whether a context on one thread gives each token decoded alone the scores it gets on the
+    /// probed thread count: then a decode may use fewer threads while the machine is busy
+    /// (``ThreadShare``) and compute the same.
+    var sameOnOneThread: Bool
     /// The time of one decode of a chunk of ``chunkSizes`` tokens (scores at each), in decodes of
     /// a single token: what checking a draft one token shorter costs.
     var checkCosts: [Double]
@@ -41,7 +45,7 @@ extension LlamaModel {
     }
 
     /// What llama.cpp's batches do on `threads` threads: probed once per thread count and kernel,
-    /// on a small context of its own (about 40 decodes of a 135M model: a quarter of a second on
+    /// on a small context of its own (about 55 decodes of a 135M model: a third of a second on
     /// two cores), and kept across processes (``BatchFactsRecord``).
     func batchFacts(threads: Int, flashAttention: Bool) -> BatchFacts {
         let key = flashAttention ? threads : -threads
@@ -49,7 +53,7 @@ extension LlamaModel {
         let record = BatchFactsRecord(model: self, threads: threads, flashAttention: flashAttention)
         let facts = record.read() ?? {
             guard let found = probeBatches(threads: threads, flashAttention: flashAttention) else {
-                return BatchFacts(exact: false, checkCosts: BatchFacts.chunkSizes.map(Double.init))
+                return BatchFacts(exact: false, sameOnOneThread: false, checkCosts: BatchFacts.chunkSizes.map(Double.init))
             }
             record.write(found)
             return found
@@ -60,9 +64,9 @@ extension LlamaModel {
 
     /// Decodes a text one token at a time, then its first token alone and the rest as one batch
     /// (15 tokens: whole groups of 4 and a remainder, as kernels that work on groups of rows
-    /// split them), and compares every score; then times chunks of ``BatchFacts/chunkSizes``
-    /// after the first token (the faster of two) against the median single decode. `nil` if a
-    /// decode fails.
+    /// split them), and compares every score; decodes the text one token at a time on one thread
+    /// too, and compares; then times chunks of ``BatchFacts/chunkSizes`` after the first token
+    /// (the faster of two) against the median single decode. `nil` if a decode fails.
     private func probeBatches(threads: Int, flashAttention: Bool) -> BatchFacts? {
         var options = LlamaContextOptions(contextSize: 256, threads: threads)
         options.flashAttention = flashAttention
@@ -75,15 +79,21 @@ extension LlamaModel {
         let batch = TokenBatch(capacity: probe.count)
         let vocabulary = facts.vocabularySize
         let clock = ContinuousClock()
-        var alone: [[Float]] = []
-        var singles: [Double] = []
-        for (position, token) in probe.enumerated() {
-            batch.fill([token], from: position, outputs: 1)
-            let start = clock.now
-            guard llama_decode(context, batch.batch) == 0, let scores = llama_get_logits_ith(context, 0) else { return nil }
-            singles.append((clock.now - start).seconds)
-            alone.append(Array(UnsafeBufferPointer(start: scores, count: vocabulary)))
+        /// Each token's scores decoded alone, and each decode's time.
+        func decodedAlone(in context: OpaquePointer) -> (scores: [[Float]], seconds: [Double])? {
+            llama_memory_seq_rm(llama_get_memory(context), 0, 0, -1)
+            var scores: [[Float]] = []
+            var seconds: [Double] = []
+            for (position, token) in probe.enumerated() {
+                batch.fill([token], from: position, outputs: 1)
+                let start = clock.now
+                guard llama_decode(context, batch.batch) == 0, let row = llama_get_logits_ith(context, 0) else { return nil }
+                seconds.append((clock.now - start).seconds)
+                scores.append(Array(UnsafeBufferPointer(start: row, count: vocabulary)))
+            }
+            return (scores, seconds)
         }
+        guard let (alone, singles) = decodedAlone(in: context) else { return nil }
         /// Empties the cache, decodes the first token alone and `count` more as one batch: the
         /// batch's time.
         func chunk(_ count: Int) -> Double? {
@@ -104,13 +114,19 @@ extension LlamaModel {
                 break
             }
         }
+        var sameOnOneThread = true
+        if threads > 1 {
+            llama_set_n_threads(context, 1, 1)
+            sameOnOneThread = decodedAlone(in: context)?.scores == alone
+            llama_set_n_threads(context, Int32(threads), Int32(threads))
+        }
         let single = singles.dropFirst().sorted()[(singles.count - 1) / 2]
         var costs: [Double] = []
         for size in BatchFacts.chunkSizes {
             guard let first = chunk(size), let second = chunk(size) else { return nil }
             costs.append(min(first, second) / max(single, 1e-9))
         }
-        return BatchFacts(exact: exact, checkCosts: costs)
+        return BatchFacts(exact: exact, sameOnOneThread: sameOnOneThread, checkCosts: costs)
     }
 }
 

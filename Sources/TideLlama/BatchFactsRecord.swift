@@ -3,9 +3,10 @@ import Foundation
 import TideFiles
 
 /// What ``LlamaModel/batchFacts(threads:flashAttention:)`` found, kept across processes
-/// in `$XDG_CACHE_HOME/tide/batch-facts.json`, so that a command that drafts a reply does not
-/// pay the probe (16 one-token decodes and a batch: about a quarter of a second for the bundled
-/// model on two cores) every time it starts.
+/// in `$XDG_CACHE_HOME/tide/batch-facts.json`, so that a command that drafts a reply, or decides
+/// its thread count (``ThreadShare``), does not pay the probe (16 one-token decodes on every
+/// thread and 16 on one, and a batch: about a third of a second for the bundled model on two
+/// cores) every time it starts.
 ///
 /// A finding holds for one model file (its path, size and modification time), thread count and
 /// attention kernel, on one llama.cpp library (its file and modification time, and the CPU

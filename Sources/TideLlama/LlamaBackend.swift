@@ -30,8 +30,12 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     /// The most recorded tokens teacher forcing evaluates in one decode (``TeacherForcer/chunkSize``).
     @_spi(Benchmarks) public static let forcedChunkSize = TeacherForcer.chunkSize
 
-    /// llama.cpp's threads.
+    /// llama.cpp's threads: the most.
     private let threads: Int
+    /// The threads each decode uses.
+    private let threadShare: Mutex<ThreadShare>
+    /// The CPU threads the context decodes on; freed after it.
+    private let threadPool: CPUThreadPool?
     /// Whether the context uses flash attention (``LlamaContextOptions/flashAttention``).
     private let flashAttention: Bool
     /// The machine simulated (``LlamaContextOptions/machine``).
@@ -78,12 +82,15 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
         let size = try options.checkedContextSize(for: model)
         let parameters = options.contextParameters(contextSize: size, sequences: 1)
         threads = options.resolvedThreads
+        threadShare = Mutex(options.threadShare(for: model))
+        threadPool = CPUThreadPool(threads: threads)
         flashAttention = options.flashAttention
         machine = options.machine
         LlamaRuntime.clearErrors()
         guard let context = llama_init_from_model(model.pointer, parameters) else {
             throw .contextFailed(contextSize: size, detail: LlamaRuntime.errors())
         }
+        threadPool?.attach(to: context)
         self.model = model
         self.template = template
         self.endOfGenerationStrings = endOfGenerationStrings
@@ -182,6 +189,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
             let chunk = remaining.prefix(batch.capacity)
             remaining = remaining.dropFirst(chunk.count)
             batch.fill(chunk, from: position, outputs: everyLogit ? chunk.count : remaining.isEmpty ? 1 : 0)
+            threadShare.withLock { $0.size(context) }
             let code = llama_decode(context, batch.batch)
             guard code == 0 else {
                 cache.withLock { _ = $0.kept.truncate(to: start, in: context) }

@@ -1,5 +1,6 @@
 import CLlama
 import Foundation
+import Synchronization
 import TideCore
 
 /// One llama.cpp context shared by several conversations, each in a sequence of its own: the
@@ -29,8 +30,12 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     public let contextSizePerSequence: Int
     /// The most tokens one `llama_decode` takes.
     var batchCapacity: Int { batch.capacity }
-    /// llama.cpp's threads.
+    /// llama.cpp's threads: the most.
     let threads: Int
+    /// The threads each decode uses.
+    private let threadShare: Mutex<ThreadShare>
+    /// The CPU threads the context decodes on; freed after it.
+    private let threadPool: CPUThreadPool?
     /// Whether the context uses flash attention (``LlamaContextOptions/flashAttention``).
     let flashAttention: Bool
     /// The machine simulated (``LlamaContextOptions/machine``).
@@ -69,6 +74,8 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
         let perSequence = try options.checkedContextSize(for: model, sequences: sequences)
         var parameters = options.contextParameters(contextSize: perSequence * sequences, sequences: sequences)
         threads = options.resolvedThreads
+        threadShare = Mutex(options.threadShare(for: model))
+        threadPool = CPUThreadPool(threads: threads)
         flashAttention = options.flashAttention
         machine = options.machine
         // Each sequence gets its own part of the cache. A unified cache decoded no faster here
@@ -78,6 +85,7 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
         guard let context = llama_init_from_model(model.pointer, parameters) else {
             throw .contextFailed(contextSize: perSequence * sequences, detail: LlamaRuntime.errors())
         }
+        threadPool?.attach(to: context)
         self.model = model
         self.context = context
         sequenceCapacity = sequences
@@ -268,6 +276,7 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
             }
             included.append((request, chunk.count, logitsIndex))
         }
+        threadShare.withLock { $0.size(context) }
         let code = llama_decode(context, batch.batch)
         if code == 0 { batch.simulate(machine, in: context, vocabularySize: model.facts.vocabularySize) }
         for (sequence, position) in filled { llama_memory_seq_rm(llama_get_memory(context), sequence, position, -1) }

@@ -6,7 +6,8 @@ import TideCore
 public struct LlamaContextOptions: Sendable, Hashable {
     /// Tokens the context holds; `nil` picks the smaller of 4096 and the trained length.
     public var contextSize: Int?
-    /// Threads for decoding and prompt evaluation; `nil` uses every core.
+    /// Threads for decoding and prompt evaluation, used by every decode; `nil` uses every core
+    /// that the machine's other work leaves free, decided before each decode (``ThreadShare``).
     public var threads: Int?
     /// The most prompt tokens evaluated in one `llama_decode` call.
     public var batchSize: Int = 512
@@ -85,4 +86,14 @@ public struct LlamaContextOptions: Sendable, Hashable {
 
     /// The thread count to use: as asked, but never more than the machine's cores.
     var resolvedThreads: Int { min(threads ?? Self.coreCount, Self.coreCount) }
+
+    /// The threads of a context of `model` with these options: as asked, or, without a count,
+    /// as many as the machine leaves free, where the model computes the same on fewer threads.
+    func threadShare(for model: LlamaModel) -> ThreadShare {
+        let most = resolvedThreads
+        let asked = threads != nil
+        return ThreadShare(most: most) { [flashAttention] in
+            !asked && model.batchFacts(threads: most, flashAttention: flashAttention).sameOnOneThread
+        }
+    }
 }

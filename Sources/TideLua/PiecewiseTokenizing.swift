@@ -16,15 +16,15 @@ extension Vocabulary {
                 wholeBytes: Int = 64 << 10, pieceBytes: Int = 16 << 10) -> [Int32]?
     {
         if bytes.count <= wholeBytes {
-            if let state, tide_lua_spend(state, Int64(bytes.count) / 16) != 0 { return nil }
+            if let state, tide_lua_spend(state, TokenizingCost.call + TokenizingCost.perByte * Int64(bytes.count)) != 0 { return nil }
             return tokens(of: String(decoding: bytes, as: UTF8.self))
         }
+        if let state, tide_lua_spend(state, TokenizingCost.call) != 0 { return nil }
         var tokens: [Int32] = []
         var start = 0
         while start < bytes.count {
             let end = Self.pieceEnd(in: bytes, from: start, atMost: pieceBytes)
-            // tide_lua_spend reads the clock once 4096 units have accumulated: once per piece.
-            if let state, tide_lua_spend(state, 4096) != 0 { return nil }
+            if let state, tide_lua_spend(state, TokenizingCost.perByte * Int64(end - start)) != 0 { return nil }
             tokens += self.tokens(of: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
             start = end
         }
@@ -43,4 +43,17 @@ extension Vocabulary {
         while end > start + 1 && bytes[end] & 0xC0 == 0x80 { end -= 1 }
         return end
     }
+}
+
+/// What the tokenizer's work is charged to a plugin call's instruction budget, in units that
+/// take about as long as the sandbox's other work (docs/plugins.md, "The sandbox"): on the
+/// machines Tide is measured on, a call costs about 70 µs and a byte of text about 0.35 µs to
+/// tokenize or a token as much to detokenize (docs/speed.md).
+enum TokenizingCost {
+    /// Units per call of `tide.tokenize` or `tide.detokenize`.
+    static let call: Int64 = 1024
+    /// Units per byte tokenized, or per token detokenized.
+    static let perByte: Int64 = 8
+    /// Units per call of `tide.token_text`.
+    static let tokenText: Int64 = 16
 }

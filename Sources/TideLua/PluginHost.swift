@@ -118,12 +118,14 @@ final class PluginHost: @unchecked Sendable {
                 if let bad = tokens.first(where: { $0 < 0 || Int($0) >= vocabulary.vocabularySize }) {
                     return fail(output, "no token \(bad) in a vocabulary of \(vocabulary.vocabularySize)")
                 }
-                if let state = input.state, tide_lua_spend(state, Int64(tokens.count) / 16) != 0 { return }
+                if let state = input.state,
+                   tide_lua_spend(state, TokenizingCost.call + TokenizingCost.perByte * Int64(tokens.count)) != 0 { return }
                 give(text: vocabulary.text(of: tokens), to: output)
             default:
                 guard let id = text.flatMap({ Int32($0) }), id >= 0, Int(id) < vocabulary.vocabularySize else {
                     return fail(output, "no token \((text ?? "nil").prefix(40)) in a vocabulary of \(vocabulary.vocabularySize)")
                 }
+                if let state = input.state, tide_lua_spend(state, TokenizingCost.tokenText) != 0 { return }
                 give(text: vocabulary.tokenText(id), to: output)
             }
         case "_top", "_bias", "_ban":

@@ -139,13 +139,14 @@ struct PikeVM {
         }
     }
 
-    /// Throws when the budget is spent or the task cancelled; looks at the clock only every few
-    /// thousand steps.
+    /// Throws when the budget is spent or the task cancelled: at the first step past the most
+    /// steps; looks at the clock only every few thousand steps.
     private mutating func checkBudget() throws(MatchTooCostly) {
         guard steps >= nextCheck else { return }
         nextCheck = steps + 4_096
-        if let maximum = budget.maximumSteps, steps > maximum {
-            throw MatchTooCostly(reason: .steps, steps: steps, textLength: text.count)
+        if let maximum = budget.maximumSteps {
+            if steps > maximum { throw MatchTooCostly(reason: .steps, steps: steps, textLength: text.count) }
+            nextCheck = min(nextCheck, maximum + 1)
         }
         if Task.isCancelled { throw MatchTooCostly(reason: .cancelled, steps: steps, textLength: text.count) }
         if let deadline = budget.deadline, ContinuousClock.now >= deadline {

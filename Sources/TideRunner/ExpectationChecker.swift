@@ -8,8 +8,8 @@ import TideScript
 /// Checks expectations against a generated reply.
 struct ExpectationChecker {
     let limits: LuaLimits
-    /// The most time one `regex` check may take.
-    let regexTimeLimit: Duration
+    /// The work one `regex` check may do.
+    let regexBudget: RegexBudget
     /// The schemas of `expect: json-schema FILE` and `expect: tool-args FILE|{…}`, by the argument as written.
     var schemas: [String: JSONSchema] = [:]
 
@@ -85,9 +85,9 @@ struct ExpectationChecker {
                 return (nil, "the regular expression does not compile: \(error)")
             }
             do {
-                return (try pattern.matches(reply.text, budget: MatchBudget(deadline: .now + regexTimeLimit)), "")
+                return (try pattern.matches(reply.text, budget: regexBudget.matchBudget()), "")
             } catch {
-                return (nil, "the regular expression took too long on a reply of \(reply.text.count) characters")
+                return (nil, regexBudget.explain(error, characters: reply.text.count))
             }
         case .length(let bound):
             return (bound.contains(reply.text.count), "the reply has \(reply.text.count) characters")

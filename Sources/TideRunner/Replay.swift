@@ -28,7 +28,7 @@ struct Replay {
                               hooks: prepared.commandLinePlugins, hookErrorPolicy: runner.hookErrorPolicy,
                               overflowPolicy: runner.overflow)
         session.recorder = runner.recorder?(file, prepared.setup.lastingModelName)
-        checker = ExpectationChecker(limits: runner.limits, regexTimeLimit: runner.regexTimeLimit, schemas: prepared.schemas)
+        checker = ExpectationChecker(limits: runner.limits, regexBudget: runner.regexBudget, schemas: prepared.schemas)
         regenerate = runner.regenerate
         seedOffset = runner.seedOffset
     }

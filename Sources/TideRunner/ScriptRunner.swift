@@ -29,8 +29,8 @@ public struct ScriptRunner: Sendable {
     public var locator = PluginLocator.standard
     /// The sandbox limits of plugins and `expect-lua:`.
     public var limits = LuaLimits()
-    /// The most time one `expect: regex` check may take; past it the check fails.
-    public var regexTimeLimit: Duration = .seconds(1)
+    /// The work one `expect: regex` check may do (``RegexBudget``); past it the check fails.
+    public var regexBudget = RegexBudget()
     /// What a plugin error does: disable the plugin and go on, or end the script (`--strict`).
     public var hookErrorPolicy = HookErrorPolicy.disableHook
     /// What to do when the conversation outgrows the context.

@@ -29,6 +29,11 @@ struct BenchCommand: AsyncParsableCommand {
                                + "this build's there when it does not exist.", valueName: "file"))
     var scores: String?
 
+    @Option(name: .customLong("peer-python"),
+            help: ArgumentHelp("contention: a Python with llama-cpp-python to run beside Tide (default: the one scripts/setup.sh "
+                               + "installs, when it is there).", valueName: "path"))
+    var peerPython: String?
+
     @Option(help: ArgumentHelp("Run only this benchmark (repeatable): \(Benchmarks.names.joined(separator: ", ")).",
                                valueName: "name"))
     var only: [String] = []
@@ -48,6 +53,7 @@ struct BenchCommand: AsyncParsableCommand {
         benchmarks.decodeTokens = decodeTokens
         benchmarks.only = only.isEmpty ? nil : Set(only)
         benchmarks.scoresFile = scores
+        benchmarks.peerPython = peerPython ?? Self.installedPeerPython
         benchmarks.plugins = try Self.benchmarkPlugins.map { try LuaPlugin(spec: PluginSpec(parsing: $0)) }
         benchmarks.logitsHook = try LuaPlugin(source: Self.topFortyPlugin, path: "top-40.lua")
         benchmarks.tool = try LuaPlugin(spec: PluginSpec(parsing: "calculator"))
@@ -89,6 +95,13 @@ struct BenchCommand: AsyncParsableCommand {
             Terminal.warn("… skipping the logits-hook figure on \(largeVocabularyModel): \(error)")
             return nil
         }
+    }
+
+    /// The Python that scripts/setup.sh installs with llama-cpp-python, if it is there.
+    static var installedPeerPython: String? {
+        // Beside the model store, in Tide's cache folder.
+        let python = ModelStore.standard.directory.deletingLastPathComponent().appendingPathComponent("llama-server/bin/python3").path
+        return FileManager.default.isExecutableFile(atPath: python) ? python : nil
     }
 
     /// This executable's path, to launch it for the whole-process figures.

@@ -18,7 +18,7 @@ struct PluginOptions: ParsableArguments {
     @Option(name: .customLong("plugin-memory"), parsing: .unconditional, help: "Memory per plugin, in MiB.")
     var memoryMiB: Int = LuaLimits().memoryBytes >> 20
 
-    @Option(name: .customLong("plugin-timeout"), parsing: .unconditional, help: "Wall-clock limit per hook call, in milliseconds.")
+    @Option(name: .customLong("plugin-timeout"), parsing: .unconditional, help: "Wall-clock guard per hook call, in milliseconds (the work a call may do is --plugin-instructions).")
     var timeoutMilliseconds: Int = Int(LuaLimits().time.components.seconds * 1000)
 
     func validate() throws {

@@ -175,7 +175,7 @@ extension RealModelTests {
         let cache = try TestModel.scratchDirectory()
         let environment = ["XDG_CACHE_HOME": cache.path]
         let record = BatchFactsRecord(model: TestModel.shared, threads: 2, flashAttention: true, environment: environment)
-        let facts = BatchFacts(exact: true, checkCosts: [1.5, 2.5, 3.5, 5.5])
+        let facts = BatchFacts(exact: true, sameOnOneThread: true, checkCosts: [1.5, 2.5, 3.5, 5.5])
         #expect(record.read() == nil, "nothing is known in a new cache")
         record.write(facts)
         #expect(record.read() == facts)
@@ -186,7 +186,7 @@ extension RealModelTests {
         #expect(record.key.contains(TestModel.shared.path) && record.key.contains("libllama"), "\(record.key)")
         try Data("not json".utf8).write(to: record.file)
         #expect(record.read() == nil, "a damaged file is ignored: the probe runs again")
-        record.write(BatchFacts(exact: false, checkCosts: [2, 4]))
+        record.write(BatchFacts(exact: false, sameOnOneThread: false, checkCosts: [2, 4]))
         #expect(record.read() == nil, "a finding of another shape is probed again")
     }
 

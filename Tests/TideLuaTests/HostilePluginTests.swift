@@ -3,25 +3,24 @@ import Testing
 import TideLua
 
 /// Plugins whose hooks spend their time in C (pattern matching, library functions, the
-/// tokenizer) on the real model: each is stopped by its 200 ms limit within 50 ms, reported
-/// once, disabled, and the reply goes on.
+/// tokenizer) on the real model: each is stopped by its instruction budget, which counts that
+/// work (so the stop does not depend on the machine's speed or load), reported once, disabled,
+/// and the reply goes on.
 @Suite(.serialized) struct HostilePluginTests {
-    static let limits = LuaLimits(instructions: 10_000_000, memoryBytes: 64 << 20, time: .milliseconds(200))
+    static let limits = LuaLimits(instructions: 10_000_000, memoryBytes: 64 << 20, time: .seconds(120))
     static let grow = "local function grow(unit, n) local s = unit while #s < n do s = s .. s end return s:sub(1, n) end"
 
     /// Runs a plugin whose `hook` runs `body` after the file's top level ran `setup`.
     func contained(hook: String, setup: String, body: String) async throws {
         let source = "\(Self.grow) \(setup) local p = {} function p.\(hook)(...) \(body) end return p"
-        let timed = TimedHook(try PluginFixtures.plugin("hostile", source, limits: Self.limits))
-        let reply = try await PluginFixtures.session([timed], maxTokens: 8).reply(to: "What is the capital of France?").collect()
+        let plugin = try PluginFixtures.plugin("hostile", source, limits: Self.limits)
+        let reply = try await PluginFixtures.session([plugin], maxTokens: 8).reply(to: "What is the capital of France?").collect()
         #expect(reply.failures.count == 1)
         let failure = try #require(reply.failures.first)
         #expect(failure.point.rawValue == hook)
-        #expect(failure.message.contains("time limit exceeded") || failure.message.contains("instruction budget exceeded"),
-                "got: \(failure.message)")
+        #expect(failure.message.contains("instruction budget exceeded"), "got: \(failure.message)")
         #expect(reply.summary != nil)
         if hook != "on_prompt" { #expect(!reply.text.isEmpty) }
-        #expect(timed.longestCall < .milliseconds(250), "\(body) ran \(timed.longestCall) in \(hook)")
     }
 
     @Test(arguments: ["on_token", "should_stop", "on_logits", "on_prompt"])
@@ -51,16 +50,14 @@ import TideLua
         let folder = ShippedPluginTests.folder
         let plugin = try LuaPlugin(spec: PluginSpec(parsing: "stop-on-pattern pattern=.-.-.-.-.-.-.-.-.-.-.-.-#"),
                                    locator: PluginLocator(directories: [folder]), limits: Self.limits)
-        let timed = TimedHook(plugin)
         // The capitals fixture makes the reply long enough, whichever words this machine picks.
         let sea = "The sea is wide and deep and grey under the winter sky, and the waves roll in one after another "
             + "to break on the stones of the long beach below the cliffs."
-        let reply = try await PluginFixtures.session([try PluginFixtures.capitals(text: sea), timed], maxTokens: 60)
+        let reply = try await PluginFixtures.session([try PluginFixtures.capitals(text: sea), plugin], maxTokens: 60)
             .reply(to: "Describe the sea in three sentences.").collect()
         #expect(reply.failures.count == 1)
-        #expect(reply.failures.first?.message.contains("exceeded") == true)
+        #expect(reply.failures.first?.message.contains("instruction budget exceeded") == true)
         #expect(reply.summary?.statistics.generatedTokens ?? 0 > 20, "the reply goes on")
-        #expect(timed.longestCall < .milliseconds(250))
     }
 
     @Test func badTokenIdsAndBiasesAreErrors() async throws {

@@ -169,7 +169,7 @@ import TideTestSupport
         #expect(reply.expectations.last?.detail == "it does not")
     }
 
-    @Test func aRegexOverItsTimeLimitFailsWithOrWithoutNot() async throws {
+    @Test func aRegexOverItsBudgetFailsWithOrWithoutNot() async throws {
         let file = try scratch("""
             @temperature 0
             @repeat-penalty 1
@@ -179,10 +179,11 @@ import TideTestSupport
             expect: not regex "Paris"
             """)
         var runner = self.runner
-        runner.regexTimeLimit = .zero
+        runner.regexBudget = RegexBudget(steps: 10, guardTime: .seconds(100))
         let result = await runner.run(file: file)
         let reply = try #require(result.replies.first)
-        let message = "the regular expression took too long on a reply of \(reply.text.count) characters"
+        let message = "the regular expression needs more than its 10 steps on a reply of \(reply.text.count) characters: "
+            + "a simpler pattern, or a shorter reply, fits"
         #expect(reply.expectations.map(\.passed) == [false, false])
         #expect(reply.expectations.map(\.detail) == [message, message])
     }

@@ -34,8 +34,9 @@ size_t tide_lua_memory_used(lua_State *L);
 int tide_lua_load(lua_State *L, const char *code, size_t length, const char *chunk_name);
 
 /// Calls the function below `nargs` arguments under the sandbox's limits: at most
-/// `instruction_budget` VM instructions (0: no limit) and `seconds` of wall-clock time (0: no
-/// limit). Returns a Lua status; on error, the stack holds one string: the message with a traceback.
+/// `instruction_budget` units of work (VM instructions, and what C code and allocations charge;
+/// 0: no limit) and, as a guard against work that cannot be counted, `seconds` of wall-clock
+/// time (0: no limit). Returns a Lua status; on error, the stack holds one string: the message with a traceback.
 int tide_lua_pcall(lua_State *L, int nargs, int nresults, int64_t instruction_budget, double seconds);
 
 /// Which limit stopped the last tide_lua_pcall, if any.
