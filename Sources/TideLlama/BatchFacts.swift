@@ -80,7 +80,7 @@ extension LlamaModel {
         let vocabulary = facts.vocabularySize
         let clock = ContinuousClock()
         /// Each token's scores decoded alone, and each decode's time.
-        func decodedAlone(in context: OpaquePointer) -> (scores: [[Float]], seconds: [Double])? {
+        func decodedAlone() -> (scores: [[Float]], seconds: [Double])? {
             llama_memory_seq_rm(llama_get_memory(context), 0, 0, -1)
             var scores: [[Float]] = []
             var seconds: [Double] = []
@@ -93,7 +93,7 @@ extension LlamaModel {
             }
             return (scores, seconds)
         }
-        guard let (alone, singles) = decodedAlone(in: context) else { return nil }
+        guard let (alone, singles) = decodedAlone() else { return nil }
         /// Empties the cache, decodes the first token alone and `count` more as one batch: the
         /// batch's time.
         func chunk(_ count: Int) -> Double? {
@@ -117,7 +117,7 @@ extension LlamaModel {
         var sameOnOneThread = true
         if threads > 1 {
             llama_set_n_threads(context, 1, 1)
-            sameOnOneThread = decodedAlone(in: context)?.scores == alone
+            sameOnOneThread = decodedAlone()?.scores == alone
             llama_set_n_threads(context, Int32(threads), Int32(threads))
         }
         let single = singles.dropFirst().sorted()[(singles.count - 1) / 2]

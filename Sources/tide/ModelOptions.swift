@@ -31,7 +31,8 @@ struct ModelOptions: ParsableArguments {
     @Option(name: .customLong("ctx-size"), parsing: .unconditional, help: "Context size in tokens (default: min(4096, the model's); 4096 for a remote model).")
     var contextSize: Int?
 
-    @Option(parsing: .unconditional, help: "Threads for decoding (default: every core).")
+    @Option(parsing: .unconditional,
+            help: "Threads for every decode (default: the cores that other work leaves free, decided before each decode).")
     var threads: Int?
 
     @Option(name: .customLong("batch-size"), parsing: .unconditional, help: "Prompt tokens evaluated per llama_decode call.")
