@@ -3,6 +3,7 @@
 
 #include <lauxlib.h>
 #include <lualib.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -85,10 +86,13 @@ static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
 static const char *push_limit_message(lua_State *L, const sandbox *box) {
     switch (box->stopped) {
     case TIDE_LIMIT_INSTRUCTIONS: return lua_pushstring(L, "instruction budget exceeded");
-    case TIDE_LIMIT_TIME:
-        return lua_pushfstring(L, "wall-clock limit of %f s exceeded before the instruction budget: the machine may be busy, "
+    case TIDE_LIMIT_TIME: {
+        char seconds[32];
+        snprintf(seconds, sizeof seconds, "%g", box->seconds);
+        return lua_pushfstring(L, "wall-clock limit of %s s exceeded before the instruction budget: the machine may be busy, "
                                   "or the hook waits on work Tide does not count (--plugin-timeout sets the limit)",
-                               box->seconds);
+                               seconds);
+    }
     case TIDE_LIMIT_MEMORY: return lua_pushstring(L, "memory limit exceeded");
     default: return lua_pushstring(L, "limit exceeded");
     }
