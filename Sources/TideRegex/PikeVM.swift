@@ -139,14 +139,15 @@ struct PikeVM {
         }
     }
 
-    /// Throws when the budget is spent or the task cancelled: at the first step past the most
-    /// steps; looks at the clock only every few thousand steps.
+    /// Throws when the budget is spent or the task cancelled (called at each text position): at
+    /// the first position past the most steps, however few; looks at the clock only every few
+    /// thousand steps.
     private mutating func checkBudget() throws(MatchTooCostly) {
         guard steps >= nextCheck else { return }
         nextCheck = steps + 4_096
         if let maximum = budget.maximumSteps {
             if steps > maximum { throw MatchTooCostly(reason: .steps, steps: steps, textLength: text.count) }
-            nextCheck = min(nextCheck, maximum + 1)
+            if maximum < nextCheck - 1 { nextCheck = maximum + 1 }
         }
         if Task.isCancelled { throw MatchTooCostly(reason: .cancelled, steps: steps, textLength: text.count) }
         if let deadline = budget.deadline, ContinuousClock.now >= deadline {

@@ -42,8 +42,11 @@ import TideRegex
         } catch {
             #expect(error.reason == .steps && error.steps > 100_000 && error.textLength == 10_000)
         }
-        // The same text with room enough.
+        // The same text with room enough, and with no room to spare at all.
         #expect(try pattern.firstMatch(in: text, budget: MatchBudget(maximumSteps: 10_000_000)) == nil)
+        #expect(try pattern.firstMatch(in: text, budget: MatchBudget(maximumSteps: Int.max)) == nil)
+        // A small limit holds on a short text too, not a few thousand steps later.
+        #expect(throws: MatchTooCostly.self) { try pattern.matches(String(repeating: "a", count: 40), budget: MatchBudget(maximumSteps: 10)) }
     }
 
     @Test func aPassedDeadlineStopsTheMatch() throws {
