@@ -332,7 +332,7 @@ int tide_lua_pcall(lua_State *L, int nargs, int nresults, int64_t instruction_bu
     lua_sethook(L, NULL, 0, 0);
     lua_remove(L, base);
     if (status != LUA_OK && box->stopped == TIDE_LIMIT_NONE && status == LUA_ERRMEM) box->stopped = TIDE_LIMIT_MEMORY;
-    // The allocator refused to grow past the deadline: report the limit, not "not enough memory"
+    // The allocator refused to grow past the budget or the guard: report the limit, not "not enough memory"
     // (a buffer that fails to grow raises that as a plain runtime error, not LUA_ERRMEM).
     const char *message = status != LUA_OK ? lua_tostring(L, -1) : NULL;
     if (box->stopped != TIDE_LIMIT_NONE && box->stopped != TIDE_LIMIT_MEMORY
