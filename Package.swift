@@ -83,7 +83,7 @@ let package = Package(
         .target(name: "TideTestSupport", dependencies: ["TideCore", "TideModels", "TideProvider"], path: "Tests/TideTestSupport", exclude: ["Fixtures"]),
         .testTarget(name: "TideCoreTests", dependencies: ["TideCore", "TideTestSupport"]),
         .testTarget(name: "TideFilesTests", dependencies: ["TideFiles"]),
-        .testTarget(name: "TideOpenAITests", dependencies: ["TideOpenAI", "TideCore", "TideFormat"]),
+        .testTarget(name: "TideOpenAITests", dependencies: ["TideOpenAI", "TideCore", "TideFormat", "TideTestSupport"]),
         .testTarget(name: "TideLuaTests", dependencies: ["TideCore", "TideFormat", "TideLua", "ShippedPlugins", "TideLlama", "TideModels", "TideTestSupport", "CLua"]),
         .testTarget(name: "TideLlamaTests", dependencies: ["TideCore", "TideFormat", "TideLlama", "TideModels", "TideTestSupport"]),
         .testTarget(name: "TideRegexTests", dependencies: ["TideRegex", "TideTestSupport"]),

@@ -98,16 +98,17 @@ extension ChatController {
         if FormatSetting.names.contains(name) { return try setFormat(name, value) }
         if name == DraftMode.settingName { return try setDraft(value) }
         if name == Self.reasoningSetting { return try setReasoning(value) }
+        if value.contains(where: \.isNewline) { throw ChatError("/set \(name): a value for \(name) fits on one line") }
         let setting: ParameterSetting
         do {
-            setting = try ParameterSetting(name: name, value: value)
+            setting = try ParameterSetting(name: name, text: value)
         } catch {
-            throw ChatError("/set \(name): " + error.message.replacingOccurrences(of: "@\(name)", with: name))
+            throw ChatError("/set \(name): \(error)")
         }
         var parameters = session.parameters
         setting.apply(to: &parameters)
         session.parameters = parameters
-        output(.notice(String(setting.printed.dropFirst())))
+        output(.notice(Self.shown(setting)))
     }
 
     /// `/set format json|text`, `/set json-schema FILE`, `/set grammar FILE`: the replies' format
@@ -159,10 +160,13 @@ extension ChatController {
         ParameterSetting.names + FormatSetting.names + [DraftMode.settingName, reasoningSetting]
     }
 
+    /// A setting as `/set` and `/show` show it: `top-k 40`, `stop none`.
+    static func shown(_ setting: ParameterSetting) -> String {
+        setting.declaration.text(of: setting.value).isEmpty ? "\(setting.name) none" : setting.description
+    }
+
     var parameterSummary: String {
-        (ParameterSetting.all(of: session.parameters).map { setting in
-            setting == .stop([]) ? "stop none" : String(setting.printed.dropFirst())
-        } + ["format " + (session.parameters.format?.description ?? "text"), "draft \(session.parameters.draft.rawValue)",
+        (ParameterSetting.all(of: session.parameters).map(Self.shown) + ["format " + (session.parameters.format?.description ?? "text"), "draft \(session.parameters.draft.rawValue)",
              "reasoning " + (showsReasoning ? "show" : "hide")])
             .joined(separator: " · ")
     }

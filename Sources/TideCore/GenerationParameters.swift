@@ -14,8 +14,45 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
     public var minP: Double = 0.05
     /// Penalty applied to tokens seen in the last `repeatLastN` tokens; 1 disables it.
     public var repeatPenalty: Double = 1.0
-    /// How many recent tokens the repetition penalty looks at.
+    /// How many recent tokens the repetition, presence and frequency penalties look at.
     public var repeatLastN: Int = 64
+    /// Subtracted once from the score of every token seen in the last `repeatLastN` (OpenAI's
+    /// `presence_penalty`, over llama.cpp's window); 0 disables it.
+    public var presencePenalty: Double = 0
+    /// Subtracted from a token's score once per time it was seen in the last `repeatLastN`
+    /// (OpenAI's `frequency_penalty`); 0 disables it.
+    public var frequencyPenalty: Double = 0
+    /// Biases added to tokens' scores before any other sampler (``LogitBias``).
+    public var logitBias: [LogitBias] = []
+    /// DRY ("don't repeat yourself"): how strongly a token that would extend a repeated sequence
+    /// is penalised; 0 disables it.
+    public var dryMultiplier: Double = 0
+    /// DRY: the penalty grows as `dryBase` to the power of the repeat's length past `dryAllowedLength`.
+    public var dryBase: Double = 1.75
+    /// DRY: repeats up to this many tokens long are not penalised.
+    public var dryAllowedLength: Int = 2
+    /// DRY: how many recent tokens are scanned for repeats (0: none).
+    public var dryPenaltyLastN: Int = 64
+    /// DRY: texts that end a repeated sequence.
+    public var drySequenceBreakers = ["\n", ":", "\"", "*"]
+    /// XTC ("exclude top choices"): the chance, per token, that the most likely tokens above
+    /// `xtcThreshold` but the last of them are removed; 0 disables it.
+    public var xtcProbability: Double = 0
+    /// XTC: the probability a token needs to be removed (above 0.5, nothing is).
+    public var xtcThreshold: Double = 0.1
+    /// Locally typical sampling: keep the tokens closest to the expected surprise up to this
+    /// probability mass; 1 disables it.
+    public var typicalP: Double = 1
+    /// Top-n-σ: keep the tokens whose score is within this many standard deviations of the best;
+    /// 0 or less disables it.
+    public var topNSigma: Double = -1
+    /// Mirostat: 0 off, 1 Mirostat, 2 Mirostat 2.0, which then replaces every sampler but the
+    /// biases and the temperature.
+    public var mirostat: Int = 0
+    /// Mirostat: the target surprise (τ).
+    public var mirostatTau: Double = 5
+    /// Mirostat: the learning rate (η).
+    public var mirostatEta: Double = 0.1
     /// Seed of the random sampler; `nil` draws a fresh one for every reply.
     public var seed: UInt32?
     /// The most tokens a reply may have.
@@ -67,9 +104,9 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
     /// Parameters with every default.
     public init() {}
 
-    /// Whether every run samples the same reply from the same scores: greedy decoding, or a
-    /// random draw from a fixed seed.
-    public var isReproducible: Bool { temperature == 0 || seed != nil }
+    /// Whether every run samples the same reply from the same scores: greedy decoding (without
+    /// XTC's random removals), or a random draw from a fixed seed.
+    public var isReproducible: Bool { (temperature == 0 && xtcProbability == 0) || seed != nil }
 
     /// The largest token count a parameter may take: llama.cpp counts tokens in 32-bit integers.
     public static let maximumTokenCount = Int(Int32.max)
@@ -83,49 +120,132 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
     /// Checks every value, naming the first one that is out of range. Every value that passes
     /// converts to what llama.cpp takes (32-bit integers, finite floats) without trapping.
     public func validate() throws(InvalidParameterError) {
-        func require(_ condition: Bool, _ name: String, _ value: any CustomStringConvertible, _ rule: String)
-            throws(InvalidParameterError)
-        {
-            if !condition { throw InvalidParameterError(name: name, value: "\(value)", requirement: rule) }
+        for declaration in Self.declarations {
+            var probe = self
+            try declaration.set(declaration.value(in: self), in: &probe)
         }
-        let floatRange = 0...Double(Float.greatestFiniteMagnitude)
-        try require(temperature >= 0, "temperature", temperature, "≥ 0 (0 picks the likeliest token)")
-        try require(floatRange.contains(temperature), "temperature", temperature, "at most 3.4e+38")
-        try require((0...Self.maximumTokenCount).contains(topK), "top-k", topK,
-                    "a whole number from 0 to \(Self.maximumTokenCount)")
-        try require(topP > 0 && topP <= 1, "top-p", topP, "a number in (0, 1]")
-        try require(minP >= 0 && minP <= 1, "min-p", minP, "a number in [0, 1]")
-        try require(floatRange.contains(repeatPenalty) && repeatPenalty > 0, "repeat-penalty", repeatPenalty,
-                    "a number above 0, at most 3.4e+38")
-        try require((0...Self.maximumRepeatLastN).contains(repeatLastN), "repeat-last-n", repeatLastN,
-                    "a whole number from 0 to \(Self.maximumRepeatLastN)")
-        try require((1...Self.maximumTokenCount).contains(maxTokens), "max-tokens", maxTokens,
-                    "a whole number from 1 to \(Self.maximumTokenCount)")
-        try require(!stop.contains(""), "stop", "\"\"", "a non-empty string")
-        try require(Tolerance.range.contains(tolerance), "tolerance", tolerance, Tolerance.requirement)
-        try require((0...Self.maximumRewinds).contains(maxRewinds), "max-rewinds", maxRewinds,
-                    "a whole number from 0 to \(Self.maximumRewinds)")
-        try require((0...Self.maximumToolRounds).contains(maxToolRounds), "max-tool-rounds", maxToolRounds,
-                    "a whole number from 0 to \(Self.maximumToolRounds)")
-        if let reasoningBudget {
-            try require((0...Self.maximumTokenCount).contains(reasoningBudget), "reasoning-budget", reasoningBudget,
-                        "a whole number from 0 to \(Self.maximumTokenCount), or -1 for no limit")
+        if !(0...Self.maximumRewinds).contains(maxRewinds) {
+            throw InvalidParameterError(name: "max-rewinds", value: "\(maxRewinds)", requirement: "a whole number from 0 to \(Self.maximumRewinds)")
         }
-        if case .named(let name) = toolChoice, !tools.isEmpty {
-            try require(tools.contains { $0.name == name }, "tool-choice", name,
-                        "auto, none, required or the name of a tool offered (\(tools.map(\.name).joined(separator: ", ")))")
+        if !Tolerance.range.contains(tolerance) {
+            throw InvalidParameterError(name: "tolerance", value: "\(tolerance)", requirement: Tolerance.requirement)
+        }
+        if case .named(let name) = toolChoice, !tools.isEmpty, !tools.contains(where: { $0.name == name }) {
+            throw InvalidParameterError(name: "tool-choice", value: name, requirement:
+                "auto, none, required or the name of a tool offered (\(tools.map(\.name).joined(separator: ", ")))")
         }
     }
 }
 
-/// A generation parameter outside its allowed range.
+extension GenerationParameters {
+    /// Every generation parameter, declared once, in the order surfaces list them (``ParameterDeclaration``).
+    /// Adding one means a property above, its line here, and the code that acts on it.
+    public static let declarations: [ParameterDeclaration] = [
+        ParameterDeclaration("temperature", \.temperature, .number(atLeast: 0, "≥ 0 (0 picks the likeliest token), at most 3.4e+38"),
+                             "Sampling temperature; 0 is greedy", request: .sent),
+        ParameterDeclaration("top-k", \.topK, .whole(0...maximumTokenCount), "Sample among the k most likely tokens; 0 disables",
+                             request: .sent),
+        ParameterDeclaration("top-p", \.topP, .number(Double.leastNonzeroMagnitude...1, "a number in (0, 1]"),
+                             "Nucleus sampling: the smallest set of tokens whose probability reaches p; 1 disables", request: .sent),
+        ParameterDeclaration("min-p", \.minP, .number(0...1, "a number in [0, 1]"),
+                             "Drop tokens less likely than p times the likeliest; 0 disables", request: .sent),
+        ParameterDeclaration("repeat-penalty", \.repeatPenalty, .number(Double.leastNonzeroMagnitude...Double(Float.greatestFiniteMagnitude),
+                                                                         "a number above 0, at most 3.4e+38"),
+                             "Divide the scores of recently seen tokens by this; 1 disables"),
+        ParameterDeclaration("repeat-last-n", \.repeatLastN, .whole(0...maximumRepeatLastN),
+                             "How many recent tokens the repetition, presence and frequency penalties look at"),
+        ParameterDeclaration("presence-penalty", \.presencePenalty, .number(-2...2, "a number from -2 to 2"),
+                             "Subtract this from the score of every recently seen token; 0 disables"),
+        ParameterDeclaration("frequency-penalty", \.frequencyPenalty, .number(-2...2, "a number from -2 to 2"),
+                             "Subtract this from a token's score per time it was recently seen; 0 disables"),
+        ParameterDeclaration("logit-bias", \.logitBias, .logitBias,
+                             "Add a bias to a token's score, or to each token of a text (repeatable: ID=BIAS or TEXT=BIAS; -inf bans)"),
+        ParameterDeclaration("dry-multiplier", \.dryMultiplier, .number(atLeast: 0, "a number ≥ 0, at most 3.4e+38"),
+                             "DRY: penalise tokens that extend a repeated sequence this strongly; 0 disables"),
+        ParameterDeclaration("dry-base", \.dryBase, .number(atLeast: 1, "a number ≥ 1, at most 3.4e+38"),
+                             "DRY: the penalty grows as this to the power of the repeat's length past the allowed length"),
+        ParameterDeclaration("dry-allowed-length", \.dryAllowedLength, .whole(0...maximumTokenCount),
+                             "DRY: repeats up to this many tokens long are not penalised"),
+        ParameterDeclaration("dry-penalty-last-n", \.dryPenaltyLastN, .whole(0...maximumRepeatLastN),
+                             "DRY: how many recent tokens are scanned for repeats"),
+        ParameterDeclaration("dry-sequence-breakers", \.drySequenceBreakers, .texts(nonEmpty: true),
+                             "DRY: a text that ends a repeated sequence (repeatable)"),
+        ParameterDeclaration("xtc-probability", \.xtcProbability, .number(0...1, "a number in [0, 1]"),
+                             "XTC: the chance per token of removing the likeliest tokens but the last above the threshold; 0 disables"),
+        ParameterDeclaration("xtc-threshold", \.xtcThreshold, .number(0...1, "a number in [0, 1]"),
+                             "XTC: the probability a token needs to be removed (above 0.5, none is)"),
+        ParameterDeclaration("typical-p", \.typicalP, .number(Double.leastNonzeroMagnitude...1, "a number in (0, 1]"),
+                             "Locally typical sampling: keep the tokens nearest the expected surprise up to this mass; 1 disables"),
+        ParameterDeclaration("top-n-sigma", \.topNSigma, .number(-Double(Float.greatestFiniteMagnitude)...Double(Float.greatestFiniteMagnitude),
+                                                                  "a number (0 or less disables), at most 3.4e+38 either way"),
+                             "Keep tokens within this many standard deviations of the best score; 0 or less disables"),
+        ParameterDeclaration("mirostat", \.mirostat, .whole(0...2, "0, 1 or 2"),
+                             "Mirostat in place of the other samplers: 1 or 2 (Mirostat 2.0); 0 disables"),
+        ParameterDeclaration("mirostat-tau", \.mirostatTau, .number(atLeast: 0, "a number ≥ 0, at most 3.4e+38"),
+                             "Mirostat: the target surprise (τ)"),
+        ParameterDeclaration("mirostat-eta", \.mirostatEta, .number(atLeast: 0, "a number ≥ 0, at most 3.4e+38"),
+                             "Mirostat: the learning rate (η)"),
+        ParameterDeclaration("seed", \.seed, .seed, "Random seed, for reproducible sampling; random draws one per reply"),
+        ParameterDeclaration("max-tokens", \.maxTokens, .whole(1...maximumTokenCount), "The most tokens in a reply",
+                             aliases: ["max_completion_tokens", "n_predict"], request: .sent),
+        ParameterDeclaration("stop", \.stop, .texts(), "A string that ends the reply (repeatable); it is never shown"),
+        ParameterDeclaration("tool-choice", \.toolChoice, .toolChoice,
+                             "Whether the model may call tools (auto), must call one (required, or a tool's name) or is not offered them (none)",
+                             request: .withTools),
+        ParameterDeclaration("max-tool-rounds", \.maxToolRounds, .whole(0...maximumToolRounds),
+                             "The most rounds of tool calls in one turn; past them the model must answer", request: .local),
+        ParameterDeclaration("parallel-tool-calls", \.parallelToolCalls, .flag, "Whether one reply may call several tools at once",
+                             request: .withTools),
+        ParameterDeclaration("reasoning-budget", \.reasoningBudget,
+                             .whole(0...maximumTokenCount, orNone: -1, "a whole number from 0 to \(maximumTokenCount), or -1 for no limit"),
+                             "The most tokens a thinking model (<think>…</think>) may reason for; then its reasoning is closed for it and it answers (-1: no limit)",
+                             request: .local),
+    ]
+
+    /// The declaration named `name` (`top-k`); `nil` for none.
+    public static func declaration(named name: String) -> ParameterDeclaration? {
+        declarations.first { $0.name == name }
+    }
+
+    /// The declaration that a request's field `field` sets (`top_k`, or an alias); `nil` for none.
+    public static func declaration(field: String) -> ParameterDeclaration? {
+        declarations.first { $0.field == field || $0.aliases.contains(field) }
+    }
+}
+
+/// A generation parameter outside its allowed range, or a name that is not a parameter.
 public struct InvalidParameterError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The parameter's name as users spell it (`top-p`).
     public let name: String
     /// The value that was given.
     public let value: String
-    /// What the value must be.
-    public let requirement: String
+    /// What the value must be; `nil` when `name` is not a generation parameter.
+    public let requirement: String?
 
-    public var description: String { "\(name) must be \(requirement), not \(value)" }
+    /// A value of `name` that is not `requirement`.
+    public init(name: String, value: String, requirement: String) {
+        self.name = name
+        self.value = value
+        self.requirement = requirement
+    }
+
+    /// `name`, which is not a generation parameter.
+    public init(unknown name: String) {
+        self.name = name
+        value = ""
+        requirement = nil
+    }
+
+    public var description: String {
+        guard let requirement else {
+            return "'\(name)' is not a generation parameter; one of: " + ParameterSetting.names.joined(separator: ", ")
+        }
+        return "\(name) must be \(requirement), not \(value)"
+    }
+
+    /// What follows the name in ``description``: "must be a number in (0, 1], not 2".
+    public var rule: String {
+        guard let requirement else { return String(description.drop { $0 != " " }.dropFirst()) }
+        return "must be \(requirement), not \(value)"
+    }
 }

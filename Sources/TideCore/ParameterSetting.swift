@@ -1,78 +1,83 @@
-/// One generation parameter, as a script's directive (`@temperature 0`), the REPL's `/set`, a
-/// command-line option or a model preset sets it.
-public enum ParameterSetting: Sendable, Hashable {
-    case temperature(Double)
-    case topK(Int)
-    case topP(Double)
-    case minP(Double)
-    case repeatPenalty(Double)
-    case repeatLastN(Int)
-    /// `@seed N`, or `@seed random` (`nil`).
-    case seed(UInt32?)
-    case maxTokens(Int)
-    /// `@stop "a" "b"`: replaces the stop strings (`@stop` alone clears them).
-    case stop([String])
-    /// `@tool-choice auto|none|required|NAME`: whether the model may, must or must not call tools.
-    case toolChoice(ToolChoice)
-    /// `@max-tool-rounds N`: the rounds of tool calls a turn may make before it must answer.
-    case maxToolRounds(Int)
-    /// `@parallel-tool-calls true|false`: whether one reply may call several tools.
-    case parallelToolCalls(Bool)
-    /// `@reasoning-budget N`: the tokens a thinking model may reason for before it must answer;
-    /// `-1` (`nil`) for no limit.
-    case reasoningBudget(Int?)
+/// One generation parameter set to a value, as a script's directive (`@temperature 0`), the
+/// REPL's `/set`, a command-line option or a model preset sets it. Its value is always valid
+/// for its parameter (``ParameterDeclaration``).
+public struct ParameterSetting: Sendable, Hashable, CustomStringConvertible {
+    /// The parameter set.
+    public let declaration: ParameterDeclaration
+    /// Its value, in its canonical JSON shape.
+    public let value: ParameterValue
+
+    /// The parameter `name` set to `value`; throws when `name` is not a parameter or `value` is
+    /// not one of its values.
+    public init(name: String, value: ParameterValue) throws(InvalidParameterError) {
+        guard let declaration = GenerationParameters.declaration(named: name) else {
+            throw InvalidParameterError(unknown: name)
+        }
+        var probe = GenerationParameters()
+        try declaration.set(value, in: &probe)
+        self.init(declaration, canonical: declaration.value(in: probe))
+    }
+
+    /// The parameter `name` set to `value`, both known to be valid (a setting written in code).
+    public init(_ name: String, _ value: ParameterValue) {
+        do {
+            try self.init(name: name, value: value)
+        } catch {
+            preconditionFailure("\(error)")
+        }
+    }
+
+    private init(_ declaration: ParameterDeclaration, canonical value: ParameterValue) {
+        self.declaration = declaration
+        self.value = value
+    }
+
+    /// The parameter's name, as in ``names``.
+    public var name: String { declaration.name }
 
     /// Sets this parameter in `parameters`.
     public func apply(to parameters: inout GenerationParameters) {
-        switch self {
-        case .temperature(let value): parameters.temperature = value
-        case .topK(let value): parameters.topK = value
-        case .topP(let value): parameters.topP = value
-        case .minP(let value): parameters.minP = value
-        case .repeatPenalty(let value): parameters.repeatPenalty = value
-        case .repeatLastN(let value): parameters.repeatLastN = value
-        case .seed(let value): parameters.seed = value
-        case .maxTokens(let value): parameters.maxTokens = value
-        case .stop(let value): parameters.stop = value
-        case .toolChoice(let value): parameters.toolChoice = value
-        case .maxToolRounds(let value): parameters.maxToolRounds = value
-        case .parallelToolCalls(let value): parameters.parallelToolCalls = value
-        case .reasoningBudget(let value): parameters.reasoningBudget = value
+        do {
+            try declaration.set(value, in: &parameters)
+        } catch {
+            preconditionFailure("a setting's value is valid for its parameter: \(error)")
         }
     }
-}
 
-extension ParameterSetting {
-    /// The parameter's name, as in ``names``.
-    public var name: String {
-        switch self {
-        case .temperature: "temperature"
-        case .topK: "top-k"
-        case .topP: "top-p"
-        case .minP: "min-p"
-        case .repeatPenalty: "repeat-penalty"
-        case .repeatLastN: "repeat-last-n"
-        case .seed: "seed"
-        case .maxTokens: "max-tokens"
-        case .stop: "stop"
-        case .toolChoice: "tool-choice"
-        case .maxToolRounds: "max-tool-rounds"
-        case .parallelToolCalls: "parallel-tool-calls"
-        case .reasoningBudget: "reasoning-budget"
-        }
+    /// As a directive writes it, without the `@`: `temperature 0.6`, `stop "a" "b"`.
+    public var description: String {
+        let text = declaration.text(of: value)
+        return name + (text.isEmpty ? "" : " " + text)
+    }
+
+    public static func == (left: ParameterSetting, right: ParameterSetting) -> Bool {
+        left.name == right.name && left.value == right.value
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(value)
     }
 
     /// The parameter names, as directives (`@top-k`) and the REPL's `/set top-k` spell them.
-    public static let names = ["temperature", "top-k", "top-p", "min-p", "repeat-penalty", "repeat-last-n", "seed",
-                               "max-tokens", "stop", "tool-choice", "max-tool-rounds", "parallel-tool-calls",
-                               "reasoning-budget"]
+    public static let names = GenerationParameters.declarations.map(\.name)
 
     /// Every parameter of `parameters` as a setting, in the order of ``names``.
     public static func all(of parameters: GenerationParameters) -> [ParameterSetting] {
-        [.temperature(parameters.temperature), .topK(parameters.topK), .topP(parameters.topP), .minP(parameters.minP),
-         .repeatPenalty(parameters.repeatPenalty), .repeatLastN(parameters.repeatLastN), .seed(parameters.seed),
-         .maxTokens(parameters.maxTokens), .stop(parameters.stop), .toolChoice(parameters.toolChoice),
-         .maxToolRounds(parameters.maxToolRounds), .parallelToolCalls(parameters.parallelToolCalls),
-         .reasoningBudget(parameters.reasoningBudget)]
+        GenerationParameters.declarations.map { ParameterSetting($0, canonical: $0.value(in: parameters)) }
+    }
+
+    /// The parameters of `parameters` that differ from Tide's defaults, in the order of ``names``.
+    public static func changed(in parameters: GenerationParameters) -> [ParameterSetting] {
+        let defaults = all(of: GenerationParameters())
+        return all(of: parameters).filter { !defaults.contains($0) }
+    }
+
+    /// The value that the text form gives for `name`, as `@name text` reads it.
+    public init(name: String, text: some StringProtocol) throws(InvalidParameterError) {
+        guard let declaration = GenerationParameters.declaration(named: name) else {
+            throw InvalidParameterError(unknown: name)
+        }
+        self.init(declaration, canonical: try declaration.value(reading: text))
     }
 }

@@ -1,69 +1,54 @@
-/// Generation parameters as JSON shows them, under the names of their options (`top_k`): in
-/// `--json` output and in the conversation log, which reads them back.
+/// Generation parameters as JSON shows them, each under its field's name (`top_k`, from its
+/// ``ParameterDeclaration``): in `--json` output and in the conversation log, which reads them
+/// back. A parameter with no value (a random seed, no reasoning budget) is left out; a field a
+/// log written before the parameter existed lacks reads as the default.
 public struct ParametersJSON: Codable, Sendable, Hashable {
-    public var temperature: Double
-    public var top_k: Int
-    public var top_p: Double
-    public var min_p: Double
-    public var repeat_penalty: Double
-    public var repeat_last_n: Int
-    public var seed: UInt32?
-    public var max_tokens: Int
-    public var stop: [String]
-    public var max_rewinds: Int
+    /// The parameters, without the reply format (which the JSON only describes).
+    public var parameters: GenerationParameters
     /// The reply format (`json`, a schema, a grammar), as `/show` describes it.
     public var format: String?
-    /// `true` when the prompt was the messages as plain text (``GenerationParameters/rawPrompt``);
-    /// absent otherwise.
-    public var raw_prompt: Bool?
-    /// Whether the model could call tools (`auto`, `none`, `required` or a tool's name); absent
-    /// in logs written before tools.
-    public var tool_choice: String?
-    /// The most rounds of tool calls a turn could make; absent in logs written before tools.
-    public var max_tool_rounds: Int?
-    /// Whether one reply could call several tools; absent in logs written before tools.
-    public var parallel_tool_calls: Bool?
-    /// `nil` for no limit.
-    public var reasoning_budget: Int?
 
     /// The JSON of `parameters`.
     public init(_ parameters: GenerationParameters) {
-        temperature = parameters.temperature
-        top_k = parameters.topK
-        top_p = parameters.topP
-        min_p = parameters.minP
-        repeat_penalty = parameters.repeatPenalty
-        repeat_last_n = parameters.repeatLastN
-        seed = parameters.seed
-        max_tokens = parameters.maxTokens
-        stop = parameters.stop
-        max_rewinds = parameters.maxRewinds
+        var kept = parameters
+        kept.format = nil
+        self.parameters = kept
         format = parameters.format?.description
-        raw_prompt = parameters.rawPrompt ? true : nil
-        tool_choice = parameters.toolChoice.description
-        max_tool_rounds = parameters.maxToolRounds
-        parallel_tool_calls = parameters.parallelToolCalls
-        reasoning_budget = parameters.reasoningBudget
     }
 
-    /// The parameters these name, without the reply format (which the JSON only describes).
-    public var parameters: GenerationParameters {
-        var parameters = GenerationParameters()
-        parameters.temperature = temperature
-        parameters.topK = top_k
-        parameters.topP = top_p
-        parameters.minP = min_p
-        parameters.repeatPenalty = repeat_penalty
-        parameters.repeatLastN = repeat_last_n
-        parameters.seed = seed
-        parameters.maxTokens = max_tokens
-        parameters.stop = stop
-        parameters.maxRewinds = max_rewinds
-        parameters.rawPrompt = raw_prompt ?? false
-        if let tool_choice { parameters.toolChoice = ToolChoice(tool_choice) }
-        if let max_tool_rounds { parameters.maxToolRounds = max_tool_rounds }
-        if let parallel_tool_calls { parameters.parallelToolCalls = parallel_tool_calls }
-        parameters.reasoningBudget = reasoning_budget
-        return parameters
+    /// Fields besides the declared parameters.
+    enum CodingKeys: String, CodingKey {
+        case maxRewinds = "max_rewinds", format, rawPrompt = "raw_prompt"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let fields = try decoder.container(keyedBy: AnyCodingKey.self)
+        parameters = GenerationParameters()
+        for declaration in GenerationParameters.declarations {
+            let key = AnyCodingKey(declaration.field)
+            guard let value = try fields.decodeIfPresent(ParameterValue.self, forKey: key) else { continue }
+            do {
+                try declaration.set(value, in: &parameters)
+            } catch {
+                throw DecodingError.dataCorruptedError(forKey: key, in: fields, debugDescription: error.description)
+            }
+        }
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if let maxRewinds = try container.decodeIfPresent(Int.self, forKey: .maxRewinds) { parameters.maxRewinds = maxRewinds }
+        parameters.rawPrompt = try container.decodeIfPresent(Bool.self, forKey: .rawPrompt) ?? false
+        format = try container.decodeIfPresent(String.self, forKey: .format)
+    }
+
+    /// Writes every parameter that has a value; `raw_prompt` only when it is set.
+    public func encode(to encoder: any Encoder) throws {
+        var fields = encoder.container(keyedBy: AnyCodingKey.self)
+        for declaration in GenerationParameters.declarations {
+            let value = declaration.value(in: parameters)
+            if value != .null { try fields.encode(value, forKey: AnyCodingKey(declaration.field)) }
+        }
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(parameters.maxRewinds, forKey: .maxRewinds)
+        try container.encodeIfPresent(format, forKey: .format)
+        if parameters.rawPrompt { try container.encode(true, forKey: .rawPrompt) }
     }
 }

@@ -156,7 +156,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
             cache.withLock { $0.busy = false }
             throw error
         }
-        sampler.accept(promptTail: prompt.suffix(parameters.repeatLastN), model: model)
+        sampler.accept(prompt: Array(prompt), model: model)
         return LlamaReplyDecoder(backend: self, sampler: sampler, promptTokenCount: prompt.count,
                                  reusedPromptTokenCount: reused, forcer: forcer,
                                  drafter: forcer == nil && parameters.draft != .off && model.canDropCachedTokens

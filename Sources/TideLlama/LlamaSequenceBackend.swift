@@ -96,7 +96,7 @@ public final class LlamaSequenceBackend: ChatBackend, @unchecked Sendable {
             state.busy = true
             return min(zip(state.kept.tokens, prompt).prefix { $0 == $1 }.count, prompt.count - 1)
         }
-        sampler.accept(promptTail: prompt.suffix(parameters.repeatLastN), model: engine.model)
+        sampler.accept(prompt: Array(prompt), model: engine.model)
         return LlamaSequenceDecoder(backend: self, sampler: sampler, prompt: prompt, reused: reused, forcer: forcer)
     }
 

@@ -17,7 +17,7 @@ extension LoggedConversation {
             .directive(.model(summary.model)),
         ]
         // A prompt given as plain text (a text completion) is replayed as one.
-        if messages.contains(where: { $0.reply?.parameters.raw_prompt == true }) { header.append(.directive(.template("raw"))) }
+        if messages.contains(where: { $0.reply?.parameters.parameters.rawPrompt == true }) { header.append(.directive(.template("raw"))) }
         let formats = Set(messages.compactMap { $0.reply?.parameters.format })
         if !formats.isEmpty {
             header.append(.comment(" the replies had a format (\(formats.sorted().joined(separator: ", "))), which the log does not keep"))

@@ -95,63 +95,86 @@ extension LuaPlugin {
                                    "elapsed": .number(reply.elapsed.seconds), "reasoning": .string(reply.reasoning)])
     }
 
+    /// Every parameter under its field's name (`top_k`; one with no value, such as a random
+    /// seed, is absent), and the reply format.
     static func luaParameters(_ parameters: GenerationParameters) -> LuaValue {
-        var fields: [String: LuaValue] = [
-            "temperature": .number(parameters.temperature), "top_k": .integer(Int64(parameters.topK)),
-            "top_p": .number(parameters.topP), "min_p": .number(parameters.minP),
-            "repeat_penalty": .number(parameters.repeatPenalty), "max_tokens": .integer(Int64(parameters.maxTokens)),
-            "stop": .table(array: parameters.stop.map(LuaValue.string), fields: [:]),
-        ]
-        if let seed = parameters.seed { fields["seed"] = .integer(Int64(seed)) }
+        var fields: [String: LuaValue] = [:]
+        for declaration in GenerationParameters.declarations {
+            let value = luaValue(declaration.value(in: parameters))
+            if value != .nil { fields[declaration.field] = value }
+        }
         fields["format"] = luaFormat(parameters.format)
         return .table(array: [], fields: fields)
     }
 
+    /// A parameter's value in Lua: whole numbers as integers, lists as arrays, maps as tables.
+    static func luaValue(_ value: ParameterValue) -> LuaValue {
+        switch value {
+        case .null: .nil
+        case .flag(let flag): .boolean(flag)
+        case .number(let number): Int64(exactly: number).map(LuaValue.integer) ?? .number(number)
+        case .text(let text): .string(text)
+        case .list(let list): .table(array: list.map(luaValue), fields: [:])
+        case .map(let map): .table(array: [], fields: map.mapValues(luaValue))
+        }
+    }
+
+    /// A Lua value as a parameter's value; `nil` for a function or a table that was not copied.
+    static func parameterValue(_ value: LuaValue) -> ParameterValue? {
+        switch value {
+        case .nil: return .null
+        case .boolean(let flag): return .flag(flag)
+        case .integer(let number): return .number(Double(number))
+        case .number(let number): return .number(number)
+        case .string(let text): return .text(text)
+        case .table(let array, let fields) where fields.isEmpty:
+            let list = array.compactMap(parameterValue)
+            return list.count == array.count ? .list(list) : nil
+        case .table(let array, let fields) where array.isEmpty:
+            let map = fields.compactMapValues(parameterValue)
+            return map.count == fields.count ? .map(map) : nil
+        default: return nil
+        }
+    }
+
     /// The parameters `on_prompt` left in `prompt.params`, over `base`. A value of the wrong
-    /// type, a fraction or a number too large for a count, and a value out of range (checked by
-    /// ``GenerationParameters/validate()``) are errors that name the field.
+    /// type or out of range (checked by its declaration and ``GenerationParameters/validate()``)
+    /// is an error that names the field.
     static func parameters(from value: LuaValue, over base: GenerationParameters) throws(LuaError) -> GenerationParameters {
         var parameters = base
-        func number(_ field: String) throws(LuaError) -> Double? {
-            switch value[field] {
-            case .nil: return nil
-            case let given:
-                guard let number = given.number else {
-                    throw LuaError(.runtime, "on_prompt set prompt.params.\(field) to a \(given.typeName); it must be a number")
-                }
-                return number
+        for declaration in GenerationParameters.declarations {
+            let given = value[declaration.field]
+            if given == .nil { continue }
+            guard let converted = parameterValue(given) else {
+                throw LuaError(.runtime, "on_prompt set prompt.params.\(declaration.field) to a \(given.typeName); "
+                    + "it must be \(declaration.requirement)")
+            }
+            do {
+                try declaration.set(converted, in: &parameters)
+            } catch {
+                throw LuaError(.runtime, "on_prompt set prompt.params.\(declaration.field) to \(shown(given)); "
+                    + "it must be \(declaration.requirement)")
             }
         }
-        func whole(_ field: String) throws(LuaError) -> Int? {
-            guard let number = try number(field) else { return nil }
-            guard let whole = Int(exactly: number) else {
-                throw LuaError(.runtime, "on_prompt set prompt.params.\(field) to \(Self.shown(number)); "
-                    + "it must be a whole number")
-            }
-            return whole
-        }
-        if let number = try number("temperature") { parameters.temperature = number }
-        if let count = try whole("top_k") { parameters.topK = count }
-        if let number = try number("top_p") { parameters.topP = number }
-        if let number = try number("min_p") { parameters.minP = number }
-        if let number = try number("repeat_penalty") { parameters.repeatPenalty = number }
-        if let count = try whole("max_tokens") { parameters.maxTokens = count }
-        if let number = try number("seed") {
-            guard let seed = UInt32(exactly: number) else {
-                throw LuaError(.runtime, "on_prompt set prompt.params.seed to \(Self.shown(number)); "
-                    + "it must be a whole number from 0 to \(UInt32.max)")
-            }
-            parameters.seed = seed
-        }
-        if case .table(let stops, _) = value["stop"] { parameters.stop = stops.compactMap(\.string) }
         parameters.format = try format(from: value["format"], over: base.format)
         do {
             try parameters.validate()
         } catch {
             throw LuaError(.runtime, "on_prompt set prompt.params.\(String(error.name.map { $0 == "-" ? "_" : $0 })) "
-                + "to \(error.value); it must be \(error.requirement)")
+                + "to \(error.value); it must be \(error.requirement ?? "a parameter")")
         }
         return parameters
+    }
+
+    /// A value as an error shows it: a number as Lua prints it, a string in quotes, else its type.
+    static func shown(_ value: LuaValue) -> String {
+        switch value {
+        case .integer(let number): "\(number)"
+        case .number(let number): shown(number)
+        case .string(let text): "'\(text)'"
+        case .boolean(let flag): "\(flag)"
+        default: "a \(value.typeName)"
+        }
     }
 
     /// A number as Lua would print it: whole numbers without a fraction.

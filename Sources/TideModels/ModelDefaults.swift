@@ -58,36 +58,6 @@ extension ModelDefaults: Codable {
         case systemPrompt = "system_prompt", parameters, plugins, gpuLayers = "gpu_layers"
     }
 
-    /// A parameter's value in JSON: a number, a string, or a list of strings.
-    enum Value: Codable, Hashable {
-        case number(Double), string(String), strings([String]), bool(Bool)
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if let number = try? container.decode(Double.self) {
-                self = .number(number)
-            } else if let flag = try? container.decode(Bool.self) {
-                self = .bool(flag)
-            } else if let text = try? container.decode(String.self) {
-                self = .string(text)
-            } else if let strings = try? container.decode([String].self) {
-                self = .strings(strings)
-            } else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "a number, a string, true or false, or a list of strings")
-            }
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            switch self {
-            case .number(let number): try container.encode(number)
-            case .string(let text): try container.encode(text)
-            case .strings(let strings): try container.encode(strings)
-            case .bool(let flag): try container.encode(flag)
-            }
-        }
-    }
-
     /// Reads the `system_prompt`, `parameters`, `plugins` and `gpu_layers` fields of a registry entry. Values
     /// are typed as in JSON: numbers, whole numbers, a number or `"random"` for `seed`, a string
     /// or a list of strings for `stop`; they are checked as `--temperature` and the others are.
@@ -103,16 +73,14 @@ extension ModelDefaults: Codable {
         if let problem = gpuLayers.flatMap(ModelDescription.gpuLayersProblem) {
             throw DecodingError.dataCorruptedError(forKey: .gpuLayers, in: container, debugDescription: "gpu_layers " + problem)
         }
-        let values = try container.decodeIfPresent([String: Value].self, forKey: .parameters) ?? [:]
+        let values = try container.decodeIfPresent([String: ParameterValue].self, forKey: .parameters) ?? [:]
         parameters = []
         for (name, value) in values {
-            guard let setting = Self.setting(name, value) else {
-                throw DecodingError.dataCorruptedError(forKey: .parameters, in: container, debugDescription:
-                    ParameterSetting.names.contains(name)
-                        ? "\(name) must be " + Self.expected(name)
-                        : "'\(name)' is not a generation parameter; one of: " + ParameterSetting.names.joined(separator: ", "))
+            do {
+                parameters.append(try ParameterSetting(name: name, value: value))
+            } catch {
+                throw DecodingError.dataCorruptedError(forKey: .parameters, in: container, debugDescription: error.description)
             }
-            parameters.append(setting)
         }
         parameters = Self.ordered(parameters)
         do {
@@ -130,56 +98,5 @@ extension ModelDefaults: Codable {
         }
         if !plugins.isEmpty { try container.encode(plugins, forKey: .plugins) }
         try container.encodeIfPresent(gpuLayers, forKey: .gpuLayers)
-    }
-
-    /// What the value of `name` must be.
-    static func expected(_ name: String) -> String {
-        switch name {
-        case "top-k", "repeat-last-n", "max-tokens", "max-tool-rounds": "a whole number"
-        case "tool-choice": "\"auto\", \"none\", \"required\" or a tool's name"
-        case "parallel-tool-calls": "true or false"
-        case "reasoning-budget": "a whole number (-1: no limit)"
-        case "seed": "a whole number from 0 to \(UInt32.max), or \"random\""
-        case "stop": "a string or a list of strings"
-        default: "a number"
-        }
-    }
-
-    /// The setting `name` takes `value` to be; `nil` for an unknown name or a value of the wrong type.
-    static func setting(_ name: String, _ value: Value) -> ParameterSetting? {
-        switch (name, value) {
-        case ("temperature", .number(let number)): .temperature(number)
-        case ("top-p", .number(let number)): .topP(number)
-        case ("min-p", .number(let number)): .minP(number)
-        case ("repeat-penalty", .number(let number)): .repeatPenalty(number)
-        case ("top-k", .number(let number)): Int(exactly: number).map { .topK($0) }
-        case ("repeat-last-n", .number(let number)): Int(exactly: number).map { .repeatLastN($0) }
-        case ("max-tokens", .number(let number)): Int(exactly: number).map { .maxTokens($0) }
-        case ("seed", .string("random")): .seed(nil)
-        case ("seed", .number(let number)): UInt32(exactly: number).map { .seed($0) }
-        case ("stop", .string(let text)): .stop([text])
-        case ("stop", .strings(let strings)): .stop(strings)
-        case ("tool-choice", .string(let text)): .toolChoice(ToolChoice(text))
-        case ("max-tool-rounds", .number(let number)): Int(exactly: number).map { .maxToolRounds($0) }
-        case ("parallel-tool-calls", .bool(let flag)): .parallelToolCalls(flag)
-        case ("reasoning-budget", .number(let number)): Int(exactly: number).map { .reasoningBudget($0 == -1 ? nil : $0) }
-        default: nil
-        }
-    }
-}
-
-extension ParameterSetting {
-    /// The value as a registry entry holds it.
-    var value: ModelDefaults.Value {
-        switch self {
-        case .temperature(let value), .topP(let value), .minP(let value), .repeatPenalty(let value): .number(value)
-        case .topK(let value), .repeatLastN(let value), .maxTokens(let value): .number(Double(value))
-        case .seed(let seed): seed.map { .number(Double($0)) } ?? .string("random")
-        case .stop(let strings): .strings(strings)
-        case .toolChoice(let choice): .string(choice.description)
-        case .maxToolRounds(let value): .number(Double(value))
-        case .parallelToolCalls(let flag): .bool(flag)
-        case .reasoningBudget(let budget): .number(Double(budget ?? -1))
-        }
     }
 }

@@ -1,3 +1,4 @@
+import TideCore
 import Foundation
 
 /// The models Tide knows by name.
@@ -12,7 +13,7 @@ public enum ModelRegistry {
     // (docs/models.md): temperature 0.2 with a repetition penalty of 1.1 answered 44 of 48
     // and kept 11 of 12 stories free of loops, against 40 and 8 for Tide's 0.6 and 1.
     private static let smolLM2Defaults = ModelDefaults(systemPrompt: "You are a helpful assistant.",
-                                                       parameters: [.temperature(0.2), .repeatPenalty(1.1)])
+                                                       parameters: [ParameterSetting("temperature", 0.2), ParameterSetting("repeat-penalty", 1.1)])
 
     /// Every known model, the default first.
     public static let entries: [ModelEntry] = [

@@ -1,10 +1,11 @@
 import TideCore
 
 /// The body of `POST /v1/chat/completions`, as OpenAI defines it, with the sampling fields
-/// llama.cpp-based servers add (`top_k`, `min_p`, `repeat_penalty`). Unknown fields are ignored,
-/// as OpenAI-compatible servers do; OpenAI's fields that Tide does not use (`presence_penalty`,
-/// `frequency_penalty`, `user`) are still checked for their type, and those whose meaning Tide
-/// cannot honour (the older `functions`, `logit_bias`) are refused with a ``RequestFieldError``.
+/// llama-server adds (`top_k`, `min_p`, `repeat_penalty`, `dry_multiplier`, …): every generation
+/// parameter under its field's name (``TideCore/ParameterDeclaration``). Unknown fields are
+/// ignored, as OpenAI-compatible servers do; `user`, which does not change the reply, is still
+/// checked for its type, and the older `functions` and `function_call` are refused with a
+/// ``RequestFieldError``.
 /// The tools offered (`tools`, `tool_choice`, `parallel_tool_calls`) are read by ``ToolOffer``,
 /// in the body's key order.
 public struct ChatCompletionRequest: Codable, Sendable, Hashable {
@@ -85,16 +86,9 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
     public var messages: [Message]
     public var stream: Bool?
     public var streamOptions: StreamOptions?
-    public var temperature: Double?
-    public var topP: Double?
-    public var topK: Int?
-    public var minP: Double?
-    public var repeatPenalty: Double?
-    /// `max_tokens`, or its newer name `max_completion_tokens`.
-    public var maxTokens: Int?
-    public var seed: Int?
-    /// A string or a list of strings on the wire.
-    public var stop: [String]?
+    /// The generation parameters the request sets, in the order of their declarations (a field
+    /// that is null is not set).
+    public var parameters: [ParameterSetting] = []
     /// Choices asked for; only 1 is supported.
     public var n: Int?
     /// Whether log-probabilities are asked for (they are not supported).
@@ -106,30 +100,21 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
     public var offersTools = false
 
     enum CodingKeys: String, CodingKey {
-        case model, messages, stream, temperature, seed, stop, n, logprobs
-        case streamOptions = "stream_options", topP = "top_p", topK = "top_k", minP = "min_p"
-        case repeatPenalty = "repeat_penalty", maxTokens = "max_tokens"
+        case model, messages, stream, n, logprobs
+        case streamOptions = "stream_options"
     }
-
-    /// Names read but never written.
-    enum AliasKeys: String, CodingKey { case maxCompletionTokens = "max_completion_tokens" }
 
     /// The fields that ask for a reply format.
     enum FormatKeys: String, CodingKey, CaseIterable { case responseFormat = "response_format", jsonSchema = "json_schema", grammar }
 
-    /// OpenAI's fields that Tide reads only to check their type.
-    enum CheckedKeys: String, CodingKey { case presencePenalty = "presence_penalty", frequencyPenalty = "frequency_penalty", user }
+    /// OpenAI's fields that Tide reads only to check their type: they do not change the reply.
+    enum CheckedKeys: String, CodingKey { case user }
 
     /// OpenAI's fields that Tide refuses: a reply that ignored them would not be what was asked for.
     enum RefusedKeys: String, CodingKey, CaseIterable {
-        case functions, functionCall = "function_call", logitBias = "logit_bias"
+        case functions, functionCall = "function_call"
 
-        var refusal: String {
-            switch self {
-            case .logitBias: "logit_bias is not supported by tide serve; leave it out"
-            default: "\(stringValue) is OpenAI's older way to offer functions; send tools and tool_choice instead"
-            }
-        }
+        var refusal: String { "\(stringValue) is OpenAI's older way to offer functions; send tools and tool_choice instead" }
     }
 
     /// The fields that offer tools.
@@ -160,29 +145,46 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
         self.messages = messages
         stream = try container.decodeIfPresent(Bool.self, forKey: .stream)
         streamOptions = try container.decodeIfPresent(StreamOptions.self, forKey: .streamOptions)
-        temperature = try container.decodeIfPresent(Double.self, forKey: .temperature)
-        topP = try container.decodeIfPresent(Double.self, forKey: .topP)
-        topK = try container.decodeWholeNumberIfPresent(forKey: .topK)
-        minP = try container.decodeIfPresent(Double.self, forKey: .minP)
-        repeatPenalty = try container.decodeIfPresent(Double.self, forKey: .repeatPenalty)
-        maxTokens = try container.decodeWholeNumberIfPresent(forKey: .maxTokens)
-            ?? decoder.container(keyedBy: AliasKeys.self).decodeWholeNumberIfPresent(forKey: .maxCompletionTokens)
-        seed = try container.decodeWholeNumberIfPresent(forKey: .seed)
-        if try !container.contains(.stop) || container.decodeNil(forKey: .stop) {
-            stop = nil
-        } else if let single = try container.decodeUnlessOtherType(String.self, forKey: .stop) {
-            stop = [single]
-        } else {
-            stop = try container.decode([String].self, forKey: .stop)
-        }
+        parameters = try Self.parameters(in: decoder)
         n = try container.decodeWholeNumberIfPresent(forKey: .n)
         let formats = try decoder.container(keyedBy: FormatKeys.self)
         asksForFormat = FormatKeys.allCases.contains { formats.contains($0) }
         let tools = try decoder.container(keyedBy: ToolKeys.self)
         offersTools = ToolKeys.allCases.contains { tools.contains($0) }
         let checked = try decoder.container(keyedBy: CheckedKeys.self)
-        _ = try checked.decodeIfPresent(Double.self, forKey: .presencePenalty)
-        _ = try checked.decodeIfPresent(Double.self, forKey: .frequencyPenalty)
         _ = try checked.decodeIfPresent(String.self, forKey: .user)
+    }
+
+    /// The generation parameters set in the body: each under its field's name or an alias (the
+    /// first given, in that order), checked by its declaration; a bad value is a
+    /// ``RequestFieldError`` naming the field as the body spells it.
+    static func parameters(in decoder: any Decoder) throws -> [ParameterSetting] {
+        let fields = try decoder.container(keyedBy: AnyCodingKey.self)
+        var settings: [ParameterSetting] = []
+        for declaration in GenerationParameters.declarations where declaration.request != .withTools {
+            for name in [declaration.field] + declaration.aliases {
+                let value = try fields.decodeIfPresent(ParameterValue.self, forKey: AnyCodingKey(name)) ?? .null
+                if value == .null { continue }
+                do {
+                    settings.append(try ParameterSetting(name: declaration.name, value: value))
+                } catch {
+                    throw RequestFieldError(field: name, message: "\(name) \(error.rule)")
+                }
+                break
+            }
+        }
+        return settings
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(model, forKey: .model)
+        try container.encode(messages, forKey: .messages)
+        try container.encodeIfPresent(stream, forKey: .stream)
+        try container.encodeIfPresent(streamOptions, forKey: .streamOptions)
+        try container.encodeIfPresent(n, forKey: .n)
+        try container.encodeIfPresent(logprobs, forKey: .logprobs)
+        var fields = encoder.container(keyedBy: AnyCodingKey.self)
+        for setting in parameters { try fields.encode(setting.value, forKey: AnyCodingKey(setting.declaration.field)) }
     }
 }

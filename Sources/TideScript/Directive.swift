@@ -53,25 +53,6 @@ public enum FormatSetting: Sendable, Hashable {
     public static let names = ["format", "json-schema", "grammar"]
 }
 
-extension ParameterSetting {
-    /// Reads `value` for the parameter `name` exactly as the directive `@name value` is read,
-    /// with the same checks and messages. Throws if `name` is not a generation parameter.
-    public init(name: String, value: String) throws(ScriptParseError) {
-        let line = "@\(name) \(value)"
-        guard Self.names.contains(name) else {
-            throw ScriptParseError(line: 1, column: 2, message: "'\(name)' is not a generation parameter; one of: "
-                                   + Self.names.joined(separator: ", "), lineText: line)
-        }
-        if let newline = line.firstIndex(where: \.isNewline) {
-            throw ScriptParseError(line: 1, column: line.distance(from: line.startIndex, to: newline) + 1,
-                                   message: "a value for \(name) fits on one line", lineText: line)
-        }
-        guard case .directive(.parameter(let setting))? = try ConversationScript(parsing: line + "\n").entries.first?.item
-        else { preconditionFailure("a parameter directive reads as a parameter") }
-        self = setting
-    }
-}
-
 /// The share of runs in which a check must hold: `0.8` or `80%`, from 0 to 1.
 public struct PassRate: Sendable, Hashable, CustomStringConvertible {
     /// From 0 to 1.

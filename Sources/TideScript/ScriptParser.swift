@@ -433,14 +433,13 @@ struct ScriptParser {
             try generated(&cursor)
             return
         default:
-            guard let setting = try parameter(key, &cursor) else {
+            guard GenerationParameters.declaration(named: key) != nil else {
                 throw error("unknown directive @\(key); directives are "
                             + Self.directiveNames.map { "@" + $0 }.joined(separator: ", "), column: column - 1)
             }
-            var probe = GenerationParameters()
-            setting.apply(to: &probe)
+            let setting: ParameterSetting
             do {
-                try probe.validate()
+                setting = try ParameterSetting(name: key, text: value)
             } catch {
                 throw self.error("@\(error)", column: valueColumn)
             }
@@ -455,59 +454,6 @@ struct ScriptParser {
 
     static let directiveNames = ["name", "description", "model", "ctx-size", "template"] + ParameterSetting.names
         + FormatSetting.names + ["plugin", "unload", "min-pass", "tolerance", "generated"]
-
-    /// A generation parameter, or `nil` when `key` names none.
-    private func parameter(_ key: String, _ cursor: inout Cursor) throws(ScriptParseError) -> ParameterSetting? {
-        let column = cursor.column
-        let value = cursor.rest.trimmingBlanks()
-        func real() throws(ScriptParseError) -> Double {
-            guard let number = Double(value), number.isFinite else {
-                throw error("@\(key) must be a number, not '\(value)'", column: column)
-            }
-            return number
-        }
-        func whole() throws(ScriptParseError) -> Int {
-            guard let number = Int(value) else { throw error("@\(key) must be a whole number, not '\(value)'", column: column) }
-            return number
-        }
-        switch key {
-        case "temperature": return .temperature(try real())
-        case "top-p": return .topP(try real())
-        case "min-p": return .minP(try real())
-        case "repeat-penalty": return .repeatPenalty(try real())
-        case "top-k": return .topK(try whole())
-        case "repeat-last-n": return .repeatLastN(try whole())
-        case "max-tokens": return .maxTokens(try whole())
-        case "max-tool-rounds": return .maxToolRounds(try whole())
-        case "reasoning-budget":
-            let budget = try whole()
-            return .reasoningBudget(budget == -1 ? nil : budget)
-        case "parallel-tool-calls":
-            guard let flag = Bool(value) else { throw error("@parallel-tool-calls is true or false, not '\(value)'", column: column) }
-            return .parallelToolCalls(flag)
-        case "tool-choice":
-            guard !value.isEmpty else { throw error("@tool-choice is auto, none, required or a tool's name", column: column) }
-            let choice = ToolChoice(value)
-            if case .named(let name) = choice, let problem = ToolDefinition.problem(withName: name) {
-                throw error("@tool-choice is auto, none, required or a tool's name; \(problem)", column: column)
-            }
-            return .toolChoice(choice)
-        case "seed":
-            if value == "random" { return .seed(nil) }
-            guard let seed = UInt32(value) else {
-                throw error("@seed must be a whole number from 0 to 4294967295, or random, not '\(value)'", column: column)
-            }
-            return .seed(seed)
-        case "stop":
-            var stops: [String] = []
-            while !cursor.isAtEnd {
-                stops.append(cursor.peek == "\"" ? try quoted(&cursor) : cursor.consumeWord())
-                cursor.skipSpaces()
-            }
-            return .stop(stops)
-        default: return nil
-        }
-    }
 
     /// `@generated stop="…" tokens=N`, right after an assistant turn.
     private mutating func generated(_ cursor: inout Cursor) throws(ScriptParseError) {

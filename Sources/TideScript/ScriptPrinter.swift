@@ -65,23 +65,7 @@ extension FormatSetting {
 
 extension ParameterSetting {
     /// The setting as a script writes it: `@temperature 0.6`, `@stop "a" "b"`, `@seed random`.
-    public var printed: String {
-        let value = switch self {
-        case .temperature(let value), .topP(let value), .minP(let value), .repeatPenalty(let value): Self.number(value)
-        case .topK(let value), .repeatLastN(let value), .maxTokens(let value), .maxToolRounds(let value): String(value)
-        case .seed(let value): value.map(String.init) ?? "random"
-        case .stop(let stops): stops.map(QuotedString.quote).joined(separator: " ")
-        case .toolChoice(let choice): choice.description
-        case .parallelToolCalls(let flag): flag ? "true" : "false"
-        case .reasoningBudget(let budget): budget.map(String.init) ?? "-1"
-        }
-        return "@\(name)" + (value.isEmpty ? "" : " " + value)
-    }
-
-    /// `0` rather than `0.0`; otherwise Swift's shortest exact spelling.
-    static func number(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
-    }
+    public var printed: String { "@\(self)" }
 }
 
 extension Expectation {

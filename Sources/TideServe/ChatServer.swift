@@ -182,8 +182,10 @@ public final class ChatServer: Sendable {
             throw APIError.invalid(error.description, param: "tools")
         } catch let error as ToolSelectionError {
             throw APIError.invalid(error.description, param: "tools")
-        } catch let error as InvalidParameterError where error.name == "tool-choice" {
-            throw APIError.invalid("tool_choice must be \(error.requirement), not \(error.value)", param: "tool_choice")
+        } catch let error as InvalidParameterError {
+            // A value only the model can check (a tool's name, a token id): the field in the wire's spelling.
+            let field = String(error.name.map { $0 == "-" ? "_" : $0 })
+            throw APIError.invalid("\(field) \(error.rule)", param: field)
         }
     }
 

@@ -4,7 +4,7 @@ import TideChat
 import TideLog
 
 /// `tide chat`: an interactive chat in the terminal, with plugins loaded.
-struct ChatCommand: AsyncParsableCommand {
+struct ChatCommand: AsyncParsableCommand, TakesGenerationParameters {
     static let configuration = CommandConfiguration(
         commandName: "chat",
         abstract: "Chat with a model in the terminal, with plugins loaded.",

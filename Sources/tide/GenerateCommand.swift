@@ -5,7 +5,7 @@ import TideCore
 import TideLog
 
 /// `tide generate`: one reply to one prompt, streamed to standard output.
-struct GenerateCommand: AsyncParsableCommand {
+struct GenerateCommand: AsyncParsableCommand, TakesGenerationParameters {
     static let configuration = CommandConfiguration(
         commandName: "generate",
         abstract: "Generate one reply to a prompt and stream it to standard output.",

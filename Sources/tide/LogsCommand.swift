@@ -188,7 +188,7 @@ struct LogsCommand: ParsableCommand {
         if let first = reply.timeToFirstToken { parts.append(String(format: "first token %.2f s", first)) }
         if let hooks = reply.hookSeconds, hooks >= 0.0005 { parts.append(String(format: "plugins %.3f s", hooks)) }
         if reply.rewinds > 0 { parts.append("\(reply.rewinds) rewinds") }
-        let parameters = reply.parameters
+        let parameters = reply.parameters.parameters
         parts.append("temperature \(parameters.temperature)" + (parameters.seed.map { " seed \($0)" } ?? ""))
         if !reply.plugins.isEmpty { parts.append("plugins: " + reply.plugins.joined(separator: ", ")) }
         return parts.joined(separator: " · ")

@@ -26,7 +26,7 @@ struct ManualCommand: ParsableCommand {
         ]
         for command in root.subcommands where command.configuration.shouldDisplay {
             let name = command.configuration.commandName ?? "\(command)"
-            lines += [".SS tide \(name)", ".nf", escape(command.helpMessage(columns: 80)), ".fi"]
+            lines += [".SS tide \(name)", ".nf", escape(ParameterArguments.help(of: command)), ".fi"]
         }
         lines += [".SH FILES",
                   ".TP", ".I ~/.config/tide/plugins", "Your plugins; ./Plugins comes first, the plugins shipped in tide last.",

@@ -111,7 +111,7 @@ struct ModelsCommand: AsyncParsableCommand {
         }
     }
 
-    struct Create: ParsableCommand {
+    struct Create: ParsableCommand, TakesGenerationParameters {
         static let configuration = CommandConfiguration(
             abstract: "Make a preset: a model with its own system prompt, parameters and plugins, in models.json.",
             discussion: """
@@ -157,7 +157,7 @@ struct ModelsCommand: AsyncParsableCommand {
             if sampling.draft != nil { throw ValidationError("--draft is not kept in a preset") }
             let path = ModelStore.isPath(from) ? URL(fileURLWithPath: from).standardizedFileURL.path : from
             let preset = PresetEntry(name: name, from: path,
-                                     defaults: ModelDefaults(systemPrompt: system, parameters: sampling.settings, plugins: plugins,
+                                     defaults: ModelDefaults(systemPrompt: system, parameters: try sampling.settings, plugins: plugins,
                                                              gpuLayers: gpuLayers))
             try UserModels.save(preset, replacing: replace, in: UserModels.standardFile)
             print("created \(name) in \(UserModels.standardFile.path); chat with it: tide chat --model \(name)")

@@ -6,7 +6,7 @@ import TideRunner
 import TideScript
 
 /// `tide run`: replays conversation scripts and checks their replies.
-struct RunCommand: AsyncParsableCommand {
+struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Replay conversation scripts and check every generated reply against its expectations.",
@@ -249,7 +249,7 @@ extension RunCommand {
         runner.setup = try await modelOptions.setup()
         runner.parameters = try formatOptions.over(sampling.parameters())
         if let tolerance { runner.parameters.tolerance = tolerance }
-        runner.parameterSettings = sampling.settings
+        runner.parameterSettings = try sampling.settings
         runner.plugins = pluginOptions.plugins
         runner.limits = pluginOptions.limits
         runner.hookErrorPolicy = pluginOptions.policy

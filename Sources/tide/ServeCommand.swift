@@ -6,7 +6,7 @@ import TideProvider
 import TideServe
 
 /// `tide serve`: an OpenAI-compatible server on a local model, with plugins applied to every request.
-struct ServeCommand: AsyncParsableCommand {
+struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve a model over an OpenAI-compatible HTTP API, with plugins applied to every request.",

@@ -17,7 +17,7 @@ struct Tide: AsyncParsableCommand {
     /// ArgumentParser's 64, and so does a `TIDE_MACHINE` that cannot be read (``SimulatedMachine``).
     static func main() async {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(ParameterArguments.rewritten(Array(CommandLine.arguments.dropFirst())))
             do {
                 _ = try SimulatedMachine.fromEnvironment()
             } catch {
@@ -31,6 +31,13 @@ struct Tide: AsyncParsableCommand {
             try Terminal.finishOutput()
         } catch {
             try? Terminal.finishOutput()
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            if exitCode(for: error) == .success, arguments.contains(where: { ["-h", "--help", "help"].contains($0) }),
+               ParameterArguments.command(of: arguments) is TakesGenerationParameters.Type
+            {
+                print(fullMessage(for: error) + "\n\n" + ParameterArguments.help)
+                Foundation.exit(0)
+            }
             if exitCode(for: error) == .validationFailure {
                 FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
                 Foundation.exit(2)

@@ -30,7 +30,7 @@ extension CommandLineTests {
             try terminal.expect("max-tokens 5")
             try terminal.prompt()
             terminal.type("/set temperature hot\r")
-            try terminal.expect("error: /set temperature: temperature must be a number, not 'hot'")
+            try terminal.expect("error: /set temperature: temperature must be ≥ 0")
             try terminal.prompt()
             terminal.type("\"\"\"\rName two colours.\rOne per line.\r\"\"\"\r")
             try terminal.expect("... ")

@@ -9,12 +9,12 @@ extension CommandLineTests {
 
         /// Numbers past 2^31 trapped converting to llama.cpp's 32-bit integers.
         @Test(arguments: [
-            (["--top-k", "2147483648"], "--top-k must be a whole number from 0 to 2147483647, not 2147483648"),
-            (["--repeat-last-n", "2147483648"], "--repeat-last-n must be a whole number from 0 to 1048576, not 2147483648"),
-            (["--max-tokens", "99999999999"], "--max-tokens must be a whole number from 1 to 2147483647, not 99999999999"),
+            (["--top-k", "2147483648"], "--top-k must be a whole number from 0 to 2147483647, not '2147483648'"),
+            (["--repeat-last-n", "2147483648"], "--repeat-last-n must be a whole number from 0 to 1048576, not '2147483648'"),
+            (["--max-tokens", "99999999999"], "--max-tokens must be a whole number from 1 to 2147483647, not '99999999999'"),
             (["--ctx-size", "4294967312"], "--ctx-size must be from 16 to 16777216, not 4294967312"),
             (["--ctx-size", "1000000"], "a context of 1000000 tokens is larger than the model was trained on (8192 tokens)"),
-            (["--temperature", "1e300"], "--temperature must be at most 3.4e+38, not 1e+300"),
+            (["--temperature", "1e300"], "--temperature must be ≥ 0 (0 picks the likeliest token), at most 3.4e+38, not '1e300'"),
             (["--gpu-layers=-5"], "--gpu-layers must be -1 (all) or a count ≥ 0, not -5"),
             (["--plugin-memory", "9999999999999"], "--plugin-memory must be from 1 to 16384 (MiB), not 9999999999999"),
         ])
@@ -38,7 +38,7 @@ extension CommandLineTests {
             try Data("@top-k 2147483648\nuser: Hi\n".utf8).write(to: script)
             let run = try TideProcess.run(["run", script.path], timeout: .seconds(120))
             #expect(run.status != 0)
-            #expect(run.stdout.contains("big.tide:1:8: @top-k must be a whole number from 0 to 2147483647, not 2147483648"),
+            #expect(run.stdout.contains("big.tide:1:8: @top-k must be a whole number from 0 to 2147483647, not '2147483648'"),
                     "\(run.stdout)")
             let chat = try TideProcess.run(["chat", "--max-tokens", "2"], stdin: "/set top-k 2147483648\n",
                                            timeout: .seconds(120))

@@ -47,7 +47,7 @@ extension CommandLineTests {
             // A script that cannot run makes the status 2, and does not stop the others.
             let both = try TideProcess.run(["run", broken.path, failing.path])
             #expect(both.status == 2)
-            #expect(both.stdout.contains("broken.tide:1:14: @temperature must be a number, not 'hot'"))
+            #expect(both.stdout.contains("broken.tide:1:14: @temperature must be ≥ 0 (0 picks the likeliest token), at most 3.4e+38, not 'hot'"))
             #expect(both.stdout.contains("failing.tide:5: FAIL"))
 
             let usage = try TideProcess.run(["run", folder.appendingPathComponent("missing.tide").path])

@@ -85,9 +85,9 @@ import TideRunner
         _ = await chat.handle("/set warmth 3")
         _ = await chat.handle("/set temperature 0\nuser: sneaked in")
         #expect(Recorder.problems(in: recorder.take()).split(separator: "\n") == [
-            "/set top-k: top-k must be a whole number, not 'many'",
-            "/set top-p: top-p must be a number in (0, 1], not 2.0",
-            "/set warmth: 'warmth' is not a generation parameter; one of: temperature, top-k, top-p, min-p, repeat-penalty, repeat-last-n, seed, max-tokens, stop, tool-choice, max-tool-rounds, parallel-tool-calls, reasoning-budget",
+            "/set top-k: top-k must be a whole number from 0 to 2147483647, not 'many'",
+            "/set top-p: top-p must be a number in (0, 1], not '2'",
+            "/set warmth: 'warmth' is not a generation parameter; one of: " + ParameterSetting.names.joined(separator: ", "),
             "/set temperature: a value for temperature fits on one line",
         ])
         #expect(chat.parameters.topK == GenerationParameters().topK)

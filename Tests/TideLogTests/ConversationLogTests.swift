@@ -63,7 +63,7 @@ import TideTestSupport
         let reply = try #require(conversation.messages[2].reply)
         #expect(reply.stopReason == "eos")
         #expect(reply.generatedTokens == 3)
-        #expect(reply.parameters.temperature == 0 && reply.parameters.seed == 7)
+        #expect(reply.parameters.parameters.temperature == 0 && reply.parameters.parameters.seed == 7)
         #expect(!reply.interrupted)
         #expect(conversation.messages[1].reply == nil, "only replies carry figures")
     }

@@ -12,9 +12,15 @@ struct LongLineTests {
 
     @Test func aHundredThousandStopStringsOnOneLine() throws {
         let script = try ConversationScript(parsing: "@stop \(Self.strings)\nuser: Hi\n")
-        guard case .directive(.parameter(.stop(let stops)), line: 1)? = script.steps.first else {
+        guard case .directive(.parameter(let setting), line: 1)? = script.steps.first, setting.name == "stop",
+              case .list(let values) = setting.value
+        else {
             Issue.record("no @stop in \(script.steps.prefix(1))")
             return
+        }
+        let stops = values.compactMap { value -> String? in
+            guard case .text(let text) = value else { return nil }
+            return text
         }
         #expect(stops.count == Self.count)
         #expect(stops.last == "s\(Self.count - 1)")

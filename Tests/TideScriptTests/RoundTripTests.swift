@@ -128,8 +128,8 @@ enum ScriptGenerator {
         case 2: .plugin(line(&random))
         case 3: .unload(line(&random))
         case 4: .parameter(parameter(&random))
-        case 5: .parameter(.stop((0..<Int.random(in: 0..<3, using: &random)).map { _ in text(&random) + "s" }))
-        case 6: .parameter(.seed(Bool.random(using: &random) ? nil : UInt32.random(in: 0...UInt32.max, using: &random)))
+        case 5: .parameter(ParameterSetting("stop", .list((0..<Int.random(in: 0..<3, using: &random)).map { _ in .text(text(&random) + "s") })))
+        case 6: .parameter(ParameterSetting("seed", Bool.random(using: &random) ? .null : .number(Double(UInt32.random(in: 0...UInt32.max, using: &random)))))
         case 7: .model(line(&random))
         case 8: .contextSize(Int.random(in: 16...100_000, using: &random))
         default: .template(line(&random))
@@ -138,13 +138,13 @@ enum ScriptGenerator {
 
     static func parameter(_ random: inout SplitMix) -> ParameterSetting {
         switch Int.random(in: 0..<7, using: &random) {
-        case 0: .temperature(Double.random(in: 0...2, using: &random))
-        case 1: .topK(Int.random(in: 0...100, using: &random))
-        case 2: .topP(Double.random(in: 0.01...1, using: &random))
-        case 3: .minP(Double.random(in: 0...1, using: &random))
-        case 4: .repeatPenalty(Double.random(in: 0.5...2, using: &random))
-        case 5: .repeatLastN(Int.random(in: 0...256, using: &random))
-        default: .maxTokens(Int.random(in: 1...4096, using: &random))
+        case 0: ParameterSetting("temperature", .number(Double.random(in: 0...2, using: &random)))
+        case 1: ParameterSetting("top-k", .number(Double(Int.random(in: 0...100, using: &random))))
+        case 2: ParameterSetting("top-p", .number(Double.random(in: 0.01...1, using: &random)))
+        case 3: ParameterSetting("min-p", .number(Double.random(in: 0...1, using: &random)))
+        case 4: ParameterSetting("repeat-penalty", .number(Double.random(in: 0.5...2, using: &random)))
+        case 5: ParameterSetting("repeat-last-n", .number(Double(Int.random(in: 0...256, using: &random))))
+        default: ParameterSetting("max-tokens", .number(Double(Int.random(in: 1...4096, using: &random))))
         }
     }
 

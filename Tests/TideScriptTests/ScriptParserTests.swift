@@ -1,4 +1,5 @@
 import Testing
+import TideCore
 import TideScript
 
 /// Every construct of the format, and what it parses to.
@@ -51,15 +52,15 @@ struct ScriptParserTests {
             .directive(.model("smollm2-135m-instruct")),
             .directive(.contextSize(2048)),
             .directive(.template("chatml")),
-            .directive(.parameter(.temperature(0))),
-            .directive(.parameter(.topK(20))),
-            .directive(.parameter(.topP(0.9))),
-            .directive(.parameter(.minP(0.1))),
-            .directive(.parameter(.repeatPenalty(1.1))),
-            .directive(.parameter(.repeatLastN(32))),
-            .directive(.parameter(.seed(42))),
-            .directive(.parameter(.maxTokens(64))),
-            .directive(.parameter(.stop(["\n\n", "END"]))),
+            .directive(.parameter(ParameterSetting("temperature", 0))),
+            .directive(.parameter(ParameterSetting("top-k", 20))),
+            .directive(.parameter(ParameterSetting("top-p", 0.9))),
+            .directive(.parameter(ParameterSetting("min-p", 0.1))),
+            .directive(.parameter(ParameterSetting("repeat-penalty", 1.1))),
+            .directive(.parameter(ParameterSetting("repeat-last-n", 32))),
+            .directive(.parameter(ParameterSetting("seed", 42))),
+            .directive(.parameter(ParameterSetting("max-tokens", 64))),
+            .directive(.parameter(ParameterSetting("stop", ["\n\n", "END"]))),
             .directive(.plugin("stop-after-sentences sentences=1")),
             .blank,
             .turn(Turn(.system, "You are a helpful assistant.")),
@@ -73,7 +74,7 @@ struct ScriptParserTests {
             .expectation(Expectation(.lua("#reply < 200"))),
             .turn(Turn(.user, "Hi")),
             .turn(Turn(.assistant, "Hello! How can I help?")),
-            .directive(.parameter(.seed(nil))),
+            .directive(.parameter(ParameterSetting("seed", nil))),
             .directive(.unload("stop-after-sentences")),
             .turn(Turn(.user, "Two lines,\nuser: this is not a turn\n\"\"\"\n\\ a backslash")),
         ])
@@ -103,7 +104,7 @@ struct ScriptParserTests {
             """)
         let steps = script.steps
         #expect(steps.count == 6)
-        #expect(steps[0] == .directive(.parameter(.temperature(0)), line: 1))
+        #expect(steps[0] == .directive(.parameter(ParameterSetting("temperature", 0)), line: 1))
         #expect(steps[1] == .system("Be brief.", line: 2))
         #expect(steps[2] == .history(user: "Hi", rounds: [], assistant: "Hello!", reasoning: nil, line: 3))
         guard case .reply(let math) = steps[3], case .reply(let recorded) = steps[4], case .reply(let last) = steps[5] else {
@@ -170,7 +171,7 @@ struct ScriptParserTests {
 
     @Test func windowsLineEndsAndIndentation() throws {
         let script = try ConversationScript(parsing: "@temperature 0\r\n  user: Hi\r\n\texpect: contains \"x\"\r\n")
-        #expect(script.items == [.directive(.parameter(.temperature(0))), .turn(Turn(.user, "Hi")),
+        #expect(script.items == [.directive(.parameter(ParameterSetting("temperature", 0))), .turn(Turn(.user, "Hi")),
                                  .expectation(Expectation(.contains("x", ignoringCase: false)))])
     }
 }

@@ -38,8 +38,8 @@ struct ToolTurnTests {
     @Test func toolTurnsReadAsRoundsOfHistoryGivenAndRecorded() throws {
         let script = try ConversationScript(parsing: Self.text)
         let steps = script.steps
-        #expect(steps.prefix(2) == [.directive(.parameter(.toolChoice(.required)), line: 1),
-                                    .directive(.parameter(.maxToolRounds(2)), line: 2)])
+        #expect(steps.prefix(2) == [.directive(.parameter(ParameterSetting("tool-choice", "required")), line: 1),
+                                    .directive(.parameter(ParameterSetting("max-tool-rounds", 2)), line: 2)])
         guard case .history(let user, let rounds, let answer, _, _) = steps[2] else {
             Issue.record("expected written history: \(steps[2])")
             return

@@ -25,7 +25,7 @@ public enum QuotedString {
     /// Reads a quoted string at the start of `text` (which begins with `"`); returns its value
     /// and the rest of the text after the closing quote, or a message and the offset (in
     /// characters) where the string goes wrong.
-    static func read(_ text: Substring) -> Result<(value: String, rest: Substring), Failure> {
+    public static func read(_ text: Substring) -> Result<(value: String, rest: Substring), Failure> {
         var value = ""
         var index = text.index(after: text.startIndex)
         while index < text.endIndex {
@@ -66,8 +66,8 @@ public enum QuotedString {
     }
 
     /// Where and why a quoted string could not be read.
-    struct Failure: Error {
-        var offset: Int
-        var message: String
+    public struct Failure: Error {
+        public var offset: Int
+        public var message: String
     }
 }

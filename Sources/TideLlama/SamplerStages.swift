@@ -1,0 +1,167 @@
+import CLlama
+import Foundation
+import TideCore
+
+/// One stage of the sampler chain: the llama.cpp sampler that some generation parameters call
+/// for. A new sampler is its parameters' declarations (``TideCore/GenerationParameters``) and a
+/// stage here, in its place in ``SamplerStages/order``.
+protocol SamplerStage: Sendable {
+    /// Whether `parameters` turn the stage on.
+    static func isOn(_ parameters: GenerationParameters) -> Bool
+    /// The stage's llama.cpp sampler; an error names a value only the model can check.
+    static func sampler(_ parameters: GenerationParameters, model: LlamaModel) throws(InvalidParameterError)
+        -> UnsafeMutablePointer<llama_sampler>?
+    /// Whether the stage always keeps the best-scored token (a cut, which greedy decoding can leave
+    /// out when no stage after it could change the best).
+    static var keepsBest: Bool { get }
+    /// How many tokens before the reply the stage looks at (the prompt's tail it is given).
+    static func history(_ parameters: GenerationParameters) -> Int
+}
+
+extension SamplerStage {
+    static var keepsBest: Bool { false }
+    static func history(_ parameters: GenerationParameters) -> Int { 0 }
+}
+
+/// The stages in llama.cpp's default order, as `common_sampler` (and so llama-server) builds it:
+/// logit bias, penalties, DRY, top-n-σ, top-k, typical-p, top-p, min-p, XTC, then the
+/// temperature and a random draw (or, at temperature 0, the best token). Mirostat replaces every
+/// stage after the logit bias, after the temperature.
+enum SamplerStages {
+    static let order: [any SamplerStage.Type] = [LogitBiasStage.self, PenaltiesStage.self, DRYStage.self, TopNSigmaStage.self,
+                                                 TopKStage.self, TypicalStage.self, TopPStage.self, MinPStage.self, XTCStage.self]
+
+    /// The stages `parameters` turn on, before the one that chooses the token: under greedy
+    /// decoding, without the cuts that no later stage depends on.
+    static func stages(for parameters: GenerationParameters) -> [any SamplerStage.Type] {
+        let on = (parameters.mirostat == 0 ? order : [LogitBiasStage.self]).filter { $0.isOn(parameters) }
+        guard parameters.temperature == 0 else { return on }
+        guard let last = on.lastIndex(where: { !$0.keepsBest }) else { return [] }
+        return Array(on[...last])
+    }
+
+    /// The sampler that chooses the token after the stages: the best token at temperature 0, else
+    /// the temperature and a random draw, or Mirostat.
+    static func choosers(for parameters: GenerationParameters, model: LlamaModel) -> [UnsafeMutablePointer<llama_sampler>?] {
+        guard parameters.temperature > 0 else { return [llama_sampler_init_greedy()] }
+        // llama.cpp draws a random seed for LLAMA_DEFAULT_SEED (0xFFFFFFFF).
+        let seed = parameters.seed ?? UInt32.max
+        let temperature = llama_sampler_init_temp(Float(parameters.temperature))
+        switch parameters.mirostat {
+        case 1:
+            return [temperature, llama_sampler_init_mirostat(Int32(model.facts.vocabularySize), seed, Float(parameters.mirostatTau),
+                                                             Float(parameters.mirostatEta), 100)]
+        case 2: return [temperature, llama_sampler_init_mirostat_v2(seed, Float(parameters.mirostatTau), Float(parameters.mirostatEta))]
+        default: return [temperature, llama_sampler_init_dist(seed)]
+        }
+    }
+}
+
+/// `logit-bias`: biases added to tokens' scores, a text's to each of its tokens.
+enum LogitBiasStage: SamplerStage {
+    static func isOn(_ parameters: GenerationParameters) -> Bool { !parameters.logitBias.isEmpty }
+
+    static func sampler(_ parameters: GenerationParameters, model: LlamaModel) throws(InvalidParameterError)
+        -> UnsafeMutablePointer<llama_sampler>?
+    {
+        var biases: [llama_logit_bias] = []
+        let size = model.facts.vocabularySize
+        for bias in parameters.logitBias {
+            switch bias.target {
+            case .token(let id):
+                guard Int(id) < size else {
+                    throw InvalidParameterError(name: "logit-bias", value: "\(id)", requirement: "a token id of this model, from 0 to \(size - 1)")
+                }
+                biases.append(llama_logit_bias(token: id, bias: Float(bias.bias)))
+            case .text(let text):
+                let tokens = (try? model.tokenize(text)) ?? []
+                guard !tokens.isEmpty else {
+                    throw InvalidParameterError(name: "logit-bias", value: QuotedString.quote(text), requirement: "a text of one token or more")
+                }
+                biases += tokens.map { llama_logit_bias(token: $0, bias: Float(bias.bias)) }
+            }
+        }
+        return llama_sampler_init_logit_bias(Int32(size), Int32(biases.count), biases)
+    }
+}
+
+/// `repeat-penalty`, `presence-penalty` and `frequency-penalty` over the last `repeat-last-n` tokens.
+enum PenaltiesStage: SamplerStage {
+    static func isOn(_ parameters: GenerationParameters) -> Bool {
+        parameters.repeatLastN != 0 && (parameters.repeatPenalty != 1 || parameters.presencePenalty != 0 || parameters.frequencyPenalty != 0)
+    }
+
+    static func sampler(_ parameters: GenerationParameters, model: LlamaModel) -> UnsafeMutablePointer<llama_sampler>? {
+        llama_sampler_init_penalties(Int32(model.facts.vocabularySize), Int32(parameters.repeatLastN), Float(parameters.repeatPenalty),
+                                     Float(parameters.frequencyPenalty), Float(parameters.presencePenalty))
+    }
+
+    static func history(_ parameters: GenerationParameters) -> Int { parameters.repeatLastN }
+}
+
+/// DRY: `dry-multiplier`, `dry-base`, `dry-allowed-length`, `dry-penalty-last-n`, `dry-sequence-breakers`.
+enum DRYStage: SamplerStage {
+    static func isOn(_ parameters: GenerationParameters) -> Bool { parameters.dryMultiplier > 0 && parameters.dryPenaltyLastN != 0 }
+
+    static func sampler(_ parameters: GenerationParameters, model: LlamaModel) -> UnsafeMutablePointer<llama_sampler>? {
+        let breakers = parameters.drySequenceBreakers.map { strdup($0) }
+        defer { breakers.forEach { free($0) } }
+        var pointers = breakers.map { UnsafePointer<CChar>($0) }
+        return llama_sampler_init_dry(model.vocab, Float(parameters.dryMultiplier), Float(parameters.dryBase),
+                                      Int32(parameters.dryAllowedLength), Int32(parameters.dryPenaltyLastN), &pointers, pointers.count)
+    }
+
+    static func history(_ parameters: GenerationParameters) -> Int { parameters.dryPenaltyLastN }
+}
+
+/// `top-n-sigma`.
+enum TopNSigmaStage: SamplerStage {
+    static func isOn(_ parameters: GenerationParameters) -> Bool { parameters.topNSigma > 0 }
+    static func sampler(_ parameters: GenerationParameters, model: LlamaModel) -> UnsafeMutablePointer<llama_sampler>? {
+        llama_sampler_init_top_n_sigma(Float(parameters.topNSigma))
+    }
+    static var keepsBest: Bool { true }
+}
+
+/// `top-k`.
+enum TopKStage: SamplerStage {
+    static func isOn(_ parameters: GenerationParameters) -> Bool { parameters.topK > 0 }
+    static func sampler(_ parameters: GenerationParameters, model: LlamaModel) -> UnsafeMutablePointer<llama_sampler>? {
+        llama_sampler_init_top_k(Int32(parameters.topK))
+    }
+    static var keepsBest: Bool { true }
+}
+
+/// `typical-p` (which may drop the best token: it keeps the tokens nearest the expected surprise).
+enum TypicalStage: SamplerStage {
+    static func isOn(_ parameters: GenerationParameters) -> Bool { parameters.typicalP < 1 }
+    static func sampler(_ parameters: GenerationParameters, model: LlamaModel) -> UnsafeMutablePointer<llama_sampler>? {
+        llama_sampler_init_typical(Float(parameters.typicalP), 0)
+    }
+}
+
+/// `top-p`.
+enum TopPStage: SamplerStage {
+    static func isOn(_ parameters: GenerationParameters) -> Bool { parameters.topP < 1 }
+    static func sampler(_ parameters: GenerationParameters, model: LlamaModel) -> UnsafeMutablePointer<llama_sampler>? {
+        llama_sampler_init_top_p(Float(parameters.topP), 1)
+    }
+    static var keepsBest: Bool { true }
+}
+
+/// `min-p`.
+enum MinPStage: SamplerStage {
+    static func isOn(_ parameters: GenerationParameters) -> Bool { parameters.minP > 0 }
+    static func sampler(_ parameters: GenerationParameters, model: LlamaModel) -> UnsafeMutablePointer<llama_sampler>? {
+        llama_sampler_init_min_p(Float(parameters.minP), 1)
+    }
+    static var keepsBest: Bool { true }
+}
+
+/// XTC: `xtc-probability`, `xtc-threshold` (it removes the best tokens, at random).
+enum XTCStage: SamplerStage {
+    static func isOn(_ parameters: GenerationParameters) -> Bool { parameters.xtcProbability > 0 && parameters.xtcThreshold <= 0.5 }
+    static func sampler(_ parameters: GenerationParameters, model: LlamaModel) -> UnsafeMutablePointer<llama_sampler>? {
+        llama_sampler_init_xtc(Float(parameters.xtcProbability), Float(parameters.xtcThreshold), 0, parameters.seed ?? UInt32.max)
+    }
+}
