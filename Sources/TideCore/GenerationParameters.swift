@@ -106,7 +106,7 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
 
     /// Whether every run samples the same reply from the same scores: greedy decoding (without
     /// XTC's random removals), or a random draw from a fixed seed.
-    public var isReproducible: Bool { (temperature == 0 && xtcProbability == 0) || seed != nil }
+    public var isReproducible: Bool { (temperature == 0 && (xtcProbability == 0 || xtcThreshold > 0.5)) || seed != nil }
 
     /// The largest token count a parameter may take: llama.cpp counts tokens in 32-bit integers.
     public static let maximumTokenCount = Int(Int32.max)
@@ -242,6 +242,9 @@ public struct InvalidParameterError: Error, Sendable, Hashable, CustomStringConv
         }
         return "\(name) must be \(requirement), not \(value)"
     }
+
+    /// The name as JSON, plugins and requests spell it: `top_p`.
+    public var field: String { ParameterDeclaration.field(of: name) }
 
     /// What follows the name in ``description``: "must be a number in (0, 1], not 2".
     public var rule: String {

@@ -42,7 +42,7 @@ extension ParameterCodec where Value == [LogitBias] {
     /// OpenAI's map of token ids to biases (`{"15043": -100}`), llama-server's list of pairs
     /// (`[[15043, -100], ["Paris", false]]`) and string keys; as text, `ID=BIAS` or `TEXT=BIAS`
     /// (quoted when it holds a blank or `=`), `-inf` to ban. Written back as a map when every key
-    /// is a token id (what OpenAI takes), else as pairs.
+    /// is a distinct token id and no bias bans (what OpenAI takes), else as pairs.
     static var logitBias: Self {
         ParameterCodec(
             requirement: "token ids or texts, each with a bias from -100 to 100 (or -inf, false in JSON, to ban)",
@@ -75,10 +75,11 @@ extension ParameterCodec where Value == [LogitBias] {
             encode: { biases in
                 let shown = { (bias: Double) in bias == -.infinity ? ParameterValue.flag(false) : .number(bias) }
                 let ids = biases.compactMap { bias -> (String, ParameterValue)? in
-                    guard case .token(let id) = bias.target else { return nil }
+                    guard case .token(let id) = bias.target, bias.bias > -.infinity else { return nil }
                     return (String(id), shown(bias.bias))
                 }
-                if ids.count == biases.count { return .map(Dictionary(ids) { $1 }) }
+                // OpenAI's map where it says the same: distinct ids, no ban.
+                if ids.count == biases.count, Set(ids.map(\.0)).count == ids.count { return .map(Dictionary(uniqueKeysWithValues: ids)) }
                 return .list(biases.map { bias in
                     switch bias.target {
                     case .token(let id): [.number(Double(id)), shown(bias.bias)]

@@ -75,20 +75,23 @@ extension ParameterCodec where Value == Int? {
 
 extension ParameterCodec where Value == UInt32? {
     /// A random generator's seed: a whole number, or `random` (also `null` and `-1`, as llama-server
-    /// takes it) for a fresh one each reply.
+    /// takes it) for a fresh one each reply. llama.cpp reads 4294967295 as "random" too, so a
+    /// fixed seed stops below it.
     static var seed: Self {
-        ParameterCodec(requirement: "a whole number from 0 to \(UInt32.max), or random", placeholder: "n",
+        ParameterCodec(requirement: "a whole number from 0 to \(UInt32.max - 1), or random", placeholder: "n",
                        decode: { value in
                            switch value {
                            case .null, .text("random"), .number(-1): return .some(nil)
-                           case .number(let number): return UInt32(exactly: number).map { .some($0) }
+                           case .number(let number):
+                               guard let seed = UInt32(exactly: number), seed < UInt32.max else { return nil }
+                               return .some(seed)
                            default: return nil
                            }
                        },
                        encode: { $0.map { .number(Double($0)) } ?? .null },
                        fromWords: { words in
                            guard words.count == 1 else { return nil }
-                           return words[0] == "random" ? .null : UInt32(words[0]).map { .number(Double($0)) }
+                           return words[0] == "random" ? .null : Double(words[0]).map(ParameterValue.number)
                        },
                        words: { [$0.map(String.init) ?? "random"] })
     }

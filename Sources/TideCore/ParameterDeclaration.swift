@@ -16,7 +16,8 @@ public struct ParameterDeclaration: Sendable {
 
     /// How a request carries a parameter.
     public enum RequestUse: Sendable {
-        /// `tide serve` reads it; `--remote` always sends it (OpenAI's own fields).
+        /// `tide serve` reads it; `--remote` always sends it (the fields Tide sent before the other
+        /// samplers, which OpenAI-compatible servers take or ignore).
         case sent
         /// `tide serve` reads it; `--remote` sends it only when it is not the default, so that a
         /// server that does not know the field never sees it unless it is asked for.
@@ -41,7 +42,10 @@ public struct ParameterDeclaration: Sendable {
     }
 
     /// The name as JSON, plugins and requests spell it: `top_k`.
-    public var field: String { String(name.map { $0 == "-" ? "_" : $0 }) }
+    public var field: String { Self.field(of: name) }
+
+    /// `name` as JSON, plugins and requests spell it: `-` as `_`.
+    static func field(of name: String) -> String { String(name.map { $0 == "-" ? "_" : $0 }) }
 
     /// What a value must be: "a number in (0, 1]".
     public var requirement: String { codec.requirement }

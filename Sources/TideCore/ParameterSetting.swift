@@ -50,6 +50,7 @@ public struct ParameterSetting: Sendable, Hashable, CustomStringConvertible {
         return name + (text.isEmpty ? "" : " " + text)
     }
 
+    /// The same parameter at the same value.
     public static func == (left: ParameterSetting, right: ParameterSetting) -> Bool {
         left.name == right.name && left.value == right.value
     }

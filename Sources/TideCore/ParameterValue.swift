@@ -2,11 +2,17 @@
 /// field, a log record, `--json`, a preset, a plugin's `prompt.params`), which each parameter's
 /// declaration (``ParameterDeclaration``) reads into its own type and writes back.
 public enum ParameterValue: Sendable, Hashable {
+    /// No value: a random seed, no reasoning budget.
     case null
+    /// `true` or `false`.
     case flag(Bool)
+    /// A number, whole or not.
     case number(Double)
+    /// A string.
     case text(String)
+    /// A list (stop strings, a logit bias's pairs).
     case list([ParameterValue])
+    /// An object (OpenAI's logit bias map).
     case map([String: ParameterValue])
 
     /// What kind of value this is, in words, for errors: "a number", "a list".
@@ -71,6 +77,7 @@ public struct AnyCodingKey: CodingKey, Hashable, Sendable {
     public let stringValue: String
     public var intValue: Int? { nil }
 
+    /// The key `name`.
     public init(_ name: String) { stringValue = name }
     public init?(stringValue: String) { self.stringValue = stringValue }
     public init?(intValue: Int) { nil }

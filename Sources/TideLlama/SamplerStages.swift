@@ -74,7 +74,12 @@ enum LogitBiasStage: SamplerStage {
                 }
                 biases.append(llama_logit_bias(token: id, bias: Float(bias.bias)))
             case .text(let text):
-                let tokens = (try? model.tokenize(text)) ?? []
+                let tokens: [Int32]
+                do {
+                    tokens = try model.tokenize(text)
+                } catch {
+                    throw InvalidParameterError(name: "logit-bias", value: QuotedString.quote(text), requirement: "text the model can tokenize (\(error))")
+                }
                 guard !tokens.isEmpty else {
                     throw InvalidParameterError(name: "logit-bias", value: QuotedString.quote(text), requirement: "a text of one token or more")
                 }

@@ -160,7 +160,7 @@ extension LuaPlugin {
         do {
             try parameters.validate()
         } catch {
-            throw LuaError(.runtime, "on_prompt set prompt.params.\(String(error.name.map { $0 == "-" ? "_" : $0 })) "
+            throw LuaError(.runtime, "on_prompt set prompt.params.\(error.field) "
                 + "to \(error.value); it must be \(error.requirement ?? "a parameter")")
         }
         return parameters

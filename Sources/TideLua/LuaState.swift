@@ -150,6 +150,9 @@ public final class LuaState {
         while !copy.ranOut, lua_next(pointer, table) != 0 {
             if lua_type(pointer, -2) == LUA_TSTRING, let key = string(at: -2) {
                 fields[key] = value(at: -1, copy: &copy)
+            } else if lua_isinteger(pointer, -2) != 0, case let key = lua_tointegerx(pointer, -2, nil), key < 1 || key > count {
+                // A whole-number key past the array part (`t[15043] = x`) is kept, as its digits.
+                fields[String(key)] = value(at: -1, copy: &copy)
             }
             tide_lua_pop(pointer, copy.ranOut ? 2 : 1)
         }

@@ -5,7 +5,8 @@ public enum LuaValue: Sendable, Hashable {
     case integer(Int64)
     case number(Double)
     case string(String)
-    /// A table: its array part (keys 1…n) and its other keys that are strings.
+    /// A table: its array part (keys 1…n) and its other keys that are strings or whole numbers
+    /// (these written as their digits).
     case table(array: [LuaValue], fields: [String: LuaValue])
     /// A function, thread or userdata, named by its type.
     case opaque(String)

@@ -8,7 +8,7 @@ import TideCore
 ///
 /// ```json
 /// {"system_prompt": "Answer in one sentence.",
-///  "parameters": {"temperature": 0.2, "repeat-penalty": 1.1, "stop": ["\n\n"], "seed": "random"},
+///  "parameters": {"temperature": 0.2, "repeat-penalty": 1.1, "stop": ["\n\n"], "seed": null},
 ///  "plugins": ["stop-after-sentences sentences=2"], "gpu_layers": 20}
 /// ```
 public struct ModelDefaults: Sendable, Hashable {

@@ -25,9 +25,7 @@ extension ChatCompletionRequest {
         do {
             try parameters.validate()
         } catch {
-            // Tide's name (`top-p`) in the wire's spelling (`top_p`).
-            let field = String(error.name.map { $0 == "-" ? "_" : $0 })
-            throw RequestFieldError(field: field, message: "\(field) \(error.rule)")
+            throw RequestFieldError(field: error.field, message: "\(error.field) \(error.rule)")
         }
         return parameters
     }

@@ -183,9 +183,8 @@ public final class ChatServer: Sendable {
         } catch let error as ToolSelectionError {
             throw APIError.invalid(error.description, param: "tools")
         } catch let error as InvalidParameterError {
-            // A value only the model can check (a tool's name, a token id): the field in the wire's spelling.
-            let field = String(error.name.map { $0 == "-" ? "_" : $0 })
-            throw APIError.invalid("\(field) \(error.rule)", param: field)
+            // A value only the model can check (a tool's name, a token id), named as the request does.
+            throw APIError.invalid("\(error.field) \(error.rule)", param: error.field)
         }
     }
 

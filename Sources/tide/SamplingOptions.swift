@@ -29,6 +29,7 @@ struct SamplingOptions: ParsableArguments {
             var given: [String: [String]] = [:]
             for argument in parameterArguments {
                 let (name, value) = ParameterArguments.split(argument)
+                guard GenerationParameters.declaration(named: name) != nil else { throw ValidationError("--\(InvalidParameterError(unknown: name))") }
                 given[name, default: []].append(value)
             }
             var settings: [ParameterSetting] = []

@@ -84,8 +84,12 @@ import TideTestSupport
     @Test func logitBiasesReadEveryWayTheyAreWritten() throws {
         let text = try ParameterSetting(name: "logit-bias", text: #"15=-100 Paris=2.5 "a b=c"=-inf"#)
         #expect(text.value == [[15, -100], ["Paris", 2.5], ["a b=c", false]])
-        let openAI = try ParameterSetting(name: "logit-bias", value: .map(["15": -100, "20": false]))
-        #expect(openAI.value == .map(["15": -100, "20": false]), "token ids alone are written back as OpenAI's map")
-        #expect(openAI.description == "logit-bias 15=-100 20=-inf")
+        let openAI = try ParameterSetting(name: "logit-bias", value: .map(["15": -100, "20": 5]))
+        #expect(openAI.value == .map(["15": -100, "20": 5]), "distinct token ids with no ban are written back as OpenAI's map")
+        #expect(openAI.description == "logit-bias 15=-100 20=5")
+        let ban = try ParameterSetting(name: "logit-bias", value: .map(["15": false]))
+        #expect(ban.value == [[15, false]], "a ban, which OpenAI's map cannot say, is written as a pair")
+        let twice = try ParameterSetting(name: "logit-bias", text: "15=5 15=3")
+        #expect(twice.value == [[15, 5], [15, 3]], "two biases of one token are both kept (llama.cpp adds them)")
     }
 }

@@ -11,7 +11,7 @@ import TideFormat
         ("prompt.params.max_tokens = 1e300", "on_prompt set prompt.params.max_tokens to 1e+300; it must be a whole number from 1 to 2147483647"),
         ("prompt.params.max_tokens = 0/0", "on_prompt set prompt.params.max_tokens to nan; it must be a whole number from 1 to 2147483647"),
         ("prompt.params.top_k = 2.5", "on_prompt set prompt.params.top_k to 2.5; it must be a whole number from 0 to 2147483647"),
-        ("prompt.params.seed = -2", "on_prompt set prompt.params.seed to -2; it must be a whole number from 0 to 4294967295, or random"),
+        ("prompt.params.seed = -2", "on_prompt set prompt.params.seed to -2; it must be a whole number from 0 to 4294967294, or random"),
         ("prompt.params.temperature = 'hot'", "on_prompt set prompt.params.temperature to 'hot'; it must be ≥ 0 (0 picks the likeliest token), at most 3.4e+38"),
         ("prompt.params.top_p = 7", "on_prompt set prompt.params.top_p to 7; it must be a number in (0, 1]"),
     ])
@@ -26,6 +26,37 @@ import TideFormat
             #expect(error.message == message)
             #expect(prompt == before)
         }
+    }
+}
+
+/// Every generation parameter is in `prompt.params`, under its field's name, and a plugin's
+/// change to it reaches the reply's parameters.
+@Suite struct PromptSamplerParameterTests {
+    func parameters(after code: String) throws -> GenerationParameters {
+        let plugin = try PluginFixtures.plugin("samplers", "return { on_prompt = function(prompt) \(code) end }")
+        var prompt = PromptContext(messages: [ChatMessage(.user, "Hi")], parameters: GenerationParameters())
+        _ = try plugin.onPrompt(&prompt)
+        return prompt.parameters
+    }
+
+    @Test func pluginsSetTheNewSamplers() throws {
+        let parameters = try self.parameters(after: """
+            local p = prompt.params
+            assert(p.dry_multiplier == 0 and p.mirostat == 0 and #p.dry_sequence_breakers == 4)
+            p.dry_multiplier = 0.8; p.mirostat = 2; p.presence_penalty = -1; p.dry_sequence_breakers = {"\\n"}
+            """)
+        #expect(parameters.dryMultiplier == 0.8 && parameters.mirostat == 2 && parameters.presencePenalty == -1)
+        #expect(parameters.drySequenceBreakers == ["\n"])
+    }
+
+    /// A bias keyed by a token id (`t[15043] = -100`, which Lua keeps as a number) or by a text is
+    /// kept; pairs are taken too; a table that mixes both ways is refused.
+    @Test func pluginsSetLogitBiasesEitherWay() throws {
+        let map = try parameters(after: #"prompt.params.logit_bias[15043] = -100; prompt.params.logit_bias[" Paris"] = -math.huge"#)
+        #expect(Set(map.logitBias) == [LogitBias(.token(15043), -100), LogitBias(.text(" Paris"), -.infinity)])
+        let pairs = try parameters(after: #"prompt.params.logit_bias = {{15043, 5}, {"end", -1}}"#)
+        #expect(pairs.logitBias == [LogitBias(.token(15043), 5), LogitBias(.text("end"), -1)])
+        #expect(throws: LuaError.self) { try parameters(after: #"prompt.params.logit_bias = {{15043, 5}, [20] = 1}"#) }
     }
 }
 

@@ -45,7 +45,7 @@ import TideModels
         (#"{"name": "a", "kind": "preset", "from": "smollm2-135m-instruct", "parameters": {"temperature": -1}}"#,
          "temperature must be ≥ 0"),
         (#"{"name": "a", "kind": "preset", "from": "smollm2-135m-instruct", "parameters": {"seed": "often"}}"#,
-         "seed must be a whole number from 0 to 4294967295, or random"),
+         "seed must be a whole number from 0 to 4294967294, or random"),
         (#"{"name": "a", "kind": "preset", "from": "smollm2-135m-instruct", "plugins": [""]}"#, "a plugin spec is empty"),
         (#"{"name": "a", "kind": "preset", "from": "smollm2-135m-instruct", "gpu_layers": -3}"#,
          "gpu_layers must be -1 (all) or a count ≥ 0, not -3"),

@@ -45,7 +45,7 @@ import TideTestSupport
         #expect(throws: RequestFieldError(field: "top_p", message: "top_p must be a number in (0, 1], not 2")) {
             try Self.request(#"{"model": "m", "messages": [], "top_p": 2}"#)
         }
-        #expect(throws: RequestFieldError(field: "seed", message: "seed must be a whole number from 0 to 4294967295, or random, not -2")) {
+        #expect(throws: RequestFieldError(field: "seed", message: "seed must be a whole number from 0 to 4294967294, or random, not -2")) {
             try Self.request(#"{"model": "m", "messages": [], "seed": -2}"#)
         }
         #expect(throws: RequestFieldError(field: "presence_penalty", message: "presence_penalty must be a number from -2 to 2, not 3")) {
