@@ -10,7 +10,9 @@ extension RealModelTests {
     /// builds (`common_sampler`, driven through llama-cpp-python's bindings of the same library by
     /// Tests/TideTestSupport/Fixtures/reference_sampling.py) gives the same reply as Tide's, on one
     /// context and on a sequence of a batch (what `tide serve` uses), for every sampler that draws
-    /// the same tokens from the same scores: greedy, or seeded.
+    /// the same tokens from the same scores: greedy, or seeded. The reference runs on the very
+    /// library this process loaded (`LLAMA_CPP_LIB_PATH`), and Tide's contexts on this machine as it
+    /// is (no `TIDE_MACHINE` noise), so that both sample the same scores on any CPU or GPU.
     @Suite struct SamplerReferenceTests {
         static let prompt = "The tide comes in and the tide goes out. The tide comes in"
 
@@ -49,6 +51,9 @@ extension RealModelTests {
             let model = try ModelStore.standard.resolve(ModelRegistry.defaultModelID).path
             let process = Process()
             process.executableURL = LlamaCppPythonServer.python
+            if let library = loadedLibraryFolder {
+                process.environment = ProcessInfo.processInfo.environment.merging(["LLAMA_CPP_LIB_PATH": library]) { $1 }
+            }
             process.arguments = [script.path, model, String(decoding: try JSONEncoder().encode(request), as: UTF8.self)]
             let output = Pipe()
             process.standardOutput = output
@@ -60,13 +65,27 @@ extension RealModelTests {
             return try JSONDecoder().decode(String.self, from: data)
         }
 
+        /// The folder of the `libllama` this process loaded (Linux's `/proc/self/maps`).
+        static var loadedLibraryFolder: String? {
+            let maps = (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? ""
+            let path = maps.split(separator: "\n").compactMap { $0.split(separator: " ").last }.first { $0.contains("/libllama.so") }
+            return path.map { URL(fileURLWithPath: String($0)).deletingLastPathComponent().path }
+        }
+
+        /// Context options on this machine as it is: scores unmoved by `TIDE_MACHINE`.
+        static func options(_ contextSize: Int) -> LlamaContextOptions {
+            var options = LlamaContextOptions(contextSize: contextSize)
+            options.machine = SimulatedMachine()
+            return options
+        }
+
         @Test(arguments: cases) func tideSamplesAsLlamaCppDoes(fields: [String: ParameterValue]) async throws {
             let parameters = try Self.parameters(fields)
             let expected = try Self.reference(fields)
-            let single = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024))
+            let single = try LlamaBackend(model: TestModel.shared, options: Self.options(1024))
             let alone = try await ChatSession(backend: single, parameters: parameters).reply(to: Self.prompt).collect()
             #expect(alone.text == expected, "\(fields)")
-            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: LlamaContextOptions(contextSize: 1024))
+            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: Self.options(1024))
             defer { engine.shutdown() }
             let inBatch = try await ChatSession(backend: try engine.makeBackend(), parameters: parameters).reply(to: Self.prompt).collect()
             #expect(inBatch.text == expected, "\(fields)")
@@ -76,7 +95,7 @@ extension RealModelTests {
         @Test(arguments: cases) func aReplyMadeWithEachSamplerIsConfirmed(fields: [String: ParameterValue]) async throws {
             let parameters = try Self.parameters(fields)
             func session() throws -> ChatSession {
-                let session = ChatSession(backend: try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024)),
+                let session = ChatSession(backend: try LlamaBackend(model: TestModel.shared, options: Self.options(1024)),
                                           parameters: parameters)
                 session.hooks = [EndBan()]
                 return session
