@@ -64,12 +64,12 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
         .target(name: "TideServe", dependencies: [
-            "TideCore", "TideFormat", "TideLua", "TideOpenAI",
+            "TideCore", "TideFormat", "TideOpenAI",
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
-        .target(name: "TideLog", dependencies: ["TideCore", "TideFormat", "TideScript", "TideLua", .product(name: "GRDB", package: "GRDB.swift")]),
-        .target(name: "TideBench", dependencies: ["TideCore", "TideFormat", "TideLlama", "TideLog", "TideProvider", "TideRunner", "CLlama"]),
+        .target(name: "TideLog", dependencies: ["TideCore", "TideFormat", "TideScript", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "TideBench", dependencies: ["TideCore", "TideFormat", "TideLlama", "TideLog", "TideProvider", "TideRemote", "TideRunner", "CLlama"]),
         // The fuzz targets (scripts/fuzz.sh); built plainly, they replay inputs.
         .executableTarget(name: "TideFuzz", dependencies: ["TideCore", "TideFormat", "TideLua", "TideOpenAI", "TideRegex", "TideScript"]),
         .executableTarget(

@@ -8,6 +8,7 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
     public var rounds: Int
     var decode: DecodeSpeedBenchmark.Result?
     var draft: [DraftBenchmark.Figure] = []
+    var serveDraft: [ServeDraftBenchmark.Figure] = []
     var quantization: QuantizationBenchmark.Result?
     var logitsHook: [LogitsHookBenchmark.Result] = []
     var cacheReuse: CacheReuseBenchmark.Result?
@@ -46,6 +47,12 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
                 + "\(figure.drafting.accepted) of \(figure.drafting.drafted) drafted tokens accepted "
                 + "(\(fixed(figure.drafting.acceptanceRate * 100)) %), \(fixed(figure.drafting.tokensPerVerification, 2)) tokens per "
                 + "check; replies \(figure.differs ? "DIFFERING" : "identical")", figure.ratio >= budget && !figure.differs))
+        }
+        for figure in serveDraft {
+            lines.append(("drafting through tide serve (4 sequences), \(figure.clients) client\(figure.clients == 1 ? "" : "s") "
+                + "repeating a text: \(fixed(figure.plainTokensPerSecond)) → \(fixed(figure.draftedTokensPerSecond)) tok/s in all, "
+                + "paired ratio \(fixed(figure.ratio, 3)) (budget ≥ 0.98: never slower); replies "
+                + "\(figure.differs ? "DIFFERING" : "identical")", figure.ratio >= 0.98 && !figure.differs))
         }
         if let decode = quantization?.engineDecode {
             lines.append(("engine decode, default model vs the file it is made from (no drafting): \(fixed(decode.defaultRate)) vs "

@@ -72,6 +72,10 @@ public struct Benchmarks: Sendable {
             log("replies drafting by prompt lookup vs one token at a time: four copying prompts and free writing, "
                 + "\(decodeTokens) tokens × \(draftRounds) rounds")
             report.draft = try await DraftBenchmark(model: model, tokens: decodeTokens, rounds: draftRounds, threads: threads).run()
+            log("drafting through `tide serve --parallel 4`, --draft off vs lookup: 1 and 4 clients repeating a text, "
+                + "\(decodeTokens) tokens × \(draftRounds) rounds")
+            report.serveDraft = try await ServeDraftBenchmark(executable: executable, model: model, tokens: decodeTokens,
+                                                              rounds: draftRounds, threads: threads).run()
         }
         if wants("quantization") {
             log("prompt evaluation, decoding and 8-sequence batches on the default model, the file it is made from and that "

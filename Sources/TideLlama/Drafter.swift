@@ -63,10 +63,9 @@ struct Drafter {
         return draft
     }
 
-    /// Records how long the decode of the token before the draft took: with the draft when there
-    /// was one, else alone.
-    mutating func timed(_ duration: Duration) {
-        let seconds = duration.seconds
+    /// Records how many seconds the decode of the token before the draft took: with the draft when
+    /// there was one, else without.
+    mutating func timed(_ seconds: Double) {
         if isChecking {
             checkSeconds = seconds
         } else {

@@ -2,53 +2,60 @@ import CLlama
 import Synchronization
 import TideCore
 
-/// A conversation's llama.cpp context: renders chats with the model's template and keeps the
-/// KV cache of the previous turn, so a follow-up evaluates only the tokens after the common prefix.
+/// A conversation on one sequence of a ``LlamaBatchEngine``: renders chats with the model's
+/// template and keeps the KV cache of the previous turn, so a follow-up evaluates only the tokens
+/// after the common prefix. Its replies are decoded by the one decoder (``LlamaReplyDecoder``),
+/// whether the sequence is alone in its context or one of many in a batch.
 ///
-/// One reply at a time; each ``ChatSession`` gets its own backend, and backends may share a
-/// ``LlamaModel``.
+/// `LlamaBackend(model:options:)` makes a context of its own: an engine of one sequence, which the
+/// backend ends with itself. ``LlamaBatchEngine/makeBackend(template:endOfGenerationStrings:toolFormat:contextSize:)``
+/// gives backends that share one context. One reply at a time; each ``ChatSession`` gets its own
+/// backend, and backends may share a ``LlamaModel``.
 ///
 /// ```swift
 /// let backend = try LlamaBackend(model: model, options: LlamaContextOptions(contextSize: 2048))
 /// let session = ChatSession(backend: backend, systemPrompt: "You are a helpful assistant.")
 /// ```
 public final class LlamaBackend: ChatBackend, @unchecked Sendable {
-    // The context is used by one decoder at a time (guarded by `busy`); the rest is immutable.
-    /// The model the context was made from.
-    public let model: LlamaModel
+    // The cache state is guarded by its mutex; the benchmark switches are set before replies;
+    // the rest is immutable.
+    /// The engine whose context holds this sequence.
+    public let engine: LlamaBatchEngine
+    /// The sequence id in the engine's context.
+    let sequence: Int32
+    /// Whether the engine was made for this backend alone, and ends with it.
+    private let ownsEngine: Bool
     /// The template that renders prompts.
     public let template: ChatTemplate
     public let endOfGenerationStrings: [String]
     public let contextSize: Int
+    /// The model the context was made from.
+    public var model: LlamaModel { engine.model }
     public var supportsLogits: Bool { true }
     /// Not for recurrent or hybrid models, whose caches cannot drop their last tokens.
     public var supportsRewind: Bool { model.canDropCachedTokens }
     public func teacherForcingUnavailable(tolerance: Double) -> String? {
-        model.teacherForcingUnavailable(threads: threads, flashAttention: flashAttention, machine: machine, tolerance: tolerance)
+        model.teacherForcingUnavailable(threads: engine.threads, flashAttention: engine.flashAttention, machine: engine.machine,
+                                        tolerance: tolerance)
     }
-
-    /// The most recorded tokens teacher forcing evaluates in one decode (``TeacherForcer/chunkSize``).
-    @_spi(Benchmarks) public static let forcedChunkSize = TeacherForcer.chunkSize
-
-    /// llama.cpp's threads: the most.
-    private let threads: Int
-    /// The threads each decode uses.
-    private let threadShare: Mutex<ThreadShare>
-    /// The CPU threads the context decodes on; freed after it.
-    private let threadPool: CPUThreadPool?
-    /// Whether the context uses flash attention (``LlamaContextOptions/flashAttention``).
-    private let flashAttention: Bool
-    /// The machine simulated (``LlamaContextOptions/machine``).
-    private let machine: SimulatedMachine
     public var vocabulary: (any Vocabulary)? { model }
-    public var toolCallReader: (any ToolCallReader)? { model.toolCallReader(template: template) }
+    /// How the model is offered tools and writes its calls: chosen once, when the backend is made.
+    public let toolCallFormat: ToolCallFormat
+    public let toolCallReader: (any ToolCallReader)?
     public var reasoningMarkers: ReasoningMarkers? { model.reasoningMarkers(template: template) }
+    /// Replies run on the engine's thread, between its decoding steps: decoding blocks for
+    /// milliseconds per token, which would starve Swift's small cooperative pool, and llama.cpp's
+    /// thread pool works best when it is always called from the same thread.
+    public var taskExecutor: (any TaskExecutor)? { engine }
     public var modelDescription: ModelDescription {
         model.description(contextSize: contextSize)
     }
 
-    /// The llama.cpp context, for benchmarks that drive llama.cpp directly on the same state.
-    @_spi(Benchmarks) public let context: OpaquePointer
+    /// The most recorded tokens teacher forcing evaluates in one decode (``TeacherForcer/chunkSize``).
+    @_spi(Benchmarks) public static let forcedChunkSize = TeacherForcer.chunkSize
+    /// The llama.cpp context, for benchmarks that drive llama.cpp directly on the same state
+    /// (sequence 0 of a backend made with a context of its own).
+    @_spi(Benchmarks) public var context: OpaquePointer { engine.context }
     /// Constrains every token's candidates by the reply format's grammar, instead of checking the
     /// sampled token first: the alternative that benchmarks measure against.
     @_spi(Benchmarks) public var constrainsEveryToken = false
@@ -60,153 +67,131 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     @_spi(Benchmarks) public func shortestReplyTokens(_ format: ReplyFormat) -> Int? {
         BudgetSteerer.shortestReplyTokens(format, model: model)
     }
-    private let batch: TokenBatch
-    private let decodeThread = ThreadExecutor(name: "tide-decode")
 
-    /// Replies run on a thread of their own: decoding blocks for milliseconds per token, which
-    /// would starve Swift's small cooperative pool, and llama.cpp's thread pool works best
-    /// when it is always called from the same thread.
-    public var taskExecutor: (any TaskExecutor)? { decodeThread }
-    private let cache = Mutex(CacheState())
+    let cache: Mutex<State>
+    /// The prompt counted last, so that the reply that follows the count does not render and
+    /// tokenize it a second time.
+    private let counted = Mutex<(messages: [ChatMessage], rawPrompt: Bool, tokens: [Int32])?>(nil)
 
-    private struct CacheState {
-        var kept = SequenceCache(sequence: 0)
+    struct State {
+        var kept: SequenceCache
         var busy = false
     }
 
-    /// Creates a context for `model`.
-    /// - Parameter endOfGenerationStrings: text that ends a reply like an EOS token (e.g. `<|end|>`).
-    public init(model: LlamaModel, options: LlamaContextOptions = LlamaContextOptions(),
-                template: ChatTemplate = .model, endOfGenerationStrings: [String] = []) throws(LlamaError)
+    /// A context of its own for `model` (an engine of one sequence).
+    /// - Parameters:
+    ///   - endOfGenerationStrings: text that ends a reply like an EOS token (e.g. `<|end|>`).
+    ///   - toolFormat: how the model calls tools; `nil` for the format `template` tells.
+    public convenience init(model: LlamaModel, options: LlamaContextOptions = LlamaContextOptions(),
+                            template: ChatTemplate = .model, endOfGenerationStrings: [String] = [],
+                            toolFormat: ToolCallFormat? = nil) throws(LlamaError)
     {
-        let size = try options.checkedContextSize(for: model)
-        let parameters = options.contextParameters(contextSize: size, sequences: 1)
-        threads = options.resolvedThreads
-        threadShare = Mutex(options.threadShare(for: model))
-        threadPool = CPUThreadPool(threads: threads)
-        flashAttention = options.flashAttention
-        machine = options.machine
-        LlamaRuntime.clearErrors()
-        guard let context = llama_init_from_model(model.pointer, parameters) else {
-            throw .contextFailed(contextSize: size, detail: LlamaRuntime.errors())
-        }
-        threadPool?.attach(to: context)
-        self.model = model
+        let engine = try LlamaBatchEngine(model: model, sequences: 1, options: options)
+        self.init(engine: engine, sequence: try engine.takeSequence(), template: template,
+                  endOfGenerationStrings: endOfGenerationStrings, toolFormat: toolFormat, contextSize: engine.contextSizePerSequence,
+                  ownsEngine: true)
+    }
+
+    init(engine: LlamaBatchEngine, sequence: Int32, template: ChatTemplate, endOfGenerationStrings: [String],
+         toolFormat: ToolCallFormat?, contextSize: Int, ownsEngine: Bool = false)
+    {
+        self.engine = engine
+        self.sequence = sequence
+        self.ownsEngine = ownsEngine
         self.template = template
+        toolCallFormat = toolFormat ?? engine.model.toolCallFormat(template: template)
+        toolCallReader = toolCallFormat.reader
         self.endOfGenerationStrings = endOfGenerationStrings
-        self.contextSize = Int(llama_n_ctx(context))
-        self.context = context
-        self.batch = TokenBatch(capacity: Int(parameters.n_batch))
+        self.contextSize = contextSize
+        cache = Mutex(State(kept: SequenceCache(sequence: sequence)))
     }
 
     deinit {
-        decodeThread.shutdown()
-        llama_free(context)
+        engine.release(sequence)
+        if ownsEngine { engine.shutdown() }
     }
 
     /// The prompt's tokens: the rendered chat (or, when `rawPrompt`, the messages as plain text),
     /// tokenized with control tokens recognised.
     public func promptTokens(for messages: [ChatMessage], rawPrompt: Bool = false) throws(LlamaError) -> [Int32] {
-        try model.promptTokens(for: messages, template: rawPrompt ? .raw : template)
+        try model.promptTokens(for: messages, template: rawPrompt ? .raw : template, toolFormat: toolCallFormat)
     }
 
     public func promptTokenCount(for messages: [ChatMessage], rawPrompt: Bool) async throws -> Int {
-        try promptTokens(for: messages, rawPrompt: rawPrompt).count
+        let tokens = try await renderedPrompt(messages, rawPrompt: rawPrompt)
+        counted.withLock { $0 = (messages, rawPrompt, tokens) }
+        return tokens.count
     }
 
     /// Tokens currently held in the KV cache.
     public var cachedTokenCount: Int { cache.withLock { $0.kept.tokens.count } }
 
-    /// Empties the KV cache, so the next prompt is evaluated from scratch.
+    /// Empties the KV cache, so the next prompt is evaluated from scratch. Returns once the
+    /// context has dropped the tokens.
     public func clearCache() {
-        cache.withLock { $0.kept.clear(in: context) }
+        engine.perform { [self] context in cache.withLock { $0.kept.clear(in: context) } }
     }
 
     public func startReply(to messages: [ChatMessage], parameters: GenerationParameters) async throws
         -> sending any ReplyDecoder
     {
-        try start(messages, parameters: parameters, forcing: nil)
+        try await start(messages, parameters: parameters, forcing: nil)
     }
 
     public func startReply(to messages: [ChatMessage], parameters: GenerationParameters, forcing recorded: String) async throws
         -> sending any ReplyDecoder
     {
-        try start(messages, parameters: parameters, forcing: try TeacherForcer(recorded: recorded, model: model))
+        try await start(messages, parameters: parameters, forcing: try TeacherForcer(recorded: recorded, model: model))
     }
 
-    /// Evaluates the prompt and returns the reply's decoder.
-    private func start(_ messages: [ChatMessage], parameters: GenerationParameters, forcing forcer: TeacherForcer?) throws
+    /// The reply's decoder, its prompt to be evaluated in its first step.
+    private func start(_ messages: [ChatMessage], parameters: GenerationParameters, forcing forcer: TeacherForcer?) async throws
         -> LlamaReplyDecoder
     {
-        let prompt = try promptTokens(for: messages, rawPrompt: parameters.rawPrompt)
+        let counted = counted.withLock { counted in
+            defer { counted = nil }
+            return counted
+        }
+        let prompt: [Int32]
+        if let counted, counted.messages == messages, counted.rawPrompt == parameters.rawPrompt {
+            prompt = counted.tokens
+        } else {
+            prompt = try await renderedPrompt(messages, rawPrompt: parameters.rawPrompt)
+        }
         guard !prompt.isEmpty else { throw LlamaError.emptyPrompt }
-        let sampler = try SamplerChain(parameters, model: model, template: template, checkingSampledTokenFirst: !constrainsEveryToken,
+        let sampler = try SamplerChain(parameters, model: model, toolCalls: toolCallFormat.reader, checkingSampledTokenFirst: !constrainsEveryToken,
                                        steeringBudget: steersFormatBudget)
         guard prompt.count < contextSize else {
             throw ContextOverflowError(promptTokens: prompt.count + 1, contextSize: contextSize)
         }
+        // The shared prefix is counted now; the cache is trimmed on the engine's thread, which
+        // alone touches the context.
         let reused = try cache.withLock { state throws(ChatSessionError) -> Int in
             guard !state.busy else { throw .busy }
             state.busy = true
-            return state.kept.reuseCommonPrefix(of: prompt, in: context)
+            return min(zip(state.kept.tokens, prompt).prefix { $0 == $1 }.count, prompt.count - 1)
         }
-        do {
-            try evaluate(prompt[reused...])
-        } catch {
-            cache.withLock { $0.busy = false }
-            throw error
-        }
-        sampler.accept(prompt: Array(prompt), model: model)
-        return LlamaReplyDecoder(backend: self, sampler: sampler, promptTokenCount: prompt.count,
-                                 reusedPromptTokenCount: reused, forcer: forcer,
-                                 drafter: forcer == nil && parameters.draft != .off && model.canDropCachedTokens
-                                     ? Drafter(prompt: prompt, always: parameters.draft == .always, costsAreGiven: machine.checkCosts != nil,
-                                               costs: { [model, threads, flashAttention, machine] in
-                                                   model.draftCheckCosts(threads: threads, flashAttention: flashAttention, machine: machine)
-                                               }) : nil)
+        sampler.accept(prompt: prompt, model: model)
+        let drafter = forcer == nil && parameters.draft != .off && model.canDropCachedTokens
+            ? Drafter(prompt: prompt, always: parameters.draft == .always, costsAreGiven: engine.machine.checkCosts != nil,
+                      costs: { [engine] in
+                          engine.model.draftCheckCosts(threads: engine.threads, flashAttention: engine.flashAttention,
+                                                       machine: engine.machine)
+                      }) : nil
+        return LlamaReplyDecoder(backend: self, sampler: sampler, prompt: prompt, reused: reused, forcer: forcer, drafter: drafter)
     }
 
-    /// Whether llama.cpp scores a drafted token exactly as it scores it alone, so that a reply
-    /// that drafts is the same as one that does not; probed when a reply first has a draft to
-    /// check, so that replies that find none never wait for the probe.
-    var checksDraftsExactly: Bool { model.scoresBatchesExactly(threads: threads, flashAttention: flashAttention, machine: machine) }
-
-    /// Tokens the context may still take.
-    var room: Int { contextSize - cachedTokenCount }
-
-    /// The most tokens one `llama_decode` takes.
-    var batchCapacity: Int { batch.capacity }
-
-    /// Evaluates tokens after those in the cache, in batches; logits are kept for the last one,
-    /// or for each of them when `everyLogit` (then they must fit in one batch). On failure the
-    /// cache is trimmed back to what it held before.
-    func evaluate(_ tokens: ArraySlice<Int32>, everyLogit: Bool = false) throws(LlamaError) {
-        precondition(!everyLogit || tokens.count <= batch.capacity, "the logits of one batch at most")
-        let start = cache.withLock { $0.kept.tokens.count }
-        var position = start
-        var remaining = tokens[...]
-        while !remaining.isEmpty {
-            let chunk = remaining.prefix(batch.capacity)
-            remaining = remaining.dropFirst(chunk.count)
-            batch.fill(chunk, from: position, outputs: everyLogit ? chunk.count : remaining.isEmpty ? 1 : 0)
-            threadShare.withLock { $0.size(context) }
-            let code = llama_decode(context, batch.batch)
-            guard code == 0 else {
-                cache.withLock { _ = $0.kept.truncate(to: start, in: context) }
-                throw .decodeFailed(code: code)
-            }
-            batch.simulate(machine, in: context, vocabularySize: model.facts.vocabularySize)
-            position += chunk.count
-            cache.withLock { $0.kept.tokens += chunk }
-        }
+    /// The prompt's tokens, rendered and tokenized on the engine's prompt thread: replies run on
+    /// the engine's thread, and a long prompt would hold up every sequence's next step. (A task
+    /// of its own, because a preference alone moves a task only at its next suspension, and
+    /// tokenizing has none.)
+    private func renderedPrompt(_ messages: [ChatMessage], rawPrompt: Bool) async throws -> [Int32] {
+        try await Task(executorPreference: engine.promptThread) { [self] in
+            try promptTokens(for: messages, rawPrompt: rawPrompt)
+        }.value
     }
 
     /// Called by the decoder when its reply ends.
-    /// Drops the cached tokens from `position` on (a rewind); false if the cache cannot.
-    func truncate(to position: Int) -> Bool {
-        cache.withLock { $0.kept.truncate(to: position, in: context) }
-    }
-
     func endReply() {
         cache.withLock { $0.busy = false }
     }

@@ -7,8 +7,10 @@ import TideCore
 /// pending tokens of every sequence are decoded together, one `llama_decode` per step
 /// (continuous batching: a conversation that starts joins the running batch).
 ///
-/// Each conversation gets a ``LlamaSequenceBackend`` from ``makeBackend(template:endOfGenerationStrings:contextSize:)``
-/// and uses it like a ``LlamaBackend``; releasing the backend frees its sequence.
+/// Each conversation gets a ``LlamaBackend`` on a sequence of its own from
+/// ``makeBackend(template:endOfGenerationStrings:toolFormat:contextSize:)``; releasing the backend frees its
+/// sequence. A backend made alone (``LlamaBackend/init(model:options:template:endOfGenerationStrings:toolFormat:)``)
+/// is the one sequence of an engine of its own: one decoder serves both.
 ///
 /// The engine's thread is also a task executor, and replies run on it: it runs every Swift job
 /// that is ready, and decodes when none is — by then every reply in progress has queued its
@@ -64,6 +66,8 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     private let ended = DispatchSemaphore(value: 0)
     /// Whether ``shutdown()`` has seen the thread end (guarded by `condition`).
     private var joined = false
+    /// Whether the engine's thread has left its loop, with nothing more to run (guarded by `condition`).
+    private var finished = false
     /// The engine's thread, to tell whether ``shutdown()`` is called from it.
     private var thread: Thread?
     /// How long ``shutdown()`` waits for the work queued to run and the context to be freed.
@@ -117,17 +121,45 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     }
 
     /// A backend on a free sequence. `contextSize` (rounded up to a multiple of 256, as
-    /// llama.cpp does) may be smaller than the engine's per-sequence size.
+    /// llama.cpp does) may be smaller than the engine's per-sequence size; `toolFormat` `nil`
+    /// takes the format `template` tells.
     public func makeBackend(template: ChatTemplate = .model, endOfGenerationStrings: [String] = [],
-                            contextSize: Int? = nil) throws(LlamaError) -> LlamaSequenceBackend
+                            toolFormat: ToolCallFormat? = nil, contextSize: Int? = nil) throws(LlamaError) -> LlamaBackend
     {
+        let sequence = try takeSequence()
+        let size = contextSize.map { min(($0 + 255) / 256 * 256, contextSizePerSequence) } ?? contextSizePerSequence
+        return LlamaBackend(engine: self, sequence: sequence, template: template, endOfGenerationStrings: endOfGenerationStrings,
+                            toolFormat: toolFormat, contextSize: size)
+    }
+
+    /// A free sequence, taken until ``release(_:)``.
+    func takeSequence() throws(LlamaError) -> Int32 {
         condition.lock()
         let sequence = freeSequences.popLast()
         condition.unlock()
         guard let sequence else { throw .noFreeSequence(capacity: sequenceCapacity) }
-        let size = contextSize.map { min(($0 + 255) / 256 * 256, contextSizePerSequence) } ?? contextSizePerSequence
-        return LlamaSequenceBackend(engine: self, sequence: sequence, template: template,
-                                    endOfGenerationStrings: endOfGenerationStrings, contextSize: size)
+        return sequence
+    }
+
+    /// Runs `work` on the engine's thread, before any further step, and returns once it has run:
+    /// at once when called from that thread (a reply or a benchmark running there).
+    func perform(_ work: @escaping @Sendable (OpaquePointer) -> Void) {
+        if Thread.current == thread {
+            work(context)
+            return
+        }
+        let done = DispatchSemaphore(value: 0)
+        condition.lock()
+        let running = !finished
+        if running {
+            cleanups.append { [context] in
+                work(context)
+                done.signal()
+            }
+            condition.signal()
+        }
+        condition.unlock()
+        if running { done.wait() }
     }
 
     /// Makes a sequence available again and clears its cache. The clearing runs before any step
@@ -177,6 +209,7 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
                 continue
             }
             if stopping && pending.isEmpty && cleanups.isEmpty {
+                finished = true
                 condition.unlock()
                 return
             }
@@ -231,7 +264,7 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     /// ``sharedTokensPerStep``, or less when a batch could not hold that many besides a token
     /// for every sequence (a small `--batch-size`): what the step shares always fits in one
     /// `llama_decode`, so a chunk that needs all its logits at once is never cut.
-    private var sharedBudget: Int { min(Self.sharedTokensPerStep, max(0, batch.capacity - sequenceCapacity)) }
+    var sharedBudget: Int { min(Self.sharedTokensPerStep, max(0, batch.capacity - sequenceCapacity)) }
 
     /// One `llama_decode` of the requests' tokens (as many as the batch holds); completes those
     /// whose last token was in it and returns the others.
@@ -277,7 +310,9 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
             included.append((request, chunk.count, logitsIndex))
         }
         threadShare.withLock { $0.size(context) }
+        let start = ContinuousClock.now
         let code = llama_decode(context, batch.batch)
+        let seconds = (ContinuousClock.now - start).seconds
         if code == 0 { batch.simulate(machine, in: context, vocabularySize: model.facts.vocabularySize) }
         for (sequence, position) in filled { llama_memory_seq_rm(llama_get_memory(context), sequence, position, -1) }
         for (request, count, logitsIndex) in included {
@@ -287,79 +322,11 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
             }
             request.advance(by: count)
             if let logitsIndex {
-                request.complete(context, logitsIndex)
+                request.complete(context, logitsIndex, decodeSeconds: seconds)
             } else {
                 leftover.append(request)
             }
         }
         return leftover
-    }
-}
-
-/// Tokens of one sequence to decode, and what to do once the last one is.
-final class StepRequest: @unchecked Sendable {
-    // Created by a decoder, then used only on the scheduler thread until completed.
-    let sequence: Int32
-    /// The tokens not yet decoded.
-    private(set) var tokens: ArraySlice<Int32>
-    /// The position of the first of them.
-    private(set) var position: Int
-    /// Where this request started writing the sequence (what a failure trims back to).
-    private(set) var startPosition: Int
-    /// How many of the last tokens keep their logits (each a batch entry of its own, in order,
-    /// the last one's index given to `finish`); more than one only for a request that fits in a batch.
-    let outputs: Int
-    /// Runs once on the scheduler thread before the first tokens are added (trims the cache).
-    private var preparation: ((OpaquePointer, StepRequest) -> Void)?
-    private let onAdvance: (ArraySlice<Int32>) -> Void
-    private let onFailure: (OpaquePointer, Int) -> Void
-    private let finish: (OpaquePointer, Int32) throws -> DecodedToken
-    private let resume: (Result<DecodedToken, any Error>) -> Void
-
-    init(sequence: Int32, tokens: ArraySlice<Int32>, position: Int, outputs: Int = 1,
-         preparation: ((OpaquePointer, StepRequest) -> Void)? = nil,
-         onAdvance: @escaping (ArraySlice<Int32>) -> Void, onFailure: @escaping (OpaquePointer, Int) -> Void,
-         finish: @escaping (OpaquePointer, Int32) throws -> DecodedToken,
-         resume: @escaping (Result<DecodedToken, any Error>) -> Void)
-    {
-        precondition(!tokens.isEmpty, "a step request has a token to decode")
-        self.sequence = sequence
-        self.tokens = tokens
-        self.position = position
-        startPosition = position
-        self.outputs = outputs
-        self.preparation = preparation
-        self.onAdvance = onAdvance
-        self.onFailure = onFailure
-        self.finish = finish
-        self.resume = resume
-    }
-
-    func prepare(_ context: OpaquePointer) {
-        guard let preparation else { return }
-        self.preparation = nil
-        preparation(context, self)
-    }
-
-    /// Starts over from `position` with `tokens` (when the cached prefix could not be kept).
-    func restart(with tokens: ArraySlice<Int32>, at position: Int) {
-        self.tokens = tokens
-        self.position = position
-        startPosition = position
-    }
-
-    func advance(by count: Int) {
-        onAdvance(tokens.prefix(count))
-        tokens = tokens.dropFirst(count)
-        position += count
-    }
-
-    func complete(_ context: OpaquePointer, _ logitsIndex: Int32) {
-        resume(Result { try finish(context, logitsIndex) })
-    }
-
-    func fail(_ context: OpaquePointer, _ error: any Error) {
-        onFailure(context, startPosition)
-        resume(.failure(error))
     }
 }

@@ -24,12 +24,12 @@ public final class LlamaModel: @unchecked Sendable {
     /// The tokens that end generation (llama.cpp's end-of-generation set), in id order.
     let endOfGenerationTokens: [Int32]
     /// How the model, its prompts rendered with `template`, is offered tools and writes its calls:
-    /// its family's format (docs/tools.md lists them).
-    public func toolCallReader(template: ChatTemplate) -> any ToolCallReader {
+    /// its family's format, as the template tells (docs/tools.md lists them).
+    public func toolCallFormat(template: ChatTemplate) -> ToolCallFormat {
         switch template {
-        case .named(let name): ToolCallReaders.reader(forTemplate: name)
-        case .model: ToolCallReaders.reader(forTemplate: facts.chatTemplate ?? "chatml")
-        case .raw: HermesToolCalls()
+        case .named(let name): .inferred(fromTemplate: name)
+        case .model: .inferred(fromTemplate: facts.chatTemplate ?? "chatml")
+        case .raw: .hermes
         }
     }
     /// The family whose prompts Tide writes itself for the model's own template, if it is one.
@@ -215,9 +215,12 @@ public final class LlamaModel: @unchecked Sendable {
     /// Whether `token` is a valid id in this vocabulary.
     public func isValidToken(_ token: Int32) -> Bool { token >= 0 && Int(token) < facts.vocabularySize }
 
-    /// Renders messages with `template` and ends with the start of an assistant turn.
-    public func renderPrompt(_ messages: [ChatMessage], template: ChatTemplate) throws(LlamaError) -> String {
-        let toolRole = toolCallReader(template: template).toolRole
+    /// Renders messages with `template` and ends with the start of an assistant turn; tool results
+    /// take the role of `toolFormat` (by default, the template's own format's).
+    public func renderPrompt(_ messages: [ChatMessage], template: ChatTemplate, toolFormat: ToolCallFormat? = nil) throws(LlamaError)
+        -> String
+    {
+        let toolRole = (toolFormat ?? toolCallFormat(template: template)).reader.toolRole
         switch template {
         case .named(let name):
             return try ChatTemplate.render(messages, with: name, toolRole: toolRole)

@@ -1,35 +1,55 @@
 import CLlama
 import TideCore
 
-/// Samples one reply from a ``LlamaBackend`` whose prompt has been evaluated.
+/// Samples one reply on a sequence of a ``LlamaBatchEngine``: the one decoder, whether the
+/// sequence is alone in its context (``LlamaBackend/init(model:options:template:endOfGenerationStrings:toolFormat:)``)
+/// or one of many in a batch. Each call queues the tokens to evaluate (the prompt's new part
+/// first, then the token sampled last) and waits for the engine's step that decodes them;
+/// sampling, and the logits hooks, run in that step on the engine's thread, while the logits are
+/// valid.
 ///
-/// A sampled token is evaluated only when the next one is asked for, so the cache never holds
-/// a token the reply did not keep (an end-of-generation token, or one after a stop). A reply
-/// checked by teacher forcing is the exception while the recording holds: its recorded tokens
-/// are evaluated a chunk at a time, and those after the first divergence leave the cache. So is
-/// a reply that drafts (``Drafter``): a draft is evaluated with the token before it, and what the
-/// model does not accept of it leaves the cache.
+/// A sampled token is evaluated only when the next one is asked for, so the cache never holds a
+/// token the reply did not keep (an end-of-generation token, or one after a stop). Two kinds of
+/// reply evaluate ahead, a chunk of tokens in one decode with the scores of each kept
+/// (``ChunkScores``), and sample the positions after from those scores with no decode between
+/// them, for as long as the model chooses the tokens evaluated:
+/// - a reply checked by teacher forcing (``TeacherForcer``), while the recording holds: its
+///   recorded tokens, a chunk at a time;
+/// - a reply that drafts (``Drafter``): the token sampled last with a draft after it, sized to fit
+///   the engine's step beside the other sequences' tokens.
+///
+/// At the first token the model does not choose, the tokens evaluated after it leave the cache
+/// before the next decode (the same cut a rewind makes).
 final class LlamaReplyDecoder: ReplyDecoder {
     private let backend: LlamaBackend
     private let sampler: SamplerChain
+    private let prompt: [Int32]
+    private var started = false
     private var pending: Int32?
+    /// Where the sequence is cut before the next decode, after a rewind, a divergence from the
+    /// recording or a draft's first refused token.
+    private var cut: Int?
     private var forcer: TeacherForcer?
     private var drafter: Drafter?
-    /// Reply positions sampled so far: generating one token at a time would hold all but the
-    /// last of their tokens in the cache.
+    /// The scores of the last chunk's entries (recorded tokens, or a draft).
+    private var chunk: ChunkScores
+    /// Reply positions sampled so far: generating one token at a time would hold all but the last
+    /// of their tokens in the cache.
     private var sampled = 0
     let promptTokenCount: Int
-    let reusedPromptTokenCount: Int
+    /// The prompt's tokens found in the cache: counted when the reply starts, and lowered on the
+    /// engine's thread if the cache cannot keep them (it then starts over).
+    private(set) var reusedPromptTokenCount: Int
 
-    init(backend: LlamaBackend, sampler: SamplerChain, promptTokenCount: Int, reusedPromptTokenCount: Int,
-         forcer: TeacherForcer?, drafter: Drafter?)
-    {
+    init(backend: LlamaBackend, sampler: SamplerChain, prompt: [Int32], reused: Int, forcer: TeacherForcer?, drafter: Drafter?) {
         self.backend = backend
         self.sampler = sampler
-        self.promptTokenCount = promptTokenCount
-        self.reusedPromptTokenCount = reusedPromptTokenCount
+        self.prompt = prompt
         self.forcer = forcer
         self.drafter = drafter
+        chunk = ChunkScores(vocabularySize: backend.model.facts.vocabularySize)
+        promptTokenCount = prompt.count
+        reusedPromptTokenCount = reused
     }
 
     var teacherForcing: TeacherForcing? { forcer?.outcome }
@@ -38,91 +58,177 @@ final class LlamaReplyDecoder: ReplyDecoder {
 
     var steering: BudgetSteering? { sampler.steering }
 
+    private var model: LlamaModel { backend.model }
+
+    /// Whether a chunk's scores stay in the context until the reply has used them: no other
+    /// sequence decodes in between.
+    private var readsChunksInPlace: Bool { backend.engine.sequenceCapacity == 1 }
+
     func nextToken(adjustingLogits: ((any LogitsView) throws -> Void)?) async throws -> DecodedToken {
-        if forcer?.isForcing == true { return try forcedToken(adjustingLogits: adjustingLogits) }
-        if drafter?.isChecking == true { return try draftedToken(adjustingLogits: adjustingLogits) }
-        if let pending {
-            guard backend.room > 0 else { return .contextFull }
-            let limit = min(backend.room, backend.batchCapacity, TeacherForcer.chunkSize) - 1
-            let draft = drafter?.nextDraft(after: pending, limit: limit) ?? []
-            let start = ContinuousClock.now
-            try backend.evaluate([pending] + draft, everyLogit: !draft.isEmpty)
-            drafter?.timed(ContinuousClock.now - start)
-            self.pending = nil
-            if !draft.isEmpty { return try draftedToken(adjustingLogits: adjustingLogits) }
+        sampler.expectation = forcer?.expectation(tolerance: sampler.tolerance)
+        if sampler.isResampling {
+            // A rewound position is sampled again from its saved scores: no decode.
+            return keep(try sampler.resample(model: model, adjustingLogits: adjustingLogits))
         }
-        let step = try sampler.step(backend.context, model: backend.model, adjustingLogits: adjustingLogits)
-        sampled += 1
-        if case .token(let id, _) = step { pending = id }
-        return step
+        if started, forcer?.isForcing == true { return try await forcedToken(adjustingLogits: adjustingLogits) }
+        if drafter?.isChecking == true { return checked(try draftedToken(adjustingLogits: adjustingLogits)) }
+        guard started else {
+            let step = try await decode(prompt[reusedPromptTokenCount...], at: reusedPromptTokenCount, trimming: true,
+                                        adjustingLogits: adjustingLogits)
+            started = true
+            return keep(step)
+        }
+        guard let pending else { return .endOfGeneration }
+        let position = cut ?? backend.cache.withLock { $0.kept.tokens.count }
+        guard position < backend.contextSize else { return .contextFull }
+        let limit = min(backend.contextSize - position, backend.engine.sharedBudget, TeacherForcer.chunkSize) - 1
+        let draft = drafter?.nextDraft(after: pending, limit: limit) ?? []
+        let step = try await decode([pending] + draft, at: position, outputs: draft.count + 1, adjustingLogits: adjustingLogits)
+        return draft.isEmpty ? keep(step) : checked(step)
     }
 
-    /// The choice at the next position, from the scores of the draft's entry before it. While
-    /// the model chooses the drafted tokens they are already in the cache; at the first it does
-    /// not, the rest of the draft leaves it. Where llama.cpp scores a batch otherwise than a token
-    /// alone, the drafted token is the model's choice when the sampler chooses it within the tolerance.
+    /// The choice at the next position of a forced reply, from the scores of the recorded token
+    /// before it: decoded with the next chunk, or kept from the last one.
+    private func forcedToken(adjustingLogits: ((any LogitsView) throws -> Void)?) async throws -> DecodedToken {
+        guard forcer!.startStep(promptLength: promptTokenCount, contextSize: backend.contextSize) else { return .contextFull }
+        guard forcer!.needsScores else {
+            return keep(try chunk.step(forcer!.indexInChunk, sampler: sampler, model: model, adjustingLogits: adjustingLogits))
+        }
+        let position = promptTokenCount + forcer!.evaluated
+        let recorded = forcer!.nextChunk(limit: min(backend.contextSize - position, backend.engine.batchCapacity))
+        return keep(try await decode(recorded, at: position, outputs: recorded.count, adjustingLogits: adjustingLogits))
+    }
+
+    /// The choice at the next position of a draft being checked, from the scores of the draft's
+    /// entry before it. Where llama.cpp scores a batch otherwise than a token alone, the drafted
+    /// token is the model's choice when the sampler chooses it within the tolerance.
     private func draftedToken(adjustingLogits: ((any LogitsView) throws -> Void)?) throws -> DecodedToken {
-        let index = drafter!.index
-        if !backend.checksDraftsExactly {
+        if !backend.engine.scoresBatchesExactly {
             sampler.expectation = drafter!.expectedToken.map { SamplerChain.Expectation(token: $0, tolerance: sampler.tolerance) }
         }
-        let step = try sampler.step(backend.context, at: Int32(index), model: backend.model, adjustingLogits: adjustingLogits)
+        return try chunk.step(drafter!.index, sampler: sampler, model: model, adjustingLogits: adjustingLogits)
+    }
+
+    /// Checks a step of a draft: while the model chooses the drafted tokens they are already in
+    /// the cache; at the first it does not, the rest of the draft leaves it, the token chosen
+    /// instead to be evaluated next.
+    private func checked(_ step: DecodedToken) -> DecodedToken {
         sampled += 1
         guard case .token(let id, _) = step else {
             drafter!.finish()
+            pending = nil
             return step
         }
+        pending = nil
         if !drafter!.check(id) {
-            // The cache keeps the token before the draft and the `index` accepted: those of
-            // every position before this one.
-            _ = backend.truncate(to: promptTokenCount + sampled - 1)
+            // The cache keeps the token before the draft and those accepted: every position's
+            // before this one.
+            cut = promptTokenCount + sampled - 1
             pending = id
         }
         return step
     }
 
-    /// The choice at the next position from the scores the recorded tokens gave; at the first
-    /// that is not the recorded one, the recorded tokens after it leave the cache.
-    private func forcedToken(adjustingLogits: ((any LogitsView) throws -> Void)?) throws -> DecodedToken {
-        guard forcer!.startStep(promptLength: promptTokenCount, contextSize: backend.contextSize) else { return .contextFull }
-        if forcer!.needsScores {
-            try backend.evaluate(forcer!.nextChunk(limit: min(backend.room, backend.batchCapacity)), everyLogit: true)
+    /// What the next step evaluates after `step`: its token, unless it is the recorded one of
+    /// a forced reply (already in the cache, or in the next chunk). At the first that is not,
+    /// the recorded tokens after it leave the cache before the next decode.
+    private func keep(_ step: DecodedToken) -> DecodedToken {
+        sampled += 1
+        if forcer?.isForcing == true {
+            if forcer!.check(step, nearTie: sampler.nearTie) {
+                // The model spelled the recording with other tokens: those evaluated leave the cache.
+                if let respelled = forcer!.takeCut() { cut = promptTokenCount + respelled }
+                pending = nil
+                return step
+            }
+            cut = promptTokenCount + forcer!.divergence!
         }
-        let index = forcer!.position == 0 ? -1 : Int32(forcer!.indexInChunk)
-        sampler.expectation = forcer!.expectation(tolerance: sampler.tolerance)
-        let step = try sampler.step(backend.context, at: index, model: backend.model, adjustingLogits: adjustingLogits)
-        if forcer!.check(step, nearTie: sampler.nearTie) {
-            // The model spelled the recording with other tokens: those evaluated leave the cache.
-            if let cut = forcer!.takeCut() { _ = backend.truncate(to: promptTokenCount + cut) }
-        } else if let divergence = forcer!.divergence {
-            _ = backend.truncate(to: promptTokenCount + divergence)
-            if case .token(let id, _) = step { pending = id }
-        }
+        if case .token(let id, _) = step { pending = id } else { pending = nil }
         return step
+    }
+
+    /// Queues `tokens` at `position` for the engine's next step and waits for it; the step samples
+    /// the next position from the scores of the first of the last `outputs` tokens (keeping them
+    /// all when there are several). `trimming` (the prompt's step) first drops what the cache
+    /// holds past the shared prefix; otherwise a pending cut is made first.
+    private func decode(_ tokens: ArraySlice<Int32>, at position: Int, outputs: Int = 1, trimming: Bool = false,
+                        adjustingLogits: ((any LogitsView) throws -> Void)?) async throws -> DecodedToken
+    {
+        let backend = backend
+        let sampler = sampler
+        let prompt = prompt
+        let model = model
+        let inPlace = readsChunksInPlace
+        let adjust = UncheckedSendable(adjustingLogits)
+        let cut = trimming ? nil : self.cut
+        self.cut = nil
+        // A draft's check is sized by what a step with one costs against a step without.
+        let timesStep = !trimming && forcer == nil
+        return try await withCheckedThrowingContinuation { continuation in
+            let request = StepRequest(
+                sequence: backend.sequence, tokens: tokens, position: position, outputs: outputs,
+                preparation: trimming ? { context, request in
+                    // Drop what the cache holds past the shared prefix; if the cache cannot drop
+                    // a tail, it starts over and the whole prompt is evaluated.
+                    let kept = backend.cache.withLock { $0.kept.reuseCommonPrefix(of: prompt, in: context) }
+                    if kept != position {
+                        request.restart(with: prompt[kept...], at: kept)
+                        self.reusedPromptTokenCount = kept
+                    }
+                } : cut.map { cut in { context, _ in
+                    // Tokens taken back (a rewind, a divergence, a refused draft) leave the cache.
+                    _ = backend.cache.withLock { $0.kept.truncate(to: cut, in: context) }
+                } },
+                onAdvance: { chunk in backend.cache.withLock { $0.kept.tokens += chunk } },
+                onFailure: { context, start in _ = backend.cache.withLock { $0.kept.truncate(to: start, in: context) } },
+                finish: { context, index, seconds in
+                    if timesStep { self.drafter?.timed(seconds) }
+                    guard outputs > 1 else { return try sampler.step(context, at: index, model: model, adjustingLogits: adjust.value) }
+                    self.chunk.keep(context, last: index, count: outputs, inPlace: inPlace)
+                    let first = self.forcer?.isForcing == true ? self.forcer!.indexInChunk : 0
+                    if self.forcer == nil, !backend.engine.scoresBatchesExactly {
+                        sampler.expectation = self.drafter!.expectedToken.map {
+                            SamplerChain.Expectation(token: $0, tolerance: sampler.tolerance)
+                        }
+                    }
+                    return try self.chunk.step(first, sampler: sampler, model: model, adjustingLogits: adjust.value)
+                },
+                resume: { continuation.resume(with: $0) })
+            backend.engine.step(request)
+        }
     }
 
     func keepRewindPoints() throws { sampler.keepRewindPoints() }
 
     func rewind(to position: Int) throws {
-        // The cache first: the sampler goes back only once its tokens are gone.
-        guard sampler.canRewind(to: position), backend.truncate(to: promptTokenCount + position), sampler.rewind(to: position) else {
-            throw LlamaError.rewindFailed(position: position)
-        }
+        guard sampler.rewind(to: position) else { throw LlamaError.rewindFailed(position: position) }
         forcer?.rewind(to: position)
         drafter?.rewind(toContextLength: promptTokenCount + position)
         pending = nil
         sampled = position
+        cut = promptTokenCount + position
     }
 
     func forgetRewindPoints(before position: Int) throws { sampler.forgetRewindPoints(before: position) }
 
     func close() {
-        // The cache as generating would leave it, for the next prompt to be evaluated alike.
+        // The cache as generating would leave it, for the next prompt to be evaluated alike: the
+        // tokens past that (a forced chunk's, a draft's, or those a cut not yet made would drop)
+        // are forgotten, and leave the cache when the next prompt is prepared.
+        var length = cut
         if let forcer, forcer.isForcing {
-            _ = backend.truncate(to: promptTokenCount + forcer.generatedCacheLength)
+            length = promptTokenCount + forcer.generatedCacheLength
         } else if drafter != nil {
-            _ = backend.truncate(to: promptTokenCount + max(sampled - 1, 0))
+            length = min(length ?? .max, promptTokenCount + max(sampled - 1, 0))
         }
+        if let length { backend.cache.withLock { $0.kept.tokens.removeSubrange(min(length, $0.kept.tokens.count)...) } }
         backend.endReply()
     }
+}
+
+/// A value handed to the engine's thread while its owner waits for the result, so it is never
+/// used from two threads at once.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }

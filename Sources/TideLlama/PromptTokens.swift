@@ -10,12 +10,15 @@ extension LlamaModel {
     /// Messages without such text (nearly all) are tokenized with the rest of the prompt, exactly
     /// as llama.cpp would tokenize the whole; only a prompt holding one is tokenized piece by piece.
     /// A `raw` prompt has no turns to forge: its writer wrote all of it, markup included, so its
-    /// control-token text is recognised, as llama.cpp's completion endpoint does.
-    public func promptTokens(for messages: [ChatMessage], template: ChatTemplate) throws(LlamaError) -> [Int32] {
+    /// control-token text is recognised, as llama.cpp's completion endpoint does. Tool results take
+    /// the role of `toolFormat` (by default, the template's own format's).
+    public func promptTokens(for messages: [ChatMessage], template: ChatTemplate, toolFormat: ToolCallFormat? = nil) throws(LlamaError)
+        -> [Int32]
+    {
         let literal = template == .raw ? []
             : messages.indices.filter { splitter.containsControlText(Array(messages[$0].content.utf8)) }
         guard !literal.isEmpty else {
-            return try markupTokens(Array(try renderPrompt(messages, template: template).utf8)[...], atStart: true)
+            return try markupTokens(Array(try renderPrompt(messages, template: template, toolFormat: toolFormat).utf8)[...], atStart: true)
         }
         // Render with a placeholder in place of each such message, then put its text back as
         // plain tokens: the placeholders mark exactly where the messages stand in the markup.
@@ -26,7 +29,7 @@ extension LlamaModel {
             texts.append((placeholder, messages[index].content))
             masked[index].content = placeholder
         }
-        return try tokenize(try renderPrompt(masked, template: template), replacing: texts)
+        return try tokenize(try renderPrompt(masked, template: template, toolFormat: toolFormat), replacing: texts)
     }
 
     /// Tokens of text with control tokens recognised, in pieces cut before special tokens, in time

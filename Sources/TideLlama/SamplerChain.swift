@@ -59,8 +59,8 @@ final class SamplerChain {
     /// The chain for `parameters`; throws when llama.cpp refuses the format's grammar. Unless
     /// `checkingSampledTokenFirst` is off, the grammar only checks the sampled token at first;
     /// unless `steeringBudget` is off, a format's reply is steered to finish within `max-tokens`.
-    /// Tools offered are called in `template`'s family's format.
-    init(_ parameters: GenerationParameters, model: LlamaModel, template: ChatTemplate, checkingSampledTokenFirst: Bool = true,
+    /// Tools offered are called as `toolCalls` writes them.
+    init(_ parameters: GenerationParameters, model: LlamaModel, toolCalls: any ToolCallReader, checkingSampledTokenFirst: Bool = true,
          steeringBudget: Bool = true) throws {
         checksSampledTokenFirst = checkingSampledTokenFirst
         tolerance = parameters.tolerance
@@ -68,7 +68,7 @@ final class SamplerChain {
         argmaxOnly = parameters.temperature == 0 && stages.isEmpty
         history = stages.map { $0.history(parameters) }.max() ?? 0
         vocabularySize = model.facts.vocabularySize
-        (grammar, steerer) = try Self.replyGrammar(parameters, model: model, template: template, steeringBudget: steeringBudget)
+        (grammar, steerer) = try Self.replyGrammar(parameters, model: model, reader: toolCalls, steeringBudget: steeringBudget)
         var chainParameters = llama_sampler_chain_default_params()
         chainParameters.no_perf = true
         chain = llama_sampler_chain_init(chainParameters)

@@ -1,7 +1,6 @@
 import Foundation
 import TideCore
 import TideFormat
-import TideLua
 import TideScript
 
 extension LoggedConversation {
@@ -24,10 +23,7 @@ extension LoggedConversation {
         }
         func settings(of reply: LoggedReply) -> TurnSettings {
             TurnSettings(parameters: ParameterSetting.all(of: reply.parameters.parameters), format: nil,
-                         plugins: reply.plugins.map { spec in
-                             let name = (try? PluginSpec(parsing: spec).name) ?? spec
-                             return (PluginLocator.isPath(name) ? URL(fileURLWithPath: name).deletingPathExtension().lastPathComponent : name, spec)
-                         },
+                         plugins: reply.plugins.map { spec in ((try? PluginSpec(parsing: spec).pluginName) ?? spec, spec) },
                          systemPrompt: system)
         }
         var recorded: [RecordedConversation.Message] = []

@@ -132,7 +132,7 @@ public final class LuaPlugin: ChatHook, @unchecked Sendable {
         declaredWindow = (windowBytes, windowFunction)
         options = try Self.resolveOptions(plugin: name, path: path, declared: fields["options"] ?? .nil, given: given)
         var reload = spec ?? PluginSpec(name: name, options: given)
-        if PluginLocator.isPath(reload.name) { reload.name = path }
+        if PluginSpec.isPath(reload.name) { reload.name = path }
         specification = reload.description
         host.name = name
         lua.setTideField("options", to: .table(array: [], fields: options))

@@ -1,8 +1,6 @@
 
 /// A plugin that cannot be found, loaded or configured.
 public enum PluginError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// `NAME key=value …` does not parse.
-    case badSpec(String, String)
     /// No plugin by that name in the places searched.
     case notFound(String, searched: [String])
     /// The file cannot be read: why, naming the file.
@@ -14,7 +12,6 @@ public enum PluginError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .badSpec(let text, let problem): "bad plugin spec '\(text)': \(problem) (write NAME key=value …)"
         case .notFound(let name, let searched):
             "no plugin '\(name)' in " + searched.joined(separator: ", ") + " (give a path to a .lua file, or see `tide plugins list`)"
         case .unreadable(let reason): reason

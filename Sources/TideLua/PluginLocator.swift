@@ -1,5 +1,6 @@
 import Foundation
 import ShippedPlugins
+import TideCore
 import TideFiles
 
 /// Finds plugins: a path, or a name looked up in `./Plugins`, then in
@@ -27,11 +28,6 @@ public struct PluginLocator: Sendable {
             URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Plugins"),
             config.appendingPathComponent("tide/plugins"),
         ])
-    }
-
-    /// Whether `name` is a path to a file rather than a name to look up.
-    public static func isPath(_ name: String) -> Bool {
-        name.contains("/") || name.hasSuffix(".lua")
     }
 
     /// A plugin found by name or path.
@@ -112,7 +108,7 @@ public struct PluginLocator: Sendable {
     /// The plugin `name` means: the file itself if the name contains `/` or ends in `.lua`, else
     /// `NAME.lua` in the first folder that has it, else the shipped plugin of that name.
     public func locate(_ name: String) throws(PluginError) -> Found {
-        if Self.isPath(name) {
+        if PluginSpec.isPath(name) {
             let url = URL(fileURLWithPath: name)
             guard FileManager.default.fileExists(atPath: url.path) else { throw .notFound(name, searched: [url.path]) }
             return Found(name: url.deletingPathExtension().lastPathComponent, origin: .file(url))

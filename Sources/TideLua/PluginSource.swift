@@ -1,4 +1,5 @@
 import Foundation
+import TideCore
 
 /// A plugin found and read once, to make fresh instances from (`tide serve` gives every
 /// request its own).

@@ -9,7 +9,7 @@ import TideCore
 /// ```json
 /// {"system_prompt": "Answer in one sentence.",
 ///  "parameters": {"temperature": 0.2, "repeat-penalty": 1.1, "stop": ["\n\n"], "seed": null},
-///  "plugins": ["stop-after-sentences sentences=2"], "gpu_layers": 20}
+///  "plugins": ["stop-after-sentences sentences=2"], "gpu_layers": 20, "tool_format": "hermes"}
 /// ```
 public struct ModelDefaults: Sendable, Hashable {
     /// The system prompt when the user gives none; `nil` to keep the underlying model's.
@@ -21,23 +21,29 @@ public struct ModelDefaults: Sendable, Hashable {
     /// Layers offloaded to a GPU when `--gpu-layers` is not given (`-1`: all; `0`: none); `nil`
     /// for as many as the GPU's free memory holds.
     public var gpuLayers: Int?
+    /// How the model calls tools when `--tool-format` is not given; `nil` for the format its chat
+    /// template tells.
+    public var toolFormat: ToolCallFormat?
 
     /// Defaults; none by default.
-    public init(systemPrompt: String? = nil, parameters: [ParameterSetting] = [], plugins: [String] = [], gpuLayers: Int? = nil) {
+    public init(systemPrompt: String? = nil, parameters: [ParameterSetting] = [], plugins: [String] = [], gpuLayers: Int? = nil,
+                toolFormat: ToolCallFormat? = nil) {
         self.systemPrompt = systemPrompt
         self.parameters = parameters
         self.plugins = plugins
         self.gpuLayers = gpuLayers
+        self.toolFormat = toolFormat
     }
 
     /// `preset`'s defaults over these: its system prompt if it has one, its value of each
     /// parameter it sets (in the order of ``ParameterSetting/names``), its plugins loaded after
-    /// these, its GPU layers if it sets them.
+    /// these, its GPU layers and tool format if it sets them.
     public func overlaid(by preset: ModelDefaults) -> ModelDefaults {
         let set = Set(preset.parameters.map(\.name))
         return ModelDefaults(systemPrompt: preset.systemPrompt ?? systemPrompt,
                              parameters: Self.ordered(parameters.filter { !set.contains($0.name) } + preset.parameters),
-                             plugins: plugins + preset.plugins, gpuLayers: preset.gpuLayers ?? gpuLayers)
+                             plugins: plugins + preset.plugins, gpuLayers: preset.gpuLayers ?? gpuLayers,
+                             toolFormat: preset.toolFormat ?? toolFormat)
     }
 
     /// `parameters` in the order of ``ParameterSetting/names``.
@@ -55,10 +61,10 @@ public struct ModelDefaults: Sendable, Hashable {
 
 extension ModelDefaults: Codable {
     enum CodingKeys: String, CodingKey {
-        case systemPrompt = "system_prompt", parameters, plugins, gpuLayers = "gpu_layers"
+        case systemPrompt = "system_prompt", parameters, plugins, gpuLayers = "gpu_layers", toolFormat = "tool_format"
     }
 
-    /// Reads the `system_prompt`, `parameters`, `plugins` and `gpu_layers` fields of a registry entry. Values
+    /// Reads the `system_prompt`, `parameters`, `plugins`, `gpu_layers` and `tool_format` fields of a registry entry. Values
     /// are typed as in JSON: numbers, whole numbers, a number or `"random"` for `seed`, a string
     /// or a list of strings for `stop`; they are checked as `--temperature` and the others are.
     public init(from decoder: any Decoder) throws {
@@ -72,6 +78,11 @@ extension ModelDefaults: Codable {
         gpuLayers = try container.decodeIfPresent(Int.self, forKey: .gpuLayers)
         if let problem = gpuLayers.flatMap(ModelDescription.gpuLayersProblem) {
             throw DecodingError.dataCorruptedError(forKey: .gpuLayers, in: container, debugDescription: "gpu_layers " + problem)
+        }
+        do {
+            toolFormat = try container.decodeIfPresent(String.self, forKey: .toolFormat).map(ToolCallFormat.init(naming:))
+        } catch let error as InvalidParameterError {
+            throw DecodingError.dataCorruptedError(forKey: .toolFormat, in: container, debugDescription: error.description)
         }
         let values = try container.decodeIfPresent([String: ParameterValue].self, forKey: .parameters) ?? [:]
         parameters = []
@@ -98,5 +109,6 @@ extension ModelDefaults: Codable {
         }
         if !plugins.isEmpty { try container.encode(plugins, forKey: .plugins) }
         try container.encodeIfPresent(gpuLayers, forKey: .gpuLayers)
+        try container.encodeIfPresent(toolFormat, forKey: .toolFormat)
     }
 }

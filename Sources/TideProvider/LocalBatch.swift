@@ -6,11 +6,13 @@ final class LocalBatch: BackendBatch {
     let engine: LlamaBatchEngine
     let template: ChatTemplate
     let endOfGenerationStrings: [String]
+    let toolFormat: ToolCallFormat?
 
-    init(engine: LlamaBatchEngine, template: ChatTemplate, endOfGenerationStrings: [String]) {
+    init(engine: LlamaBatchEngine, template: ChatTemplate, endOfGenerationStrings: [String], toolFormat: ToolCallFormat?) {
         self.engine = engine
         self.template = template
         self.endOfGenerationStrings = endOfGenerationStrings
+        self.toolFormat = toolFormat
     }
 
     var sequenceCapacity: Int { engine.sequenceCapacity }
@@ -23,7 +25,8 @@ final class LocalBatch: BackendBatch {
     /// allows is this backend's error alone, not the batch's.
     func makeBackend(contextSize: Int?) throws -> any ChatBackend {
         _ = try LlamaContextOptions(contextSize: contextSize).checkedContextSize(for: engine.model)
-        return try engine.makeBackend(template: template, endOfGenerationStrings: endOfGenerationStrings, contextSize: contextSize)
+        return try engine.makeBackend(template: template, endOfGenerationStrings: endOfGenerationStrings, toolFormat: toolFormat,
+                                      contextSize: contextSize)
     }
 
     func shutdown() { engine.shutdown() }

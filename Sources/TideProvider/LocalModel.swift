@@ -30,8 +30,11 @@ public struct LocalModel: ChatModel {
     /// A llama.cpp context with the template and end strings of the registry entry.
     public func makeBackend(_ setup: ModelSetup) throws -> any ChatBackend {
         try LlamaBackend(model: weights, options: setup.contextOptions, template: template(for: setup),
-                         endOfGenerationStrings: entry?.endOfGenerationStrings ?? [])
+                         endOfGenerationStrings: entry?.endOfGenerationStrings ?? [], toolFormat: toolFormat(for: setup))
     }
+
+    /// `setup`'s tool format, else the defaults' (a preset's); `nil` for the template's own.
+    func toolFormat(for setup: ModelSetup) -> ToolCallFormat? { setup.toolFormat ?? defaults.toolFormat }
 
     /// One llama.cpp context whose sequences hold `contextSize` tokens each (default: `setup`'s,
     /// else min(4096, the model's)), never more than the model was trained on.
@@ -40,7 +43,8 @@ public struct LocalModel: ChatModel {
         let trained = weights.facts.trainedContextLength
         options.contextSize = (contextSize ?? setup.contextSize).map { trained > 0 ? min($0, trained) : $0 }
         return LocalBatch(engine: try LlamaBatchEngine(model: weights, sequences: sequences, options: options),
-                          template: try template(for: setup), endOfGenerationStrings: entry?.endOfGenerationStrings ?? [])
+                          template: try template(for: setup), endOfGenerationStrings: entry?.endOfGenerationStrings ?? [],
+                          toolFormat: toolFormat(for: setup))
     }
 
     /// The chat template `setup` asks for.

@@ -1,10 +1,11 @@
 import Foundation
+import TideCore
 import TideLlama
 import TideModels
 
 /// Which model to run and how to open a context on it: what `--model`, `--remote`,
 /// `--remote-timeout`, `--template`, `--ctx-size`, `--threads`, `--batch-size` and
-/// `--gpu-layers` say (and a script's `@model`, `@template`, `@ctx-size`).
+/// `--gpu-layers` and `--tool-format` say (and a script's `@model`, `@template`, `@ctx-size`).
 public struct ModelSetup: Sendable, Hashable {
     /// A registry name or a path to a `.gguf` file; with ``server``, the model's name there.
     public var model: String
@@ -25,6 +26,9 @@ public struct ModelSetup: Sendable, Hashable {
     /// Layers offloaded to a GPU (``OffloadPlan``): `nil` for the model's preset's, else as many
     /// as the GPU's free memory holds; `-1` for all; `0` for none.
     public var gpuLayers: Int?
+    /// How the model calls tools (``ToolCallFormat``): `nil` for the preset's, else the format
+    /// its chat template tells. Local models only.
+    public var toolFormat: ToolCallFormat?
 
     /// A setup; the defaults are those of `tide generate`.
     public init(model: String = ModelRegistry.defaultModelID, server: RemoteServer? = nil, template: String? = nil,

@@ -41,8 +41,14 @@ public struct RemoteModel: ChatModel, Hashable {
     public func templateName(for setup: ModelSetup) -> String? { nil }
 
     /// A backend sending each reply to the server.
+    /// A backend on the server. A tool format (a preset's, `--tool-format`) is refused: the server
+    /// offers the tools and reads the calls itself.
     public func makeBackend(_ setup: ModelSetup) throws -> any ChatBackend {
-        RemoteBackend(url: server.url, model: name, apiKey: server.apiKey, contextSize: contextSize, timeout: timeout)
+        if let format = setup.toolFormat ?? defaults.toolFormat {
+            throw InvalidParameterError(name: "tool-format", value: format.rawValue,
+                                        requirement: "none for \(name) on \(server.url.absoluteString), whose server offers the tools and reads the calls")
+        }
+        return RemoteBackend(url: server.url, model: name, apiKey: server.apiKey, contextSize: contextSize, timeout: timeout)
     }
 
     /// `nil`: the server batches its own clients.

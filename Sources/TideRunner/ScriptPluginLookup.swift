@@ -1,4 +1,5 @@
 import Foundation
+import TideCore
 import TideLua
 
 extension PluginLocator {
@@ -16,7 +17,7 @@ extension PluginSpec {
     /// This spec as the script at `file` means it: a relative path (`@plugin ./x.lua`) is
     /// relative to the script's folder, not to where Tide runs.
     public func relative(toScript file: String) -> PluginSpec {
-        guard PluginLocator.isPath(name), !name.hasPrefix("/") else { return self }
+        guard PluginSpec.isPath(name), !name.hasPrefix("/") else { return self }
         var relative = self
         relative.name = URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(name).path
         return relative

@@ -1,4 +1,5 @@
 import Foundation
+import TideCore
 import TideLua
 import TideScript
 
@@ -22,7 +23,7 @@ extension ScriptFiles {
             case .file(let path): return moved(path)
             case .plugin(let text):
                 guard var spec = try? PluginSpec(parsing: text) else { return text }
-                if PluginLocator.isPath(spec.name) {
+                if PluginSpec.isPath(spec.name) {
                     spec.name = moved(spec.name)
                 } else {
                     let beside = PluginLocator(directories: [], includesShipped: false)

@@ -1,7 +1,6 @@
 import Logging
 import Synchronization
 import TideCore
-import TideLua
 
 /// One request's reply on a sequence lent by the pool: fresh plugin instances, a session holding
 /// the request's conversation, and the reply's events. The sequence goes back to the pool when
@@ -21,11 +20,9 @@ final class CompletionRun: @unchecked Sendable {
     static func start(_ job: CompletionJob, configuration: ServeConfiguration, pool: SequencePool, logger: Logger)
         async throws -> CompletionRun
     {
-        let plugins = try configuration.plugins.map { source in
-            try source.instantiate(limits: configuration.limits, log: { logger.info("plugin: \($0)") })
-        }
+        let hooks = try configuration.hooks.hooks(log: { logger.info("plugin: \($0)") })
         let backend = try await pool.acquire(for: job.messages)
-        let run = CompletionRun(job, backend: backend, plugins: plugins, hookErrorPolicy: configuration.hookErrorPolicy,
+        let run = CompletionRun(job, backend: backend, hooks: hooks, hookErrorPolicy: configuration.hookErrorPolicy,
                                 recorder: configuration.recorder?(job.endpoint.path), pool: pool, logger: logger)
         do {
             run.first = try await run.iterator.next()
@@ -36,12 +33,12 @@ final class CompletionRun: @unchecked Sendable {
         return run
     }
 
-    private init(_ job: CompletionJob, backend: any ChatBackend, plugins: [LuaPlugin], hookErrorPolicy: HookErrorPolicy,
+    private init(_ job: CompletionJob, backend: any ChatBackend, hooks: [any ChatHook], hookErrorPolicy: HookErrorPolicy,
                  recorder: (any ExchangeRecorder)?, pool: SequencePool, logger: Logger) {
         self.pool = pool
         self.backend = backend
         self.logger = logger
-        session = ChatSession(backend: backend, systemPrompt: nil, parameters: job.parameters, hooks: plugins,
+        session = ChatSession(backend: backend, systemPrompt: nil, parameters: job.parameters, hooks: hooks,
                               hookErrorPolicy: hookErrorPolicy)
         session.history = job.history
         session.recorder = recorder

@@ -1,5 +1,4 @@
 import TideCore
-import TideLua
 
 /// What `tide serve` was started with: the model's name for clients, the defaults of every
 /// request, the plugins applied to every request, the key clients must send, and the limits that
@@ -18,10 +17,8 @@ public struct ServeConfiguration: Sendable {
     public var systemPrompt: String?
     /// Generation parameters for the fields a request leaves out.
     public var parameters: GenerationParameters
-    /// The plugins, in hook order, read when the server starts; each request gets fresh instances.
-    public var plugins: [PluginSource]
-    /// The plugin sandbox's limits.
-    public var limits: LuaLimits
+    /// Makes the hooks (the plugins, in hook order) of each request: every request gets fresh instances.
+    public var hooks: HookFactory
     /// What a plugin error does: skip the plugin for the rest of the request, or fail the request.
     public var hookErrorPolicy: HookErrorPolicy
     /// The bearer token clients must send; `nil` for none.
@@ -33,13 +30,11 @@ public struct ServeConfiguration: Sendable {
     public var recorder: (@Sendable (_ endpoint: String) -> (any ExchangeRecorder)?)?
 
     /// A configuration serving `modelName` with Tide's default parameters and no plugins.
-    public init(modelName: String, parameters: GenerationParameters = GenerationParameters(), plugins: [PluginSource] = [],
-                limits: LuaLimits = LuaLimits(), hookErrorPolicy: HookErrorPolicy = .disableHook, apiKey: String? = nil,
-                serverLimits: ServerLimits = ServerLimits()) {
+    public init(modelName: String, parameters: GenerationParameters = GenerationParameters(), hooks: HookFactory = .none,
+                hookErrorPolicy: HookErrorPolicy = .disableHook, apiKey: String? = nil, serverLimits: ServerLimits = ServerLimits()) {
         self.modelName = modelName
         self.parameters = parameters
-        self.plugins = plugins
-        self.limits = limits
+        self.hooks = hooks
         self.hookErrorPolicy = hookErrorPolicy
         self.apiKey = apiKey
         self.serverLimits = serverLimits

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TideBench
+import TideCore
 import TideLlama
 import TideLua
 import TideModels

@@ -28,6 +28,12 @@ struct ModelOptions: ParsableArguments {
     @Option(help: "Chat template: `model` (the file's own), `raw` (plain text, for base models) or a llama.cpp name such as chatml, phi3, gemma, llama3.")
     var template: String?
 
+    @Option(name: .customLong("tool-format"), help: ArgumentHelp(
+        "How the model is offered tools and writes its calls, for a model whose chat template Tide does not recognise: "
+            + ToolCallFormat.allCases.map(\.rawValue).joined(separator: ", ") + " (default: the preset's, else as its template tells).",
+        valueName: "name"))
+    var toolFormat: String?
+
     @Option(name: .customLong("ctx-size"), parsing: .unconditional, help: "Context size in tokens (default: min(4096, the model's); 4096 for a remote model).")
     var contextSize: Int?
 
@@ -53,6 +59,9 @@ struct ModelOptions: ParsableArguments {
         }
         if batchSize < 1 { throw ValidationError("--batch-size must be at least 1, not \(batchSize)") }
         if let problem = gpuLayers.flatMap(ModelDescription.gpuLayersProblem) { throw ValidationError("--gpu-layers " + problem) }
+        if let toolFormat, (try? ToolCallFormat(naming: toolFormat)) == nil {
+            throw ValidationError("unknown --tool-format '\(toolFormat)'; choose " + ToolCallFormat.requirement)
+        }
         if let template, (try? ChatTemplate(parsing: template)) == nil {
             throw ValidationError("unknown --template '\(template)'; choose one of: "
                 + ChatTemplate.acceptedNames.joined(separator: ", "))
@@ -64,6 +73,7 @@ struct ModelOptions: ParsableArguments {
                 throw ValidationError("--remote: \(error)")
             }
             if template != nil { throw ValidationError("--template does not apply to --remote: the server renders its prompts") }
+            if toolFormat != nil { throw ValidationError("--tool-format does not apply to --remote: the server offers the tools and reads the calls") }
         }
     }
 
@@ -74,6 +84,7 @@ struct ModelOptions: ParsableArguments {
         var setup = ModelSetup(model: model ?? defaultModel ?? ModelRegistry.defaultModelID, template: template, contextSize: contextSize,
                                threads: checkedThreads, batchSize: batchSize, gpuLayers: gpuLayers)
         setup.remoteTimeout = remoteTimeout.map { .seconds($0) }
+        setup.toolFormat = try toolFormat.map(ToolCallFormat.init(naming:))
         guard let remote else { return setup }
         let server = try RemoteServer(parsing: remote)
         setup.server = server

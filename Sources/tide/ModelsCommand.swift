@@ -80,6 +80,10 @@ struct ModelsCommand: AsyncParsableCommand {
             print("vocabulary size:   \(facts.vocabularySize)")
             let rendering = loaded.templateFamilyName.map { ", written by Tide as the \($0) family's" } ?? ", rendered by llama.cpp"
             print("chat template:     " + (facts.chatTemplate.map { "\($0.count) characters, in the file" + rendering } ?? "none in the file"))
+            let template = try ChatTemplate(parsing: resolved.entry?.template ?? "model")
+            let toolFormat = try user.defaults(for: model).toolFormat
+            print("tool calls:        " + (toolFormat.map { "\($0) (set by its defaults)" }
+                ?? "\(loaded.toolCallFormat(template: template)) (as its chat template tells)"))
             if let markers = loaded.reasoningMarkers(template: .model) {
                 print("reasoning:         \(markers.open)…\(markers.close)" + (markers.openedByPrompt ? ", opened by the prompt" : ""))
             }
@@ -142,11 +146,22 @@ struct ModelsCommand: AsyncParsableCommand {
                 help: "Layers it offloads to a GPU (-1: all; 0: none; default: as many as the GPU's free memory holds).")
         var gpuLayers: Int?
 
+        @Option(name: .customLong("tool-format"),
+                help: ArgumentHelp("How it calls tools: " + ToolCallFormat.allCases.map(\.rawValue).joined(separator: ", ")
+                    + " (default: as its chat template tells).", valueName: "name"))
+        var toolFormat: String?
+
         @Flag(help: "Replace an entry of the same name.")
         var replace = false
 
         func run() throws {
             if let problem = gpuLayers.flatMap(ModelDescription.gpuLayersProblem) { throw ValidationError("--gpu-layers " + problem) }
+            let format: ToolCallFormat?
+            do {
+                format = try toolFormat.map(ToolCallFormat.init(naming:))
+            } catch {
+                throw ValidationError("--tool-format: \(error)")
+            }
             let user = try UserModels()
             guard user.knows(from) else { throw ModelLookupError.unknownModel(from) }
             if ModelStore.isPath(from), InputFile.kind(of: from) == .missing {
@@ -158,7 +173,7 @@ struct ModelsCommand: AsyncParsableCommand {
             let path = ModelStore.isPath(from) ? URL(fileURLWithPath: from).standardizedFileURL.path : from
             let preset = PresetEntry(name: name, from: path,
                                      defaults: ModelDefaults(systemPrompt: system, parameters: try sampling.settings, plugins: plugins,
-                                                             gpuLayers: gpuLayers))
+                                                             gpuLayers: gpuLayers, toolFormat: format))
             try UserModels.save(preset, replacing: replace, in: UserModels.standardFile)
             print("created \(name) in \(UserModels.standardFile.path); chat with it: tide chat --model \(name)")
         }

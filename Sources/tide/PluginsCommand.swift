@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TideCore
 import TideLua
 
 /// `tide plugins`: list the plugins Tide can find, and check one without a model.

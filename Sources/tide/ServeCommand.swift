@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import TideCore
 import TideLog
 import TideLua
 import TideProvider
@@ -124,12 +125,13 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
     func run() async throws {
         let setup = try await modelOptions.setup()
         let defaults = try setup.modelDefaults()
+        let plugins = try pluginOptions.sources(after: defaults.plugins)
+        let limits = pluginOptions.limits
         var configuration = ServeConfiguration(modelName: "", parameters: try sampling.parameters(over: defaults.generationParameters),
-                                               plugins: try pluginOptions.sources(after: defaults.plugins),
-                                               limits: pluginOptions.limits, hookErrorPolicy: pluginOptions.policy,
-                                               apiKey: apiKey, serverLimits: try serverLimits())
+                                               hooks: HookFactory { log in try plugins.map { try $0.instantiate(limits: limits, log: log) } },
+                                               hookErrorPolicy: pluginOptions.policy, apiKey: apiKey, serverLimits: try serverLimits())
         // Every plugin is made once now, so that a mistake stops the server before it starts.
-        for plugin in configuration.plugins { _ = try plugin.instantiate(limits: configuration.limits, log: { Terminal.warn($0) }) }
+        _ = try configuration.hooks.hooks(log: { Terminal.warn($0) })
         let model = try ProgressBarModels().model(for: setup)
         guard let batch = try model.makeBatch(setup, sequences: parallel, contextSize: nil) else {
             throw ValidationError("tide serve runs a local model")
@@ -151,7 +153,7 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
         let server = try ChatServer(batch: batch, configuration: configuration, logger: logger)
         let banner = "tide serve: \(configuration.modelName) on http://\(host):\(port)/v1 · \(parallel) sequences of "
             + "\(batch.contextSizePerSequence) tokens" + (configuration.placement.map { " · runs on \($0)" } ?? "") + " · plugins: "
-            + (configuration.plugins.isEmpty ? "none" : configuration.plugins.map(\.spec.description).joined(separator: ", "))
+            + (plugins.isEmpty ? "none" : plugins.map(\.spec.description).joined(separator: ", "))
             + (configuration.apiKey == nil ? "" : " · API key required")
             + logNote(log)
         try await server.run(host: host, port: port) { Terminal.warn(banner) }

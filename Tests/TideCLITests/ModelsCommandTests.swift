@@ -17,7 +17,7 @@ extension CommandLineTests {
             let result = try TideProcess.run(["models", "info", "smollm2-135m-instruct"])
             #expect(result.status == 0)
             for fact in ["architecture:      llama", "quantization:      Q8_0", "context length:    8192",
-                         "vocabulary size:   49152", "parameters:", "runs on:           \(GPUMachine.placement ?? "CPU")\n"] {
+                         "vocabulary size:   49152", "parameters:", "tool calls:        hermes (as its chat template tells)\n", "runs on:           \(GPUMachine.placement ?? "CPU")\n"] {
                 #expect(result.stdout.contains(fact))
             }
         }
@@ -115,6 +115,18 @@ extension CommandLineTests {
             #expect(badLayers.status != 0 && badLayers.stderr.contains("--gpu-layers must be -1 (all) or a count ≥ 0, not -2"))
             #expect(try tide(["models", "show", "smollm2-135m-instruct"]).stdout.contains("parameters:    temperature 0.2, repeat-penalty 1.1"))
             #expect(try tide(["models", "info", "terse"]).stdout.contains("preset:            terse, from smollm2-135m-instruct\n"))
+            // A tool format: kept by the preset, shown, and refused when it names none.
+            #expect(try tide(["models", "create", "llamaish", "--from", "smollm2-135m-instruct", "--tool-format", "llama3"]).status == 0)
+            #expect(try tide(["models", "show", "llamaish"]).stdout.contains("tool format:   llama3\n"))
+            #expect(try tide(["models", "info", "llamaish"]).stdout.contains("tool calls:        llama3 (set by its defaults)\n"))
+            let badFormat = try tide(["models", "create", "x", "--from", "terse", "--tool-format", "xml"])
+            #expect(badFormat.status != 0 && badFormat.stderr.contains("tool-format must be one of hermes, llama3, phi4-mini, not xml"),
+                    "\(badFormat.stderr)")
+            let unknown = try tide(["generate", "--tool-format", "xml", "Hi"])
+            #expect(unknown.status != 0 && unknown.stderr.contains("unknown --tool-format 'xml'; choose one of hermes, llama3, phi4-mini"),
+                    "\(unknown.stderr)")
+            let remote = try tide(["generate", "--remote", "http://127.0.0.1:9", "--model", "m", "--tool-format", "hermes", "Hi"])
+            #expect(remote.status != 0 && remote.stderr.contains("--tool-format does not apply to --remote"), "\(remote.stderr)")
 
             // The capitals fixture makes the words certain: two sentences, of which the preset's plugin keeps one.
             let sea = "\(ScratchPlugins.capitalsFile) text='The sea is deep. It is blue.'"

@@ -131,13 +131,13 @@ extension RealModelTests {
         @Test func sequencesAreLimitedAndReleased() async throws {
             let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: LlamaContextOptions(contextSize: 512))
             defer { engine.shutdown() }
-            var first: LlamaSequenceBackend? = try engine.makeBackend()
+            var first: LlamaBackend? = try engine.makeBackend()
             let second = try engine.makeBackend()
             #expect(throws: LlamaError.noFreeSequence(capacity: 2)) { try engine.makeBackend() }
             _ = try await ChatSession(backend: first!, parameters: greedy(4)).reply(to: "Hi").collect()
             first = nil
             // The reply's task lets go of the backend just after its last event: wait for it (bounded).
-            var freed: LlamaSequenceBackend?
+            var freed: LlamaBackend?
             for _ in 0..<500 where freed == nil {
                 freed = try? engine.makeBackend()
                 if freed == nil { try await Task.sleep(for: .milliseconds(10)) }

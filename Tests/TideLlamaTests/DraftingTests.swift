@@ -61,6 +61,13 @@ extension RealModelTests {
             }
         }
 
+        /// Where the drafting reply runs: in a context of its own, or on a sequence of a batch
+        /// whose other sequence writes freely at the same time.
+        enum Placement: String, CaseIterable, CustomTestStringConvertible {
+            case alone, inBatch
+            var testDescription: String { rawValue }
+        }
+
         struct Conversation {
             var replies: [CollectedReply]
             var seen: [String]
@@ -68,36 +75,53 @@ extension RealModelTests {
         }
 
         func converse(_ draft: DraftMode, temperature: Double = 0, seed: UInt32? = nil, repeatPenalty: Double = 1,
-                      stop: [String] = [], maxTokens: Int = 300, hooked: Bool = false, banning: Bool = false) async throws
-            -> Conversation
+                      stop: [String] = [], maxTokens: Int = 300, hooked: Bool = false, banning: Bool = false,
+                      placement: Placement = .alone) async throws -> Conversation
         {
-            let backend = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 4096))
-            var parameters = GenerationParameters()
-            parameters.temperature = temperature
-            parameters.seed = seed
+            let engine = placement == .inBatch
+                ? try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: LlamaContextOptions(contextSize: 4096)) : nil
+            defer { engine?.shutdown() }
+            let backend = try engine?.makeBackend()
+                ?? LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 4096))
+            let neighbour = try engine.map { engine in
+                ChatSession(backend: try engine.makeBackend(), parameters: self.parameters(temperature: 0.8, seed: 5, maxTokens: 200))
+            }
+            var parameters = self.parameters(temperature: temperature, seed: seed, maxTokens: maxTokens)
             parameters.repeatPenalty = repeatPenalty
             parameters.stop = stop
-            parameters.maxTokens = maxTokens
             parameters.draft = draft
-            parameters.maxRewinds = 1000
             let recorder = Recorder()
             let session = ChatSession(backend: backend, systemPrompt: "You are a helpful assistant.", parameters: parameters,
                                       hooks: (hooked ? [recorder] : []) + (banning ? [Banner()] : []))
             var replies: [CollectedReply] = []
-            for turn in Self.turns { replies.append(try await session.reply(to: turn).collect()) }
+            for turn in Self.turns {
+                async let other = neighbour?.reply(to: DraftingTests.turns[1]).collect()
+                replies.append(try await session.reply(to: turn).collect())
+                _ = try await other
+            }
             return Conversation(replies: replies, seen: recorder.seen.withLock { $0 }, cachedTokens: backend.cachedTokenCount)
+        }
+
+        func parameters(temperature: Double, seed: UInt32?, maxTokens: Int) -> GenerationParameters {
+            var parameters = GenerationParameters()
+            parameters.temperature = temperature
+            parameters.seed = seed
+            parameters.maxTokens = maxTokens
+            parameters.maxRewinds = 1000
+            return parameters
         }
 
         /// Runs the conversation both ways: the replies agree in every respect, and the drafting
         /// one did check drafts (the copying turns accept most of theirs).
+        /// The plain one runs alone; the drafting one where `placement` says.
         func expectSame(temperature: Double = 0, seed: UInt32? = nil, repeatPenalty: Double = 1, stop: [String] = [],
-                        hooked: Bool = false, banning: Bool = false) async throws -> Conversation
+                        hooked: Bool = false, banning: Bool = false, placement: Placement = .alone) async throws -> Conversation
         {
             let plain = try await converse(.off, temperature: temperature, seed: seed, repeatPenalty: repeatPenalty,
                                            stop: stop, hooked: hooked, banning: banning)
             // Drafting whenever there is a draft, so that it happens whatever checks cost here.
             let drafted = try await converse(.always, temperature: temperature, seed: seed, repeatPenalty: repeatPenalty,
-                                             stop: stop, hooked: hooked, banning: banning)
+                                             stop: stop, hooked: hooked, banning: banning, placement: placement)
             for (one, other) in zip(plain.replies, drafted.replies) {
                 #expect(other.text == one.text)
                 #expect(other.summary?.stopReason == one.summary?.stopReason)
@@ -113,8 +137,8 @@ extension RealModelTests {
             return drafted
         }
 
-        @Test func greedyRepliesAreTheSame() async throws {
-            let drafted = try await expectSame()
+        @Test(arguments: Placement.allCases) func greedyRepliesAreTheSame(placement: Placement) async throws {
+            let drafted = try await expectSame(placement: placement)
             // How much of it the model copies is its own business (a grammar makes it certain in
             // `lookupDraftsWhereChecksPayAndAlwaysWhateverTheyCost`); that it drafted is not.
             #expect(drafted.replies[0].summary?.statistics.drafting != nil)
@@ -125,13 +149,13 @@ extension RealModelTests {
             _ = try await expectSame(repeatPenalty: 1.1)
         }
 
-        @Test func hooksSeeEveryTokenInOrder() async throws {
-            let drafted = try await expectSame(hooked: true)
+        @Test(arguments: Placement.allCases) func hooksSeeEveryTokenInOrder(placement: Placement) async throws {
+            let drafted = try await expectSame(hooked: true, placement: placement)
             #expect(drafted.seen.count > 400)
         }
 
-        @Test func rewindsTakeBackDraftedTokensAlike() async throws {
-            let drafted = try await expectSame(hooked: true, banning: true)
+        @Test(arguments: Placement.allCases) func rewindsTakeBackDraftedTokensAlike(placement: Placement) async throws {
+            let drafted = try await expectSame(hooked: true, banning: true, placement: placement)
             #expect(drafted.replies.reduce(0) { $0 + ($1.summary?.statistics.rewinds ?? 0) } > 3)
             #expect(!drafted.replies[0].text.contains("keeper"))
         }
@@ -150,17 +174,22 @@ extension RealModelTests {
         /// as dear as single decodes it never drafts; with cheap ones, and with `always` whatever
         /// they cost, it does. The reply copies the passage by a grammar, so the words, and the
         /// drafts the prompt offers, are the same on any machine.
-        @Test func lookupDraftsWhereChecksPayAndAlwaysWhateverTheyCost() async throws {
+        @Test(arguments: Placement.allCases) func lookupDraftsWhereChecksPayAndAlwaysWhateverTheyCost(placement: Placement) async throws {
             func drafting(_ mode: DraftMode, costs: CheckCosts) async throws -> DraftStatistics? {
                 var options = LlamaContextOptions(contextSize: 1024)
                 options.machine.checkCosts = costs
+                let engine = placement == .inBatch ? try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: options) : nil
+                defer { engine?.shutdown() }
                 var parameters = GenerationParameters()
                 parameters.temperature = 0
                 parameters.draft = mode
                 parameters.format = try ReplyFormat.grammar("root ::= \"" + Self.passage + "\"")
-                let session = ChatSession(backend: try LlamaBackend(model: TestModel.shared, options: options),
+                let session = ChatSession(backend: try engine?.makeBackend() ?? LlamaBackend(model: TestModel.shared, options: options),
                                           systemPrompt: "You are a helpful assistant.", parameters: parameters)
+                let neighbour = try engine.map { ChatSession(backend: try $0.makeBackend(), parameters: self.parameters(temperature: 0, seed: nil, maxTokens: 100)) }
+                async let other = neighbour?.reply(to: Self.turns[1]).collect()
                 let reply = try await session.reply(to: Self.turns[0]).collect()
+                _ = try await other
                 #expect(reply.text == Self.passage)
                 return reply.summary?.statistics.drafting
             }

@@ -52,13 +52,7 @@ extension RealModelTests {
         @Test func llamaThreesFormatCallsRunsAndAnswers() async throws {
             let backend = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 2048), template: .named("llama3"))
             #expect(backend.toolCallReader is LlamaToolCalls)
-            var parameters = GenerationParameters()
-            parameters.temperature = 0
-            parameters.maxTokens = 96
-            parameters.toolChoice = .named("tip")
-            parameters.maxToolRounds = 1
-            let session = ChatSession(backend: backend, systemPrompt: "You are a helpful assistant.", parameters: parameters,
-                                      hooks: [Tipper()])
+            let session = tipping(on: backend)
             let reply = try await session.reply(to: "What is a 15% tip on 80 dollars?").collect()
             let call = try #require(reply.toolCalls.first, "\(reply.text) \(reply.summary?.toolCallProblem ?? "")")
             #expect(call.name == "tip" && reply.toolCalls.count == 1)
@@ -70,6 +64,42 @@ extension RealModelTests {
             let prompt = try TestModel.shared.renderPrompt(backend.toolCallReader!.prompt(session.history, offering: []),
                                                            template: .named("llama3"))
             #expect(prompt.contains("<|start_header_id|>ipython<|end_header_id|>\n\n\"12\"<|eot_id|>"), "\(prompt)")
+        }
+
+        /// A session on `backend` whose greedy reply must call the tipper's tool, once.
+        func tipping(on backend: LlamaBackend) -> ChatSession {
+            var parameters = GenerationParameters()
+            parameters.temperature = 0
+            parameters.maxTokens = 96
+            parameters.toolChoice = .named("tip")
+            parameters.maxToolRounds = 1
+            return ChatSession(backend: backend, systemPrompt: "You are a helpful assistant.", parameters: parameters, hooks: [Tipper()])
+        }
+
+        /// A tool format named for a backend (a preset's, `--tool-format`) replaces the one its
+        /// template tells, in the prompt, the calls' grammar and their reading alike, alone or on a
+        /// sequence of a batch.
+        @Test func aNamedToolFormatReplacesTheTemplatesOwn() async throws {
+            let inferred = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024))
+            #expect(inferred.toolCallFormat == .hermes && inferred.toolCallReader is HermesToolCalls)
+            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 1, options: LlamaContextOptions(contextSize: 1024))
+            #expect(try engine.makeBackend(toolFormat: .phi4Mini).toolCallFormat == .phi4Mini)
+            engine.shutdown()
+            // The model's own ChatML template, with Llama 3's format named.
+            let backend = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 2048), toolFormat: .llama3)
+            #expect(backend.toolCallFormat == .llama3 && backend.toolCallReader is LlamaToolCalls)
+            let session = tipping(on: backend)
+            let reply = try await session.reply(to: "What is a 15% tip on 80 dollars?").collect()
+            // Llama 3's grammar holds the reply to its JSON with `parameters` (Hermes's would open
+            // `<tool_call>` and say `arguments`), whatever words and spacing the model picks.
+            let written = reply.toolCalls.first?.written ?? reply.text
+            #expect(written.hasPrefix("{") && written.contains(#""parameters""#) && !written.contains("<tool_call>"), "\(written)")
+            let offered = try TestModel.shared.renderPrompt(backend.toolCallReader!.prompt(session.history, offering: Tipper().tools),
+                                                            template: .model, toolFormat: .llama3)
+            #expect(offered.contains("Environment: ipython"), "\(offered)")
+            let result = [ChatMessage(.user, "Tip?"), ChatMessage(.tool, "12")]
+            #expect(try TestModel.shared.renderPrompt(result, template: .model, toolFormat: .llama3).contains("<|im_start|>ipython\n"))
+            #expect(try TestModel.shared.renderPrompt(result, template: .model).contains("<|im_start|>tool\n"))
         }
     }
 }

@@ -35,7 +35,7 @@ import TideTestSupport
     @Test func theChatMLFormatIsQwenTwoPointFivesTemplate() throws {
         let expected = try ReferenceFiles.render(template: ReferenceFiles.template("Qwen-Qwen2.5-7B-Instruct"),
                                                  messages: Self.messages, tools: Self.tools)
-        let reader = ToolCallReaders.reader(forTemplate: "chatml")
+        let reader = ToolCallFormat.inferred(fromTemplate: "chatml").reader
         #expect(reader is HermesToolCalls)
         let rendered = try ChatTemplate.render(reader.prompt(Self.conversation, offering: Self.definitions), with: "chatml",
                                                toolRole: reader.toolRole)
@@ -48,7 +48,7 @@ import TideTestSupport
     @Test func theLlamaFormatIsLlamaThreePointTwosTemplate() throws {
         let template = try ReferenceFiles.template("meta-llama-Llama-3.2-3B-Instruct")
         let expected = try ReferenceFiles.render(template: template, messages: Self.messages, tools: Self.tools)
-        let reader = ToolCallReaders.reader(forTemplate: template)
+        let reader = ToolCallFormat.inferred(fromTemplate: template).reader
         #expect(reader is LlamaToolCalls)
         let family = try #require(TemplateFamily(recognizing: template))
         let rendered = family.render(reader.prompt(Self.conversation, offering: Self.definitions), toolRole: reader.toolRole)
@@ -65,7 +65,7 @@ import TideTestSupport
     /// Tide writes.
     @Test func thePhiFourMiniFormatIsItsTemplate() throws {
         let template = try ReferenceFiles.ownTemplate("microsoft-Phi-4-mini-instruct")
-        let reader = ToolCallReaders.reader(forTemplate: template)
+        let reader = ToolCallFormat.inferred(fromTemplate: template).reader
         #expect(reader is Phi4MiniToolCalls)
         let call = #"functools[{"name": "calculate", "arguments": {"expression": "2 + 2", "digits": 3}}]"#
         let listed = #"[{"name": "calculate", "description": "Evaluates arithmetic.", "parameters": {"type": "object", "#
@@ -92,10 +92,10 @@ import TideTestSupport
     /// Templates speaking Hermes's `<tool_call>` on Llama 3 headers (Hermes 3) keep the ChatML
     /// family's format; other families get it too.
     @Test func eachTemplateGetsItsFamilysFormat() throws {
-        #expect(ToolCallReaders.reader(forTemplate: try ReferenceFiles.template("NousResearch-Hermes-3-Llama-3.1-8B-tool_use")) is HermesToolCalls)
-        #expect(ToolCallReaders.reader(forTemplate: try ReferenceFiles.template("meta-llama-Llama-3.1-8B-Instruct")) is LlamaToolCalls)
-        #expect(ToolCallReaders.reader(forTemplate: "llama3") is LlamaToolCalls)
-        #expect(ToolCallReaders.reader(forTemplate: "phi3") is HermesToolCalls)
-        #expect(ToolCallReaders.reader(forTemplate: try ReferenceFiles.template("microsoft-Phi-3.5-mini-instruct")) is HermesToolCalls)
+        #expect(ToolCallFormat.inferred(fromTemplate: try ReferenceFiles.template("NousResearch-Hermes-3-Llama-3.1-8B-tool_use")) == .hermes)
+        #expect(ToolCallFormat.inferred(fromTemplate: try ReferenceFiles.template("meta-llama-Llama-3.1-8B-Instruct")) == .llama3)
+        #expect(ToolCallFormat.inferred(fromTemplate: "llama3") == .llama3)
+        #expect(ToolCallFormat.inferred(fromTemplate: "phi3") == .hermes)
+        #expect(ToolCallFormat.inferred(fromTemplate: try ReferenceFiles.template("microsoft-Phi-3.5-mini-instruct")) == .hermes)
     }
 }

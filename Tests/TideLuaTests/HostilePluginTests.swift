@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TideCore
 import TideLua
 
 /// Plugins whose hooks spend their time in C (pattern matching, library functions, the

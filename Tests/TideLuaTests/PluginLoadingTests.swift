@@ -25,9 +25,9 @@ import TideLua
         let spec = try PluginSpec(parsing: #"censor-words words="a b" mask='*'"#)
         #expect(spec.name == "censor-words")
         #expect(spec.options == [.init(key: "words", value: "a b"), .init(key: "mask", value: "*")])
-        #expect(throws: PluginError.self) { try PluginSpec(parsing: "x key") }
-        #expect(throws: PluginError.self) { try PluginSpec(parsing: "x key='open") }
-        #expect(throws: PluginError.self) { try PluginSpec(parsing: "  ") }
+        #expect(throws: PluginSpecError.self) { try PluginSpec(parsing: "x key") }
+        #expect(throws: PluginSpecError.self) { try PluginSpec(parsing: "x key='open") }
+        #expect(throws: PluginSpecError.self) { try PluginSpec(parsing: "  ") }
     }
 
     @Test(arguments: [

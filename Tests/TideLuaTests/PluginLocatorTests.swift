@@ -1,6 +1,7 @@
 import Foundation
 import ShippedPlugins
 import Testing
+import TideCore
 import TideLua
 import TideTestSupport
 

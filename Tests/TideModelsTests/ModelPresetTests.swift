@@ -49,6 +49,8 @@ import TideModels
         (#"{"name": "a", "kind": "preset", "from": "smollm2-135m-instruct", "plugins": [""]}"#, "a plugin spec is empty"),
         (#"{"name": "a", "kind": "preset", "from": "smollm2-135m-instruct", "gpu_layers": -3}"#,
          "gpu_layers must be -1 (all) or a count ≥ 0, not -3"),
+        (#"{"name": "a", "kind": "preset", "from": "smollm2-135m-instruct", "tool_format": "xml"}"#,
+         "tool-format must be one of hermes, llama3, phi4-mini, not xml"),
         (#"{"name": "a", "kind": "preset"}"#, "from"),
         (#"{"name": "a", "kind": "modelfile", "from": "x"}"#, "unknown kind 'modelfile'"),
         (#"{"name": "gemma-3-270m", "kind": "preset", "from": "smollm2-135m-instruct"}"#, "is a built-in model's name"),
@@ -81,6 +83,24 @@ import TideModels
                             replacing: false, in: file)
         #expect(try UserModels(file: file).defaults(for: "all").gpuLayers == -1)
         #expect(try String(contentsOf: file, encoding: .utf8).contains("\"gpu_layers\" : -1"))
+    }
+
+    @Test func presetsCarryAToolFormatAndTheLastOneSetWins() throws {
+        let file = try scratchFile("""
+            {"models": [
+              {"name": "llamaish", "kind": "preset", "from": "smollm2-135m-instruct", "tool_format": "llama3"},
+              {"name": "llamaish-terse", "kind": "preset", "from": "llamaish", "system_prompt": "Be brief."},
+              {"name": "phi", "kind": "preset", "from": "llamaish", "tool_format": "phi4-mini"}
+            ]}
+            """)
+        let user = try UserModels(file: file)
+        #expect(try user.defaults(for: "llamaish").toolFormat == .llama3)
+        #expect(try user.defaults(for: "llamaish-terse").toolFormat == .llama3, "a preset that says nothing keeps its model's")
+        #expect(try user.defaults(for: "phi").toolFormat == .phi4Mini)
+        #expect(try user.defaults(for: "smollm2-135m-instruct").toolFormat == nil)
+        try UserModels.save(PresetEntry(name: "hermes", from: "phi", defaults: ModelDefaults(toolFormat: .hermes)), replacing: false, in: file)
+        #expect(try UserModels(file: file).defaults(for: "hermes").toolFormat == .hermes)
+        #expect(try String(contentsOf: file, encoding: .utf8).contains("\"tool_format\" : \"hermes\""))
     }
 
     @Test func presetsThatLeadBackToThemselvesAreRefused() throws {

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import TideCore
 import TideLua
 import TideProvider
 import TideServe
@@ -110,7 +111,7 @@ import TideTestSupport
             return { on_token = function(token) if token.text == '' then return nil end; seen = seen + 1; return token.text:upper() .. seen end }
             """.write(to: folder.appendingPathComponent("counter.lua"), atomically: true, encoding: .utf8)
         let source = try PluginSource(spec: PluginSpec(parsing: "counter"), locator: PluginLocator(directories: [folder]))
-        try await withServer(configure: { $0.plugins = [source] }) { client in
+        try await withServer(configure: { $0.hooks = HookFactory { log in [try source.instantiate(limits: LuaLimits(), log: log)] } }) { client in
             for _ in 0..<2 {
                 let response = try await client.execute(uri: "/v1/chat/completions", method: .post, body: Self.request("hi"))
                 let choice = try #require((try Self.json(response)["choices"] as? [[String: Any]])?.first)
@@ -134,7 +135,7 @@ import TideTestSupport
             }
             """.write(to: folder.appendingPathComponent("unsay.lua"), atomically: true, encoding: .utf8)
         let source = try PluginSource(spec: PluginSpec(parsing: "unsay"), locator: PluginLocator(directories: [folder]))
-        try await withServer(configure: { $0.plugins = [source] }) { client in
+        try await withServer(configure: { $0.hooks = HookFactory { log in [try source.instantiate(limits: LuaLimits(), log: log)] } }) { client in
             let response = try await client.execute(uri: "/v1/chat/completions", method: .post,
                                                     body: Self.request("the secret plan", stream: true))
             let body = String(buffer: response.body)

@@ -1,6 +1,9 @@
 /// A plugin as a user names it: `NAME key=value …`, the same spelling on the command line
 /// (`--plugin 'stop-after-sentences sentences=2'`), in scripts (`@plugin …`) and in the REPL
 /// (`/load …`). Values may be quoted with `"` or `'` to hold spaces.
+///
+/// A spec is text until a plugin host (TideLua) loads what it names: the log and the server keep
+/// specs without knowing how plugins run.
 public struct PluginSpec: Sendable, Hashable, CustomStringConvertible {
     /// The plugin's name or path.
     public var name: String
@@ -28,17 +31,30 @@ public struct PluginSpec: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses `NAME key=value …`.
-    public init(parsing text: String) throws(PluginError) {
+    public init(parsing text: String) throws(PluginSpecError) {
         let words = try Self.words(text)
-        guard let name = words.first else { throw .badSpec(text, "it names no plugin") }
+        guard let name = words.first else { throw PluginSpecError(spec: text, problem: "it names no plugin") }
         self.name = name
         options = []
         for word in words.dropFirst() {
             guard let equals = word.firstIndex(of: "="), equals != word.startIndex else {
-                throw .badSpec(text, "'\(word)' is not key=value")
+                throw PluginSpecError(spec: text, problem: "'\(word)' is not key=value")
             }
             options.append(Option(key: String(word[..<equals]), value: String(word[word.index(after: equals)...])))
         }
+    }
+
+    /// Whether `name` is a path to a file rather than a name to look up.
+    public static func isPath(_ name: String) -> Bool {
+        name.contains("/") || name.hasSuffix(".lua")
+    }
+
+    /// The plugin's name: ``name``, or the file's name without its extension when it is a path.
+    public var pluginName: String {
+        guard Self.isPath(name) else { return name }
+        let file = name.split(separator: "/").last.map(String.init) ?? name
+        guard let dot = file.lastIndex(of: "."), dot != file.startIndex else { return file }
+        return String(file[..<dot])
     }
 
     public var description: String {
@@ -47,7 +63,7 @@ public struct PluginSpec: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Splits on spaces outside quotes; quotes are removed.
-    private static func words(_ text: String) throws(PluginError) -> [String] {
+    private static func words(_ text: String) throws(PluginSpecError) -> [String] {
         var words: [String] = []
         var current = ""
         var inWord = false
@@ -67,8 +83,18 @@ public struct PluginSpec: Sendable, Hashable, CustomStringConvertible {
                 inWord = true
             }
         }
-        if quote != nil { throw .badSpec(text, "a quote is not closed") }
+        if quote != nil { throw PluginSpecError(spec: text, problem: "a quote is not closed") }
         if inWord { words.append(current) }
         return words
     }
+}
+
+/// `NAME key=value …` that does not parse.
+public struct PluginSpecError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The spec as written.
+    public let spec: String
+    /// What is wrong with it.
+    public let problem: String
+
+    public var description: String { "bad plugin spec '\(spec)': \(problem) (write NAME key=value …)" }
 }

@@ -1,0 +1,71 @@
+import TideCore
+
+/// Tokens of one sequence to decode, and what to do once the last one is.
+final class StepRequest: @unchecked Sendable {
+    // Created by a decoder, then used only on the scheduler thread until completed.
+    let sequence: Int32
+    /// The tokens not yet decoded.
+    private(set) var tokens: ArraySlice<Int32>
+    /// The position of the first of them.
+    private(set) var position: Int
+    /// Where this request started writing the sequence (what a failure trims back to).
+    private(set) var startPosition: Int
+    /// How many of the last tokens keep their logits (each a batch entry of its own, in order,
+    /// the last one's index given to `finish`); more than one only for a request that fits in a batch.
+    let outputs: Int
+    /// Runs once on the scheduler thread before the first tokens are added (trims the cache).
+    private var preparation: ((OpaquePointer, StepRequest) -> Void)?
+    private let onAdvance: (ArraySlice<Int32>) -> Void
+    private let onFailure: (OpaquePointer, Int) -> Void
+    private let finish: (_ context: OpaquePointer, _ logitsIndex: Int32, _ decodeSeconds: Double) throws -> DecodedToken
+    private let resume: (Result<DecodedToken, any Error>) -> Void
+
+    init(sequence: Int32, tokens: ArraySlice<Int32>, position: Int, outputs: Int = 1,
+         preparation: ((OpaquePointer, StepRequest) -> Void)? = nil,
+         onAdvance: @escaping (ArraySlice<Int32>) -> Void, onFailure: @escaping (OpaquePointer, Int) -> Void,
+         finish: @escaping (_ context: OpaquePointer, _ logitsIndex: Int32, _ decodeSeconds: Double) throws -> DecodedToken,
+         resume: @escaping (Result<DecodedToken, any Error>) -> Void)
+    {
+        precondition(!tokens.isEmpty, "a step request has a token to decode")
+        self.sequence = sequence
+        self.tokens = tokens
+        self.position = position
+        startPosition = position
+        self.outputs = outputs
+        self.preparation = preparation
+        self.onAdvance = onAdvance
+        self.onFailure = onFailure
+        self.finish = finish
+        self.resume = resume
+    }
+
+    func prepare(_ context: OpaquePointer) {
+        guard let preparation else { return }
+        self.preparation = nil
+        preparation(context, self)
+    }
+
+    /// Starts over from `position` with `tokens` (when the cached prefix could not be kept).
+    func restart(with tokens: ArraySlice<Int32>, at position: Int) {
+        self.tokens = tokens
+        self.position = position
+        startPosition = position
+    }
+
+    func advance(by count: Int) {
+        onAdvance(tokens.prefix(count))
+        tokens = tokens.dropFirst(count)
+        position += count
+    }
+
+    /// Runs `finish` on the scores of batch entry `logitsIndex`, the decode that held it having
+    /// taken `decodeSeconds`, and resumes the decoder with what it gave.
+    func complete(_ context: OpaquePointer, _ logitsIndex: Int32, decodeSeconds: Double) {
+        resume(Result { try finish(context, logitsIndex, decodeSeconds) })
+    }
+
+    func fail(_ context: OpaquePointer, _ error: any Error) {
+        onFailure(context, startPosition)
+        resume(.failure(error))
+    }
+}
