@@ -46,7 +46,7 @@ public struct Benchmarks: Sendable {
     public var only: Set<String>?
 
     /// The benchmarks' names, in the order they run.
-    public static let names = ["decode", "draft", "quantization", "logits-hook", "rewind", "format", "format-budget", "tools", "parallel-replay", "teacher-forcing", "score-drift",
+    public static let names = ["decode", "draft", "serve-draft", "quantization", "logits-hook", "rewind", "format", "format-budget", "tools", "parallel-replay", "teacher-forcing", "score-drift",
                                "cache-reuse",
                                "chat-turns", "log", "contention", "process"]
 
@@ -72,6 +72,9 @@ public struct Benchmarks: Sendable {
             log("replies drafting by prompt lookup vs one token at a time: four copying prompts and free writing, "
                 + "\(decodeTokens) tokens × \(draftRounds) rounds")
             report.draft = try await DraftBenchmark(model: model, tokens: decodeTokens, rounds: draftRounds, threads: threads).run()
+        }
+        if wants("serve-draft") {
+            let draftRounds = min(rounds, 5)
             log("drafting through `tide serve --parallel 4`, --draft off vs lookup: 1 and 4 clients repeating a text, "
                 + "\(decodeTokens) tokens × \(draftRounds) rounds")
             report.serveDraft = try await ServeDraftBenchmark(executable: executable, model: model, tokens: decodeTokens,

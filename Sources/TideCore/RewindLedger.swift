@@ -12,10 +12,9 @@ struct RewindLedger {
         var id: Int32?
         /// Where its text starts in the reply text hooks see (``ReplyProgress/text``), in bytes.
         var textStart: Int
-        /// The state before it.
+        /// The state before it: the raw reply's length, and its text on the way out.
         var rawLength: Int
-        var assembler: UTF8Assembler
-        var matcher: StopStringMatcher
+        var text: HeldText
     }
 
     /// Text waiting to be shown: released by the stop-string matcher, not yet safe from rewinds.
@@ -73,6 +72,17 @@ struct RewindLedger {
 
     /// Takes back every token from `entry` on: their pieces, their entries, and the bans of the
     /// positions after it; bans `banned` at its position.
+    /// The token `rewind` takes the reply back to, for a hook whose window is `window` bytes,
+    /// when the text hooks see is `length` bytes long; or why the rewind is refused: it reaches
+    /// before the reply's start, past its end, past the hook's window, or into text already shown.
+    func target(of rewind: Rewind, window: Int, textLength length: Int) -> Result<Entry, RewindMisuse> {
+        if rewind.offset < 0 { return .failure(.beforeTheStart) }
+        if rewind.offset >= length { return .failure(.afterTheEnd(offset: rewind.offset, length: length)) }
+        if length - rewind.offset > window { return .failure(.pastTheWindow(bytes: length - rewind.offset, window: window)) }
+        guard let entry = entry(at: rewind.offset) else { return .failure(.alreadyShown) }
+        return .success(entry)
+    }
+
     mutating func rewind(to entry: Entry, banning banned: Set<Int32>) {
         entries.removeAll { $0.index >= entry.index }
         pieces.removeAll { $0.index >= entry.index }

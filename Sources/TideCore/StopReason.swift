@@ -38,3 +38,15 @@ public enum StopReason: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+extension StopReason {
+    /// Why a reply ended at a step that gave no token.
+    init(ending step: DecodedToken) {
+        self = switch step {
+        case .endOfGeneration: .endOfGeneration
+        case .everyTokenBanned: .everyTokenBanned
+        case .formatBlocked: .formatBlocked
+        default: .contextFull
+        }
+    }
+}

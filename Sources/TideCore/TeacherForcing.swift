@@ -69,3 +69,13 @@ extension TeacherForcing {
         }
     }
 }
+
+extension TeacherForcing {
+    /// Why `backend` cannot check a recorded reply under `parameters` (it cannot at that tolerance,
+    /// or the reply is not reproducible); `nil` when it can.
+    static func skipped(on backend: any ChatBackend, parameters: GenerationParameters) -> TeacherForcing? {
+        if let why = backend.teacherForcingUnavailable(tolerance: parameters.tolerance) { return .skipped(.unavailable(why)) }
+        if !parameters.isReproducible { return .skipped(.unseeded) }
+        return nil
+    }
+}

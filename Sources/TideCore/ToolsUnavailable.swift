@@ -24,3 +24,14 @@ public enum ToolsUnavailable: Error, Sendable, Hashable, CustomStringConvertible
         }
     }
 }
+
+extension ToolsUnavailable {
+    /// Refuses tools `parameters` cannot have on `backend`: a call required with no tools offered,
+    /// tools on a backend that cannot offer them, tools with a reply format.
+    static func check(_ parameters: GenerationParameters, on backend: any ChatBackend) throws(ToolsUnavailable) {
+        if parameters.tools.isEmpty, ![.auto, .none].contains(parameters.toolChoice) { throw .none(parameters.toolChoice) }
+        guard parameters.offersTools else { return }
+        guard backend.toolCallReader != nil || backend.offersToolsItself else { throw .backend }
+        if parameters.format != nil { throw .withFormat }
+    }
+}

@@ -41,7 +41,9 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     public var vocabulary: (any Vocabulary)? { model }
     /// How the model is offered tools and writes its calls: chosen once, when the backend is made.
     public let toolCallFormat: ToolCallFormat
-    public let toolCallReader: (any ToolCallReader)?
+    /// The reader of ``toolCallFormat``, made once.
+    private let reader: any ToolCallReader
+    public var toolCallReader: (any ToolCallReader)? { reader }
     public var reasoningMarkers: ReasoningMarkers? { model.reasoningMarkers(template: template) }
     /// Replies run on the engine's thread, between its decoding steps: decoding blocks for
     /// milliseconds per token, which would starve Swift's small cooperative pool, and llama.cpp's
@@ -100,7 +102,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
         self.ownsEngine = ownsEngine
         self.template = template
         toolCallFormat = toolFormat ?? engine.model.toolCallFormat(template: template)
-        toolCallReader = toolCallFormat.reader
+        reader = toolCallFormat.reader
         self.endOfGenerationStrings = endOfGenerationStrings
         self.contextSize = contextSize
         cache = Mutex(State(kept: SequenceCache(sequence: sequence)))
@@ -159,7 +161,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
             prompt = try await renderedPrompt(messages, rawPrompt: parameters.rawPrompt)
         }
         guard !prompt.isEmpty else { throw LlamaError.emptyPrompt }
-        let sampler = try SamplerChain(parameters, model: model, toolCalls: toolCallFormat.reader, checkingSampledTokenFirst: !constrainsEveryToken,
+        let sampler = try SamplerChain(parameters, model: model, toolCalls: reader, checkingSampledTokenFirst: !constrainsEveryToken,
                                        steeringBudget: steersFormatBudget)
         guard prompt.count < contextSize else {
             throw ContextOverflowError(promptTokens: prompt.count + 1, contextSize: contextSize)
