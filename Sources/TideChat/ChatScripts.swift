@@ -16,6 +16,7 @@ extension ChatController {
         ]
         if let size = setup.contextSize { header.append(.directive(.contextSize(size))) }
         if let template = setup.template { header.append(.directive(.template(template))) }
+        if let format = setup.toolFormat { header.append(.directive(.toolFormat(format))) }
         let now = currentSettings
         if let format = session.parameters.format, now.format == nil {
             header.append(.comment(" the replies' \(format.kind.rawValue) came from no file, so it is not saved"))

@@ -70,8 +70,6 @@ struct RewindLedger {
         return entries.first { $0.textStart == last.textStart }
     }
 
-    /// Takes back every token from `entry` on: their pieces, their entries, and the bans of the
-    /// positions after it; bans `banned` at its position.
     /// The token `rewind` takes the reply back to, for a hook whose window is `window` bytes,
     /// when the text hooks see is `length` bytes long; or why the rewind is refused: it reaches
     /// before the reply's start, past its end, past the hook's window, or into text already shown.
@@ -83,6 +81,8 @@ struct RewindLedger {
         return .success(entry)
     }
 
+    /// Takes back every token from `entry` on: their pieces, their entries, and the bans of the
+    /// positions after it; bans `banned` at its position.
     mutating func rewind(to entry: Entry, banning banned: Set<Int32>) {
         entries.removeAll { $0.index >= entry.index }
         pieces.removeAll { $0.index >= entry.index }

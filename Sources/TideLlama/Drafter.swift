@@ -33,6 +33,8 @@ struct Drafter {
     /// Whether the costs are given (``SimulatedMachine/checkCosts``): then a check is taken to
     /// cost what they say, not what the clock says, so that drafting decides alike on any machine.
     private let costsAreGiven: Bool
+    /// Whether it drafts whenever there is a draft, whatever a check costs (``DraftMode/always``).
+    let always: Bool
 
     /// Drafting for a reply to `prompt`, `always` (``DraftMode/always``) or where a check pays;
     /// `costs` gives what checks cost on this machine, called once, when there is a first draft
@@ -40,6 +42,7 @@ struct Drafter {
     init(prompt: [Int32], always: Bool, costsAreGiven: Bool, costs: @escaping () -> CheckCosts) {
         lookup = PromptLookup(prompt: prompt)
         policy = always ? .always : DraftPolicy()
+        self.always = always
         self.costsAreGiven = costsAreGiven
         measureCosts = costs
     }

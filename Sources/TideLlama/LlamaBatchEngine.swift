@@ -240,6 +240,8 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     /// way a sequence's tokens get the values they get in a context of its own (where batches
     /// score exactly), so the replies stay those of sequential replay.
     private func decode(_ requests: [StepRequest]) {
+        let start = ContinuousClock.now
+        sequencesInLastStep.store(Set(requests.map(\.sequence)).count, ordering: .relaxed)
         for request in requests { request.prepare(context) }
         let selection = StepSelection(tokenCounts: requests.map(\.tokens.count), budget: sharedBudget)
         let shared = selection.shared.map { requests[$0] }.sorted { $0.sequence < $1.sequence }
@@ -247,6 +249,9 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
         if let alone = selection.alone { leftover += decode(together: [requests[alone]]) }
         leftover += selection.later.map { requests[$0] }
         if !leftover.isEmpty {
+            // What waiting costs a request: the steps it was not completed in.
+            let seconds = (ContinuousClock.now - start).seconds
+            for request in leftover { request.waited(seconds) }
             condition.lock()
             pending.insert(contentsOf: leftover, at: 0)
             condition.unlock()
@@ -265,6 +270,14 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     /// for every sequence (a small `--batch-size`): what the step shares always fits in one
     /// `llama_decode`, so a chunk that needs all its logits at once is never cut.
     var sharedBudget: Int { min(Self.sharedTokensPerStep, max(0, batch.capacity - sequenceCapacity)) }
+
+    /// Whether the last step decoded the tokens of more than one sequence. A sequence drafts only
+    /// while it is alone: a step that already decodes other sequences' tokens keeps the cores
+    /// busy, and a draft checked there is paid by every sequence in it (on this 2-core CPU, four
+    /// clients repeating a text went from 62.4 to 51.1 tok/s in all when each drafted; docs/speed.md).
+    var isShared: Bool { sequencesInLastStep.load(ordering: .relaxed) > 1 }
+    /// How many sequences had tokens queued in the last step.
+    private let sequencesInLastStep = Atomic<Int>(0)
 
     /// One `llama_decode` of the requests' tokens (as many as the batch holds); completes those
     /// whose last token was in it and returns the others.
@@ -322,7 +335,7 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
             }
             request.advance(by: count)
             if let logitsIndex {
-                request.complete(context, logitsIndex, decodeSeconds: seconds)
+                request.complete(context, logitsIndex, decodeSeconds: seconds + request.waitedSeconds)
             } else {
                 leftover.append(request)
             }

@@ -15,8 +15,8 @@ import TideCore
 /// them, for as long as the model chooses the tokens evaluated:
 /// - a reply checked by teacher forcing (``TeacherForcer``), while the recording holds: its
 ///   recorded tokens, a chunk at a time;
-/// - a reply that drafts (``Drafter``): the token sampled last with a draft after it, sized to fit
-///   the engine's step beside the other sequences' tokens.
+/// - a reply that drafts (``Drafter``): the token sampled last with a draft after it — under
+///   `lookup`, while no other sequence decodes in the engine's steps (``LlamaBatchEngine/isShared``).
 ///
 /// At the first token the model does not choose, the tokens evaluated after it leave the cache
 /// before the next decode (the same cut a rewind makes).
@@ -81,7 +81,9 @@ final class LlamaReplyDecoder: ReplyDecoder {
         guard let pending else { return .endOfGeneration }
         let position = cut ?? backend.cache.withLock { $0.kept.tokens.count }
         guard position < backend.contextSize else { return .contextFull }
-        let limit = min(backend.contextSize - position, backend.engine.sharedBudget, TeacherForcer.chunkSize) - 1
+        // Drafts only while no other sequence decodes beside it (``LlamaBatchEngine/isShared``),
+        // unless it drafts whatever a check costs.
+        let limit = backend.engine.isShared && drafter?.always != true ? 0 : min(backend.contextSize - position, backend.engine.sharedBudget, TeacherForcer.chunkSize) - 1
         let draft = drafter?.nextDraft(after: pending, limit: limit) ?? []
         let step = try await decode([pending] + draft, at: position, outputs: draft.count + 1, adjustingLogits: adjustingLogits)
         return draft.isEmpty ? keep(step) : checked(step)
@@ -162,7 +164,8 @@ final class LlamaReplyDecoder: ReplyDecoder {
         let adjust = UncheckedSendable(adjustingLogits)
         let cut = trimming ? nil : self.cut
         self.cut = nil
-        // A draft's check is sized by what a step with one costs against a step without.
+        // A draft's check is sized by what a step with one costs against a step without: its
+        // decode, the steps it waited through, and the copy of its scores.
         let timesStep = !trimming && forcer == nil
         return try await withCheckedThrowingContinuation { continuation in
             let request = StepRequest(
@@ -182,9 +185,13 @@ final class LlamaReplyDecoder: ReplyDecoder {
                 onAdvance: { chunk in backend.cache.withLock { $0.kept.tokens += chunk } },
                 onFailure: { context, start in _ = backend.cache.withLock { $0.kept.truncate(to: start, in: context) } },
                 finish: { context, index, seconds in
-                    if timesStep { self.drafter?.timed(seconds) }
-                    guard outputs > 1 else { return try sampler.step(context, at: index, model: model, adjustingLogits: adjust.value) }
+                    guard outputs > 1 else {
+                        if timesStep { self.drafter?.timed(seconds) }
+                        return try sampler.step(context, at: index, model: model, adjustingLogits: adjust.value)
+                    }
+                    let copying = ContinuousClock.now
                     self.chunk.keep(context, last: index, count: outputs, inPlace: inPlace)
+                    if timesStep { self.drafter?.timed(seconds + (ContinuousClock.now - copying).seconds) }
                     let first = self.forcer?.isForcing == true ? self.forcer!.indexInChunk : 0
                     if self.forcer == nil, !backend.engine.scoresBatchesExactly {
                         sampler.expectation = self.drafter!.expectedToken.map {

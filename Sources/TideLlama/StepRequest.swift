@@ -10,6 +10,8 @@ final class StepRequest: @unchecked Sendable {
     private(set) var position: Int
     /// Where this request started writing the sequence (what a failure trims back to).
     private(set) var startPosition: Int
+    /// The seconds of the steps that left it waiting (part of it decoded, or none).
+    private(set) var waitedSeconds = 0.0
     /// How many of the last tokens keep their logits (each a batch entry of its own, in order,
     /// the last one's index given to `finish`); more than one only for a request that fits in a batch.
     let outputs: Int
@@ -52,14 +54,19 @@ final class StepRequest: @unchecked Sendable {
         startPosition = position
     }
 
+    /// Counts a step of `seconds` that did not complete it.
+    func waited(_ seconds: Double) {
+        waitedSeconds += seconds
+    }
+
     func advance(by count: Int) {
         onAdvance(tokens.prefix(count))
         tokens = tokens.dropFirst(count)
         position += count
     }
 
-    /// Runs `finish` on the scores of batch entry `logitsIndex`, the decode that held it having
-    /// taken `decodeSeconds`, and resumes the decoder with what it gave.
+    /// Runs `finish` on the scores of batch entry `logitsIndex`, the request's decodes having taken
+    /// `decodeSeconds` (with the steps it waited through), and resumes the decoder with what it gave.
     func complete(_ context: OpaquePointer, _ logitsIndex: Int32, decodeSeconds: Double) {
         resume(Result { try finish(context, logitsIndex, decodeSeconds) })
     }

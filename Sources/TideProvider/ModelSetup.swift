@@ -5,7 +5,8 @@ import TideModels
 
 /// Which model to run and how to open a context on it: what `--model`, `--remote`,
 /// `--remote-timeout`, `--template`, `--ctx-size`, `--threads`, `--batch-size` and
-/// `--gpu-layers` and `--tool-format` say (and a script's `@model`, `@template`, `@ctx-size`).
+/// `--gpu-layers` and `--tool-format` say (and a script's `@model`, `@template`, `@ctx-size`,
+/// `@tool-format`).
 public struct ModelSetup: Sendable, Hashable {
     /// A registry name or a path to a `.gguf` file; with ``server``, the model's name there.
     public var model: String

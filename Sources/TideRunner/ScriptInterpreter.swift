@@ -96,7 +96,7 @@ public struct ScriptInterpreter: Sendable {
             session.hooks = hooks
         case .directive(.name, _), .directive(.description, _), .directive(.model, _), .directive(.contextSize, _),
              .directive(.minimumPassRate, _),
-             .directive(.template, _):
+             .directive(.template, _), .directive(.toolFormat, _):
             break
         case .system(let text, _):
             session.history = session.history.replacingSystemPrompt(text)

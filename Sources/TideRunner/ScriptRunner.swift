@@ -16,7 +16,8 @@ import TideScript
 /// print(result.passed, result.failed, result.transcript?.printed() ?? "")
 /// ```
 public struct ScriptRunner: Sendable {
-    /// The model and context for scripts that do not say (`@model`, `@ctx-size`, `@template` win).
+    /// The model and context for scripts that do not say (`@model`, `@ctx-size`, `@template`,
+    /// `@tool-format` win).
     public var setup = ModelSetup()
     /// Parameters before the script's own directives. The defaults of the script's model (a
     /// preset's, say) apply over these, and ``parameterSettings`` over those.
@@ -119,6 +120,7 @@ public struct ScriptRunner: Sendable {
             case .directive(.model(let model), _): setup.model = model
             case .directive(.contextSize(let size), _): setup.contextSize = size
             case .directive(.template(let template), _): setup.template = template
+            case .directive(.toolFormat(let format), _): setup.toolFormat = format
             default: break
             }
         }

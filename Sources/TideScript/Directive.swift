@@ -12,6 +12,9 @@ public enum Directive: Sendable, Hashable {
     case contextSize(Int)
     /// `@template NAME`: a chat template override (before the first turn only).
     case template(String)
+    /// `@tool-format NAME`: how the model calls tools, in place of what its template tells
+    /// (before the first turn only).
+    case toolFormat(ToolCallFormat)
     /// A generation parameter (`@temperature 0`, `@stop "\n\n"`, …).
     case parameter(ParameterSetting)
     /// `@plugin NAME key=value …`: loads a plugin from here on, after those already loaded.
@@ -31,7 +34,7 @@ public enum Directive: Sendable, Hashable {
     /// Directives that only make sense before the conversation starts.
     var belongsBeforeFirstTurn: Bool {
         switch self {
-        case .model, .contextSize, .template: true
+        case .model, .contextSize, .template, .toolFormat: true
         default: false
         }
     }

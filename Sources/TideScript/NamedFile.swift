@@ -39,7 +39,7 @@ extension ConversationScript {
         case .format(.jsonSchema(let file)): .format(.jsonSchema(file: transform(.file(file))))
         case .format(.grammar(let file)): .format(.grammar(file: transform(.file(file))))
         case .plugin(let spec): .plugin(transform(.plugin(spec)))
-        case .format(.text), .format(.json), .name, .description, .model, .contextSize, .template, .parameter, .unload,
+        case .format(.text), .format(.json), .name, .description, .model, .contextSize, .template, .toolFormat, .parameter, .unload,
              .minimumPassRate, .tolerance:
             directive
         }

@@ -402,6 +402,11 @@ struct ScriptParser {
         case "description": directive = .description(try text())
         case "model": directive = .model(try text())
         case "template": directive = .template(try text())
+        case "tool-format":
+            guard let format = ToolCallFormat(rawValue: value) else {
+                throw error("@tool-format must be \(ToolCallFormat.requirement), not '\(value)'", column: valueColumn)
+            }
+            directive = .toolFormat(format)
         case "plugin": directive = .plugin(try text())
         case "unload": directive = .unload(try text())
         case "ctx-size":

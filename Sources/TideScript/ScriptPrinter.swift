@@ -41,6 +41,7 @@ extension Directive {
         case .model(let text): "@model \(text)"
         case .contextSize(let size): "@ctx-size \(size)"
         case .template(let text): "@template \(text)"
+        case .toolFormat(let format): "@tool-format \(format.rawValue)"
         case .plugin(let spec): "@plugin \(spec)"
         case .unload(let name): "@unload \(name)"
         case .parameter(let setting): setting.printed

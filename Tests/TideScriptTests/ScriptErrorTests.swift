@@ -13,6 +13,7 @@ struct ScriptErrorTests {
         ("@max-tokens 0", 1, 13, "@max-tokens must be a whole number from 1 to 2147483647, not '0'"),
         ("@seed -3", 1, 7, "@seed must be a whole number from 0 to 4294967294, or random"),
         ("@ctx-size 8", 1, 11, "@ctx-size must be a whole number from 16 to 16777216"),
+        ("@tool-format xml", 1, 14, "@tool-format must be one of hermes, llama3, phi4-mini, not 'xml'"),
         ("@stop \"open", 1, 7, "@stop must be text whose quoted strings are closed"),
         ("@stop \"\"", 1, 7, "@stop must be a list of non-empty strings"),
         ("@plugin", 1, 8, "@plugin needs a value"),

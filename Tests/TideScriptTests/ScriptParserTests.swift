@@ -12,6 +12,7 @@ struct ScriptParserTests {
             @model smollm2-135m-instruct
             @ctx-size 2048
             @template chatml
+            @tool-format llama3
             @temperature 0
             @top-k 20
             @top-p 0.9
@@ -52,6 +53,7 @@ struct ScriptParserTests {
             .directive(.model("smollm2-135m-instruct")),
             .directive(.contextSize(2048)),
             .directive(.template("chatml")),
+            .directive(.toolFormat(.llama3)),
             .directive(.parameter(ParameterSetting("temperature", 0))),
             .directive(.parameter(ParameterSetting("top-k", 20))),
             .directive(.parameter(ParameterSetting("top-p", 0.9))),
@@ -78,7 +80,7 @@ struct ScriptParserTests {
             .directive(.unload("stop-after-sentences")),
             .turn(Turn(.user, "Two lines,\nuser: this is not a turn\n\"\"\"\n\\ a backslash")),
         ])
-        #expect(script.entries.map(\.line).suffix(3) == [29, 30, 31])
+        #expect(script.entries.map(\.line).suffix(3) == [30, 31, 32])
     }
 
     @Test func toleranceDirectivesReadAndPrintAsWritten() throws {
