@@ -123,7 +123,14 @@ struct ReplyLoop {
             if Task.isCancelled { return try end(.cancelled) }
             let forced = reasoning?.forcedToken(vocabulary: vocabulary)
             // Inside a tool call the grammar decides: hooks neither see nor change it.
-            let step = try await decoder.nextToken(adjustingLogits: capture.isCapturing ? nil : logitsAdjuster(forced: forced))
+            let step: DecodedToken
+            do {
+                step = try await decoder.nextToken(adjustingLogits: capture.isCapturing ? nil : logitsAdjuster(forced: forced))
+            } catch is CancellationError {
+                // Stopped while the backend waited (a server's stream): as stopped between two tokens.
+                reportFailures()
+                return try end(.cancelled)
+            }
             reportFailures()
             guard case .token(let id, let bytes) = step else { return try end(Task.isCancelled ? .cancelled : StopReason(ending: step)) }
             if firstToken == nil {
