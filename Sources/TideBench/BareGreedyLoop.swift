@@ -10,6 +10,7 @@ struct BareGreedyLoop {
     /// Timing starts at the first sampled token, as the engine's statistics do.
     func run(prompt: [Int32], maxTokens: Int) -> DecodeSample {
         backend.clearCache()
+        backend.stopChoosingOnBackend()
         let context = backend.context
         let vocab = llama_model_get_vocab(backend.model.pointer)
         let sampler = llama_sampler_chain_init(llama_sampler_chain_default_params())

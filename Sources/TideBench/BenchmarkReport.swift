@@ -33,6 +33,9 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
             lines.append(("decode: bare loop \(fixed(decode.bareTokensPerSecond)) tok/s, engine "
                 + "\(fixed(decode.engineTokensPerSecond)) tok/s (medians), \(decode.tokensPerRound) tokens per round → paired "
                 + "ratio \(fixed(decode.ratio, 3)) (budget ≥ 0.98)", decode.ratio >= 0.98))
+            lines.append(("decode: the engine choosing each token in llama.cpp's graph (\(decode.chosenOnBackend) tokens in all) vs "
+                + "copying the scores: \(fixed(decode.engineTokensPerSecond)) vs \(fixed(decode.copiedTokensPerSecond)) tok/s → paired "
+                + "ratio \(fixed(decode.backendRatio, 3)) (goal: not lower; ≥ 0.98, the machine's noise)", decode.backendRatio >= 0.98))
             if let ratio = decode.pluginRatio, let rate = decode.pluginTokensPerSecond,
                let cost = decode.microsecondsPerHookCall
             {

@@ -170,6 +170,7 @@ struct ScoreDriftBenchmark {
                           read: (Int, UnsafePointer<Float>) -> Void) throws -> [Int32]
     {
         backend.clearCache()
+        backend.stopChoosingOnBackend()
         defer { backend.clearCache() }
         let context = backend.context
         var batch = llama_batch_init(Int32(max(prompt.count, LlamaBackend.forcedChunkSize)), 0, 1)

@@ -167,7 +167,10 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     func release(_ sequence: Int32) {
         condition.lock()
         freeSequences.append(sequence)
-        cleanups.append { [context] in llama_memory_seq_rm(llama_get_memory(context), sequence, 0, -1) }
+        cleanups.append { [self] in
+            llama_memory_seq_rm(llama_get_memory(context), sequence, 0, -1)
+            sampleOnBackend(sequence, false)
+        }
         condition.signal()
         condition.unlock()
     }
@@ -196,8 +199,10 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     private func run() {
         defer {
             llama_free(context)
+            backendSamplers.values.forEach { llama_sampler_free($0) }
             ended.signal()
         }
+        warmUp()
         while true {
             condition.lock()
             while jobs.isEmpty && pending.isEmpty && cleanups.isEmpty && !stopping { condition.wait() }
@@ -221,6 +226,70 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
             for cleanup in work { cleanup() }
             if !requests.isEmpty { decode(requests) }
         }
+    }
+
+    /// Per sequence, the greedy sampler llama.cpp runs in its graph while that sequence's tokens
+    /// are chosen there (used on the engine's thread only).
+    private var backendSamplers: [Int32: UnsafeMutablePointer<llama_sampler>] = [:]
+    /// Whether llama.cpp refused a sampler in its graph (a build or model that cannot run one):
+    /// every token is then chosen from copied scores.
+    private var backendSamplingRefused = false
+    /// How many tokens llama.cpp chose in its graph.
+    @_spi(Benchmarks) public var tokensChosenOnBackend: Int { chosenOnBackend.load(ordering: .relaxed) }
+    private let chosenOnBackend = Atomic<Int>(0)
+
+    /// Has `sequence`'s next decodes choose their token in llama.cpp's graph — the best score,
+    /// found where the scores are (on a GPU, the one token id copied back instead of the whole
+    /// vocabulary's scores, 49,152 floats for SmolLM2) — or not. Each change makes llama.cpp plan
+    /// its graphs again at the next decode, so a sequence keeps its sampler from reply to reply.
+    private func sampleOnBackend(_ sequence: Int32, _ on: Bool) {
+        if on, backendSamplers[sequence] == nil, !backendSamplingRefused {
+            var parameters = llama_sampler_chain_default_params()
+            parameters.no_perf = true
+            guard let chain = llama_sampler_chain_init(parameters) else { return }
+            llama_sampler_chain_add(chain, llama_sampler_init_greedy())
+            if llama_set_sampler(context, sequence, chain) {
+                backendSamplers[sequence] = chain
+            } else {
+                llama_sampler_free(chain)
+                backendSamplingRefused = true
+            }
+        } else if !on, let chain = backendSamplers.removeValue(forKey: sequence) {
+            llama_set_sampler(context, sequence, nil)
+            llama_sampler_free(chain)
+        }
+    }
+
+    /// The token llama.cpp chose in its graph for batch entry `index` of the last decode; `nil`
+    /// when it chose none there (the scores were copied instead).
+    func tokenChosenOnBackend(at index: Int32) -> Int32? {
+        let token = llama_get_sampled_token_ith(context, index)
+        guard token != LLAMA_TOKEN_NULL else { return nil }
+        chosenOnBackend.add(1, ordering: .relaxed)
+        return token
+    }
+
+    /// Stops choosing `sequence`'s tokens in llama.cpp's graph (``sampleOnBackend(_:_:)``) before
+    /// a benchmark decodes it with llama.cpp alone.
+    func stopSamplingOnBackend(_ sequence: Int32) {
+        perform { [self] _ in sampleOnBackend(sequence, false) }
+    }
+
+    /// Decodes two tokens together, then one alone, and forgets them, before the first request:
+    /// the first decodes of a context pay once for what every later one reuses (on a GPU, the
+    /// kernels loaded on their first launch and the math library's set-up: a first request's
+    /// first token took 50 ms against 4–5 ms for the next ones on an H200), as llama.cpp's own
+    /// tools warm up at start. A request queued meanwhile waits for it.
+    private func warmUp() {
+        let token = llama_vocab_bos(model.vocab) >= 0 ? llama_vocab_bos(model.vocab) : 0
+        threadShare.withLock { $0.size(context) }
+        for (start, count) in [(0, 2), (2, 1)] {
+            batch.clear()
+            for position in start..<start + count { batch.add(token, position: position, sequence: 0, logits: position == start + count - 1) }
+            guard llama_decode(context, batch.batch) == 0 else { break }
+        }
+        batch.clear()
+        llama_memory_clear(llama_get_memory(context), true)
     }
 
     /// Decodes the queued tokens in one step (``StepSelection`` chooses them): the next token of
@@ -297,6 +366,7 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
         var filled: [(sequence: Int32, position: Int32)] = []
         var nextSequence = requests.first?.sequence ?? 0
         for request in requests {
+            sampleOnBackend(request.sequence, request.choosesOnBackend)
             if fillingGaps {
                 for sequence in nextSequence..<max(nextSequence, request.sequence) where batch.count < batch.capacity - 1 {
                     let position = llama_memory_seq_pos_max(llama_get_memory(context), sequence) + 1

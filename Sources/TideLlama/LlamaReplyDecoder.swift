@@ -164,12 +164,13 @@ final class LlamaReplyDecoder: ReplyDecoder {
         let adjust = UncheckedSendable(adjustingLogits)
         let cut = trimming ? nil : self.cut
         self.cut = nil
+        let onBackend = choosesOnBackend(outputs: outputs, adjustingLogits: adjustingLogits)
         // A draft's check is sized by what a step with one costs against a step without: its
         // decode, the steps it waited through, and the copy of its scores.
         let timesStep = !trimming && forcer == nil
         return try await withCheckedThrowingContinuation { continuation in
             let request = StepRequest(
-                sequence: backend.sequence, tokens: tokens, position: position, outputs: outputs,
+                sequence: backend.sequence, tokens: tokens, position: position, outputs: outputs, choosesOnBackend: onBackend,
                 preparation: trimming ? { context, request in
                     // Drop what the cache holds past the shared prefix; if the cache cannot drop
                     // a tail, it starts over and the whole prompt is evaluated.
@@ -187,6 +188,7 @@ final class LlamaReplyDecoder: ReplyDecoder {
                 finish: { context, index, seconds in
                     guard outputs > 1 else {
                         if timesStep { self.drafter?.timed(seconds) }
+                        if onBackend, let token = backend.engine.tokenChosenOnBackend(at: index) { return sampler.outcome(of: token, model: model) }
                         return try sampler.step(context, at: index, model: model, adjustingLogits: adjust.value)
                     }
                     let copying = ContinuousClock.now
@@ -203,6 +205,16 @@ final class LlamaReplyDecoder: ReplyDecoder {
                 resume: { continuation.resume(with: $0) })
             backend.engine.step(request)
         }
+    }
+
+    /// Whether a step of `outputs` scored tokens may have llama.cpp choose its token in its graph:
+    /// a plain greedy step (``SamplerChain/choosesBestAlone``) that no hook, recording or draft
+    /// reads the scores of, alone in its context (several sequences would each change llama.cpp's
+    /// graphs as their replies come and go), on this machine as it is (a simulated one moves the
+    /// scores after the decode).
+    private func choosesOnBackend(outputs: Int, adjustingLogits: ((any LogitsView) throws -> Void)?) -> Bool {
+        backend.choosesOnBackend && readsChunksInPlace && backend.engine.machine.isReal && outputs == 1 && adjustingLogits == nil
+            && forcer == nil && sampler.choosesBestAlone
     }
 
     func keepRewindPoints() throws { sampler.keepRewindPoints() }

@@ -37,6 +37,13 @@ final class SamplerChain {
     /// Plain greedy decoding (no stage that could change the best token), which needs only the
     /// best logit: llama.cpp's sampler would first copy the whole vocabulary into a candidate array.
     let argmaxOnly: Bool
+    /// Greedy decoding whose stages only lower scores (``SamplerStage/onlyLowers(_:)``): the best
+    /// token before them is chosen whenever its score after them still beats the runner-up's
+    /// before them, which a few scores tell (``confirmsGreedyChoice(_:in:)``).
+    let greedyOverLoweringStages: Bool
+    /// How many expected tokens were confirmed without sampling the vocabulary
+    /// (``confirmsGreedyChoice(_:in:)``), with no copy of it or of the chain's state.
+    private(set) var confirmedWithoutSampling = 0
     let vocabularySize: Int
     /// How many tokens before the reply the stages look at.
     private let history: Int
@@ -61,11 +68,13 @@ final class SamplerChain {
     /// unless `steeringBudget` is off, a format's reply is steered to finish within `max-tokens`.
     /// Tools offered are called as `toolCalls` writes them.
     init(_ parameters: GenerationParameters, model: LlamaModel, toolCalls: any ToolCallReader, checkingSampledTokenFirst: Bool = true,
-         steeringBudget: Bool = true) throws {
+         steeringBudget: Bool = true, comparingTwoScores: Bool = true) throws {
         checksSampledTokenFirst = checkingSampledTokenFirst
         tolerance = parameters.tolerance
         let stages = SamplerStages.stages(for: parameters)
         argmaxOnly = parameters.temperature == 0 && stages.isEmpty
+        greedyOverLoweringStages = comparingTwoScores && parameters.temperature == 0 && !stages.isEmpty
+            && stages.allSatisfy { $0.onlyLowers(parameters) }
         history = stages.map { $0.history(parameters) }.max() ?? 0
         vocabularySize = model.facts.vocabularySize
         (grammar, steerer) = try Self.replyGrammar(parameters, model: model, reader: toolCalls, steeringBudget: steeringBudget)
@@ -160,11 +169,41 @@ final class SamplerChain {
         }
     }
 
-    /// The token with the highest score.
+    /// Under ``greedyOverLoweringStages``, whether `wanted` is the token the chain chooses from
+    /// `scores`, told without sampling the vocabulary: its score after the stages must beat the
+    /// score after them of every other token that scored as much before them (the others only
+    /// fell). Usually no other did, and two scores tell. The chain then accepts it, as sampling
+    /// it would; otherwise nothing changes and the full rule decides.
+    func confirmsGreedyChoice(_ wanted: Int32, in scores: UnsafeMutablePointer<Float>) -> Bool {
+        guard greedyOverLoweringStages, grammar == nil else { return false }
+        let staged = afterStages([wanted], scores)[0]
+        guard staged > -.infinity,
+              let rivals = TopScores.tokens(of: scores, count: vocabularySize, atLeast: staged, limit: Self.greedyChecks)
+        else { return false }
+        let others = rivals.filter { $0 != wanted }
+        // Equal scores go to the lower id, as llama.cpp's greedy choice.
+        guard zip(others, afterStages(others, scores)).allSatisfy({ $1 < staged || ($1 == staged && $0 > wanted) }) else { return false }
+        llama_sampler_accept(chain, wanted)
+        confirmedWithoutSampling += 1
+        return true
+    }
+
+    /// The scores of `tokens` after the chain's stages, each as over the whole vocabulary (which
+    /// holds for stages that only lower scores, each token's by what that token alone decides).
+    private func afterStages(_ tokens: [Int32], _ scores: UnsafePointer<Float>) -> [Float] {
+        var candidates = tokens.map { llama_token_data(id: $0, logit: scores[Int($0)], p: 0) }
+        guard !candidates.isEmpty else { return [] }
+        return candidates.withUnsafeMutableBufferPointer { data in
+            var array = llama_token_data_array(data: data.baseAddress, size: data.count, selected: -1, sorted: false)
+            llama_sampler_apply(chain, &array)
+            precondition(array.size == data.count && array.data == data.baseAddress, "stages that only lower scores keep every candidate in place")
+            return data.map(\.logit)
+        }
+    }
+
+    /// The token with the highest score (the lowest id among equals).
     func argmax(_ scores: UnsafePointer<Float>) -> Int32 {
-        var best = 0
-        for token in 1..<vocabularySize where scores[token] > scores[best] { best = token }
-        return Int32(best)
+        TopScores.best(of: scores, count: vocabularySize).id
     }
 
     /// One decoding step from the logits of batch entry `index`: the hooks' adjustments, then
@@ -223,8 +262,20 @@ final class SamplerChain {
         }
         guard let token else { return .formatBlocked }
         steerer?.accept(token, model: model)
+        return outcome(of: token, model: model)
+    }
+
+    /// What choosing `token` makes of a step: the model's end, or the token and its bytes.
+    func outcome(of token: Int32, model: LlamaModel) -> DecodedToken {
         if model.isEndOfGeneration(token) { return .endOfGeneration }
         return .token(id: token, bytes: model.tokenBytes(token))
+    }
+
+    /// Whether the next token is the best score and nothing else: plain greedy decoding with no
+    /// format, budget, rewind point, resampling or expectation, so that llama.cpp may choose it
+    /// in its graph without the scores being copied (``LlamaBatchEngine``).
+    var choosesBestAlone: Bool {
+        argmaxOnly && grammar == nil && steerer == nil && !keepsPoints && !isResampling && expectation == nil
     }
 
     /// How the reply's format was steered to finish within `max-tokens`; `nil` when it was not.

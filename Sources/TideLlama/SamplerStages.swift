@@ -16,11 +16,17 @@ protocol SamplerStage: Sendable {
     static var keepsBest: Bool { get }
     /// How many tokens before the reply the stage looks at (the prompt's tail it is given).
     static func history(_ parameters: GenerationParameters) -> Int
+    /// Whether, under `parameters`, the stage only ever lowers a token's score, each token's by
+    /// what that token alone decides (so that applying it to one candidate gives that token's
+    /// score as over the whole vocabulary): then a token whose score after the stage still beats
+    /// every other token's before it is the best after it.
+    static func onlyLowers(_ parameters: GenerationParameters) -> Bool
 }
 
 extension SamplerStage {
     static var keepsBest: Bool { false }
     static func history(_ parameters: GenerationParameters) -> Int { 0 }
+    static func onlyLowers(_ parameters: GenerationParameters) -> Bool { false }
 }
 
 /// The stages in llama.cpp's default order, as `common_sampler` (and so llama-server) builds it:
@@ -88,6 +94,8 @@ enum LogitBiasStage: SamplerStage {
         }
         return llama_sampler_init_logit_bias(Int32(size), Int32(biases.count), biases)
     }
+
+    static func onlyLowers(_ parameters: GenerationParameters) -> Bool { parameters.logitBias.allSatisfy { $0.bias <= 0 } }
 }
 
 /// `repeat-penalty`, `presence-penalty` and `frequency-penalty` over the last `repeat-last-n` tokens.
@@ -102,6 +110,10 @@ enum PenaltiesStage: SamplerStage {
     }
 
     static func history(_ parameters: GenerationParameters) -> Int { parameters.repeatLastN }
+
+    static func onlyLowers(_ parameters: GenerationParameters) -> Bool {
+        parameters.repeatPenalty >= 1 && parameters.presencePenalty >= 0 && parameters.frequencyPenalty >= 0
+    }
 }
 
 /// DRY: `dry-multiplier`, `dry-base`, `dry-allowed-length`, `dry-penalty-last-n`, `dry-sequence-breakers`.
@@ -117,6 +129,9 @@ enum DRYStage: SamplerStage {
     }
 
     static func history(_ parameters: GenerationParameters) -> Int { parameters.dryPenaltyLastN }
+
+    /// Its penalty, the multiplier times a power of the base, is subtracted.
+    static func onlyLowers(_ parameters: GenerationParameters) -> Bool { true }
 }
 
 /// `top-n-sigma`.

@@ -37,6 +37,8 @@ extension SamplerChain {
             nearTie = gap
             return wanted
         }
+        // The common case, the expected token the plain greedy choice, costs a few scores.
+        if confirmsGreedyChoice(wanted, in: scores) { return wanted }
         guard let before = Snapshot(chain, grammar: grammar) else { return choose(scores, context: context, at: index) }
         let chosen = choose(scores, context: context, at: index)
         guard !isExpected(chosen),

@@ -17,4 +17,60 @@
         }
         return best
     }
+
+    /// The best of the `count` scores at `scores` and its token (the lowest id among equals, as
+    /// an argmax): one pass of 16-wide vector maxima for the score, one to find its first token
+    /// — a few microseconds for a vocabulary of 49,152, where a scalar argmax took tens.
+    public static func best(of scores: UnsafePointer<Float>, count: Int) -> (id: Int32, logit: Float) {
+        precondition(count > 0, "a vocabulary has a token")
+        let best = maximum(scores, from: 0, to: count)
+        let lanes = SIMD16<Float>.scalarCount
+        var index = 0
+        while index + lanes <= count, !any(load(scores, index) .== SIMD16(repeating: best)) { index += lanes }
+        while index < count - 1, scores[index] != best { index += 1 }
+        return (Int32(index), best)
+    }
+
+    /// The tokens whose score is at least `threshold`, in order, or `nil` when there are more
+    /// than `limit`: one vector pass, and a look at the lanes of the few blocks that hold one.
+    public static func tokens(of scores: UnsafePointer<Float>, count: Int, atLeast threshold: Float, limit: Int) -> [Int32]? {
+        let lanes = SIMD16<Float>.scalarCount
+        let bound = SIMD16<Float>(repeating: threshold)
+        var found: [Int32] = []
+        var index = 0
+        while index < count {
+            let end = min(index + lanes, count)
+            if end - index < lanes || any(load(scores, index) .>= bound) {
+                for token in index..<end where scores[token] >= threshold {
+                    guard found.count < limit else { return nil }
+                    found.append(Int32(token))
+                }
+            }
+            index = end
+        }
+        return found
+    }
+
+    /// The best of the scores from `start` up to `end` (`-infinity` for none).
+    private static func maximum(_ scores: UnsafePointer<Float>, from start: Int, to end: Int) -> Float {
+        let lanes = SIMD16<Float>.scalarCount
+        var best = SIMD16<Float>(repeating: -.infinity)
+        var index = start
+        while index + lanes <= end {
+            // `replace(with:where:)` compiles to vector instructions; `pointwiseMax` went lane by lane.
+            let next = load(scores, index)
+            best.replace(with: next, where: next .> best)
+            index += lanes
+        }
+        var result = best.max()
+        while index < end {
+            result = max(result, scores[index])
+            index += 1
+        }
+        return result
+    }
+
+    private static func load(_ scores: UnsafePointer<Float>, _ index: Int) -> SIMD16<Float> {
+        UnsafeRawPointer(scores + index).loadUnaligned(as: SIMD16<Float>.self)
+    }
 }
