@@ -167,7 +167,8 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     func release(_ sequence: Int32) {
         condition.lock()
         freeSequences.append(sequence)
-        cleanups.append { [self] in
+        cleanups.append { [weak self] in
+            guard let self else { return }
             llama_memory_seq_rm(llama_get_memory(context), sequence, 0, -1)
             sampleOnBackend(sequence, false)
         }
@@ -238,16 +239,13 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     @_spi(Benchmarks) public var tokensChosenOnBackend: Int { chosenOnBackend.load(ordering: .relaxed) }
     private let chosenOnBackend = Atomic<Int>(0)
 
-    /// Has `sequence`'s next decodes choose their token in llama.cpp's graph — the best score,
-    /// found where the scores are (on a GPU, the one token id copied back instead of the whole
-    /// vocabulary's scores, 49,152 floats for SmolLM2) — or not. Each change makes llama.cpp plan
-    /// its graphs again at the next decode, so a sequence keeps its sampler from reply to reply.
+    /// Has `sequence`'s next decodes choose their token in llama.cpp's graph (``GraphGreedySampler``:
+    /// the best score, found where the scores are, and its id copied back instead of the whole
+    /// vocabulary's scores) — or not. Each change makes llama.cpp plan its graphs again at the next
+    /// decode, so a sequence keeps its sampler from reply to reply.
     private func sampleOnBackend(_ sequence: Int32, _ on: Bool) {
         if on, backendSamplers[sequence] == nil, !backendSamplingRefused {
-            var parameters = llama_sampler_chain_default_params()
-            parameters.no_perf = true
-            guard let chain = llama_sampler_chain_init(parameters) else { return }
-            llama_sampler_chain_add(chain, llama_sampler_init_greedy())
+            guard let chain = GraphGreedySampler.makeChain() else { return }
             if llama_set_sampler(context, sequence, chain) {
                 backendSamplers[sequence] = chain
             } else {
@@ -283,7 +281,8 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     private func warmUp() {
         let token = llama_vocab_bos(model.vocab) >= 0 ? llama_vocab_bos(model.vocab) : 0
         threadShare.withLock { $0.size(context) }
-        for (start, count) in [(0, 2), (2, 1)] {
+        let together = min(2, batch.capacity)
+        for (start, count) in [(0, together), (together, 1)] {
             batch.clear()
             for position in start..<start + count { batch.add(token, position: position, sequence: 0, logits: position == start + count - 1) }
             guard llama_decode(context, batch.batch) == 0 else { break }

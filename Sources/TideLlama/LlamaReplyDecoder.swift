@@ -36,6 +36,8 @@ final class LlamaReplyDecoder: ReplyDecoder {
     /// Reply positions sampled so far: generating one token at a time would hold all but the last
     /// of their tokens in the cache.
     private var sampled = 0
+    /// Whether a step of this reply needed its scores, so its later steps copy them too.
+    private var leftBackendChoice = false
     let promptTokenCount: Int
     /// The prompt's tokens found in the cache: counted when the reply starts, and lowered on the
     /// engine's thread if the cache cannot keep them (it then starts over).
@@ -207,14 +209,20 @@ final class LlamaReplyDecoder: ReplyDecoder {
         }
     }
 
-    /// Whether a step of `outputs` scored tokens may have llama.cpp choose its token in its graph:
+    /// Whether a step of `outputs` scored tokens has llama.cpp choose its token in its graph:
     /// a plain greedy step (``SamplerChain/choosesBestAlone``) that no hook, recording or draft
     /// reads the scores of, alone in its context (several sequences would each change llama.cpp's
     /// graphs as their replies come and go), on this machine as it is (a simulated one moves the
     /// scores after the decode).
+    /// Once a step needs the scores, the rest of the reply copies them too: every change of the
+    /// sequence's sampler makes llama.cpp plan its graphs again (a drafting reply would otherwise
+    /// change it at each draft).
     private func choosesOnBackend(outputs: Int, adjustingLogits: ((any LogitsView) throws -> Void)?) -> Bool {
-        backend.choosesOnBackend && readsChunksInPlace && backend.engine.machine.isReal && outputs == 1 && adjustingLogits == nil
-            && forcer == nil && sampler.choosesBestAlone
+        guard !leftBackendChoice else { return false }
+        let may = backend.choosesOnBackend && readsChunksInPlace && backend.engine.machine.isReal && outputs == 1
+            && adjustingLogits == nil && forcer == nil && sampler.choosesBestAlone
+        leftBackendChoice = !may
+        return may
     }
 
     func keepRewindPoints() throws { sampler.keepRewindPoints() }

@@ -92,7 +92,13 @@ enum LogitBiasStage: SamplerStage {
                 biases += tokens.map { llama_logit_bias(token: $0, bias: Float(bias.bias)) }
             }
         }
-        return llama_sampler_init_logit_bias(Int32(size), Int32(biases.count), biases)
+        // One bias per token, their sum where several name it: llama.cpp adds every bias of a token
+        // over the whole vocabulary but only the first over a few candidates, which the check of a
+        // recorded token's score after the stages scores (``SamplerChain/confirmsGreedyChoice(_:in:)``).
+        var summed: [Int32: Float] = [:]
+        for bias in biases { summed[bias.token, default: 0] += bias.bias }
+        let merged = biases.compactMap { bias in summed.removeValue(forKey: bias.token).map { llama_logit_bias(token: bias.token, bias: $0) } }
+        return llama_sampler_init_logit_bias(Int32(size), Int32(merged.count), merged)
     }
 
     static func onlyLowers(_ parameters: GenerationParameters) -> Bool { parameters.logitBias.allSatisfy { $0.bias <= 0 } }

@@ -16,6 +16,8 @@ extension RealModelTests {
             ["repeat_penalty": 1.3, "presence_penalty": 0.5, "frequency_penalty": 0.4],
             ["dry_multiplier": 2, "dry_base": 1.5, "dry_allowed_length": 1],
             ["logit_bias": [[" tide", -3], [13, false]], "repeat_penalty": 1.1],
+            // A token named twice: both biases apply, over the whole vocabulary or a few candidates.
+            ["logit_bias": [[" tide", -1.5], [" tide", -1.5], [" tides", -2]]],
         ]
 
         @Test(arguments: cases)
