@@ -14,7 +14,11 @@ extension RealModelTests {
         /// Four turns of one conversation — greedy, greedy under a logits hook, seeded, greedy —
         /// and how many tokens llama.cpp chose in its graph.
         func conversation(choosingOnBackend: Bool) async throws -> (replies: [CollectedReply], chosen: Int) {
-            let backend = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 2048))
+            // This machine as it is: a simulated one (`TIDE_MACHINE`) moves the scores after the
+            // decode, so its tokens are never chosen in the graph.
+            var options = LlamaContextOptions(contextSize: 2048)
+            options.machine = SimulatedMachine()
+            let backend = try LlamaBackend(model: TestModel.shared, options: options)
             backend.choosesOnBackend = choosingOnBackend
             var greedy = GenerationParameters()
             greedy.temperature = 0
