@@ -105,6 +105,13 @@ public protocol ReplyDecoder: AnyObject {
     var drafting: DraftStatistics? { get }
     /// How the reply's format was steered to finish within `max-tokens`; `nil` when it was not.
     var steering: BudgetSteering? { get }
+    /// The log-probability of the token the last ``nextToken(adjustingLogits:)`` gave, with the
+    /// ``GenerationParameters/logprobs`` likeliest at its position; `nil` when the reply did not
+    /// ask for them, or the step gave no token.
+    var lastLogprob: TokenLogprob? { get }
+    /// Reads the prompt and scores its tokens, each given those before it, with `top` of the
+    /// likeliest at each position; before the first ``nextToken(adjustingLogits:)``.
+    func scorePrompt(top: Int) async throws -> PromptLogprobs
     /// The tool calls the reply ended with, for a backend that gives them as data
     /// (``ChatBackend/offersToolsItself``); read after the last token. A call that cannot be read
     /// is a ``ToolFailure`` that says why.
@@ -118,6 +125,8 @@ extension ReplyDecoder {
     public var teacherForcing: TeacherForcing? { nil }
     public var drafting: DraftStatistics? { nil }
     public var steering: BudgetSteering? { nil }
+    public var lastLogprob: TokenLogprob? { nil }
+    public func scorePrompt(top: Int) async throws -> PromptLogprobs { throw LogprobsUnsupported() }
     public func toolCalls() throws(ToolFailure) -> [ToolCall] { [] }
 }
 
@@ -125,6 +134,15 @@ extension ReplyDecoder {
 public struct RewindUnsupported: Error, Sendable, Hashable, CustomStringConvertible {
     public init() {}
     public var description: String { "this model's backend cannot take back tokens" }
+}
+
+/// A reply asked for log-probabilities of a backend that cannot give them.
+public struct LogprobsUnsupported: Error, Sendable, Hashable, CustomStringConvertible {
+    public init() {}
+    public var description: String {
+        "this model's backend gives Tide no scores to read log-probabilities from (a remote model samples on its server): "
+            + "leave out logprobs, or use a local model"
+    }
 }
 
 /// One step of a reply.

@@ -30,6 +30,7 @@ extension AsyncThrowingStream where Element == ReplyEvent {
             case .text(let text): reply.texts.append(text)
             case .reasoning(let text): reply.reasoning.append(text)
             case .hookFailure(let failure): reply.failures.append(failure)
+            case .logprobs, .promptLogprobs: break  // the summary has them all
             case .toolCall(let call): reply.toolCalls.append(call)
             case .toolResult(let result): reply.toolResults.append(result)
             case .finished(let summary): reply.summary = summary

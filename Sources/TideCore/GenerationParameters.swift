@@ -55,7 +55,8 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
     public var mirostatEta: Double = 0.1
     /// Seed of the random sampler; `nil` draws a fresh one for every reply.
     public var seed: UInt32?
-    /// The most tokens a reply may have.
+    /// The most tokens a reply may have; 0 reads the prompt (scoring it, with ``scoresPrompt``)
+    /// and generates nothing.
     public var maxTokens: Int = 1024
     /// Strings that end the reply when generated; they are never shown.
     public var stop: [String] = []
@@ -68,6 +69,9 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
     /// their texts, separated by blank lines, which the model continues (the `raw` template, for
     /// one reply). Completion requests (`/v1/completions`) set it.
     public var rawPrompt = false
+    /// Whether the prompt's tokens are scored too (``ReplySummary/promptLogprobs``), each with
+    /// ``logprobs`` alternatives: what `echo` with `logprobs` asks of `/v1/completions`.
+    public var scoresPrompt = false
     /// Whether the backend drafts tokens from the context and checks them in one decode
     /// (``DraftMode/lookup``), which changes how fast a reply comes, not what it says, where the
     /// backend's batches score exactly as single tokens; where they do not, a drafted token is
@@ -91,6 +95,10 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
     /// model going on); past them the model must answer.
     public var maxToolRounds = 8
 
+    /// Whether each token of the reply comes with its log-probability (``TokenLogprob``), and with
+    /// how many of the likeliest tokens at its position: `nil` for none, 0 for the token's alone.
+    public var logprobs: Int?
+
     /// The most tokens a thinking model may reason for before its reasoning is closed for it
     /// (the close tag forced) and it answers; `nil` for no limit but `max-tokens`.
     public var reasoningBudget: Int?
@@ -113,6 +121,9 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
     /// The most recent tokens the repetition penalty may look at (llama.cpp keeps them in a ring
     /// buffer of this size).
     public static let maximumRepeatLastN = 1 << 20
+
+    /// The most alternatives a token's log-probability may come with (OpenAI's `top_logprobs` limit).
+    public static let maximumLogprobs = 20
 
     /// The most rewinds one reply may be allowed.
     public static let maximumRewinds = 100_000
@@ -186,16 +197,21 @@ extension GenerationParameters {
         ParameterDeclaration("mirostat-eta", \.mirostatEta, .number(atLeast: 0, "a number ≥ 0, at most 3.4e+38"),
                              "Mirostat: the learning rate (η)"),
         ParameterDeclaration("seed", \.seed, .seed, "Random seed, for reproducible sampling; random draws one per reply"),
-        ParameterDeclaration("max-tokens", \.maxTokens, .whole(1...maximumTokenCount), "The most tokens in a reply",
+        ParameterDeclaration("max-tokens", \.maxTokens, .whole(0...maximumTokenCount),
+                             "The most tokens in a reply (0: none, the prompt is only read)",
                              aliases: ["max_completion_tokens", "n_predict"], request: .sent),
         ParameterDeclaration("stop", \.stop, .texts(), "A string that ends the reply (repeatable); it is never shown"),
         ParameterDeclaration("tool-choice", \.toolChoice, .toolChoice,
                              "Whether the model may call tools (auto), must call one (required, or a tool's name) or is not offered them (none)",
-                             request: .withTools),
+                             request: .ownFields),
         ParameterDeclaration("max-tool-rounds", \.maxToolRounds, .whole(0...maximumToolRounds),
                              "The most rounds of tool calls in one turn; past them the model must answer", request: .local),
         ParameterDeclaration("parallel-tool-calls", \.parallelToolCalls, .flag, "Whether one reply may call several tools at once",
-                             request: .withTools),
+                             request: .ownFields),
+        ParameterDeclaration("logprobs", \.logprobs,
+                             .whole(0...maximumLogprobs, orNone: -1, "a whole number from 0 to \(maximumLogprobs), or -1 for none"),
+                             "Give each reply token's log-probability, with this many of the likeliest tokens at its position (0: the token's alone; -1: none)",
+                             request: .ownFields),
         ParameterDeclaration("reasoning-budget", \.reasoningBudget,
                              .whole(0...maximumTokenCount, orNone: -1, "a whole number from 0 to \(maximumTokenCount), or -1 for no limit"),
                              "The most tokens a thinking model (<think>…</think>) may reason for; then its reasoning is closed for it and it answers (-1: no limit)",

@@ -63,7 +63,9 @@ extension ParameterCodec where Value == Int? {
                            case .number(let number):
                                guard let whole = Int(exactly: number) else { return nil }
                                if whole == none { return .some(nil) }
-                               return range.contains(whole) ? whole : nil
+                               // Out of range is no value at all, not the value "none".
+                               guard range.contains(whole) else { return nil }
+                               return .some(whole)
                            default: return nil
                            }
                        },

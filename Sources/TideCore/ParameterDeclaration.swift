@@ -25,8 +25,10 @@ public struct ParameterDeclaration: Sendable {
         /// `tide serve` reads it; `--remote` does not send it: Tide itself acts on it around the
         /// server's replies.
         case local
-        /// Requests set it another way (`tool_choice` and `parallel_tool_calls` come with the tools).
-        case withTools
+        /// Requests set it in fields read apart: `tool_choice` and `parallel_tool_calls` come with
+        /// the tools; `logprobs` takes each endpoint's own shape (a chat's `logprobs` and
+        /// `top_logprobs`, a text completion's `logprobs`).
+        case ownFields
     }
 
     /// The parameter at `keyPath` of ``GenerationParameters``, its values read and written by

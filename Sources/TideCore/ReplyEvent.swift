@@ -5,6 +5,13 @@ public enum ReplyEvent: Sendable {
     /// The next piece of a thinking model's reasoning (its `<think>` block, tags left out),
     /// before the answer's text; per-token hooks and stop strings do not see it.
     case reasoning(String)
+    /// The log-probabilities of the tokens whose text the next ``text(_:)`` holds (the first of
+    /// it, when a per-token hook changed it), for a reply that asks for them
+    /// (``GenerationParameters/logprobs``). A token whose text a stop string ends is among them.
+    case logprobs([TokenLogprob])
+    /// The prompt's tokens scored, before the reply's first token, for a reply that asks for them
+    /// (``GenerationParameters/scoresPrompt``).
+    case promptLogprobs(PromptLogprobs)
     /// A hook failed; it has been disabled for the rest of the session and the reply goes on.
     case hookFailure(HookFailure)
     /// The model called a tool. A round's calls come first, then their results (``toolResult(_:)``)
@@ -41,6 +48,11 @@ public struct ReplySummary: Sendable, Hashable {
     public var toolCallProblem: String?
     /// A thinking model's reasoning, tags and the line breaks around it left out; empty for none.
     public var reasoning = ""
+    /// The log-probabilities of the reply's shown tokens, in order (those of ``ReplyEvent/logprobs(_:)``);
+    /// empty unless the reply asked for them.
+    public var logprobs: [TokenLogprob] = []
+    /// The prompt's tokens scored, when the reply asked for them (``GenerationParameters/scoresPrompt``).
+    public var promptLogprobs: PromptLogprobs?
 
     /// A summary (the engine makes them; a log or a test may too).
     public init(stopReason: StopReason, statistics: GenerationStatistics, rawText: String, text: String, storedText: String,

@@ -31,6 +31,15 @@ struct ReplyLoop {
     /// The last token kept; `nil` after a rewind.
     var lastID: Int32?
     var statistics = GenerationStatistics()
+    /// The log-probability of each token generated so far, by position (`nil` for a reasoning
+    /// token's), when the reply asks for them.
+    var tokenLogprobs: [TokenLogprob?] = []
+    /// How many positions' log-probabilities have gone out with the text.
+    var sentLogprobs = 0
+    /// The log-probabilities sent, in order.
+    var shownLogprobs: [TokenLogprob] = []
+    /// The prompt's tokens scored, when the reply asks for them.
+    var promptLogprobs: PromptLogprobs?
     let clock = ContinuousClock()
     let start = ContinuousClock.now
 
@@ -60,6 +69,7 @@ struct ReplyLoop {
         let parameters = prompt.parameters
         try parameters.validate()
         try ToolsUnavailable.check(parameters, on: backend)
+        if parameters.logprobs != nil || parameters.scoresPrompt, !backend.supportsLogits { throw LogprobsUnsupported() }
         // Read once: the reader offers the tools in the prompt, and reads the calls at the end.
         let reader = backend.toolCallReader
         let messages = reader?.prompt(prompt.messages, offering: parameters.offersTools ? parameters.tools : []) ?? prompt.messages
@@ -79,6 +89,11 @@ struct ReplyLoop {
         }
         defer { decoder.close() }
         statistics.promptTokens = decoder.promptTokenCount
+        if parameters.scoresPrompt {
+            let scored = try await decoder.scorePrompt(top: parameters.logprobs ?? 0)
+            promptLogprobs = scored
+            emit(.promptLogprobs(scored))
+        }
         capture = ToolCallCapture(marker: parameters.offersTools ? reader?.marker : nil)
         // A reply held to a grammar from its first token (a format, a required tool call) has no
         // room for a reasoning block, and a plain-text continuation (`rawPrompt`) has no turns:
@@ -119,6 +134,7 @@ struct ReplyLoop {
         let vocabulary = backend.vocabulary
         var firstToken: ContinuousClock.Instant?
         defer { if let firstToken { statistics.decodeDuration = clock.now - firstToken } }
+        if parameters.maxTokens == 0 { return try end(.maxTokens) }
         while true {
             if Task.isCancelled { return try end(.cancelled) }
             let forced = reasoning?.forcedToken(vocabulary: vocabulary)
@@ -136,6 +152,12 @@ struct ReplyLoop {
             if firstToken == nil {
                 firstToken = clock.now
                 statistics.timeToFirstToken = clock.now - start
+            }
+            if parameters.logprobs != nil {
+                guard let scored = decoder.lastLogprob else { throw LogprobsUnsupported() }
+                // Positions after a rewind's are sampled again.
+                tokenLogprobs.removeSubrange(min(generated, tokenLogprobs.count)...)
+                tokenLogprobs.append(reasoning?.isActive == true ? nil : scored)
             }
             if capture.isCapturing {
                 capture.append(text.characters(bytes))

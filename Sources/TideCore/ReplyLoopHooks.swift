@@ -29,6 +29,7 @@ extension ReplyLoop {
     @discardableResult
     mutating func release(progress: ReplyProgress, everything: Bool = false) throws -> StopReason? {
         for piece in ledger.release(length: progress.text.utf8.count, everything: everything) {
+            sendLogprobs(through: piece.index)
             // Text a rewind may still take back is not part of what per-token hooks see.
             let shown = ledger.window == 0 ? progress
                 : ReplyProgress(text: String(decoding: rawText.utf8.prefix(piece.rawEnd), as: UTF8.self), tokenCount: piece.index + 1,
@@ -40,6 +41,17 @@ extension ReplyLoop {
             }
         }
         return nil
+    }
+
+    /// Sends the log-probabilities of the positions up to `index` not yet sent, before the text
+    /// they make.
+    private mutating func sendLogprobs(through index: Int) {
+        guard sentLogprobs <= index, sentLogprobs < tokenLogprobs.count else { return }
+        let scored = tokenLogprobs[sentLogprobs...min(index, tokenLogprobs.count - 1)].compactMap { $0 }
+        sentLogprobs = index + 1
+        guard !scored.isEmpty else { return }
+        shownLogprobs += scored
+        emit(.logprobs(scored))
     }
 
     /// The closure that lets logits hooks see this step's scores, bans the tokens rewinds banned
@@ -126,6 +138,8 @@ extension ReplyLoop {
         var summary = ReplySummary(stopReason: reason, statistics: statistics, rawText: rawText,
                                    text: shownText, storedText: reply.storedText, format: format)
         summary.reasoning = reply.reasoning
+        summary.logprobs = shownLogprobs
+        summary.promptLogprobs = promptLogprobs
         return summary
     }
 

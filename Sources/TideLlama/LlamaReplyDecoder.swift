@@ -38,6 +38,8 @@ final class LlamaReplyDecoder: ReplyDecoder {
     private var sampled = 0
     /// Whether a step of this reply needed its scores, so its later steps copy them too.
     private var leftBackendChoice = false
+    /// How many of the prompt's tokens ``scorePrompt(top:)`` put in the cache (all but the last).
+    private var scoredPromptLength: Int?
     let promptTokenCount: Int
     /// The prompt's tokens found in the cache: counted when the reply starts, and lowered on the
     /// engine's thread if the cache cannot keep them (it then starts over).
@@ -60,6 +62,8 @@ final class LlamaReplyDecoder: ReplyDecoder {
 
     var steering: BudgetSteering? { sampler.steering }
 
+    var lastLogprob: TokenLogprob? { sampler.lastLogprob }
+
     private var model: LlamaModel { backend.model }
 
     /// Whether a chunk's scores stay in the context until the reply has used them: no other
@@ -75,8 +79,8 @@ final class LlamaReplyDecoder: ReplyDecoder {
         if started, forcer?.isForcing == true { return try await forcedToken(adjustingLogits: adjustingLogits) }
         if drafter?.isChecking == true { return checked(try draftedToken(adjustingLogits: adjustingLogits)) }
         guard started else {
-            let step = try await decode(prompt[reusedPromptTokenCount...], at: reusedPromptTokenCount, trimming: true,
-                                        adjustingLogits: adjustingLogits)
+            let read = scoredPromptLength ?? reusedPromptTokenCount
+            let step = try await decode(prompt[read...], at: read, trimming: true, adjustingLogits: adjustingLogits)
             started = true
             return keep(step)
         }
@@ -89,6 +93,56 @@ final class LlamaReplyDecoder: ReplyDecoder {
         let draft = drafter?.nextDraft(after: pending, limit: limit) ?? []
         let step = try await decode([pending] + draft, at: position, outputs: draft.count + 1, adjustingLogits: adjustingLogits)
         return draft.isEmpty ? keep(step) : checked(step)
+    }
+
+    /// Reads the prompt from its start, but for its last token (which the first step decodes), a
+    /// batch at a time with the scores of every entry, and scores each token by the entry before it.
+    /// What the cache held of it is read again: a cached position's scores are not kept. A BOS
+    /// token the model starts every text with is not the prompt's: the first token after it is
+    /// scored, given it.
+    func scorePrompt(top: Int) async throws -> PromptLogprobs {
+        precondition(!started && scoredPromptLength == nil, "the prompt is scored before the reply's first step")
+        let first = prompt.first.flatMap { $0 == llama_vocab_bos(model.vocab) ? nil : $0 }
+        var scored = PromptLogprobs(first: first, firstBytes: first.map(model.tokenBytes) ?? [], rest: [])
+        let end = prompt.count - 1
+        var position = 0
+        while position < end {
+            let tokens = prompt[position..<min(end, position + backend.engine.batchCapacity)]
+            scored.rest += try await score(tokens, at: position, top: top)
+            position = tokens.endIndex
+        }
+        reusedPromptTokenCount = 0
+        scoredPromptLength = max(end, 0)
+        return scored
+    }
+
+    /// Decodes `tokens` at `position` keeping every entry's scores, and scores the token after each.
+    private func score(_ tokens: ArraySlice<Int32>, at position: Int, top: Int) async throws -> [TokenLogprob] {
+        let backend = backend
+        let model = model
+        let next = prompt[(tokens.startIndex + 1)...tokens.endIndex]
+        let scored = UncheckedSendable(ScoredBox())
+        _ = try await withCheckedThrowingContinuation { continuation in
+            backend.engine.step(StepRequest(
+                sequence: backend.sequence, tokens: tokens, position: position, outputs: tokens.count,
+                preparation: position > 0 ? nil : { context, _ in _ = backend.cache.withLock { $0.kept.truncate(to: 0, in: context) } },
+                onAdvance: { chunk in backend.cache.withLock { $0.kept.tokens += chunk } },
+                onFailure: { context, start in _ = backend.cache.withLock { $0.kept.truncate(to: start, in: context) } },
+                finish: { context, last, _ in
+                    for (offset, token) in next.enumerated() {
+                        let index = last - Int32(tokens.count - 1 - offset)
+                        guard let logits = llama_get_logits_ith(context, index) else {
+                            preconditionFailure("a decode of several scored entries keeps the logits of each of them")
+                        }
+                        let distribution = LogSoftmax(logits, count: model.facts.vocabularySize, top: top)
+                        scored.value.tokens.append(distribution.scored(token, logit: logits[Int(token)], model: model))
+                    }
+                    // The step's own token is not asked for: the scores are the result.
+                    return .endOfGeneration
+                },
+                resume: { continuation.resume(with: $0) }))
+        }
+        return scored.value.tokens
     }
 
     /// The choice at the next position of a forced reply, from the scores of the recorded token
@@ -251,6 +305,11 @@ final class LlamaReplyDecoder: ReplyDecoder {
         if let length { backend.cache.withLock { $0.kept.tokens.removeSubrange(min(length, $0.kept.tokens.count)...) } }
         backend.endReply()
     }
+}
+
+/// What a scoring step gives back from the engine's thread.
+private final class ScoredBox {
+    var tokens: [TokenLogprob] = []
 }
 
 /// A value handed to the engine's thread while its owner waits for the result, so it is never

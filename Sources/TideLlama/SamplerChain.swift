@@ -62,6 +62,11 @@ final class SamplerChain {
     private let checksSampledTokenFirst: Bool
     /// The reply's tolerance (``GenerationParameters/tolerance``), for expectations.
     let tolerance: Double
+    /// How many of the likeliest tokens each step's log-probability comes with; `nil` when the
+    /// reply asks for none (``GenerationParameters/logprobs``).
+    let logprobs: Int?
+    /// The log-probability of the token the last step chose, when the reply asks for them.
+    private(set) var lastLogprob: TokenLogprob?
 
     /// The chain for `parameters`; throws when llama.cpp refuses the format's grammar. Unless
     /// `checkingSampledTokenFirst` is off, the grammar only checks the sampled token at first;
@@ -71,6 +76,7 @@ final class SamplerChain {
          steeringBudget: Bool = true, comparingTwoScores: Bool = true) throws {
         checksSampledTokenFirst = checkingSampledTokenFirst
         tolerance = parameters.tolerance
+        logprobs = parameters.logprobs
         let stages = SamplerStages.stages(for: parameters)
         argmaxOnly = parameters.temperature == 0 && stages.isEmpty
         greedyOverLoweringStages = comparingTwoScores && parameters.temperature == 0 && !stages.isEmpty
@@ -247,11 +253,15 @@ final class SamplerChain {
         let expected = expectation
         expectation = nil
         nearTie = nil
+        lastLogprob = nil
         if let adjustingLogits {
             let view = LlamaLogitsView(logits: scores, model: model)
             try adjustingLogits(view)
             guard view.hasCandidates else { return .everyTokenBanned }
         }
+        // Read after the hooks and before sampling; the steerer only masks, leaving the chosen
+        // token's score as it was.
+        let distribution = logprobs.map { LogSoftmax(scores, count: vocabularySize, top: $0) }
         steerer?.restrict(scores, model: model)
         let token: Int32?
         if let expected, expected.tolerance > 0, let wanted = expectedToken(expected, in: scores, model: model) {
@@ -261,6 +271,7 @@ final class SamplerChain {
             token = choose(scores, context: context, at: index)
         }
         guard let token else { return .formatBlocked }
+        lastLogprob = distribution?.scored(token, logit: scores[Int(token)], model: model)
         steerer?.accept(token, model: model)
         return outcome(of: token, model: model)
     }
@@ -272,10 +283,10 @@ final class SamplerChain {
     }
 
     /// Whether the next token is the best score and nothing else: plain greedy decoding with no
-    /// format, budget, rewind point, resampling or expectation, so that llama.cpp may choose it
+    /// format, budget, rewind point, resampling, expectation or log-probabilities, so that llama.cpp may choose it
     /// in its graph without the scores being copied (``LlamaBatchEngine``).
     var choosesBestAlone: Bool {
-        argmaxOnly && grammar == nil && steerer == nil && !keepsPoints && !isResampling && expectation == nil
+        argmaxOnly && grammar == nil && steerer == nil && !keepsPoints && !isResampling && expectation == nil && logprobs == nil
     }
 
     /// How the reply's format was steered to finish within `max-tokens`; `nil` when it was not.

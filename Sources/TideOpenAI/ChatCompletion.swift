@@ -6,16 +6,19 @@ public struct ChatCompletion: Codable, Sendable, Hashable {
         public var message: ChatCompletionRequest.Message
         /// `stop`, `length` or `tool_calls`.
         public var finishReason: String
+        /// The message's tokens' log-probabilities, when the request asked for them.
+        public var logprobs: ChatLogprobs?
 
         enum CodingKeys: String, CodingKey {
-            case index, message
+            case index, message, logprobs
             case finishReason = "finish_reason"
         }
 
-        public init(index: Int = 0, message: ChatCompletionRequest.Message, finishReason: String) {
+        public init(index: Int = 0, message: ChatCompletionRequest.Message, finishReason: String, logprobs: ChatLogprobs? = nil) {
             self.index = index
             self.message = message
             self.finishReason = finishReason
+            self.logprobs = logprobs
         }
     }
 

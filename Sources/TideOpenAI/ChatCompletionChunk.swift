@@ -26,16 +26,19 @@ public struct ChatCompletionChunk: Codable, Sendable, Hashable {
         public var delta: Delta
         /// `stop`, `length`, `tool_calls` on the last chunk of the choice.
         public var finishReason: String?
+        /// The log-probabilities of the tokens of the delta's content, when the request asked for them.
+        public var logprobs: ChatLogprobs?
 
         enum CodingKeys: String, CodingKey {
-            case index, delta
+            case index, delta, logprobs
             case finishReason = "finish_reason"
         }
 
-        public init(index: Int = 0, delta: Delta, finishReason: String? = nil) {
+        public init(index: Int = 0, delta: Delta, finishReason: String? = nil, logprobs: ChatLogprobs? = nil) {
             self.index = index
             self.delta = delta
             self.finishReason = finishReason
+            self.logprobs = logprobs
         }
     }
 

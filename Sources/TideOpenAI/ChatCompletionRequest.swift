@@ -91,8 +91,10 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
     public var parameters: [ParameterSetting] = []
     /// Choices asked for; only 1 is supported.
     public var n: Int?
-    /// Whether log-probabilities are asked for (they are not supported).
+    /// Whether log-probabilities are asked for.
     public var logprobs: Bool?
+    /// How many of the likeliest tokens each token's log-probability comes with (`top_logprobs`).
+    public var topLogprobs: Int?
     /// Whether the body has a field that asks for a reply format (see
     /// ``TideCore/ReplyFormat/requested(in:)``, which reads them in the body's key order).
     public var asksForFormat = false
@@ -101,7 +103,7 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case model, messages, stream, n, logprobs
-        case streamOptions = "stream_options"
+        case streamOptions = "stream_options", topLogprobs = "top_logprobs"
     }
 
     /// The fields that ask for a reply format.
@@ -131,9 +133,10 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         try self.init(decoding: decoder, messages: container.decode([Message].self, forKey: .messages))
         logprobs = try container.decodeIfPresent(Bool.self, forKey: .logprobs)
+        topLogprobs = try container.decodeWholeNumberIfPresent(forKey: .topLogprobs)
     }
 
-    /// A request with `messages` and every other field read from `decoder` except `logprobs`:
+    /// A request with `messages` and every other field read from `decoder` except `logprobs` and `top_logprobs`:
     /// what a chat-completion and a text-completion body (``TextCompletionRequest``) share.
     init(decoding decoder: any Decoder, messages: [Message]) throws {
         let refused = try decoder.container(keyedBy: RefusedKeys.self)
@@ -161,7 +164,7 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
     static func parameters(in decoder: any Decoder) throws -> [ParameterSetting] {
         let fields = try decoder.container(keyedBy: AnyCodingKey.self)
         var settings: [ParameterSetting] = []
-        for declaration in GenerationParameters.declarations where declaration.request != .withTools {
+        for declaration in GenerationParameters.declarations where declaration.request != .ownFields {
             for name in [declaration.field] + declaration.aliases {
                 let value = try fields.decodeIfPresent(ParameterValue.self, forKey: AnyCodingKey(name)) ?? .null
                 if value == .null { continue }
@@ -184,6 +187,7 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
         try container.encodeIfPresent(streamOptions, forKey: .streamOptions)
         try container.encodeIfPresent(n, forKey: .n)
         try container.encodeIfPresent(logprobs, forKey: .logprobs)
+        try container.encodeIfPresent(topLogprobs, forKey: .topLogprobs)
         var fields = encoder.container(keyedBy: AnyCodingKey.self)
         for setting in parameters { try fields.encode(setting.value, forKey: AnyCodingKey(setting.declaration.field)) }
     }

@@ -12,7 +12,7 @@ extension ChatCompletionRequest {
             switch setting.declaration.request {
             case .sent: return true
             case .sentWhenChanged: return setting.value != setting.declaration.value(in: defaults)
-            case .local, .withTools: return false
+            case .local, .ownFields: return false
             }
         }
     }

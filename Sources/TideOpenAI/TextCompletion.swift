@@ -8,16 +8,19 @@ public struct TextCompletion: Codable, Sendable, Hashable {
         public var index: Int
         /// `stop` or `length`; on a stream, only on its last piece.
         public var finishReason: String?
+        /// The text's tokens' log-probabilities (on a stream, the piece's), when the request asked for them.
+        public var logprobs: TextLogprobs?
 
         enum CodingKeys: String, CodingKey {
-            case text, index
+            case text, index, logprobs
             case finishReason = "finish_reason"
         }
 
-        public init(text: String, index: Int = 0, finishReason: String? = nil) {
+        public init(text: String, index: Int = 0, finishReason: String? = nil, logprobs: TextLogprobs? = nil) {
             self.text = text
             self.index = index
             self.finishReason = finishReason
+            self.logprobs = logprobs
         }
     }
 

@@ -2,12 +2,15 @@
 /// serves): a prompt the model continues as plain text, with no chat template, and the fields
 /// of a ``ChatCompletionRequest`` (model, stream, sampling). Fields Tide cannot honour are
 /// refused with a ``RequestFieldError``: a prompt given as token ids or as several prompts,
-/// `suffix`, `logprobs`, `best_of` above 1.
+/// `suffix`, `best_of` above 1.
 public struct TextCompletionRequest: Decodable, Sendable, Hashable {
     /// The text to continue.
     public var prompt: String
-    /// Whether the reply repeats the prompt before its continuation.
+    /// Whether the reply repeats the prompt before its continuation (and, with ``logprobs``,
+    /// scores the prompt's tokens).
     public var echo: Bool
+    /// How many of the likeliest tokens each token's log-probability comes with; `nil` for none.
+    public var logprobs: Int?
     /// The rest of the request, as a chat request whose one user message is the prompt.
     public var chat: ChatCompletionRequest
 
@@ -32,9 +35,7 @@ public struct TextCompletionRequest: Decodable, Sendable, Hashable {
         if let suffix = try container.decodeIfPresent(String.self, forKey: .suffix), !suffix.isEmpty {
             throw RequestFieldError(field: "suffix", message: "suffix (text to insert before) is not supported; leave it out")
         }
-        if container.contains(.logprobs), try !container.decodeNil(forKey: .logprobs) {
-            throw RequestFieldError(field: "logprobs", message: "logprobs are not supported; leave it out")
-        }
+        logprobs = try container.decodeWholeNumberIfPresent(forKey: .logprobs)
         if let bestOf = try container.decodeWholeNumberIfPresent(forKey: .bestOf), bestOf != 1 {
             throw RequestFieldError(field: "best_of", message: "best_of must be 1: Tide generates one choice per request")
         }

@@ -83,6 +83,7 @@ struct Replay {
                 // The checks are the answer's: the reasoning is shown, not checked.
                 case .reasoning(let piece): events(.reasoning(piece))
                 case .hookFailure(let failure): failures.append("\(failure)")
+                case .logprobs, .promptLogprobs: break  // the summary has them all
                 // A round's calls come first, then their results; its text is what was shown before them.
                 case .toolCall(let call):
                     if rounds.last.map({ !$0.results.isEmpty }) ?? true {

@@ -182,6 +182,8 @@ public final class ChatServer: Sendable {
             throw APIError.invalid(error.description, param: "tools")
         } catch let error as ToolSelectionError {
             throw APIError.invalid(error.description, param: "tools")
+        } catch let error as LogprobsUnsupported {
+            throw APIError.invalid(error.description, param: "logprobs")
         } catch let error as InvalidParameterError {
             // A value only the model can check (a tool's name, a token id), named as the request does.
             throw APIError.invalid("\(error.field) \(error.rule)", param: error.field)

@@ -41,7 +41,11 @@ struct CompletionJob: Sendable {
                                + "for them; leave out tools and tool_choice", param: "tools")
         }
         try self.init(request.chat, format: format, tools: nil, configuration: configuration, endpoint: .text)
-        if request.echo { echo = request.prompt }
+        if let count = request.logprobs { parameters.logprobs = try Self.checkLogprobs(count, field: "logprobs") }
+        if request.echo {
+            echo = request.prompt
+            parameters.scoresPrompt = parameters.logprobs != nil
+        }
     }
 
     /// Reads `request`, whose reply format is `format` and whose tools are `tools`, over the
@@ -57,7 +61,6 @@ struct CompletionJob: Sendable {
         }
         try Self.checkSize(of: request.messages, within: configuration.serverLimits, endpoint: endpoint)
         if let n = request.n, n != 1 { throw .invalid("n must be 1: Tide generates one choice per request", param: "n") }
-        if request.logprobs == true { throw .invalid("logprobs are not supported", param: "logprobs") }
         var messages: [ChatMessage] = []
         for (index, message) in request.messages.enumerated() {
             // A chat template cannot carry a NUL: say so, rather than let the message end there.
@@ -100,8 +103,21 @@ struct CompletionJob: Sendable {
             parameters.toolChoice = tools.choice
             parameters.parallelToolCalls = tools.parallel
         }
+        if request.topLogprobs != nil, request.logprobs != true {
+            throw .invalid("top_logprobs needs logprobs: true; send both, or leave out top_logprobs", param: "top_logprobs")
+        }
+        if let wanted = request.logprobs { parameters.logprobs = wanted ? try Self.checkLogprobs(request.topLogprobs ?? 0, field: "top_logprobs") : nil }
         stream = request.stream ?? false
         includeUsage = request.streamOptions?.includeUsage ?? false
+    }
+
+    /// `count`, the alternatives asked for with each token's log-probability in `field`, checked.
+    private static func checkLogprobs(_ count: Int, field: String) throws(APIError) -> Int {
+        let limit = GenerationParameters.maximumLogprobs
+        guard (0...limit).contains(count) else {
+            throw .invalid("\(field) must be a whole number from 0 to \(limit), not \(count)", param: field)
+        }
+        return count
     }
 
     /// The request's message number `index` in Tide's terms, after `earlier`: a tool result must

@@ -24,14 +24,23 @@ struct ReplyWriter: Sendable {
     /// Streams the reply: a first chunk (a chat's role, a text's echoed prompt), a chunk per
     /// piece of text, a last chunk with the finish reason (and one with the usage, when asked),
     /// then `[DONE]`. A failure partway is sent as an error event, and so is a reply cut because
-    /// the server stops (`shutdown`); a client gone (a write fails) stops the reply.
+    /// the server stops (`shutdown`); a client gone (a write fails) stops the reply. Asked for,
+    /// the log-probabilities of a piece's tokens come with it (a scored echo's with the echo).
     func stream(_ run: CompletionRun, into writer: inout any ResponseBodyWriter, logger: Logger,
                 shutdown: ShutdownCut = ShutdownCut()) async {
+        var logprobs = LogprobsOut()
         do {
-            if job.endpoint == .chat || !job.echo.isEmpty { try await send(chunk(job.echo, opening: true), to: &writer) }
+            if job.endpoint == .chat || (!job.echo.isEmpty && !job.parameters.scoresPrompt) {
+                try await send(chunk(job.echo, opening: true, logprobs: &logprobs), to: &writer)
+            }
             while let event = try await run.next() {
                 switch event {
-                case .text(let text): try await send(chunk(text), to: &writer)
+                case .logprobs(let tokens): logprobs.add(tokens)
+                case .promptLogprobs(let prompt):
+                    let echoed = logprobs.take(prompt: prompt)
+                    try await send(TextCompletion(id: id, created: created, model: model, choices: [.init(text: job.echo, logprobs: echoed)]),
+                                   to: &writer)
+                case .text(let text): try await send(chunk(text, logprobs: &logprobs), to: &writer)
                 case .reasoning(let text) where job.endpoint == .chat:
                     try await send(ChatCompletionChunk(id: id, created: created, model: model,
                                                        choices: [.init(delta: .init(reasoningContent: text))]), to: &writer)
@@ -54,7 +63,7 @@ struct ReplyWriter: Sendable {
                                                                choices: [.init(delta: .init(toolCalls: [piece]))]), to: &writer)
                         }
                     }
-                    try await send(chunk(nil, finishReason: Self.finishReason(summary)), to: &writer)
+                    try await send(chunk(nil, finishReason: Self.finishReason(summary), logprobs: &logprobs), to: &writer)
                     if job.includeUsage { try await send(usageChunk(Self.usage(summary)), to: &writer) }
                     try await writer.write(ByteBuffer(bytes: ServerSentEvent.done))
                 }
@@ -74,33 +83,42 @@ struct ReplyWriter: Sendable {
             log(summary, logger: logger)
             try Self.checkCalls(summary)
             let finishReason = Self.finishReason(summary)
+            var logprobs = LogprobsOut()
+            logprobs.add(summary.logprobs)
+            let wanted = job.parameters.logprobs != nil
             switch job.endpoint {
             case .chat:
                 let calls = summary.toolCalls.isEmpty ? nil : summary.toolCalls.map(WireToolCall.init)
                 return ChatCompletion(id: id, created: created, model: model,
                                       choices: [ChatCompletion.Choice(message: .init(role: "assistant", content: summary.text, toolCalls: calls,
                                                                                      reasoningContent: summary.reasoning.isEmpty ? nil : summary.reasoning),
-                                                                      finishReason: finishReason)],
+                                                                      finishReason: finishReason,
+                                                                      logprobs: wanted ? logprobs.takeChat() ?? ChatLogprobs(content: []) : nil)],
                                       usage: Self.usage(summary))
             case .text:
+                let echoed = summary.promptLogprobs.map { logprobs.take(prompt: $0) }
                 return TextCompletion(id: id, created: created, model: model,
-                                      choices: [.init(text: job.echo + summary.text, finishReason: finishReason)],
+                                      choices: [.init(text: job.echo + summary.text, finishReason: finishReason,
+                                                      logprobs: wanted ? logprobs.takeText(after: echoed) ?? TextLogprobs() : nil)],
                                       usage: Self.usage(summary))
             }
         }
         throw APIError(status: 500, message: "the reply ended without a summary", type: "server_error")
     }
 
-    /// One streamed piece: `text` (`nil` on the last piece, which carries the finish reason);
-    /// the `opening` piece of a chat names the role.
-    private func chunk(_ text: String?, opening: Bool = false, finishReason: String? = nil) -> any Encodable & Sendable {
+    /// One streamed piece: `text` (`nil` on the last piece, which carries the finish reason),
+    /// with the log-probabilities of its tokens; the `opening` piece of a chat names the role.
+    private func chunk(_ text: String?, opening: Bool = false, finishReason: String? = nil, logprobs: inout LogprobsOut)
+        -> any Encodable & Sendable
+    {
         switch job.endpoint {
         case .chat:
             ChatCompletionChunk(id: id, created: created, model: model,
                                 choices: [.init(delta: .init(role: opening ? "assistant" : nil, content: text),
-                                                finishReason: finishReason)])
+                                                finishReason: finishReason, logprobs: logprobs.takeChat())])
         case .text:
-            TextCompletion(id: id, created: created, model: model, choices: [.init(text: text ?? "", finishReason: finishReason)])
+            TextCompletion(id: id, created: created, model: model,
+                           choices: [.init(text: text ?? "", finishReason: finishReason, logprobs: logprobs.takeText())])
         }
     }
 

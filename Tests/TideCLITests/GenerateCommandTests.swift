@@ -47,9 +47,11 @@ extension CommandLineTests {
             (["--temperature=-1"], "--temperature must be ≥ 0 (0 picks the likeliest token), at most 3.4e+38, not '-1'"),
             (["--temperature", "-1"], "--temperature must be ≥ 0 (0 picks the likeliest token), at most 3.4e+38, not '-1'"),
             (["--top-k", "-5"], "--top-k must be a whole number from 0 to"),
-            (["--max-tokens", "-3"], "--max-tokens must be a whole number from 1 to"),
+            (["--max-tokens", "-3"], "--max-tokens must be a whole number from 0 to"),
             (["--top-p", "1.5"], "--top-p must be a number in (0, 1], not '1.5'"),
-            (["--max-tokens", "0"], "--max-tokens must be a whole number from 1 to 2147483647, not '0'"),
+            (["--logprobs", "21"], "--logprobs must be a whole number from 0 to 20, or -1 for none, not '21'"),
+            // Out of range once read as "none".
+            (["--reasoning-budget", "3000000000"], "--reasoning-budget must be a whole number from 0 to 2147483647, or -1 for no limit, not '3000000000'"),
             (["--ctx-size", "2"], "--ctx-size must be from 16 to 16777216, not 2"),
             (["--template", "klingon"], "unknown --template 'klingon'"),
             (["--model", "llama-9000"], "unknown model 'llama-9000'"),

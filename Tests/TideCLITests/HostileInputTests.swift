@@ -11,7 +11,7 @@ extension CommandLineTests {
         @Test(arguments: [
             (["--top-k", "2147483648"], "--top-k must be a whole number from 0 to 2147483647, not '2147483648'"),
             (["--repeat-last-n", "2147483648"], "--repeat-last-n must be a whole number from 0 to 1048576, not '2147483648'"),
-            (["--max-tokens", "99999999999"], "--max-tokens must be a whole number from 1 to 2147483647, not '99999999999'"),
+            (["--max-tokens", "99999999999"], "--max-tokens must be a whole number from 0 to 2147483647, not '99999999999'"),
             (["--ctx-size", "4294967312"], "--ctx-size must be from 16 to 16777216, not 4294967312"),
             (["--ctx-size", "1000000"], "a context of 1000000 tokens is larger than the model was trained on (8192 tokens)"),
             (["--temperature", "1e300"], "--temperature must be ≥ 0 (0 picks the likeliest token), at most 3.4e+38, not '1e300'"),

@@ -25,9 +25,12 @@ extension CommandLineTests.ServeCommandTests {
             // Numbers past 2^31 once killed the server converting to llama.cpp's 32-bit integers.
             (#"{\#(model), \#(hi), "top_k": 2147483648}"#, "top_k must be a whole number from 0 to 2147483647, not 2147483648",
              "top_k"),
-            (#"{\#(model), \#(hi), "max_tokens": 4294967296}"#, "max_tokens must be a whole number from 1 to 2147483647",
+            (#"{\#(model), \#(hi), "max_tokens": 4294967296}"#, "max_tokens must be a whole number from 0 to 2147483647",
              "max_tokens"),
             (#"{\#(model), \#(hi), "temperature": 1e300}"#, "temperature must be ≥ 0 (0 picks the likeliest token), at most 3.4e+38, not 1e+300", "temperature"),
+            (#"{\#(model), \#(hi), "logprobs": true, "top_logprobs": 21}"#, "top_logprobs must be a whole number from 0 to 20, not 21",
+             "top_logprobs"),
+            (#"{\#(model), \#(hi), "top_logprobs": 2}"#, "top_logprobs needs logprobs: true", "top_logprobs"),
             // A NUL once silently ended the message there.
             (#"{\#(model), "messages": [{"role": "user", "content": "aaaa\u0000 bbbb"}]}"#,
              "messages[0].content holds a NUL character (U+0000)", "messages[0].content"),

@@ -48,6 +48,25 @@ import TideTestSupport
         #expect(try await session.reply(to: "go").collect().texts == ["x"], "the session goes on")
     }
 
+    /// Log-probabilities asked of a backend that reads no scores are refused, never left out: before
+    /// the model is asked when the backend says so, at the first token when its decoder gives none.
+    @Test func logprobsWithoutScoresAreRefused() async throws {
+        var parameters = GenerationParameters()
+        parameters.logprobs = 2
+        let remote = ScriptedBackend(["x"])
+        remote.supportsLogits = false
+        await #expect(throws: LogprobsUnsupported()) {
+            _ = try await ChatSession(backend: remote, parameters: parameters).reply(to: "go").collect()
+        }
+        #expect(remote.events.isEmpty, "nothing reached the model")
+        let scriptless = ScriptedBackend(["x"])
+        await #expect(throws: LogprobsUnsupported()) {
+            _ = try await ChatSession(backend: scriptless, parameters: parameters).reply(to: "go").collect()
+        }
+        parameters.logprobs = nil
+        #expect(try await ChatSession(backend: scriptless, parameters: parameters).reply(to: "go").collect().text == "x")
+    }
+
     @Test func onlyDeclaredPointsAreCalledAndNoLogitsViewWithoutLogitsHooks() async throws {
         let journal = Journal()
         let session = ChatSession(backend: ScriptedBackend(["x"]), hooks: [TestHook("t", [.token], journal: journal)])
@@ -274,7 +293,7 @@ import TideTestSupport
                 pieces += 1
                 if pieces == 3 { session.cancelReply() }
             case .finished(let finished): summary = finished
-            case .hookFailure, .toolCall, .toolResult, .reasoning: break
+            case .hookFailure, .toolCall, .toolResult, .reasoning, .logprobs, .promptLogprobs: break
             }
         }
         #expect(summary?.stopReason == .cancelled)

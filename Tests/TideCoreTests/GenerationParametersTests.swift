@@ -25,8 +25,8 @@ import Testing
 
     @Test func countsAndStopsAreChecked() {
         var parameters = GenerationParameters()
-        parameters.maxTokens = 0
-        #expect(throws: InvalidParameterError(name: "max-tokens", value: "0", requirement: "a whole number from 1 to 2147483647")) {
+        parameters.maxTokens = -1
+        #expect(throws: InvalidParameterError(name: "max-tokens", value: "-1", requirement: "a whole number from 0 to 2147483647")) {
             try parameters.validate()
         }
         parameters = GenerationParameters()

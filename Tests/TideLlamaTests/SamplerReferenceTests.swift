@@ -46,30 +46,7 @@ extension RealModelTests {
             var request = fields
             request["prompt"] = .text(prompt)
             request["max_tokens"] = 40
-            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent("TideTestSupport/Fixtures/reference_sampling.py")
-            let model = try ModelStore.standard.resolve(ModelRegistry.defaultModelID).path
-            let process = Process()
-            process.executableURL = LlamaCppPythonServer.python
-            if let library = loadedLibraryFolder {
-                process.environment = ProcessInfo.processInfo.environment.merging(["LLAMA_CPP_LIB_PATH": library]) { $1 }
-            }
-            process.arguments = [script.path, model, String(decoding: try JSONEncoder().encode(request), as: UTF8.self)]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            try #require(process.terminationStatus == 0, "reference_sampling.py failed for \(fields)")
-            return try JSONDecoder().decode(String.self, from: data)
-        }
-
-        /// The folder of the `libllama` this process loaded (Linux's `/proc/self/maps`).
-        static var loadedLibraryFolder: String? {
-            let maps = (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? ""
-            let path = maps.split(separator: "\n").compactMap { $0.split(separator: " ").last }.first { $0.contains("/libllama.so") }
-            return path.map { URL(fileURLWithPath: String($0)).deletingLastPathComponent().path }
+            return try JSONDecoder().decode(String.self, from: try LlamaReference.run("reference_sampling.py", request: request))
         }
 
         /// Context options on this machine as it is: scores unmoved by `TIDE_MACHINE`.

@@ -8,8 +8,8 @@ import TideFormat
 @Suite struct PromptParameterTests {
     @Test(arguments: [
         ("prompt.params.top_k = 2^31", "on_prompt set prompt.params.top_k to 2147483648; it must be a whole number from 0 to 2147483647"),
-        ("prompt.params.max_tokens = 1e300", "on_prompt set prompt.params.max_tokens to 1e+300; it must be a whole number from 1 to 2147483647"),
-        ("prompt.params.max_tokens = 0/0", "on_prompt set prompt.params.max_tokens to nan; it must be a whole number from 1 to 2147483647"),
+        ("prompt.params.max_tokens = 1e300", "on_prompt set prompt.params.max_tokens to 1e+300; it must be a whole number from 0 to 2147483647"),
+        ("prompt.params.max_tokens = 0/0", "on_prompt set prompt.params.max_tokens to nan; it must be a whole number from 0 to 2147483647"),
         ("prompt.params.top_k = 2.5", "on_prompt set prompt.params.top_k to 2.5; it must be a whole number from 0 to 2147483647"),
         ("prompt.params.seed = -2", "on_prompt set prompt.params.seed to -2; it must be a whole number from 0 to 4294967294, or random"),
         ("prompt.params.temperature = 'hot'", "on_prompt set prompt.params.temperature to 'hot'; it must be ≥ 0 (0 picks the likeliest token), at most 3.4e+38"),

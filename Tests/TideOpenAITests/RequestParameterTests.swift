@@ -14,7 +14,7 @@ import TideTestSupport
     @Test func parametersRoundTripThroughARequest() throws {
         // Every parameter a client sends: those Tide acts on itself stay at their default.
         var parameters = GenerationParameters.everyOneChanged
-        for declaration in GenerationParameters.declarations where [.local, .withTools].contains(declaration.request) {
+        for declaration in GenerationParameters.declarations where [.local, .ownFields].contains(declaration.request) {
             try declaration.set(declaration.value(in: GenerationParameters()), in: &parameters)
         }
         var request = ChatCompletionRequest(model: "m", messages: [], stream: true)
@@ -52,8 +52,8 @@ import TideTestSupport
             try Self.request(#"{"model": "m", "messages": [], "presence_penalty": 3}"#)
         }
         #expect(throws: RequestFieldError(field: "max_completion_tokens",
-                                          message: "max_completion_tokens must be a whole number from 1 to 2147483647, not 0")) {
-            try Self.request(#"{"model": "m", "messages": [], "max_completion_tokens": 0}"#)
+                                          message: "max_completion_tokens must be a whole number from 0 to 2147483647, not -1")) {
+            try Self.request(#"{"model": "m", "messages": [], "max_completion_tokens": -1}"#)
         }
         #expect(throws: RequestFieldError.self) { try Self.request(#"{"model": "m", "messages": [], "logit_bias": {"15": 101}}"#) }
         #expect(throws: RequestFieldError.self) { try Self.request(#"{"model": "m", "messages": [], "mirostat": 3}"#) }

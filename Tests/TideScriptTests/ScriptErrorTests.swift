@@ -10,7 +10,7 @@ struct ScriptErrorTests {
         ("@temperature hot", 1, 14, "@temperature must be ≥ 0 (0 picks the likeliest token), at most 3.4e+38, not 'hot'"),
         ("@temperature -1", 1, 14, "@temperature must be ≥ 0 (0 picks the likeliest token), at most 3.4e+38, not '-1'"),
         ("@top-p 2", 1, 8, "@top-p must be a number in (0, 1], not '2'"),
-        ("@max-tokens 0", 1, 13, "@max-tokens must be a whole number from 1 to 2147483647, not '0'"),
+        ("@max-tokens -1", 1, 13, "@max-tokens must be a whole number from 0 to 2147483647, not '-1'"),
         ("@seed -3", 1, 7, "@seed must be a whole number from 0 to 4294967294, or random"),
         ("@ctx-size 8", 1, 11, "@ctx-size must be a whole number from 16 to 16777216"),
         ("@tool-format xml", 1, 14, "@tool-format must be one of hermes, llama3, phi4-mini, not 'xml'"),

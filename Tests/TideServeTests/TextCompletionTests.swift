@@ -48,7 +48,7 @@ extension ChatServerTests {
                 (#"{"model": "scripted", "prompt": ["a", "b"]}"#, "prompt holds 2 prompts; send one per request", "prompt"),
                 (#"{"model": "scripted", "prompt": "a", "suffix": "b"}"#, "suffix (text to insert before) is not supported", "suffix"),
                 (#"{"model": "scripted", "prompt": "a", "best_of": 3}"#, "best_of must be 1", "best_of"),
-                (#"{"model": "scripted", "prompt": "a", "logprobs": 2}"#, "logprobs are not supported", "logprobs"),
+                (#"{"model": "scripted", "prompt": "a", "logprobs": 21}"#, "logprobs must be a whole number from 0 to 20, not 21", "logprobs"),
                 (#"{"model": "scripted", "prompt": "a", "temperature": -1}"#, "temperature must be ≥ 0", "temperature"),
                 (#"{"model": "scripted", "prompt": "a\u0000b"}"#, "prompt holds a NUL character", "prompt"),
                 (#"{"model": "scripted", "prompt": ""}"#, "prompt is empty; send the text to continue", "prompt"),

@@ -31,6 +31,7 @@ extension GenerationParameters {
         parameters.toolChoice = .named("lookup")
         parameters.maxToolRounds = 3
         parameters.parallelToolCalls = false
+        parameters.logprobs = 5
         parameters.reasoningBudget = 100
         return parameters
     }
