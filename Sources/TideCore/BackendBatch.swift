@@ -17,4 +17,11 @@ public protocol BackendBatch: AnyObject, Sendable {
     func makeBackend(contextSize: Int?) throws -> any ChatBackend
     /// Lets the batch stop once the work queued has run. Call when no backend needs it any more.
     func shutdown()
+    /// Its model's tokenizer and template, as its backends render prompts; `nil` for a batch
+    /// that has none to show.
+    var tokenizer: (any ModelTokenizer)? { get }
+}
+
+extension BackendBatch {
+    public var tokenizer: (any ModelTokenizer)? { nil }
 }

@@ -102,7 +102,8 @@ final class LlamaReplyDecoder: ReplyDecoder {
     /// scored, given it.
     func scorePrompt(top: Int) async throws -> PromptLogprobs {
         precondition(!started && scoredPromptLength == nil, "the prompt is scored before the reply's first step")
-        let first = prompt.first.flatMap { $0 == llama_vocab_bos(model.vocab) ? nil : $0 }
+        let addsBOS = llama_vocab_get_add_bos(model.vocab)
+        let first = prompt.first.flatMap { addsBOS && $0 == llama_vocab_bos(model.vocab) ? nil : $0 }
         var scored = PromptLogprobs(first: first, firstBytes: first.map(model.tokenBytes) ?? [], rest: [])
         let end = prompt.count - 1
         var position = 0

@@ -30,4 +30,6 @@ final class LocalBatch: BackendBatch {
     }
 
     func shutdown() { engine.shutdown() }
+
+    var tokenizer: (any ModelTokenizer)? { LlamaTokenizer(model: engine.model, template: template, toolFormat: toolFormat) }
 }

@@ -10,7 +10,7 @@ import TideOpenAI
 
 /// `tide serve`: an OpenAI-compatible server on one model. `POST /v1/chat/completions` and
 /// `POST /v1/completions` (streamed as server-sent events, or whole, with `usage`),
-/// `GET /v1/models`, `GET /health`.
+/// `GET /v1/models`, `GET /health`, and llama-server's tokenizer endpoints (`TokenizerEndpoints.swift`).
 /// Every request runs the configured plugins, in fresh instances; concurrent requests decode as
 /// parallel sequences of one `BackendBatch`.
 ///
@@ -23,6 +23,10 @@ import TideOpenAI
 public final class ChatServer: Sendable {
     let configuration: ServeConfiguration
     let pool: SequencePool
+    /// The served model's tokenizer and template (``ModelTokenizer``); `nil` for a batch without one.
+    let tokenizer: (any ModelTokenizer)?
+    /// The most tokens one request's conversation may hold.
+    let contextSize: Int
     let logger: Logger
     let started = Int(Date.now.timeIntervalSince1970)
 
@@ -31,6 +35,8 @@ public final class ChatServer: Sendable {
         self.configuration = configuration
         self.logger = logger
         pool = try SequencePool(batch: batch)
+        tokenizer = batch.tokenizer
+        contextSize = batch.contextSizePerSequence
     }
 
     /// Listens on `host`:`port` until the process is told to stop (SIGTERM or SIGINT): it then
@@ -60,6 +66,10 @@ public final class ChatServer: Sendable {
             (.get, "/v1/models", { _ in try Response.json(self.models) }),
             (.post, "/v1/chat/completions", { request in await self.complete(request, at: .chat) }),
             (.post, "/v1/completions", { request in await self.complete(request, at: .text) }),
+            (.post, "/tokenize", { request in await self.tokenize(request) }),
+            (.post, "/detokenize", { request in await self.detokenize(request) }),
+            (.post, "/apply-template", { request in await self.applyTemplate(request) }),
+            (.get, "/tokenizer_info", { _ in self.tokenizerInfo() }),
         ]
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: BearerTokenCheck(key: configuration.apiKey))
@@ -193,15 +203,7 @@ public final class ChatServer: Sendable {
     /// The body read as a request to `endpoint`, with the reply format it asks for, over the
     /// server's defaults.
     private func readJob(from request: inout Request, at endpoint: CompletionEndpoint) async throws(APIError) -> CompletionJob {
-        let bytes: ByteBuffer
-        do {
-            bytes = try await request.collectBody(upTo: Self.maximumBodyBytes)
-        } catch is NIOTooManyBytesError {
-            throw APIError(status: 413, message: "the request body is over \(Self.maximumBodyBytes >> 20) MiB; send less")
-        } catch {
-            throw .invalid("the request body ended before it was complete (the client left or stopped sending): \(error)")
-        }
-        let data = Data(bytes.readableBytesView)
+        let data = try await readBody(of: &request)
         // Foundation's decoder keeps no key order; a schema's property order matters.
         func format(_ request: ChatCompletionRequest) throws -> ReplyFormat? {
             guard request.asksForFormat else { return nil }
@@ -232,9 +234,20 @@ public final class ChatServer: Sendable {
         }
     }
 
+    /// The request's body, up to ``maximumBodyBytes``.
+    func readBody(of request: inout Request) async throws(APIError) -> Data {
+        do {
+            return Data(try await request.collectBody(upTo: Self.maximumBodyBytes).readableBytesView)
+        } catch is NIOTooManyBytesError {
+            throw APIError(status: 413, message: "the request body is over \(Self.maximumBodyBytes >> 20) MiB; send less")
+        } catch {
+            throw .invalid("the request body ended before it was complete (the client left or stopped sending): \(error)")
+        }
+    }
+
     /// What is wrong with `data`, where `error` says it. For a body that is not JSON, the decoder
     /// says only that; Foundation's other parser says where.
-    private static func describe(_ error: DecodingError, in data: Data) -> String {
+    static func describe(_ error: DecodingError, in data: Data) -> String {
         guard case .dataCorrupted(let context) = error, context.codingPath.isEmpty else { return error.plainDescription }
         do {
             _ = try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)

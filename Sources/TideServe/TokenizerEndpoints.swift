@@ -1,0 +1,175 @@
+import Foundation
+import Hummingbird
+import TideCore
+import TideFormat
+import TideOpenAI
+
+/// llama-server's tokenizer endpoints, on the served model's own tokenizer and template:
+/// `POST /tokenize`, `POST /detokenize`, `POST /apply-template`, and vLLM's `GET /tokenizer_info`
+/// (which evaluation harnesses ask before tokenizing through the server). `/tokenize` and
+/// `/detokenize` also take vLLM's field names (`prompt`, `add_special_tokens`) and answer with
+/// both servers' (`content` and `prompt`).
+extension ChatServer {
+    /// `POST /tokenize`: `content` (or `prompt`) as the model's tokens, with `add_special` (or
+    /// `add_special_tokens`, default false), `parse_special` (default true) and `with_pieces`
+    /// (each token's id and text, or its bytes where they are not whole UTF-8).
+    func tokenize(_ request: Request) async -> Response {
+        struct Body: Decodable {
+            var content: String
+            var addSpecial: Bool
+            var parseSpecial: Bool
+            var withPieces: Bool
+
+            enum Keys: String, CodingKey {
+                case content, prompt, addSpecial = "add_special", addSpecialTokens = "add_special_tokens"
+                case parseSpecial = "parse_special", withPieces = "with_pieces"
+            }
+
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: Keys.self)
+                guard let text = try container.decodeIfPresent(String.self, forKey: .content)
+                    ?? container.decodeIfPresent(String.self, forKey: .prompt)
+                else { throw RequestFieldError(field: "content", message: "content is missing: send the text to tokenize") }
+                content = text
+                addSpecial = try container.decodeIfPresent(Bool.self, forKey: .addSpecial)
+                    ?? container.decodeIfPresent(Bool.self, forKey: .addSpecialTokens) ?? false
+                parseSpecial = try container.decodeIfPresent(Bool.self, forKey: .parseSpecial) ?? true
+                withPieces = try container.decodeIfPresent(Bool.self, forKey: .withPieces) ?? false
+            }
+        }
+        /// A token with its text, or its bytes where they are not whole UTF-8 (llama-server's shape).
+        struct Piece: Encodable {
+            var id: Int32
+            var bytes: [UInt8]
+
+            enum Keys: String, CodingKey { case id, piece }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Keys.self)
+                try container.encode(id, forKey: .id)
+                if let text = String(validating: bytes, as: UTF8.self) {
+                    try container.encode(text, forKey: .piece)
+                } else {
+                    try container.encode(bytes, forKey: .piece)
+                }
+            }
+        }
+        struct Tokens: Encodable {
+            var tokens: [Int32]
+        }
+        struct Pieces: Encodable {
+            var tokens: [Piece]
+        }
+        return await answer(request, as: Body.self) { body, tokenizer, _ in
+            let limit = configuration.serverLimits.maximumCharacters
+            let characters = body.content.unicodeScalars.count
+            guard characters <= limit else {
+                throw APIError.invalid("content holds \(characters) characters, over this server's limit of \(limit); send less "
+                                           + "(tide serve --max-characters sets the limit)", param: "content", code: "request_too_large")
+            }
+            let tokens = try tokenizer.tokens(of: body.content, addSpecial: body.addSpecial, parseSpecial: body.parseSpecial)
+            guard body.withPieces else { return try Response.json(Tokens(tokens: tokens)) }
+            return try Response.json(Pieces(tokens: tokens.map { Piece(id: $0, bytes: tokenizer.bytes(of: $0)) }))
+        }
+    }
+
+    /// `POST /detokenize`: `tokens` as text (`content`, and `prompt` for vLLM's clients); an id
+    /// the model does not have is refused, naming it.
+    func detokenize(_ request: Request) async -> Response {
+        struct Body: Decodable {
+            var tokens: [Int]
+        }
+        struct Text: Encodable {
+            var content: String
+            var prompt: String
+        }
+        return await answer(request, as: Body.self) { body, tokenizer, _ in
+            var bytes: [UInt8] = []
+            for (index, token) in body.tokens.enumerated() {
+                guard (0..<tokenizer.vocabularySize).contains(token) else {
+                    throw APIError.invalid("tokens[\(index)] is \(token), not a token id of this model (0 to \(tokenizer.vocabularySize - 1))",
+                                           param: "tokens[\(index)]")
+                }
+                bytes += tokenizer.bytes(of: Int32(token))
+            }
+            let text = String(decoding: bytes, as: UTF8.self)
+            return try Response.json(Text(content: text, prompt: text))
+        }
+    }
+
+    /// `POST /apply-template`: `messages` (and `tools`) as the prompt the model is given for them,
+    /// read as a chat completion's are (the server's system prompt added when they have none),
+    /// before the plugins' `on_prompt` hooks.
+    func applyTemplate(_ request: Request) async -> Response {
+        struct Body: Decodable {
+            var messages: [ChatCompletionRequest.Message]
+        }
+        struct Prompt: Encodable {
+            var prompt: String
+        }
+        return await answer(request, as: Body.self) { body, tokenizer, data in
+            let tools = try ToolOffer.requested(in: JSONValue(parsing: String(decoding: data, as: UTF8.self)))
+            let job = try CompletionJob(ChatCompletionRequest(model: configuration.modelName, messages: body.messages), format: nil,
+                                        tools: tools, configuration: configuration)
+            let offered = job.parameters.offersTools ? job.parameters.tools : []
+            return try Response.json(Prompt(prompt: try tokenizer.prompt(for: job.messages, offering: offered)))
+        }
+    }
+
+    /// `GET /tokenizer_info`: the texts of the model's BOS and EOS tokens, and the context a
+    /// request may fill.
+    func tokenizerInfo() -> Response {
+        struct Info: Encodable {
+            var bosToken: String?
+            var eosToken: String?
+            var modelMaxLength: Int
+
+            enum CodingKeys: String, CodingKey { case bosToken = "bos_token", eosToken = "eos_token", modelMaxLength = "model_max_length" }
+        }
+        do {
+            let tokenizer = try servedTokenizer()
+            return try Response.json(Info(bosToken: tokenizer.beginningText, eosToken: tokenizer.endText,
+                                          modelMaxLength: contextSize))
+        } catch {
+            return errorResponse(error)
+        }
+    }
+
+    /// Reads `request`'s body as `Body` and answers with `respond`, given the body's bytes too;
+    /// every failure is an OpenAI-style error response.
+    private func answer<Body: Decodable>(_ request: Request, as type: Body.Type,
+                                          _ respond: (Body, any ModelTokenizer, Data) throws -> Response) async -> Response {
+        var request = request
+        do {
+            let tokenizer = try servedTokenizer()
+            let data = try await readBody(of: &request)
+            let body: Body
+            do {
+                body = try JSONDecoder().decode(Body.self, from: data)
+            } catch let error as DecodingError {
+                throw APIError.invalid("The body is not a \(request.uri.path) request: \(Self.describe(error, in: data))")
+            } catch let error as RequestFieldError {
+                throw APIError.invalid(error.message, param: error.field)
+            }
+            do {
+                return try respond(body, tokenizer, data)
+            } catch let error as RequestFieldError {
+                throw APIError.invalid(error.message, param: error.field)
+            } catch let error as APIError {
+                throw error
+            } catch {
+                throw APIError.invalid("\(error)")
+            }
+        } catch {
+            return errorResponse(error)
+        }
+    }
+
+    /// The served model's tokenizer, or a 501 for a server without one.
+    private func servedTokenizer() throws(APIError) -> any ModelTokenizer {
+        guard let tokenizer else {
+            throw APIError(status: 501, message: "this server's model has no tokenizer to show", type: "not_implemented_error")
+        }
+        return tokenizer
+    }
+}
