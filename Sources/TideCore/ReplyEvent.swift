@@ -7,7 +7,9 @@ public enum ReplyEvent: Sendable {
     case reasoning(String)
     /// The log-probabilities of the tokens whose text the next ``text(_:)`` holds (the first of
     /// it, when a per-token hook changed it), for a reply that asks for them
-    /// (``GenerationParameters/logprobs``). A token whose text a stop string ends is among them.
+    /// (``GenerationParameters/logprobs``). A token whose text a stop string ends is among them;
+    /// the model's end-of-generation token, when it ends the reply, comes last, after the text
+    /// (its own text is not the reply's).
     case logprobs([TokenLogprob])
     /// The prompt's tokens scored, before the reply's first token, for a reply that asks for them
     /// (``GenerationParameters/scoresPrompt``).
@@ -48,8 +50,8 @@ public struct ReplySummary: Sendable, Hashable {
     public var toolCallProblem: String?
     /// A thinking model's reasoning, tags and the line breaks around it left out; empty for none.
     public var reasoning = ""
-    /// The log-probabilities of the reply's shown tokens, in order (those of ``ReplyEvent/logprobs(_:)``);
-    /// empty unless the reply asked for them.
+    /// The log-probabilities of the reply's shown tokens, in order, and of the end-of-generation
+    /// token that ended it (those of ``ReplyEvent/logprobs(_:)``); empty unless the reply asked for them.
     public var logprobs: [TokenLogprob] = []
     /// The prompt's tokens scored, when the reply asked for them (``GenerationParameters/scoresPrompt``).
     public var promptLogprobs: PromptLogprobs?

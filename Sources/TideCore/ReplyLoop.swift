@@ -148,7 +148,16 @@ struct ReplyLoop {
                 return try end(.cancelled)
             }
             reportFailures()
-            guard case .token(let id, let bytes) = step else { return try end(Task.isCancelled ? .cancelled : StopReason(ending: step)) }
+            guard case .token(let id, let bytes) = step else {
+                if step == .endOfGeneration, parameters.logprobs != nil, let scored = decoder.lastLogprob {
+                    // The token that ends the reply is scored too, after its text (as llama-server
+                    // lists it, and as evaluation harnesses count on, which score the tokens
+                    // before the one a request generates).
+                    tokenLogprobs.removeSubrange(min(generated, tokenLogprobs.count)...)
+                    tokenLogprobs.append(scored)
+                }
+                return try end(Task.isCancelled ? .cancelled : StopReason(ending: step))
+            }
             if firstToken == nil {
                 firstToken = clock.now
                 statistics.timeToFirstToken = clock.now - start
@@ -262,6 +271,7 @@ struct ReplyLoop {
         let progress = ReplyProgress(text: rawText, tokenCount: generated, elapsed: clock.now - start, reasoning: reasoningText)
         ledger.queue(RewindLedger.Piece(index: max(0, generated - 1), id: lastID, text: tail, rawEnd: rawText.utf8.count))
         try release(progress: progress, everything: true)
+        sendLogprobs(through: generated)
         return reason
     }
 

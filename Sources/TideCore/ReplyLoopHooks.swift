@@ -45,7 +45,7 @@ extension ReplyLoop {
 
     /// Sends the log-probabilities of the positions up to `index` not yet sent, before the text
     /// they make.
-    private mutating func sendLogprobs(through index: Int) {
+    mutating func sendLogprobs(through index: Int) {
         guard sentLogprobs <= index, sentLogprobs < tokenLogprobs.count else { return }
         let scored = tokenLogprobs[sentLogprobs...min(index, tokenLogprobs.count - 1)].compactMap { $0 }
         sentLogprobs = index + 1

@@ -21,7 +21,7 @@ extension CommandLineTests.ServeCommandTests {
                 extra_body={"grammar": "root ::= [a-zA-Z ]+"})
             print(json.dumps({"scored": scored.choices[0].logprobs.model_dump(), "scored_text": scored.choices[0].text,
                 "completion_tokens": scored.usage.completion_tokens, "reply": reply.choices[0].logprobs.model_dump(),
-                "reply_text": reply.choices[0].text, "prompt": prompt}))
+                "reply_text": reply.choices[0].text, "reply_finish": reply.choices[0].finish_reason, "prompt": prompt}))
             """) as? [String: Any])
         let prompt = try #require(result["prompt"] as? String)
         let scored = try #require(result["scored"] as? [String: Any])
@@ -38,10 +38,13 @@ extension CommandLineTests.ServeCommandTests {
                              reference.positions, what: "the prompt")
 
         let reply = try #require(result["reply"] as? [String: Any])
-        let replyTokens = try #require(reply["tokens"] as? [String])
+        // The model's end, when it ended the reply, comes last; its text is no token's of the reference's.
+        let ended = result["reply_finish"] as? String == "stop" ? 1 : 0
+        let replyTokens = Array(try #require(reply["tokens"] as? [String]).dropLast(ended))
         #expect(!replyTokens.isEmpty && replyTokens.joined() == result["reply_text"] as? String, "\(reply)")
         let continued = try Self.referenceLogprobs(prompt: prompt, continuation: replyTokens, top: 3)
-        try Self.expectEqual(try #require(reply["token_logprobs"] as? [Any]), try #require(reply["top_logprobs"] as? [Any]),
+        try Self.expectEqual(Array(try #require(reply["token_logprobs"] as? [Any]).dropLast(ended)),
+                             Array(try #require(reply["top_logprobs"] as? [Any]).dropLast(ended)),
                              Array(continued.positions.suffix(replyTokens.count)), what: "the reply")
     }
 
@@ -123,20 +126,25 @@ extension CommandLineTests.ServeCommandTests {
                     if choice.delta.content: pieces.append(choice.delta.content)
                     if choice.logprobs: streamed += [entry(e) for e in choice.logprobs.content]
             plain = client.chat.completions.create(model=model, messages=messages, max_tokens=2)
-            prompt, text_tokens, text = "Rivers of Europe:", [], ""
+            prompt, text_tokens, text, text_finish = "Rivers of Europe:", [], "", None
             for chunk in client.completions.create(model=model, prompt=prompt, max_tokens=6, temperature=0, echo=True,
                     logprobs=2, stream=True):
                 for choice in chunk.choices:
                     text += choice.text
                     if choice.logprobs: text_tokens += choice.logprobs.tokens
+                    if choice.finish_reason: text_finish = choice.finish_reason
             print(json.dumps({"content": whole.choices[0].message.content, "whole": [entry(e) for e in whole.choices[0].logprobs.content],
+                "finish": whole.choices[0].finish_reason, "text_finish": text_finish,
                 "streamed": streamed, "pieces": pieces, "plain": plain.choices[0].logprobs is None,
                 "prompt": prompt, "text": text, "text_tokens": text_tokens}))
             """) as? [String: Any])
         let content = try #require(result["content"] as? String)
         let whole = try #require(result["whole"] as? [[String: Any]])
         #expect(!whole.isEmpty)
-        #expect(whole.flatMap { $0["bytes"] as? [UInt8] ?? [] } == Array(content.utf8), "the tokens spell the message: \(whole)")
+        // The model's end, when it ended the reply, comes last.
+        let ended = result["finish"] as? String == "stop" ? 1 : 0
+        #expect(whole.dropLast(ended).flatMap { $0["bytes"] as? [UInt8] ?? [] } == Array(content.utf8),
+                "the tokens spell the message: \(whole)")
         for entry in whole {
             let top = try #require(entry["top"] as? [[Any]])
             let values = top.compactMap { $0[1] as? Double }
@@ -153,6 +161,27 @@ extension CommandLineTests.ServeCommandTests {
         #expect(result["plain"] as? Bool == true, "no log-probabilities unless asked for")
         let text = try #require(result["text"] as? String)
         #expect(text.hasPrefix(try #require(result["prompt"] as? String)))
-        #expect((result["text_tokens"] as? [String])?.joined() == text, "the echo's tokens, then the reply's, spell the text")
+        let textEnded = result["text_finish"] as? String == "stop" ? 1 : 0
+        #expect((result["text_tokens"] as? [String])?.dropLast(textEnded).joined() == text, "the echo's tokens, then the reply's, spell the text")
+    }
+}
+
+extension CommandLineTests.ServeCommandTests {
+    /// EleutherAI's lm-evaluation-harness scores the shipped multiple-choice task
+    /// (Benchmarks/lm-eval) through `tide serve` — its `local-completions` model, log-likelihoods
+    /// from `/v1/completions` with `echo` and `logprobs`, tokens from the server's `/tokenize` — and
+    /// every choice's log-likelihood, and so the accuracy, is llama.cpp's own for the same text
+    /// (scripts/lm-eval.sh, on the first questions; the server on this machine as it is).
+    @Test func theEvaluationHarnessScoresThroughTide() throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("scripts/lm-eval.sh")
+        let result = try TideProcess.run([script.path, "--limit", "3", "--tide", TideProcess.executable.path],
+                                         environment: ["TIDE_MACHINE": ""], program: URL(fileURLWithPath: "/bin/bash"))
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let last = try #require(result.stdout.split(separator: "\n").last, "\(result.stderr)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], "\(result.stdout)")
+        #expect(summary["items"] as? Int == 3)
+        #expect(summary["harness_accuracy"] as? Double == summary["reference_accuracy"] as? Double, "\(summary)")
+        #expect((summary["largest_difference"] as? Double ?? 1) < 1e-3, "\(summary)")
     }
 }

@@ -6,7 +6,8 @@ import TideLlama
 
 extension RealModelTests {
     /// A reply's log-probabilities go out with its text: the tokens of the `logprobs` events,
-    /// in order, are the summary's and spell the shown text, whatever the words, also when a
+    /// in order, are the summary's and spell the shown text (then the model's end, when it ended
+    /// the reply), whatever the words, also when a
     /// plugin takes tokens back (the positions sampled again replace theirs) and when a reply
     /// drafts (its tokens checked in batches). Under greedy decoding with no stage before the
     /// choice, each token is the likeliest listed.
@@ -54,8 +55,10 @@ extension RealModelTests {
             #expect(!rewinding || rewind.done.withLock { $0 }, "the plugin took tokens back")
             #expect(draft == .off || (reply.statistics.drafting?.drafted ?? 0) > 0, "the reply drafted")
             #expect(sent == reply.logprobs)
-            #expect(reply.logprobs.count == reply.statistics.generatedTokens)
-            #expect(reply.logprobs.flatMap(\.token.bytes) == Array(texts.joined().utf8), "\(reply.logprobs.map(\.token.text))")
+            // The model's end, when it ended the reply, comes last.
+            let ended = reply.stopReason == .endOfGeneration ? 1 : 0
+            #expect(reply.logprobs.count == reply.statistics.generatedTokens + ended)
+            #expect(reply.logprobs.dropLast(ended).flatMap(\.token.bytes) == Array(texts.joined().utf8), "\(reply.logprobs.map(\.token.text))")
             for position in reply.logprobs {
                 #expect(position.top.count == 3 && position.top.map(\.logprob) == position.top.map(\.logprob).sorted(by: >))
                 #expect(position.top.first == position.token && position.token.logprob <= 0, "\(position)")
