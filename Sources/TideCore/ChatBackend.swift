@@ -19,6 +19,8 @@ public protocol ChatBackend: AnyObject, Sendable {
     var taskExecutor: (any TaskExecutor)? { get }
     /// The model's tokenizer, when the backend has one locally.
     var vocabulary: (any Vocabulary)? { get }
+    /// Tokens its cache holds now (0 for a backend that keeps none here).
+    var cachedTokenCount: Int { get }
     /// How its model is offered tools and writes its calls; `nil` when it cannot call tools, or
     /// when the backend offers them itself (``offersToolsItself``).
     var toolCallReader: (any ToolCallReader)? { get }
@@ -52,6 +54,7 @@ public protocol ChatBackend: AnyObject, Sendable {
 extension ChatBackend {
     public var taskExecutor: (any TaskExecutor)? { nil }
     public var vocabulary: (any Vocabulary)? { nil }
+    public var cachedTokenCount: Int { 0 }
     public var toolCallReader: (any ToolCallReader)? { nil }
     public var reasoningMarkers: ReasoningMarkers? { nil }
     public var offersToolsItself: Bool { false }

@@ -10,7 +10,8 @@ import TideOpenAI
 
 /// `tide serve`: an OpenAI-compatible server on one model. `POST /v1/chat/completions` and
 /// `POST /v1/completions` (streamed as server-sent events, or whole, with `usage`),
-/// `GET /v1/models`, `GET /health`, and llama-server's tokenizer endpoints (`TokenizerEndpoints.swift`).
+/// `GET /v1/models`, `GET /health`, llama-server's tokenizer endpoints (`TokenizerEndpoints.swift`),
+/// and `GET /metrics` (``ServerMetrics``, with `--metrics`).
 /// Every request runs the configured plugins, in fresh instances; concurrent requests decode as
 /// parallel sequences of one `BackendBatch`.
 ///
@@ -27,6 +28,8 @@ public final class ChatServer: Sendable {
     let tokenizer: (any ModelTokenizer)?
     /// The most tokens one request's conversation may hold.
     let contextSize: Int
+    /// What the server has done, when it keeps metrics (`--metrics`).
+    let metrics: ServerMetrics?
     let logger: Logger
     let started = Int(Date.now.timeIntervalSince1970)
 
@@ -37,6 +40,7 @@ public final class ChatServer: Sendable {
         pool = try SequencePool(batch: batch)
         tokenizer = batch.tokenizer
         contextSize = batch.contextSizePerSequence
+        metrics = configuration.metrics ? ServerMetrics() : nil
     }
 
     /// Listens on `host`:`port` until the process is told to stop (SIGTERM or SIGINT): it then
@@ -70,8 +74,10 @@ public final class ChatServer: Sendable {
             (.post, "/detokenize", { request in await self.detokenize(request) }),
             (.post, "/apply-template", { request in await self.applyTemplate(request) }),
             (.get, "/tokenizer_info", { _ in self.tokenizerInfo() }),
+            (.get, "/metrics", { _ in await self.metricsText() }),
         ]
         let router = Router(context: BasicRequestContext.self)
+        if let metrics { router.add(middleware: RequestCounting(metrics: metrics, paths: Set(endpoints.map(\.path)))) }
         router.add(middleware: BearerTokenCheck(key: configuration.apiKey))
         router.add(middleware: ErrorAnswer(methods: Dictionary(grouping: endpoints) { $0.path }.mapValues { $0.map { $0.method } }))
         for endpoint in endpoints {
@@ -89,6 +95,17 @@ public final class ChatServer: Sendable {
 
     var models: ModelList {
         ModelList(data: [ModelList.Model(id: configuration.modelName, created: started, ownedBy: "tide")])
+    }
+
+    /// `GET /metrics`: the metrics in Prometheus' text format; a 501 that says how to keep them
+    /// when the server does not.
+    func metricsText() async -> Response {
+        guard let metrics else {
+            return APIError(status: 501, message: "this server keeps no metrics: start tide serve with --metrics", type: "not_implemented_error")
+                .response
+        }
+        return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: await metrics.text(pool: pool, contextSize: contextSize))))
     }
 
     func health() async throws -> Response {
@@ -116,7 +133,7 @@ public final class ChatServer: Sendable {
         } catch {
             return errorResponse(error)
         }
-        let reply = ReplyWriter(model: configuration.modelName, job: job)
+        let reply = ReplyWriter(model: configuration.modelName, job: job, metrics: metrics)
         let body = request.body
         guard job.stream else { return await completeWhole(job, reply: reply, body: body) }
         let run: CompletionRun

@@ -10,14 +10,17 @@ import TideOpenAI
 struct ReplyWriter: Sendable {
     let model: String
     let job: CompletionJob
+    /// Where finished replies are counted, when the server keeps metrics.
+    let metrics: ServerMetrics?
     let id: String
     let created = Int(Date.now.timeIntervalSince1970)
     /// One encoder for every chunk of the reply.
     private let encoder = JSONEncoder()
 
-    init(model: String, job: CompletionJob) {
+    init(model: String, job: CompletionJob, metrics: ServerMetrics? = nil) {
         self.model = model
         self.job = job
+        self.metrics = metrics
         id = (job.endpoint == .chat ? "chatcmpl-" : "cmpl-") + UUID().uuidString.lowercased()
     }
 
@@ -136,6 +139,7 @@ struct ReplyWriter: Sendable {
     }
 
     private func log(_ summary: ReplySummary, logger: Logger) {
+        metrics?.record(summary)
         let statistics = summary.statistics
         logger.info("\(id): \(statistics.promptTokens) prompt tokens (\(statistics.reusedPromptTokens) cached), \(statistics.generatedTokens) generated, stop \(summary.stopReason)\(calls(summary))\(job.stream ? ", streamed" : "")")
     }

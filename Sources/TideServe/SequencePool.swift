@@ -24,12 +24,18 @@ actor SequencePool {
     private var nextWaiter = 0
     /// How many sequences there are.
     let capacity: Int
+    /// Every sequence, lent or free.
+    private let all: [any ChatBackend]
 
     /// Every sequence of `batch`.
     init(batch: any BackendBatch) throws {
-        idle = try (0..<batch.sequenceCapacity).map { _ in Idle(backend: try batch.makeBackend(contextSize: nil), conversation: []) }
+        all = try (0..<batch.sequenceCapacity).map { _ in try batch.makeBackend(contextSize: nil) }
+        idle = all.map { Idle(backend: $0, conversation: []) }
         capacity = idle.count
     }
+
+    /// Tokens held in every sequence's cache now.
+    var cachedTokens: Int { all.reduce(0) { $0 + $1.cachedTokenCount } }
 
     /// Sequences lent out now.
     var busy: Int { capacity - idle.count }

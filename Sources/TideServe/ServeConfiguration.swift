@@ -23,6 +23,9 @@ public struct ServeConfiguration: Sendable {
     public var hookErrorPolicy: HookErrorPolicy
     /// The bearer token clients must send; `nil` for none.
     public var apiKey: String?
+    /// Whether `GET /metrics` answers with the server's metrics (``ServerMetrics``); off by
+    /// default, as llama-server's.
+    public var metrics = false
     /// Request sizes, timeouts, connections and the grace of a stop.
     public var serverLimits: ServerLimits
     /// Makes what records one request's exchange, given its endpoint (`/v1/chat/completions`);

@@ -66,6 +66,9 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
           help: "Keep every request's exchange in the conversation log (tide logs); off by default: a server's clients are other people.")
     var log = false
 
+    @Flag(help: "Answer GET /metrics with the server's metrics in Prometheus' text format (behind --api-key like the rest).")
+    var metrics = false
+
     @Option(help: "The most messages one request may hold; more is refused with a 400.")
     var maxMessages = ServerLimits().maximumMessages
 
@@ -140,6 +143,7 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
         configuration.modelName = alias ?? model.name
         configuration.placement = (model as? LocalModel)?.weights.placement.description
         configuration.strictModel = strictModel
+        configuration.metrics = metrics
         configuration.systemPrompt = system ?? model.defaultSystemPrompt
         let log = LogOptions.database(enabled: self.log)
         defer { log?.flush() }
