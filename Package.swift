@@ -78,7 +78,7 @@ let package = Package(
             name: "tide",
             dependencies: [
                 "TideCore", "TideFiles", "TideFormat", "TideLlama", "TideLua", "TideModels", "TideRemote", "TideProvider", "TideBench", "TideScript", "TideRunner",
-                "TideChat", "TideServe", "TideLog",
+                "TideChat", "TideServe", "TideLog", "TideOpenAI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -181,6 +181,8 @@ public final class ChatController {
             output(.replyEnded(stopReason))
             for failure in failures { output(.problem(failure)) }
             if let formatProblem { output(.problem(formatProblem)) }
+            // `/set logprobs K`: the tokens' log-probabilities after the reply.
+            if let scored = lastSummary?.logprobs, !scored.isEmpty { output(.notice(scored.table)) }
         } catch {
             output(.replyEnded(nil))
             for failure in failures { output(.problem(failure)) }

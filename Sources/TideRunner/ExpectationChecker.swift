@@ -27,6 +27,8 @@ struct ExpectationChecker {
         var toolCalls: [ToolCall] = []
         /// The rounds of tool calls it made.
         var toolRounds = 0
+        /// The log-probabilities of its tokens, when a check needed them (``ReplySummary/logprobs``).
+        var logprobs: [TokenLogprob] = []
     }
 
     func check(_ located: LocatedExpectation, on reply: Reply) -> ExpectationResult {
@@ -93,6 +95,12 @@ struct ExpectationChecker {
             return (bound.contains(reply.text.count), "the reply has \(reply.text.count) characters")
         case .tokens(let bound):
             return (bound.contains(reply.tokens), "the reply has \(reply.tokens) tokens")
+        case .perplexity(let bound):
+            guard let perplexity = reply.logprobs.perplexity else { return (nil, "the reply has no tokens to score") }
+            return (bound.contains(perplexity), "its perplexity is \(String(format: "%.3f", perplexity)) over \(reply.logprobs.count) tokens")
+        case .meanLogprob(let bound):
+            guard let mean = reply.logprobs.meanLogprob else { return (nil, "the reply has no tokens to score") }
+            return (bound.contains(mean), "its mean log-probability is \(String(format: "%.4f", mean)) over \(reply.logprobs.count) tokens")
         case .stop(let reason):
             let matches = reply.stopReason == reason || reply.stopReason.hasPrefix(reason + ":")
             return (matches, "it stopped with \(reply.stopReason)")

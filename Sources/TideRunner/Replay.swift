@@ -72,6 +72,10 @@ struct Replay {
         let recorded = step.recorded ?? (repliesSoFar < golden.count ? golden[repliesSoFar] : nil)
         let settings = session.parameters
         if let seedOffset { session.parameters.seed = (settings.seed ?? 0) &+ seedOffset }
+        // A check on the reply's likelihood reads its tokens' log-probabilities.
+        if settings.logprobs == nil, step.expectations.contains(where: { $0.expectation.check.needsLogprobs }) {
+            session.parameters.logprobs = 0
+        }
         defer { session.parameters = settings }
         let (forcing, skipped) = forcedText(for: step, recorded: recorded)
         do {
@@ -106,7 +110,7 @@ struct Replay {
                                                stopReason: stopReason, user: step.user,
                                                timeToFirstToken: summary.statistics.timeToFirstToken,
                                                tokensPerSecond: summary.statistics.tokensPerSecond, recorded: recorded?.text,
-                                               toolCalls: calls + summary.toolCalls, toolRounds: rounds.count)
+                                               toolCalls: calls + summary.toolCalls, toolRounds: rounds.count, logprobs: summary.logprobs)
         var reply = ReplyResult(line: step.line, user: step.user, text: text, rounds: rounds, stopReason: stopReason,
                                 statistics: summary.statistics,
                                 expectations: step.expectations.map { checker.check($0, on: checked) },
@@ -114,6 +118,7 @@ struct Replay {
                                 formatProblem: summary.format?.problem(with: text, stopReason: summary.stopReason),
                                 teacherForcing: skipped ?? summary.teacherForcing, parameters: session.parameters)
         reply.reasoning = Self.transcriptText(summary.reasoning)
+        reply.logprobs = summary.logprobs
         if !golden.isEmpty {
             let recorded = repliesSoFar < golden.count ? golden[repliesSoFar]?.text : nil
             let shown = Self.transcriptText(text)

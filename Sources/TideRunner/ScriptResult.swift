@@ -62,6 +62,9 @@ public struct ReplyResult: Sendable {
     /// The parameters it was generated with (the script's directives up to it applied, and the
     /// seed of its run under `--repeat`).
     public var parameters = GenerationParameters()
+    /// The log-probabilities of the reply's tokens, when it was made with them
+    /// (``TideCore/ReplySummary/logprobs``); empty otherwise.
+    public var logprobs: [TokenLogprob] = []
 }
 
 /// A reply compared with the golden transcript's reply for the same turn.

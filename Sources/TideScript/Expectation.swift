@@ -56,6 +56,21 @@ public struct Expectation: Sendable, Hashable {
         case toolArguments(String)
         /// `tool-rounds BOUND`: the number of rounds of tool calls the reply made.
         case toolRounds(CountBound)
+        /// `perplexity BOUND`: the reply's perplexity under the model (the exponential of minus
+        /// the mean log-probability of its tokens, the model's end of the reply included when it
+        /// ended it), which holds across machines better than exact words do.
+        case perplexity(MeasureBound)
+        /// `mean-logprob BOUND`: the mean log-probability of the reply's tokens.
+        case meanLogprob(MeasureBound)
+
+        /// Whether the check needs the log-probabilities of the reply's tokens (`perplexity`,
+        /// `mean-logprob`): the reply is then made with them.
+        public var needsLogprobs: Bool {
+            switch self {
+            case .perplexity, .meanLogprob: true
+            default: false
+            }
+        }
 
         /// Whether the check measures how fast the reply was generated (`ttft`, `rate`).
         public var measuresSpeed: Bool {
@@ -103,5 +118,44 @@ public struct CountBound: Sendable, Hashable, CustomStringConvertible {
         case let (nil, upper?): "<= \(upper)"
         case (nil, nil): ">= 0"
         }
+    }
+}
+
+/// Bounds on a measured number: `<= 20`, `< 20`, `>= -2.5`, `> -2.5`, or `1.5..20` (both ends
+/// included).
+public struct MeasureBound: Sendable, Hashable, CustomStringConvertible {
+    /// The least allowed, if any, and whether it is itself excluded.
+    public var lower: Double?
+    public var excludesLower = false
+    /// The most allowed, if any, and whether it is itself excluded.
+    public var upper: Double?
+    public var excludesUpper = false
+
+    /// Bounds (at least one of the two).
+    public init(lower: Double? = nil, excludingLower: Bool = false, upper: Double? = nil, excludingUpper: Bool = false) {
+        self.lower = lower
+        excludesLower = excludingLower
+        self.upper = upper
+        excludesUpper = excludingUpper
+    }
+
+    /// Whether `value` is within the bounds.
+    public func contains(_ value: Double) -> Bool {
+        let aboveLower = lower.map { excludesLower ? value > $0 : value >= $0 } ?? true
+        return aboveLower && (upper.map { excludesUpper ? value < $0 : value <= $0 } ?? true)
+    }
+
+    public var description: String {
+        switch (lower, upper) {
+        case let (lower?, upper?): "\(Self.shown(lower))..\(Self.shown(upper))"
+        case let (lower?, nil): (excludesLower ? "> " : ">= ") + Self.shown(lower)
+        case let (nil, upper?): (excludesUpper ? "< " : "<= ") + Self.shown(upper)
+        case (nil, nil): ">= 0"
+        }
+    }
+
+    /// A number as a script writes it: no `.0` on a whole one.
+    private static func shown(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : "\(value)"
     }
 }

@@ -288,6 +288,8 @@ struct ScriptParser {
             }
             check = .toolArguments(schema)
         case "tool-rounds": check = .toolRounds(try bound(&cursor))
+        case "perplexity": check = .perplexity(try measureBound(&cursor))
+        case "mean-logprob": check = .meanLogprob(try measureBound(&cursor))
         case "":
             throw error("expect: needs a check: \(Self.checkNames) (and `not` before it)", column: kindColumn)
         default:
@@ -301,7 +303,7 @@ struct ScriptParser {
 
     static let checkNames = "contains, equals, starts-with, ends-with, contains-any, contains-all (each also with i- to "
         + "ignore case), regex, length, words, sentences, tokens, ttft, rate, stop, json, json-schema, same-as-recorded, tool-call, "
-        + "tool-args or tool-rounds"
+        + "tool-args, tool-rounds, perplexity or mean-logprob"
 
     private mutating func expectation(_ expectation: Expectation, line: Int, column: Int) throws(ScriptParseError) {
         try requireResults(line: line, column: column)
@@ -381,6 +383,30 @@ struct ScriptParser {
         }
         guard lower <= upper else { throw error("the range \(text) is empty", column: column) }
         return CountBound(lower: lower, upper: upper)
+    }
+
+    /// A bound on a measured number: `<= 20`, `< 20`, `>= -2.5`, `> -2.5` or `1.5..20`.
+    private func measureBound(_ cursor: inout Cursor) throws(ScriptParseError) -> MeasureBound {
+        let column = cursor.column
+        let text = cursor.rest.trimmingBlanks()
+        cursor.consumeRest()
+        let usage = "expected a bound such as <= 20, < 20, >= -2.5, > -2.5 or 1.5..20"
+        func number(_ text: some StringProtocol) -> Double? { Double(text.trimmingBlanks()).flatMap { $0.isFinite ? $0 : nil } }
+        for op in ["<=", ">=", "<", ">"] where text.hasPrefix(op) {
+            guard let value = number(text.dropFirst(op.count)) else { throw error(usage, column: column) }
+            switch op {
+            case "<=": return MeasureBound(upper: value)
+            case "<": return MeasureBound(upper: value, excludingUpper: true)
+            case ">=": return MeasureBound(lower: value)
+            default: return MeasureBound(lower: value, excludingLower: true)
+            }
+        }
+        // The range's dots are found after a first number, which may hold a minus sign and a point.
+        guard let dots = text.range(of: "..", options: [], range: text.index(after: text.startIndex)..<text.endIndex),
+              let lower = number(text[..<dots.lowerBound]), let upper = number(text[dots.upperBound...])
+        else { throw error(usage, column: column) }
+        guard lower <= upper else { throw error("the range \(text) is empty", column: column) }
+        return MeasureBound(lower: lower, upper: upper)
     }
 
     // MARK: Directives

@@ -98,6 +98,8 @@ extension Expectation {
         case .sameAsRecorded: return "expect: \(not)same-as-recorded"
         case .toolCall(let name): return "expect: \(not)tool-call \(name)"
         case .toolArguments(let schema): return "expect: \(not)tool-args \(schema)"
+        case .perplexity(let bound): return "expect: \(not)perplexity \(bound)"
+        case .meanLogprob(let bound): return "expect: \(not)mean-logprob \(bound)"
         case .toolRounds(let bound): return "expect: \(not)tool-rounds \(bound)"
         }
     }

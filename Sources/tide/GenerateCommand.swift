@@ -72,6 +72,10 @@ struct GenerateCommand: AsyncParsableCommand, TakesGenerationParameters {
         if json, let summary = outcome.summary {
             Terminal.write(JSONOutput.line(GeneratedJSON(model: setup.model, parameters: parameters, summary: summary, outcome: outcome)) + "\n")
         }
+        // Without --json, the tokens' log-probabilities come after the reply, on standard error.
+        if !json, parameters.logprobs != nil, let summary = outcome.summary, !summary.logprobs.isEmpty {
+            Terminal.warn(summary.logprobs.table)
+        }
         if stats, let summary = outcome.summary {
             Terminal.warn(StatisticsReport(statistics: summary.statistics, stopReason: summary.stopReason,
                                             peakMemoryBytes: PeakMemory.bytes, placement: session.backend.modelDescription.placement).description)
@@ -124,6 +128,8 @@ private struct GeneratedJSON: Encodable {
     var tokens_taken_back: Int
     var plugin_errors: [String]
     var format_problem: String?
+    /// The reply's tokens scored, with `--logprobs`; absent otherwise.
+    var logprobs: LogprobsJSON?
 
     init(model: String, parameters: GenerationParameters, summary: ReplySummary, outcome: ReplyPrinter.Outcome) {
         let statistics = summary.statistics
@@ -141,5 +147,6 @@ private struct GeneratedJSON: Encodable {
         tokens_taken_back = statistics.discardedTokens
         plugin_errors = outcome.failures
         format_problem = outcome.formatProblem
+        logprobs = LogprobsJSON(summary.logprobs)
     }
 }

@@ -119,6 +119,8 @@ private struct ScriptJSON: Encodable {
         var teacher_forcing: Forcing?
         var parameters: ParametersJSON
         var tool_calls: [ToolCallRun]
+        /// The reply's tokens scored, when it was made with them; absent otherwise.
+        var logprobs: LogprobsJSON?
     }
     /// A tool the reply called and what it gave.
     struct ToolCallRun: Encodable {
@@ -185,7 +187,7 @@ private struct ScriptJSON: Encodable {
                   golden: reply.golden.map { Golden(matches: $0.matches, recorded: $0.recorded,
                                                     diff: $0.matches ? nil : $0.difference) },
                   teacher_forcing: reply.teacherForcing.map(Forcing.init), parameters: ParametersJSON(reply.parameters),
-                  tool_calls: reply.statistics.toolResults.map(ToolCallRun.init))
+                  tool_calls: reply.statistics.toolResults.map(ToolCallRun.init), logprobs: LogprobsJSON(reply.logprobs))
         }
     }
 }
