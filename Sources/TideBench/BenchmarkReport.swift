@@ -36,6 +36,10 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
             lines.append(("decode: the engine choosing each token in llama.cpp's graph (\(decode.chosenOnBackend) tokens in all) vs "
                 + "copying the scores: \(fixed(decode.engineTokensPerSecond)) vs \(fixed(decode.copiedTokensPerSecond)) tok/s → paired "
                 + "ratio \(fixed(decode.backendRatio, 3)) (goal: not lower; ≥ 0.98, the machine's noise)", decode.backendRatio >= 0.98))
+            lines.append(("decode with each token's log-probability and the 5 likeliest (logprobs 5) vs without: "
+                + "\(fixed(decode.logprobsTokensPerSecond)) vs \(fixed(decode.engineTokensPerSecond)) tok/s → paired ratio "
+                + "\(fixed(decode.logprobsRatio, 3)) (goal ≥ 0.95; against the engine copying the scores, as any reply that reads them: "
+                + "\(fixed(decode.logprobsTokensPerSecond / max(decode.copiedTokensPerSecond, 1e-9), 3)))", decode.logprobsRatio >= 0.95))
             if let ratio = decode.pluginRatio, let rate = decode.pluginTokensPerSecond,
                let cost = decode.microsecondsPerHookCall
             {
