@@ -32,6 +32,12 @@ extension ToolsUnavailable {
         if parameters.tools.isEmpty, ![.auto, .none].contains(parameters.toolChoice) { throw .none(parameters.toolChoice) }
         guard parameters.offersTools else { return }
         guard backend.toolCallReader != nil || backend.offersToolsItself else { throw .backend }
-        if parameters.format != nil { throw .withFormat }
+        try checkFormat(parameters)
+    }
+
+    /// Refuses tools offered with a reply format, whatever the backend: a request can be told
+    /// so before any work (`tide serve` does).
+    public static func checkFormat(_ parameters: GenerationParameters) throws(ToolsUnavailable) {
+        if parameters.offersTools, parameters.format != nil { throw .withFormat }
     }
 }

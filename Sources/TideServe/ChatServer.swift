@@ -221,14 +221,20 @@ public final class ChatServer: Sendable {
     /// server's defaults.
     private func readJob(from request: inout Request, at endpoint: CompletionEndpoint) async throws(APIError) -> CompletionJob {
         let data = try await readBody(of: &request)
-        // Foundation's decoder keeps no key order; a schema's property order matters.
+        // Foundation's decoder keeps no key order, and a schema's property order matters: the
+        // fields of a format and of tools are read from the body parsed once more, in order.
+        var ordered: JSONValue?
+        func body() throws -> JSONValue {
+            if let ordered { return ordered }
+            let parsed = try JSONValue(parsing: String(decoding: data, as: UTF8.self))
+            ordered = parsed
+            return parsed
+        }
         func format(_ request: ChatCompletionRequest) throws -> ReplyFormat? {
-            guard request.asksForFormat else { return nil }
-            return try ReplyFormat.requested(in: JSONValue(parsing: String(decoding: data, as: UTF8.self)))
+            request.asksForFormat ? try ReplyFormat.requested(in: body()) : nil
         }
         func tools(_ request: ChatCompletionRequest) throws -> ToolOffer? {
-            guard request.offersTools else { return nil }
-            return try ToolOffer.requested(in: JSONValue(parsing: String(decoding: data, as: UTF8.self)))
+            request.offersTools ? try ToolOffer.requested(in: body()) : nil
         }
         let kind = endpoint == .chat ? "chat-completion" : "completion"
         do {

@@ -95,13 +95,14 @@ struct CompletionJob: Sendable {
             throw .invalid(error.message, param: error.field)
         }
         if let tools {
-            if format != nil, tools.choice != .none, !tools.tools.isEmpty {
-                throw .invalid("tools and a reply format cannot be combined: a reply is either tool calls or the format; "
-                                   + "send tool_choice \"none\" to keep the format, or leave the format out", param: "tool_choice")
-            }
             parameters.tools = tools.tools
             parameters.toolChoice = tools.choice
             parameters.parallelToolCalls = tools.parallel
+            do {
+                try ToolsUnavailable.checkFormat(parameters)
+            } catch {
+                throw .invalid(error.description, param: "tool_choice")
+            }
         }
         if request.topLogprobs != nil, request.logprobs != true {
             throw .invalid("top_logprobs needs logprobs: true; send both, or leave out top_logprobs", param: "top_logprobs")
