@@ -35,17 +35,20 @@ python="$cache/llama-server/bin/python"
 [ -x "$tide" ] || { echo "lm-eval: no tide binary at $tide: build it (swift build -c release) or give --tide" >&2; exit 1; }
 
 work=$(mktemp -d)
+server=""
+trap '[ -n "$server" ] && { kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; }; rm -rf "$work"' EXIT
 port=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 gguf=$("$tide" models info "$model" | sed -n 's/^file: *//p' | head -n 1)
 [ -f "$gguf" ] || { echo "lm-eval: tide models info $model names no model file" >&2; exit 1; }
 "$tide" serve --port "$port" --model "$model" > "$work/serve.log" 2>&1 &
 server=$!
-trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -rf "$work"' EXIT
+up=""
 for _ in $(seq 1 120); do
-    curl -sf "http://127.0.0.1:$port/health" > /dev/null && break
+    curl -sf "http://127.0.0.1:$port/health" > /dev/null && { up=1; break; }
     kill -0 "$server" 2>/dev/null || { cat "$work/serve.log" >&2; exit 1; }
     sleep 0.5
 done
+[ -n "$up" ] || { echo "lm-eval: tide serve did not answer within 60 s" >&2; cat "$work/serve.log" >&2; exit 1; }
 
 # The task's data file is named relative to the task's folder; the harness reaches nothing but
 # the server (no hub look-ups).
@@ -54,6 +57,7 @@ done
     --tasks tide_mc --include_path . ${limit:+--limit "$limit"} --output_path "$work/out" --log_samples 2> "$work/harness.log") \
     || { cat "$work/harness.log" >&2; exit 1; }
 samples=$(find "$work/out" -name 'samples_tide_mc_*.jsonl' | head -n 1)
+[ -n "$samples" ] || { echo "lm-eval: the harness wrote no samples" >&2; cat "$work/harness.log" >&2; exit 1; }
 library=$(ldd "$tide" | sed -n 's/^.*libllama[^ ]* => \(.*\)\/libllama[^/]*$/\1/p' | head -n 1)
 result=$(LLAMA_CPP_LIB_PATH="$library" "$python" "$here/scripts/lm-eval-reference.py" "$gguf" "$samples")
 echo "$result"

@@ -55,8 +55,8 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
     public var mirostatEta: Double = 0.1
     /// Seed of the random sampler; `nil` draws a fresh one for every reply.
     public var seed: UInt32?
-    /// The most tokens a reply may have; 0 reads the prompt (scoring it, with ``scoresPrompt``)
-    /// and generates nothing.
+    /// The most tokens a reply may have; 0 generates nothing (the prompt is read only to score
+    /// it, with ``scoresPrompt``).
     public var maxTokens: Int = 1024
     /// Strings that end the reply when generated; they are never shown.
     public var stop: [String] = []
@@ -198,7 +198,7 @@ extension GenerationParameters {
                              "Mirostat: the learning rate (η)"),
         ParameterDeclaration("seed", \.seed, .seed, "Random seed, for reproducible sampling; random draws one per reply"),
         ParameterDeclaration("max-tokens", \.maxTokens, .whole(0...maximumTokenCount),
-                             "The most tokens in a reply (0: none, the prompt is only read)",
+                             "The most tokens in a reply (0: none)",
                              aliases: ["max_completion_tokens", "n_predict"], request: .sent),
         ParameterDeclaration("stop", \.stop, .texts(), "A string that ends the reply (repeatable); it is never shown"),
         ParameterDeclaration("tool-choice", \.toolChoice, .toolChoice,

@@ -35,6 +35,7 @@ extension ReplyLoop {
         statistics.rewinds += 1
         statistics.discardedTokens += generated - entry.index
         generated = entry.index
+        tokenLogprobs.removeSubrange(min(generated, tokenLogprobs.count)...)
         statistics.generatedTokens = generated
         text = entry.text
         rawText = String(decoding: rawText.utf8.prefix(entry.rawLength), as: UTF8.self)

@@ -25,8 +25,8 @@ public struct LlamaTokenizer: ModelTokenizer {
     public func bytes(of token: Int32) -> [UInt8] { model.tokenBytes(token) }
 
     public func prompt(for messages: [ChatMessage], offering tools: [ToolDefinition]) throws -> String {
-        try model.renderPrompt(tools.isEmpty ? messages : toolFormat.reader.prompt(messages, offering: tools), template: template,
-                               toolFormat: toolFormat)
+        // The reader writes the tools offered, and the calls and results of earlier turns, as a reply's prompt has them.
+        try model.renderPrompt(toolFormat.reader.prompt(messages, offering: tools), template: template, toolFormat: toolFormat)
     }
 
     public var beginningText: String? { text(of: llama_vocab_bos(model.vocab)) }

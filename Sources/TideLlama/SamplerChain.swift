@@ -264,14 +264,18 @@ final class SamplerChain {
         let distribution = logprobs.map { LogSoftmax(scores, count: vocabularySize, top: $0) }
         steerer?.restrict(scores, model: model)
         let token: Int32?
+        // Choosing within the tolerance raises the expected token's score: its log-probability is
+        // read from the score it had.
+        var unraised: (token: Int32, logit: Float)?
         if let expected, expected.tolerance > 0, let wanted = expectedToken(expected, in: scores, model: model) {
+            unraised = (wanted, scores[Int(wanted)])
             token = chooseWithin(expected.tolerance, of: wanted, scores, context: context, at: index,
                                  acceptingAnyEnd: expected.token == nil, upcoming: expected.upcoming, model: model)
         } else {
             token = choose(scores, context: context, at: index)
         }
         guard let token else { return .formatBlocked }
-        lastLogprob = distribution?.scored(token, logit: scores[Int(token)], model: model)
+        lastLogprob = distribution?.scored(token, logit: unraised?.token == token ? unraised!.logit : scores[Int(token)], model: model)
         steerer?.accept(token, model: model)
         return outcome(of: token, model: model)
     }

@@ -391,6 +391,7 @@ struct ScriptParser {
         let text = cursor.rest.trimmingBlanks()
         cursor.consumeRest()
         let usage = "expected a bound such as <= 20, < 20, >= -2.5, > -2.5 or 1.5..20"
+        guard !text.isEmpty else { throw error(usage, column: column) }
         func number(_ text: some StringProtocol) -> Double? { Double(text.trimmingBlanks()).flatMap { $0.isFinite ? $0 : nil } }
         for op in ["<=", ">=", "<", ">"] where text.hasPrefix(op) {
             guard let value = number(text.dropFirst(op.count)) else { throw error(usage, column: column) }

@@ -89,6 +89,8 @@ struct CompletionJob: Sendable {
         }
         do {
             parameters = try request.parameters(over: configuration.parameters)
+            // Log-probabilities are each request's to ask for (a server's default would cost every reply).
+            parameters.logprobs = nil
             parameters.format = format
             parameters.rawPrompt = endpoint == .text
         } catch {

@@ -32,11 +32,17 @@ struct ReplyWriter: Sendable {
     func stream(_ run: CompletionRun, into writer: inout any ResponseBodyWriter, logger: Logger,
                 shutdown: ShutdownCut = ShutdownCut()) async {
         var logprobs = LogprobsOut()
+        // A scored echo goes out with its scores, which come first, unless a plugin answers in the model's place.
+        var echoWaits = !job.echo.isEmpty && job.parameters.scoresPrompt
         do {
-            if job.endpoint == .chat || (!job.echo.isEmpty && !job.parameters.scoresPrompt) {
+            if job.endpoint == .chat || (!job.echo.isEmpty && !echoWaits) {
                 try await send(chunk(job.echo, opening: true, logprobs: &logprobs), to: &writer)
             }
             while let event = try await run.next() {
+                if echoWaits {
+                    echoWaits = false
+                    if case .promptLogprobs = event {} else { try await send(chunk(job.echo, opening: true, logprobs: &logprobs), to: &writer) }
+                }
                 switch event {
                 case .logprobs(let tokens): logprobs.add(tokens)
                 case .promptLogprobs(let prompt):

@@ -7,8 +7,9 @@ import TideCore
 /// swift-prometheus and written in Prometheus' text format at `GET /metrics`:
 /// - `tide_requests_total{endpoint, status}`: requests answered, by path and HTTP status;
 /// - `tide_prompt_tokens_total`, `tide_prompt_tokens_cached_total`, `tide_generated_tokens_total`;
-/// - `tide_time_to_first_token_seconds` and `tide_time_per_output_token_seconds` (a reply's mean
-///   time between its tokens), histograms;
+/// - `tide_time_to_first_token_seconds` (from a reply's start, once it has a sequence: the wait
+///   for one is `tide_requests_waiting`'s) and `tide_time_per_output_token_seconds` (a reply's
+///   mean time between its tokens), histograms;
 /// - `tide_plugin_seconds_total` (time in the plugins' hooks), `tide_tool_calls_total{runs_on}`
 ///   (`server` for the plugins' tools, `client` for calls left to the client);
 /// - gauges read when scraped: `tide_requests_waiting`, `tide_sequences_busy`, `tide_sequences`,
@@ -37,7 +38,7 @@ final class ServerMetrics: Sendable {
         generatedTokens = registry.makeCounter(name: "tide_generated_tokens_total", help: "Tokens generated")
         let latencies: [Duration] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30].map { .milliseconds(Int($0 * 1000)) }
         timeToFirstToken = registry.makeDurationHistogram(name: "tide_time_to_first_token_seconds", buckets: latencies,
-                                                          help: "Time from a request's start to its reply's first token")
+                                                          help: "Time from a reply's start, once it has a sequence, to its first token")
         timePerToken = registry.makeDurationHistogram(name: "tide_time_per_output_token_seconds", buckets: latencies,
                                                       help: "A reply's mean time between two of its tokens")
         pluginSeconds = registry.makeCounter(name: "tide_plugin_seconds_total", help: "Time spent in the plugins' hooks")

@@ -92,6 +92,9 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
         if !(1...65535).contains(port) { throw ValidationError("--port must be from 1 to 65535, not \(port)") }
         if !(1...64).contains(parallel) { throw ValidationError("--parallel must be from 1 to 64, not \(parallel)") }
         if apiKey?.isEmpty == true { throw ValidationError("--api-key must not be empty") }
+        if try sampling.settings.contains(where: { $0.declaration.name == "logprobs" }) {
+            throw ValidationError("--logprobs is each request's to ask for (logprobs and top_logprobs); leave it out of tide serve")
+        }
         if alias?.isEmpty == true { throw ValidationError("--alias must not be empty: give the name clients should use, or leave --alias out") }
         if maxMessages < 1 { throw ValidationError("--max-messages must be at least 1, not \(maxMessages)") }
         if maxCharacters < 1 { throw ValidationError("--max-characters must be at least 1, not \(maxCharacters)") }

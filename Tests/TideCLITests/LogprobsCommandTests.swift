@@ -28,6 +28,12 @@ extension CommandLineTests {
             #expect(!none.stdout.contains("\"logprobs\":{"), "no log-probabilities unless asked for: \(none.stdout)")
         }
 
+        /// A server's default would cost every reply, and each request asks for its own.
+        @Test func serveRefusesADefaultLogprobs() throws {
+            let result = try TideProcess.run(["serve", "--logprobs", "2"])
+            #expect(result.status != 0 && result.stderr.contains("--logprobs is each request's to ask for"), "\(result.stderr)")
+        }
+
         @Test func scriptsCheckAReplysLikelihood() throws {
             let folder = try CommandLineTests.scratchFolder("logprobs")
             let script = folder.appendingPathComponent("likelihood.tide")

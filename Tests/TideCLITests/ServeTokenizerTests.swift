@@ -31,13 +31,15 @@ extension CommandLineTests.ServeCommandTests {
         let back = try await post("detokenize", #"{"tokens": \#(ids)}"#).json
         #expect(back["content"] as? String == text && back["prompt"] as? String == text)
 
-        let messages = #"[{"role": "user", "content": "What is the capital of France?"}]"#
+        let question = #"{"role": "user", "content": "What is the capital of France?"}"#
+        let called = #"{"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "capital", "arguments": "{\"country\": \"France\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "Paris"}"#
         let tools = #"[{"type": "function", "function": {"name": "capital", "parameters": {"type": "object", "properties": {"country": {"type": "string"}}}}}]"#
-        for extra in ["", #", "tools": \#(tools)"#] {
+        // Tools offered, and none with an earlier call and its result in the conversation: each as the model gets it.
+        for (messages, extra) in [("[\(question)]", ""), ("[\(question)]", #", "tools": \#(tools)"#), ("[\(question), \(called)]", "")] {
             let prompt = try #require(try await post("apply-template", #"{"messages": \#(messages)\#(extra)}"#).json["prompt"] as? String)
             #expect(prompt.contains("What is the capital of France?") && prompt.contains("You are a helpful assistant"),
                     "the server's system prompt is the model's: \(prompt)")
-            #expect(prompt.contains("\"capital\"") == !extra.isEmpty, "tools offered are in the prompt: \(prompt)")
+            #expect(prompt.contains("\"capital\"") == (!extra.isEmpty || messages.contains("c1")), "tools offered and calls made are in the prompt: \(prompt)")
             let encoded = String(decoding: try JSONEncoder().encode(prompt), as: UTF8.self)
             let tokens = try #require(try await post("tokenize", #"{"content": \#(encoded)}"#).json["tokens"] as? [Int])
             let completion = try await post("v1/chat/completions", #"{"model": "m", "max_tokens": 1, "messages": \#(messages)\#(extra)}"#)

@@ -71,6 +71,8 @@ struct ScriptErrorTests {
         ("user: Hi\nexpect: perplexity five", 2, 20, "expected a bound such as <= 20, < 20, >= -2.5, > -2.5 or 1.5..20"),
         ("user: Hi\nexpect: mean-logprob -1..-3", 2, 22, "the range -1..-3 is empty"),
         ("user: Hi\nexpect: perplexity < inf", 2, 20, "expected a bound such as"),
+        // Once an index past the end of the empty bound.
+        ("user: Hi\nexpect: mean-logprob", 2, 21, "expected a bound such as"),
         // Found by fuzzing: the largest number after > overflowed (SIGILL) in every bound.
         ("user: Hi\nexpect: words > 9223372036854775807", 2, 15, "nothing is longer than 9223372036854775807"),
         ("user: Hi\nexpect: not tokens > 9223372036854775807", 2, 20, "nothing is longer than 9223372036854775807"),
