@@ -10,7 +10,7 @@ extension RealModelTests {
     /// the reply), whatever the words, also when a
     /// plugin takes tokens back (the positions sampled again replace theirs) and when a reply
     /// drafts (its tokens checked in batches). Under greedy decoding with no stage before the
-    /// choice, each token is the likeliest listed.
+    /// choice, each token decoded alone is the likeliest listed.
     @Suite struct LogprobsTests {
         /// Takes back the reply's second and later tokens once, when it has five: what a plugin
         /// that rewinds does, at a place that does not depend on the words.
@@ -61,7 +61,10 @@ extension RealModelTests {
             #expect(reply.logprobs.dropLast(ended).flatMap(\.token.bytes) == Array(texts.joined().utf8), "\(reply.logprobs.map(\.token.text))")
             for position in reply.logprobs {
                 #expect(position.top.count == 3 && position.top.map(\.logprob) == position.top.map(\.logprob).sorted(by: >))
-                #expect(position.top.first == position.token && position.token.logprob <= 0, "\(position)")
+                #expect(position.token.logprob <= 0 && position.token.logprob <= position.top[0].logprob + 1e-9, "\(position)")
+                // Decoding one token at a time, greedy takes the likeliest; a drafted token may be
+                // accepted within the tolerance where a machine's batches score otherwise.
+                if draft == .off { #expect(position.top.first == position.token, "\(position)") }
             }
         }
     }
