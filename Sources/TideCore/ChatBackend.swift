@@ -30,6 +30,12 @@ public protocol ChatBackend: AnyObject, Sendable {
     /// Whether the backend offers the tools to its model itself and gives the calls as data
     /// (``ReplyDecoder/toolCalls()``), as a server's API does, rather than through a ``toolCallReader``.
     var offersToolsItself: Bool { get }
+    /// Makes its cache hold what `source`'s holds, so that a prompt they share is evaluated once
+    /// (several choices of one request). Where it cannot (`source` is another batch's, or the
+    /// model's cache cannot be copied), it does nothing, and its next prompt is evaluated as usual.
+    /// Call it while this backend makes no reply; `source` may be replying (what its cache holds
+    /// then is copied).
+    func copyCache(of source: any ChatBackend) async
     /// How many tokens `messages` take once rendered as a prompt: through the chat template
     /// (generation prompt included), or as plain text when `rawPrompt` (see
     /// ``GenerationParameters/rawPrompt``).
@@ -55,6 +61,7 @@ extension ChatBackend {
     public var taskExecutor: (any TaskExecutor)? { nil }
     public var vocabulary: (any Vocabulary)? { nil }
     public var cachedTokenCount: Int { 0 }
+    public func copyCache(of source: any ChatBackend) async {}
     public var toolCallReader: (any ToolCallReader)? { nil }
     public var reasoningMarkers: ReasoningMarkers? { nil }
     public var offersToolsItself: Bool { false }

@@ -134,6 +134,23 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     /// Tokens currently held in the KV cache.
     public var cachedTokenCount: Int { cache.withLock { $0.kept.tokens.count } }
 
+    /// Copies the cache of `source`, a backend of the same engine, on the engine's thread (which
+    /// alone touches the context): a task there, so as not to block the caller's thread while a
+    /// step runs. Not for a model whose cache cannot drop tokens (recurrent or hybrid), where a
+    /// shared prompt's last token could not be evaluated again.
+    public func copyCache(of source: any ChatBackend) async {
+        guard let source = source as? LlamaBackend, source !== self, source.engine === engine, model.canDropCachedTokens else { return }
+        await Task(executorPreference: engine) { [self] in
+            engine.perform { [self] context in
+                let held = source.cache.withLock { $0.kept }
+                cache.withLock { state in
+                    guard !state.busy else { return }
+                    state.kept.copy(held, in: context)
+                }
+            }
+        }.value
+    }
+
     /// Empties the KV cache, so the next prompt is evaluated from scratch. Returns once the
     /// context has dropped the tokens.
     public func clearCache() {

@@ -23,6 +23,15 @@ struct SequenceCache {
         return shared
     }
 
+    /// Holds what `source`, another sequence of the same context, holds: its cells are copied into
+    /// this sequence (the whole of its part of the cache, at the next decode) and its tokens taken.
+    mutating func copy(_ source: SequenceCache, in context: OpaquePointer) {
+        let memory = llama_get_memory(context)
+        llama_memory_seq_rm(memory, sequence, -1, -1)
+        llama_memory_seq_cp(memory, source.sequence, sequence, -1, -1)
+        tokens = source.tokens
+    }
+
     /// Forgets everything from `position` on (after a failed decode, or a rewind). Returns false
     /// when the cache could not drop that tail (some recurrent or sliding-window caches).
     @discardableResult

@@ -89,7 +89,7 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
     /// The generation parameters the request sets, in the order of their declarations (a field
     /// that is null is not set).
     public var parameters: [ParameterSetting] = []
-    /// Choices asked for; only 1 is supported.
+    /// Choices asked for: replies to the same messages, each sampled on its own.
     public var n: Int?
     /// Whether log-probabilities are asked for.
     public var logprobs: Bool?

@@ -68,18 +68,19 @@ public final class ChatServer: Sendable {
         let endpoints: [(method: HTTPRequest.Method, path: String, respond: @Sendable (Request) async throws -> Response)] = [
             (.get, "/health", { _ in try await self.health() }),
             (.get, "/v1/models", { _ in try Response.json(self.models) }),
-            (.post, "/v1/chat/completions", { request in await self.complete(request, at: .chat) }),
-            (.post, "/v1/completions", { request in await self.complete(request, at: .text) }),
-            (.post, "/tokenize", { request in await self.tokenize(request) }),
-            (.post, "/detokenize", { request in await self.detokenize(request) }),
-            (.post, "/apply-template", { request in await self.applyTemplate(request) }),
-            (.get, "/tokenizer_info", { _ in self.tokenizerInfo() }),
-            (.get, "/metrics", { _ in await self.metricsText() }),
+            (.post, "/v1/chat/completions", { request in try await self.complete(request, at: .chat) }),
+            (.post, "/v1/completions", { request in try await self.complete(request, at: .text) }),
+            (.post, "/tokenize", { request in try await self.tokenize(request) }),
+            (.post, "/detokenize", { request in try await self.detokenize(request) }),
+            (.post, "/apply-template", { request in try await self.applyTemplate(request) }),
+            (.get, "/tokenizer_info", { _ in try self.tokenizerInfo() }),
+            (.get, "/metrics", { _ in try await self.metricsText() }),
         ]
         let router = Router(context: BasicRequestContext.self)
         if let metrics { router.add(middleware: RequestCounting(metrics: metrics, paths: Set(endpoints.map(\.path)))) }
         router.add(middleware: BearerTokenCheck(key: configuration.apiKey))
-        router.add(middleware: ErrorAnswer(methods: Dictionary(grouping: endpoints) { $0.path }.mapValues { $0.map { $0.method } }))
+        router.add(middleware: ErrorAnswer(methods: Dictionary(grouping: endpoints) { $0.path }.mapValues { $0.map { $0.method } },
+                                           logger: logger))
         for endpoint in endpoints {
             router.on(RouterPath(endpoint.path), method: endpoint.method) { request, _ in try await endpoint.respond(request) }
         }
@@ -99,10 +100,9 @@ public final class ChatServer: Sendable {
 
     /// `GET /metrics`: the metrics in Prometheus' text format; a 501 that says how to keep them
     /// when the server does not.
-    func metricsText() async -> Response {
+    func metricsText() async throws(APIError) -> Response {
         guard let metrics else {
-            return APIError(status: 501, message: "this server keeps no metrics: start tide serve with --metrics", type: "not_implemented_error")
-                .response
+            throw APIError(status: 501, message: "this server keeps no metrics: start tide serve with --metrics", type: "not_implemented_error")
         }
         return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                         body: ResponseBody(byteBuffer: ByteBuffer(string: await metrics.text(pool: pool, contextSize: contextSize))))
@@ -124,25 +124,15 @@ public final class ChatServer: Sendable {
                                         runsOn: configuration.placement))
     }
 
-    /// Answers one completion request to `endpoint`; every failure is an OpenAI-style error response.
-    func complete(_ request: Request, at endpoint: CompletionEndpoint) async -> Response {
+    /// Answers one completion request to `endpoint`.
+    func complete(_ request: Request, at endpoint: CompletionEndpoint) async throws -> Response {
         var request = request
-        let job: CompletionJob
-        do {
-            job = try await readJob(from: &request, at: endpoint)
-        } catch {
-            return errorResponse(error)
-        }
+        let job = try await readJob(from: &request, at: endpoint)
         let reply = ReplyWriter(model: configuration.modelName, job: job, metrics: metrics)
         let body = request.body
         guard job.stream else { return await completeWhole(job, reply: reply, body: body) }
-        let run: CompletionRun
-        do {
-            // Waits for a sequence and the first event, so that an error still gets its status.
-            run = try await start(job)
-        } catch {
-            return errorResponse(error)
-        }
+        // Waits for the sequences and the first events, so that an error still gets its status.
+        let runs = try await start(job)
         // Watching for the client to leave uses up the connection (here and for whole replies):
         // say so, so that clients do not send their next request on it.
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache", .connection: "close"]
@@ -154,34 +144,34 @@ public final class ChatServer: Sendable {
             let shutdown = ShutdownCut()
             try await withGracefulShutdownHandler {
                 try await body.consumeWithInboundCloseHandler { _ in
-                    await reply.stream(run, into: &writer, logger: logger, shutdown: shutdown)
+                    await reply.stream(runs, into: &writer, logger: logger, shutdown: shutdown)
                 } onInboundClosed: {
-                    run.cancel()
+                    for run in runs { run.cancel() }
                 }
             } onGracefulShutdown: {
                 Task {
                     try? await Task.sleep(for: ShutdownCut.delay(within: grace))
                     shutdown.cut()
-                    run.cancel()
+                    for run in runs { run.cancel() }
                 }
             }
             try await writer.finish(nil)
         })
     }
 
-    /// Answers a request for a whole reply. A client that leaves, while its request waits for a
-    /// sequence or while the reply is made, stops it at once.
+    /// Answers a request for whole replies. A client that leaves, while its request waits for
+    /// sequences or while the replies are made, stops them at once.
     private func completeWhole(_ job: CompletionJob, reply: ReplyWriter, body: RequestBody) async -> Response {
         do {
             let completion = try await body.consumeWithCancellationOnInboundClose { _ in
-                let run = try await self.start(job)
+                let runs = try await self.start(job)
                 do {
-                    let completion = try await reply.collect(run, logger: self.logger)
-                    await run.finish()
+                    let completion = try await reply.collect(runs, logger: self.logger)
+                    for run in runs { await run.finish() }
                     return completion
                 } catch {
-                    run.cancel()
-                    await run.finish()
+                    for run in runs { run.cancel() }
+                    for run in runs { await run.finish() }
                     throw error
                 }
             }
@@ -193,14 +183,14 @@ public final class ChatServer: Sendable {
             return Response(status: .init(code: 499, reasonPhrase: "Client Closed Request"))
         } catch {
             // Watching for the client to leave used up the connection here too.
-            var response = errorResponse(error)
+            var response = ErrorAnswer.answer(error, logger: logger)
             response.headers[.connection] = "close"
             return response
         }
     }
 
-    /// Starts the reply; a prompt that does not fit is the client's error, in the engine's words.
-    private func start(_ job: CompletionJob) async throws -> CompletionRun {
+    /// Starts the replies, one a choice; a prompt that does not fit is the client's error, in the engine's words.
+    private func start(_ job: CompletionJob) async throws -> [CompletionRun] {
         do {
             return try await CompletionRun.start(job, configuration: configuration, pool: pool, logger: logger)
         } catch let error as ContextOverflowError {
@@ -241,10 +231,11 @@ public final class ChatServer: Sendable {
             switch endpoint {
             case .chat:
                 let decoded = try JSONDecoder().decode(ChatCompletionRequest.self, from: data)
-                return try CompletionJob(decoded, format: try format(decoded), tools: try tools(decoded), configuration: configuration)
+                return try CompletionJob(decoded, format: try format(decoded), tools: try tools(decoded), configuration: configuration,
+                                         sequences: pool.capacity)
             case .text:
                 let decoded = try JSONDecoder().decode(TextCompletionRequest.self, from: data)
-                return try CompletionJob(decoded, format: try format(decoded.chat), configuration: configuration)
+                return try CompletionJob(decoded, format: try format(decoded.chat), configuration: configuration, sequences: pool.capacity)
             }
         } catch let error as APIError {
             throw error
@@ -283,11 +274,4 @@ public final class ChatServer: Sendable {
 
     /// The largest request body read.
     static let maximumBodyBytes = 16 << 20
-
-    /// `error` as an OpenAI-style error response; one that is not an ``APIError`` is a 500.
-    func errorResponse(_ error: any Error) -> Response {
-        let error = error as? APIError ?? APIError(status: 500, message: "\(error)", type: "server_error")
-        logger.info("refused a request: \(error)")
-        return error.response
-    }
 }

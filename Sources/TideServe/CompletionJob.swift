@@ -25,6 +25,8 @@ struct CompletionJob: Sendable {
     var question: String?
     var parameters: GenerationParameters
     var stream: Bool
+    /// The replies asked for (`n`), each a choice of its own on a sequence of its own.
+    var choices = 1
     var includeUsage: Bool
     /// Text the reply repeats before its own (a text completion's prompt, when it asks for `echo`).
     var echo = ""
@@ -34,13 +36,13 @@ struct CompletionJob: Sendable {
 
     /// Reads a text-completion `request`, whose reply format is `format`, over the server's
     /// defaults: its prompt is continued as plain text, with no system prompt.
-    init(_ request: TextCompletionRequest, format: ReplyFormat?, configuration: ServeConfiguration) throws(APIError) {
+    init(_ request: TextCompletionRequest, format: ReplyFormat?, configuration: ServeConfiguration, sequences: Int) throws(APIError) {
         guard !request.prompt.isEmpty else { throw .invalid("prompt is empty; send the text to continue", param: "prompt") }
         if request.chat.offersTools {
             throw .invalid("tools are offered in chat completions only (/v1/chat/completions): a plain-text prompt has no place "
                                + "for them; leave out tools and tool_choice", param: "tools")
         }
-        try self.init(request.chat, format: format, tools: nil, configuration: configuration, endpoint: .text)
+        try self.init(request.chat, format: format, tools: nil, configuration: configuration, sequences: sequences, endpoint: .text)
         if let count = request.logprobs { parameters.logprobs = try Self.checkLogprobs(count, field: "logprobs") }
         if request.echo {
             echo = request.prompt
@@ -49,10 +51,10 @@ struct CompletionJob: Sendable {
     }
 
     /// Reads `request`, whose reply format is `format` and whose tools are `tools`, over the
-    /// server's defaults; anything Tide cannot do is a 400 (or a 404 for another model's name)
-    /// naming the field.
+    /// server's defaults, for a server of `sequences` sequences; anything Tide cannot do is a 400
+    /// (or a 404 for another model's name) naming the field.
     init(_ request: ChatCompletionRequest, format: ReplyFormat?, tools: ToolOffer?, configuration: ServeConfiguration,
-         endpoint: CompletionEndpoint = .chat) throws(APIError)
+         sequences: Int, endpoint: CompletionEndpoint = .chat) throws(APIError)
     {
         self.endpoint = endpoint
         guard !configuration.strictModel || request.model.lowercased() == configuration.modelName.lowercased() else {
@@ -60,7 +62,7 @@ struct CompletionJob: Sendable {
                            code: "model_not_found", param: "model")
         }
         try Self.checkSize(of: request.messages, within: configuration.serverLimits, endpoint: endpoint)
-        if let n = request.n, n != 1 { throw .invalid("n must be 1: Tide generates one choice per request", param: "n") }
+        if let n = request.n { choices = try Self.checkChoices(n, sequences: sequences) }
         var messages: [ChatMessage] = []
         for (index, message) in request.messages.enumerated() {
             // A chat template cannot carry a NUL: say so, rather than let the message end there.
@@ -112,6 +114,21 @@ struct CompletionJob: Sendable {
         if let wanted = request.logprobs { parameters.logprobs = wanted ? try Self.checkLogprobs(request.topLogprobs ?? 0, field: "top_logprobs") : nil }
         stream = request.stream ?? false
         includeUsage = request.streamOptions?.includeUsage ?? false
+    }
+
+    /// The most choices one request may ask for (`n`).
+    static let maximumChoices = 16
+
+    /// `n`, the choices asked for, checked: each takes a sequence of its own, all at once.
+    private static func checkChoices(_ n: Int, sequences: Int) throws(APIError) -> Int {
+        guard (1...maximumChoices).contains(n) else {
+            throw .invalid("n must be a whole number from 1 to \(maximumChoices), not \(n)", param: "n")
+        }
+        guard n <= sequences else {
+            throw .invalid("n is \(n), but this server decodes \(sequences) sequences at once and each choice takes one; "
+                               + "ask for at most \(sequences) (tide serve --parallel sets how many)", param: "n")
+        }
+        return n
     }
 
     /// `count`, the alternatives asked for with each token's log-probability in `field`, checked.

@@ -15,14 +15,66 @@ final class CompletionRun: @unchecked Sendable {
     private let returned = Mutex(false)
     private let logger: Logger
 
-    /// Waits for a sequence, starts the reply and waits for its first event, so that a prompt
-    /// that does not fit is an error before any response is sent.
+    /// Waits for a sequence for each of the request's choices (all at once), starts their replies
+    /// and waits for each one's first event, so that a prompt that does not fit is an error before
+    /// any response is sent. The choices share the prompt's evaluation: the first reads it, and
+    /// the others start from a copy of its sequence's cache (llama.cpp's `llama_memory_seq_cp`, as
+    /// llama-server does for `n`), evaluating only what differs — the prompt's last token, for
+    /// its scores. Each samples with a seed of its own: the request's plus the choice's index (a
+    /// random one per choice when the request gives none).
     static func start(_ job: CompletionJob, configuration: ServeConfiguration, pool: SequencePool, logger: Logger)
-        async throws -> CompletionRun
+        async throws -> [CompletionRun]
     {
-        let hooks = try configuration.hooks.hooks(log: { logger.info("plugin: \($0)") })
-        let backend = try await pool.acquire(for: job.messages)
-        let run = CompletionRun(job, backend: backend, hooks: hooks, hookErrorPolicy: configuration.hookErrorPolicy,
+        let backends = try await pool.acquire(job.choices, for: job.messages)
+        let first: CompletionRun
+        do {
+            first = try await start(job, choice: 0, on: backends[0], configuration: configuration, pool: pool, logger: logger)
+        } catch {
+            for backend in backends.dropFirst() { await pool.release(backend, holding: []) }
+            throw error
+        }
+        guard backends.count > 1 else { return [first] }
+        let started = await withTaskGroup(of: (Int, Result<CompletionRun, any Error>).self) { group in
+            for (index, backend) in backends.enumerated().dropFirst() {
+                group.addTask {
+                    // A choice that fails to start has returned its sequence.
+                    await backend.copyCache(of: backends[0])
+                    do {
+                        return (index, .success(try await start(job, choice: index, on: backend, configuration: configuration,
+                                                                pool: pool, logger: logger)))
+                    } catch {
+                        return (index, .failure(error))
+                    }
+                }
+            }
+            return await group.reduce(into: [(Int, Result<CompletionRun, any Error>)]()) { $0.append($1) }.sorted { $0.0 < $1.0 }
+        }
+        let runs = [first] + started.compactMap { try? $0.1.get() }
+        if let failure = started.lazy.compactMap({ if case .failure(let error) = $0.1 { error } else { nil } }).first {
+            for run in runs {
+                run.cancel()
+                await run.finish()
+            }
+            throw failure
+        }
+        return runs
+    }
+
+    /// Starts choice number `choice` of `job` on `backend`, lent by `pool`, and waits for its first
+    /// event; on failure, the sequence has gone back to the pool.
+    private static func start(_ job: CompletionJob, choice: Int, on backend: any ChatBackend, configuration: ServeConfiguration,
+                              pool: SequencePool, logger: Logger) async throws -> CompletionRun
+    {
+        let hooks: [any ChatHook]
+        do {
+            hooks = try configuration.hooks.hooks(log: { logger.info("plugin: \($0)") })
+        } catch {
+            await pool.release(backend, holding: [])
+            throw error
+        }
+        var parameters = job.parameters
+        parameters.seed = parameters.seed.map { $0 &+ UInt32(choice) }
+        let run = CompletionRun(job, parameters: parameters, backend: backend, hooks: hooks, hookErrorPolicy: configuration.hookErrorPolicy,
                                 recorder: configuration.recorder?(job.endpoint.path), pool: pool, logger: logger)
         do {
             run.first = try await run.iterator.next()
@@ -33,12 +85,12 @@ final class CompletionRun: @unchecked Sendable {
         return run
     }
 
-    private init(_ job: CompletionJob, backend: any ChatBackend, hooks: [any ChatHook], hookErrorPolicy: HookErrorPolicy,
+    private init(_ job: CompletionJob, parameters: GenerationParameters, backend: any ChatBackend, hooks: [any ChatHook], hookErrorPolicy: HookErrorPolicy,
                  recorder: (any ExchangeRecorder)?, pool: SequencePool, logger: Logger) {
         self.pool = pool
         self.backend = backend
         self.logger = logger
-        session = ChatSession(backend: backend, systemPrompt: nil, parameters: job.parameters, hooks: hooks,
+        session = ChatSession(backend: backend, systemPrompt: nil, parameters: parameters, hooks: hooks,
                               hookErrorPolicy: hookErrorPolicy)
         session.history = job.history
         session.recorder = recorder

@@ -10,10 +10,3 @@ extension Response {
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
     }
 }
-
-extension APIError {
-    /// The error as its response: its status and OpenAI-style body.
-    var response: Response {
-        (try? Response.json(body, status: HTTPResponse.Status(code: status))) ?? Response(status: .internalServerError)
-    }
-}

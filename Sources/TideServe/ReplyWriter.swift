@@ -24,35 +24,40 @@ struct ReplyWriter: Sendable {
         id = (job.endpoint == .chat ? "chatcmpl-" : "cmpl-") + UUID().uuidString.lowercased()
     }
 
-    /// Streams the reply: a first chunk (a chat's role, a text's echoed prompt), a chunk per
-    /// piece of text, a last chunk with the finish reason (and one with the usage, when asked),
-    /// then `[DONE]`. A failure partway is sent as an error event, and so is a reply cut because
-    /// the server stops (`shutdown`); a client gone (a write fails) stops the reply. Asked for,
-    /// the log-probabilities of a piece's tokens come with it (a scored echo's with the echo).
-    func stream(_ run: CompletionRun, into writer: inout any ResponseBodyWriter, logger: Logger,
+    /// Streams the replies, one a choice: for each, a first chunk (a chat's role, a text's echoed
+    /// prompt), a chunk per piece of text, a last chunk with the finish reason, each with the
+    /// choice's `index`; the choices' chunks interleave as they are made. Then a chunk with the
+    /// usage (when asked), then `[DONE]`. A failure partway is sent as an error event, and so is a
+    /// reply cut because the server stops (`shutdown`); a client gone (a write fails) stops the
+    /// replies. Asked for, the log-probabilities of a piece's tokens come with it (a scored echo's
+    /// with the echo).
+    func stream(_ runs: [CompletionRun], into writer: inout any ResponseBodyWriter, logger: Logger,
                 shutdown: ShutdownCut = ShutdownCut()) async {
-        var logprobs = LogprobsOut()
         // A scored echo goes out with its scores, which come first, unless a plugin answers in the model's place.
-        var echoWaits = !job.echo.isEmpty && job.parameters.scoresPrompt
+        var choices = runs.map { _ in StreamedChoice(echoWaits: !job.echo.isEmpty && job.parameters.scoresPrompt) }
+        // By choice, for the usage: the first choice's prompt is the one evaluated.
+        var summaries = [ReplySummary?](repeating: nil, count: runs.count)
         do {
-            if job.endpoint == .chat || (!job.echo.isEmpty && !echoWaits) {
-                try await send(chunk(job.echo, opening: true, logprobs: &logprobs), to: &writer)
+            for index in runs.indices where job.endpoint == .chat || (!job.echo.isEmpty && !choices[index].echoWaits) {
+                try await send(chunk(job.echo, choice: index, opening: true, logprobs: &choices[index].logprobs), to: &writer)
             }
-            while let event = try await run.next() {
-                if echoWaits {
-                    echoWaits = false
-                    if case .promptLogprobs = event {} else { try await send(chunk(job.echo, opening: true, logprobs: &logprobs), to: &writer) }
+            for try await (index, event) in Self.merged(runs) {
+                if choices[index].echoWaits {
+                    choices[index].echoWaits = false
+                    if case .promptLogprobs = event {} else {
+                        try await send(chunk(job.echo, choice: index, opening: true, logprobs: &choices[index].logprobs), to: &writer)
+                    }
                 }
                 switch event {
-                case .logprobs(let tokens): logprobs.add(tokens)
+                case .logprobs(let tokens): choices[index].logprobs.add(tokens)
                 case .promptLogprobs(let prompt):
-                    let echoed = logprobs.take(prompt: prompt)
-                    try await send(TextCompletion(id: id, created: created, model: model, choices: [.init(text: job.echo, logprobs: echoed)]),
-                                   to: &writer)
-                case .text(let text): try await send(chunk(text, logprobs: &logprobs), to: &writer)
+                    let echoed = choices[index].logprobs.take(prompt: prompt)
+                    try await send(TextCompletion(id: id, created: created, model: model,
+                                                  choices: [.init(text: job.echo, index: index, logprobs: echoed)]), to: &writer)
+                case .text(let text): try await send(chunk(text, choice: index, logprobs: &choices[index].logprobs), to: &writer)
                 case .reasoning(let text) where job.endpoint == .chat:
                     try await send(ChatCompletionChunk(id: id, created: created, model: model,
-                                                       choices: [.init(delta: .init(reasoningContent: text))]), to: &writer)
+                                                       choices: [.init(index: index, delta: .init(reasoningContent: text))]), to: &writer)
                 case .reasoning: break  // a text completion has no place for it
                 case .hookFailure: break  // never returned: the run logs them
                 // The server's own tools (its plugins') run on the server: the client sees the answer.
@@ -60,74 +65,125 @@ struct ReplyWriter: Sendable {
                 case .toolCall, .toolResult: break
                 case .finished(let summary) where summary.stopReason == .cancelled && shutdown.happened:
                     log(summary, logger: logger)
-                    try await send(APIErrorBody(message: "the server is shutting down: this reply was cut after "
-                                                    + "\(summary.statistics.generatedTokens) tokens; send the request again once it is back",
-                                                type: "server_error", code: "server_shutting_down"), to: &writer)
+                    throw ShutdownCut.Happened(generatedTokens: summary.statistics.generatedTokens)
                 case .finished(let summary):
                     log(summary, logger: logger)
                     try Self.checkCalls(summary)
-                    for (index, call) in summary.toolCalls.enumerated() {
-                        for piece in WireToolCallDelta.pieces(of: call, index: index) {
+                    for (number, call) in summary.toolCalls.enumerated() {
+                        for piece in WireToolCallDelta.pieces(of: call, index: number) {
                             try await send(ChatCompletionChunk(id: id, created: created, model: model,
-                                                               choices: [.init(delta: .init(toolCalls: [piece]))]), to: &writer)
+                                                               choices: [.init(index: index, delta: .init(toolCalls: [piece]))]), to: &writer)
                         }
                     }
-                    try await send(chunk(nil, finishReason: Self.finishReason(summary), logprobs: &logprobs), to: &writer)
-                    if job.includeUsage { try await send(usageChunk(Self.usage(summary)), to: &writer) }
-                    try await writer.write(ByteBuffer(bytes: ServerSentEvent.done))
+                    try await send(chunk(nil, choice: index, finishReason: Self.finishReason(summary), logprobs: &choices[index].logprobs),
+                                   to: &writer)
+                    summaries[index] = summary
                 }
             }
+            if job.includeUsage { try await send(usageChunk(Self.usage(summaries.compactMap { $0 })), to: &writer) }
+            try await writer.write(ByteBuffer(bytes: ServerSentEvent.done))
+        } catch let cut as ShutdownCut.Happened {
+            for run in runs { run.cancel() }
+            try? await send(APIErrorBody(message: "the server is shutting down: this reply was cut after \(cut.generatedTokens) tokens; "
+                                             + "send the request again once it is back", type: "server_error", code: "server_shutting_down"),
+                            to: &writer)
         } catch {
-            run.cancel()
+            for run in runs { run.cancel() }
             logger.info("\(id): ended early: \(error)")
             try? await send(APIErrorBody(message: "\(error)", type: "server_error"), to: &writer)
         }
-        await run.finish()
+        for run in runs { await run.finish() }
     }
 
-    /// Reads the whole reply into one chat or text completion.
-    func collect(_ run: CompletionRun, logger: Logger) async throws -> any Encodable & Sendable {
-        while let event = try await run.next() {
-            guard case .finished(let summary) = event else { continue }
-            log(summary, logger: logger)
-            try Self.checkCalls(summary)
-            let finishReason = Self.finishReason(summary)
-            var logprobs = LogprobsOut()
-            logprobs.add(summary.logprobs)
-            let wanted = job.parameters.logprobs != nil
-            switch job.endpoint {
-            case .chat:
-                let calls = summary.toolCalls.isEmpty ? nil : summary.toolCalls.map(WireToolCall.init)
-                return ChatCompletion(id: id, created: created, model: model,
-                                      choices: [ChatCompletion.Choice(message: .init(role: "assistant", content: summary.text, toolCalls: calls,
-                                                                                     reasoningContent: summary.reasoning.isEmpty ? nil : summary.reasoning),
-                                                                      finishReason: finishReason,
-                                                                      logprobs: wanted ? logprobs.takeChat() ?? ChatLogprobs(content: []) : nil)],
-                                      usage: Self.usage(summary))
-            case .text:
-                let echoed = summary.promptLogprobs.map { logprobs.take(prompt: $0) }
-                return TextCompletion(id: id, created: created, model: model,
-                                      choices: [.init(text: job.echo + summary.text, finishReason: finishReason,
-                                                      logprobs: wanted ? logprobs.takeText(after: echoed) ?? TextLogprobs() : nil)],
-                                      usage: Self.usage(summary))
+    /// What one streamed choice still has to send.
+    private struct StreamedChoice {
+        var logprobs = LogprobsOut()
+        /// Whether its echo waits for the prompt's scores.
+        var echoWaits: Bool
+    }
+
+    /// The events of every run, each with its run's index, as they come; the first failure ends them.
+    private static func merged(_ runs: [CompletionRun]) -> AsyncThrowingStream<(Int, ReplyEvent), any Error> {
+        let (events, continuation) = AsyncThrowingStream.makeStream(of: (Int, ReplyEvent).self)
+        let reading = Task {
+            do {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for (index, run) in runs.enumerated() {
+                        group.addTask {
+                            while let event = try await run.next() { continuation.yield((index, event)) }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
             }
         }
-        throw APIError(status: 500, message: "the reply ended without a summary", type: "server_error")
+        continuation.onTermination = { _ in reading.cancel() }
+        return events
     }
 
-    /// One streamed piece: `text` (`nil` on the last piece, which carries the finish reason),
-    /// with the log-probabilities of its tokens; the `opening` piece of a chat names the role.
-    private func chunk(_ text: String?, opening: Bool = false, finishReason: String? = nil, logprobs: inout LogprobsOut)
+    /// Reads the whole replies, one a choice, into one chat or text completion.
+    func collect(_ runs: [CompletionRun], logger: Logger) async throws -> any Encodable & Sendable {
+        var summaries: [ReplySummary] = []
+        // Each run decodes on its own, whichever is read first.
+        for run in runs {
+            guard let summary = try await Self.summary(of: run) else {
+                throw APIError(status: 500, message: "the reply ended without a summary", type: "server_error")
+            }
+            log(summary, logger: logger)
+            try Self.checkCalls(summary)
+            summaries.append(summary)
+        }
+        let wanted = job.parameters.logprobs != nil
+        switch job.endpoint {
+        case .chat:
+            let choices = summaries.enumerated().map { index, summary in
+                var logprobs = LogprobsOut()
+                logprobs.add(summary.logprobs)
+                let calls = summary.toolCalls.isEmpty ? nil : summary.toolCalls.map(WireToolCall.init)
+                return ChatCompletion.Choice(index: index,
+                                             message: .init(role: "assistant", content: summary.text, toolCalls: calls,
+                                                            reasoningContent: summary.reasoning.isEmpty ? nil : summary.reasoning),
+                                             finishReason: Self.finishReason(summary),
+                                             logprobs: wanted ? logprobs.takeChat() ?? ChatLogprobs(content: []) : nil)
+            }
+            return ChatCompletion(id: id, created: created, model: model, choices: choices, usage: Self.usage(summaries))
+        case .text:
+            let choices = summaries.enumerated().map { index, summary in
+                var logprobs = LogprobsOut()
+                logprobs.add(summary.logprobs)
+                let echoed = summary.promptLogprobs.map { logprobs.take(prompt: $0) }
+                return TextCompletion.Choice(text: job.echo + summary.text, index: index, finishReason: Self.finishReason(summary),
+                                             logprobs: wanted ? logprobs.takeText(after: echoed) ?? TextLogprobs() : nil)
+            }
+            return TextCompletion(id: id, created: created, model: model, choices: choices, usage: Self.usage(summaries))
+        }
+    }
+
+    /// The summary that ends `run`'s events; `nil` if they end without one.
+    private static func summary(of run: CompletionRun) async throws -> ReplySummary? {
+        while let event = try await run.next() {
+            if case .finished(let summary) = event { return summary }
+        }
+        return nil
+    }
+
+    /// One streamed piece of choice number `choice`: `text` (`nil` on the last piece, which
+    /// carries the finish reason), with the log-probabilities of its tokens; the `opening` piece
+    /// of a chat names the role.
+    private func chunk(_ text: String?, choice: Int, opening: Bool = false, finishReason: String? = nil, logprobs: inout LogprobsOut)
         -> any Encodable & Sendable
     {
         switch job.endpoint {
         case .chat:
             ChatCompletionChunk(id: id, created: created, model: model,
-                                choices: [.init(delta: .init(role: opening ? "assistant" : nil, content: text),
+                                choices: [.init(index: choice, delta: .init(role: opening ? "assistant" : nil, content: text),
                                                 finishReason: finishReason, logprobs: logprobs.takeChat())])
         case .text:
             TextCompletion(id: id, created: created, model: model,
-                           choices: [.init(text: text ?? "", finishReason: finishReason, logprobs: logprobs.takeText())])
+                           choices: [.init(text: text ?? "", index: choice, finishReason: finishReason, logprobs: logprobs.takeText())])
         }
     }
 
@@ -175,8 +231,11 @@ struct ReplyWriter: Sendable {
         }
     }
 
-    static func usage(_ summary: ReplySummary) -> Usage {
-        Usage(promptTokens: summary.statistics.promptTokens, completionTokens: summary.statistics.generatedTokens,
-              cachedTokens: summary.statistics.reusedPromptTokens)
+    /// The usage of a request's choices: the prompt counted once (its evaluation is shared), the
+    /// tokens of every choice.
+    static func usage(_ summaries: [ReplySummary]) -> Usage {
+        Usage(promptTokens: summaries.first?.statistics.promptTokens ?? 0,
+              completionTokens: summaries.reduce(0) { $0 + $1.statistics.generatedTokens },
+              cachedTokens: summaries.first?.statistics.reusedPromptTokens)
     }
 }

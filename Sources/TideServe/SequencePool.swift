@@ -1,8 +1,8 @@
 import TideCore
 
 /// The sequences of a `BackendBatch`, lent to one request at a time. A request that finds
-/// none free waits its turn (first come, first served) and joins the running batch as soon as
-/// one is returned.
+/// too few free waits its turn (first come, first served) and joins the running batch as soon as
+/// enough are returned: a request for several choices (`n`) gets all its sequences at once or waits.
 ///
 /// Each sequence remembers the conversation its cache last held (the request's messages and the
 /// reply). A request gets the free sequence whose conversation it continues — all of it begins
@@ -20,8 +20,17 @@ actor SequencePool {
 
     /// Free sequences, least recently used first.
     private var idle: [Idle]
-    private var waiters: [(id: Int, continuation: CheckedContinuation<any ChatBackend, any Error>)] = []
+    private var waiters: [Waiter] = []
     private var nextWaiter = 0
+
+    /// A request waiting for `count` sequences.
+    private struct Waiter {
+        let id: Int
+        let count: Int
+        let messages: [ChatMessage]
+        let continuation: CheckedContinuation<[any ChatBackend], any Error>
+    }
+
     /// How many sequences there are.
     let capacity: Int
     /// Every sequence, lent or free.
@@ -43,29 +52,46 @@ actor SequencePool {
     /// Requests waiting for a sequence.
     var waiting: Int { waiters.count }
 
-    /// A free sequence for a request of `messages`, waiting for one if need be. Throws
+    /// `count` free sequences for a request of `messages` (at most ``capacity``), waiting for them
+    /// if need be: the first is the one whose cache the conversation continues
+    /// (``choice(among:for:)``), the others those used least recently. Throws
     /// `CancellationError` when the task is cancelled while it waits.
-    func acquire(for messages: [ChatMessage]) async throws -> any ChatBackend {
-        if !idle.isEmpty { return idle.remove(at: Self.choice(among: idle.map(\.conversation), for: messages)).backend }
+    func acquire(_ count: Int = 1, for messages: [ChatMessage]) async throws -> [any ChatBackend] {
+        precondition((1...capacity).contains(count), "a request for \(count) of \(capacity) sequences")
+        if waiters.isEmpty, idle.count >= count { return take(count, for: messages) }
         let id = nextWaiter
         nextWaiter += 1
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                waiters.append((id, continuation))
+                waiters.append(Waiter(id: id, count: count, messages: messages, continuation: continuation))
             }
         } onCancel: {
             Task { await self.abandon(id) }
         }
     }
 
-    /// Returns a sequence whose cache now holds `conversation`: the longest-waiting request gets
-    /// it, else it is kept for the next.
+    /// Returns a sequence whose cache now holds `conversation`; the longest-waiting requests get
+    /// what they wait for as soon as there is enough of it.
     func release(_ backend: any ChatBackend, holding conversation: [ChatMessage]) {
-        if waiters.isEmpty {
-            idle.append(Idle(backend: backend, conversation: Self.key(conversation)))
-        } else {
-            waiters.removeFirst().continuation.resume(returning: backend)
+        idle.append(Idle(backend: backend, conversation: Self.key(conversation)))
+        serveWaiters()
+    }
+
+    /// Lends free sequences to the waiting requests, in the order they came, while the first has enough.
+    private func serveWaiters() {
+        while let first = waiters.first, idle.count >= first.count {
+            waiters.removeFirst()
+            first.continuation.resume(returning: take(first.count, for: first.messages))
         }
+    }
+
+    /// Takes `count` free sequences for `messages`: the one the conversation continues, then the
+    /// least recently used.
+    private func take(_ count: Int, for messages: [ChatMessage]) -> [any ChatBackend] {
+        var taken = [idle.remove(at: Self.choice(among: idle.map(\.conversation), for: messages)).backend]
+        taken += idle.prefix(count - 1).map(\.backend)
+        idle.removeFirst(count - 1)
+        return taken
     }
 
     /// The index of the sequence to lend among free ones holding `conversations` (least recently
@@ -106,5 +132,7 @@ actor SequencePool {
     private func abandon(_ id: Int) {
         guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
         waiters.remove(at: index).continuation.resume(throwing: CancellationError())
+        // A large request that left may have held up smaller ones behind it.
+        serveWaiters()
     }
 }

@@ -11,6 +11,11 @@ final class ShutdownCut: Sendable {
     /// Whether ``cut()`` was called.
     var happened: Bool { state.withLock { $0 } }
 
+    /// A streamed reply cut by the stop, after `generatedTokens` tokens: what ends its stream.
+    struct Happened: Error {
+        let generatedTokens: Int
+    }
+
     /// How long a reply may run once the server is told to stop: the grace less the time its
     /// last words need to reach the client (a second, or half of a shorter grace).
     static func delay(within grace: Duration) -> Duration {

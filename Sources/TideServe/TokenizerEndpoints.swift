@@ -13,7 +13,7 @@ extension ChatServer {
     /// `POST /tokenize`: `content` (or `prompt`) as the model's tokens, with `add_special` (or
     /// `add_special_tokens`, default false), `parse_special` (default true) and `with_pieces`
     /// (each token's id and text, or its bytes where they are not whole UTF-8).
-    func tokenize(_ request: Request) async -> Response {
+    func tokenize(_ request: Request) async throws(APIError) -> Response {
         struct Body: Decodable {
             var content: String
             var addSpecial: Bool
@@ -60,7 +60,7 @@ extension ChatServer {
         struct Pieces: Encodable {
             var tokens: [Piece]
         }
-        return await answer(request, as: Body.self) { body, tokenizer, _ in
+        return try await answer(request, as: Body.self) { body, tokenizer, _ in
             let limit = configuration.serverLimits.maximumCharacters
             let characters = body.content.unicodeScalars.count
             guard characters <= limit else {
@@ -75,7 +75,7 @@ extension ChatServer {
 
     /// `POST /detokenize`: `tokens` as text (`content`, and `prompt` for vLLM's clients); an id
     /// the model does not have is refused, naming it.
-    func detokenize(_ request: Request) async -> Response {
+    func detokenize(_ request: Request) async throws(APIError) -> Response {
         struct Body: Decodable {
             var tokens: [Int]
         }
@@ -83,7 +83,7 @@ extension ChatServer {
             var content: String
             var prompt: String
         }
-        return await answer(request, as: Body.self) { body, tokenizer, _ in
+        return try await answer(request, as: Body.self) { body, tokenizer, _ in
             var bytes: [UInt8] = []
             for (index, token) in body.tokens.enumerated() {
                 guard (0..<tokenizer.vocabularySize).contains(token) else {
@@ -100,17 +100,17 @@ extension ChatServer {
     /// `POST /apply-template`: `messages` (and `tools`) as the prompt the model is given for them,
     /// read as a chat completion's are (the server's system prompt added when they have none),
     /// before the plugins' `on_prompt` hooks.
-    func applyTemplate(_ request: Request) async -> Response {
+    func applyTemplate(_ request: Request) async throws(APIError) -> Response {
         struct Body: Decodable {
             var messages: [ChatCompletionRequest.Message]
         }
         struct Prompt: Encodable {
             var prompt: String
         }
-        return await answer(request, as: Body.self) { body, tokenizer, data in
+        return try await answer(request, as: Body.self) { body, tokenizer, data in
             let tools = try ToolOffer.requested(in: JSONValue(parsing: String(decoding: data, as: UTF8.self)))
             let job = try CompletionJob(ChatCompletionRequest(model: configuration.modelName, messages: body.messages), format: nil,
-                                        tools: tools, configuration: configuration)
+                                        tools: tools, configuration: configuration, sequences: pool.capacity)
             let offered = job.parameters.offersTools ? job.parameters.tools : []
             return try Response.json(Prompt(prompt: try tokenizer.prompt(for: job.messages, offering: offered)))
         }
@@ -118,7 +118,7 @@ extension ChatServer {
 
     /// `GET /tokenizer_info`: the texts of the model's BOS and EOS tokens, and the context a
     /// request may fill.
-    func tokenizerInfo() -> Response {
+    func tokenizerInfo() throws -> Response {
         struct Info: Encodable {
             var bosToken: String?
             var eosToken: String?
@@ -126,42 +126,35 @@ extension ChatServer {
 
             enum CodingKeys: String, CodingKey { case bosToken = "bos_token", eosToken = "eos_token", modelMaxLength = "model_max_length" }
         }
-        do {
-            let tokenizer = try servedTokenizer()
-            return try Response.json(Info(bosToken: tokenizer.beginningText, eosToken: tokenizer.endText,
-                                          modelMaxLength: contextSize))
-        } catch {
-            return errorResponse(error)
-        }
+        let tokenizer = try servedTokenizer()
+        return try Response.json(Info(bosToken: tokenizer.beginningText, eosToken: tokenizer.endText, modelMaxLength: contextSize))
     }
 
     /// Reads `request`'s body as `Body` and answers with `respond`, given the body's bytes too;
-    /// every failure is an OpenAI-style error response.
+    /// every failure is an ``APIError``.
     private func answer<Body: Decodable>(_ request: Request, as type: Body.Type,
-                                          _ respond: (Body, any ModelTokenizer, Data) throws -> Response) async -> Response {
+                                          _ respond: (Body, any ModelTokenizer, Data) throws -> Response) async throws(APIError) -> Response {
         var request = request
+        let tokenizer = try servedTokenizer()
+        let data = try await readBody(of: &request)
+        let body: Body
         do {
-            let tokenizer = try servedTokenizer()
-            let data = try await readBody(of: &request)
-            let body: Body
-            do {
-                body = try JSONDecoder().decode(Body.self, from: data)
-            } catch let error as DecodingError {
-                throw APIError.invalid("The body is not a \(request.uri.path) request: \(Self.describe(error, in: data))")
-            } catch let error as RequestFieldError {
-                throw APIError.invalid(error.message, param: error.field)
-            }
-            do {
-                return try respond(body, tokenizer, data)
-            } catch let error as RequestFieldError {
-                throw APIError.invalid(error.message, param: error.field)
-            } catch let error as APIError {
-                throw error
-            } catch {
-                throw APIError.invalid("\(error)")
-            }
+            body = try JSONDecoder().decode(Body.self, from: data)
+        } catch let error as DecodingError {
+            throw .invalid("The body is not a \(request.uri.path) request: \(Self.describe(error, in: data))")
+        } catch let error as RequestFieldError {
+            throw .invalid(error.message, param: error.field)
         } catch {
-            return errorResponse(error)
+            throw .unexpected(error)
+        }
+        do {
+            return try respond(body, tokenizer, data)
+        } catch let error as RequestFieldError {
+            throw .invalid(error.message, param: error.field)
+        } catch let error as APIError {
+            throw error
+        } catch {
+            throw .invalid("\(error)")
         }
     }
 

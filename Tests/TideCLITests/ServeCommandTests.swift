@@ -169,7 +169,7 @@ extension CommandLineTests {
                  "temperature must be ≥ 0 (0 picks the likeliest token), at most 3.4e+38, not -1"),
                 (#"{"model": "smollm2-135m-instruct", "messages": [{"role": "user", "content": "Hi"}], "top_p": 2}"#, 400,
                  "top_p must be a number in (0, 1], not 2"),
-                (#"{"model": "smollm2-135m-instruct", "messages": [{"role": "user", "content": "Hi"}], "n": 3}"#, 400, "n must be 1"),
+                (#"{"model": "smollm2-135m-instruct", "messages": [{"role": "user", "content": "Hi"}], "n": 17}"#, 400, "n must be a whole number from 1 to 16"),
                 (#"{"model": "smollm2-135m-instruct", "messages": [{"role": "assistant", "content": "Hi"}]}"#, 400,
                  "the last message must be the user's"),
                 (#"{"model": "smollm2-135m-instruct", "messages": [{"role": "user", "content": "\#(String(repeating: "word ", count: 400))"}], "stream": true}"#,

@@ -1,8 +1,10 @@
 import Testing
 import TideCore
+import TideProvider
 @testable import TideServe
+import TideTestSupport
 
-/// Which free sequence a request is lent (no model needed).
+/// Which free sequences a request is lent, and when (no model needed).
 @Suite struct SequencePoolTests {
     static let system = ChatMessage(.system, "You are a helpful assistant.")
     static let ada = [system, ChatMessage(.user, "My name is Ada."), ChatMessage(.assistant, "Hello, Ada!")]
@@ -41,5 +43,45 @@ import TideCore
         #expect(SequencePool.key(split) != SequencePool.key(joined))
         #expect(SequencePool.key([ChatMessage(.user, "x")]) != SequencePool.key([ChatMessage(.assistant, "x")]))
         #expect(SequencePool.key([]).isEmpty)
+    }
+
+    /// A request for several choices gets all its sequences at once or waits, first come first
+    /// served: a smaller request behind it waits too, and is served once the larger one has been.
+    @Test func severalSequencesComeAllAtOnceInTheOrderAsked() async throws {
+        let batch = try #require(try ScriptedModel.echo().makeBatch(ModelSetup(), sequences: 3, contextSize: nil))
+        let pool = try SequencePool(batch: batch)
+        let held = try await pool.acquire(2, for: Self.ada)
+        #expect(held.count == 2 && held[0] !== held[1])
+        let three = Task { try await pool.acquire(3, for: Self.ocean) }
+        while await pool.waiting < 1 { await Task.yield() }
+        let one = Task { try await pool.acquire(1, for: Self.ada) }
+        while await pool.waiting < 2 { await Task.yield() }
+        // One free sequence is not enough for the first in line, and the next waits behind it.
+        await pool.release(held[0], holding: Self.ada)
+        let (waiting, busy) = (await pool.waiting, await pool.busy)
+        #expect(waiting == 2 && busy == 1)
+        await pool.release(held[1], holding: Self.ada)
+        let all = try await three.value
+        let stillWaiting = await pool.waiting
+        #expect(Set(all.map { ObjectIdentifier($0) }).count == 3 && stillWaiting == 1)
+        for backend in all { await pool.release(backend, holding: []) }
+        #expect(try await one.value.count == 1)
+    }
+
+    /// A request that leaves while it waits lets the smaller ones behind it be served.
+    @Test func aWaiterThatLeavesLetsTheNextBeServed() async throws {
+        let batch = try #require(try ScriptedModel.echo().makeBatch(ModelSetup(), sequences: 2, contextSize: nil))
+        let pool = try SequencePool(batch: batch)
+        let held = try await pool.acquire(1, for: Self.ada)
+        let two = Task { try await pool.acquire(2, for: Self.ocean) }
+        while await pool.waiting < 1 { await Task.yield() }
+        let one = Task { try await pool.acquire(1, for: Self.ada) }
+        while await pool.waiting < 2 { await Task.yield() }
+        two.cancel()
+        await #expect(throws: CancellationError.self) { try await two.value }
+        #expect(try await one.value.count == 1)
+        let busy = await pool.busy
+        #expect(busy == 2)
+        _ = held
     }
 }
