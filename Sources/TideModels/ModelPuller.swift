@@ -46,6 +46,9 @@ public struct ModelPuller: Sendable {
                 try Self.requireSpace(needed, at: partial)
             }
             return try finish(partial, as: destination, sha256: entry.sha256)
+        case .converted(_, let script):
+            if let existing = try verifiedExisting(destination, sha256: entry.sha256) { return existing }
+            throw ModelFetchError.madeBySetup(model: entry.id, script: script)
         case .requantized(let base, _):
             guard let baseEntry = ModelRegistry.entry(named: base) else { throw ModelLookupError.unknownModel(base) }
             _ = try await pull(baseEntry, progress: progress)

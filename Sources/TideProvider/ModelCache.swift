@@ -47,6 +47,20 @@ public final class ModelCache: ModelProvider {
             loaded[resolved.path] = weights
             return weights
         }
+        if let pooling = weights.facts.pooling { throw NotAChatModel(name: setup.model ?? resolved.path, pooling: pooling) }
         return LocalModel(weights: weights, entry: resolved.entry, name: defaults == nil ? nil : setup.model, defaults: defaults)
+    }
+}
+
+/// A model that turns texts into vectors (it names a pooling, as embedding models do), asked to chat.
+public struct NotAChatModel: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The model as it was named.
+    public var name: String
+    /// The pooling its file names (`mean`, `cls`, …).
+    public var pooling: String
+
+    public var description: String {
+        "\(name) is an embedding model (it pools its states into one vector, by \(pooling)): it turns texts into vectors "
+            + "(tide embed) and cannot chat; choose a chat model (tide models list)"
     }
 }

@@ -6,6 +6,8 @@ struct ModelListing: Encodable {
     var name: String
     /// `local`, `remote` or `preset`.
     var kind: String
+    /// `chat` or `embedding`, for a built-in model.
+    var purpose: String?
     var size_bytes: Int64?
     var installed: Bool?
     var summary: String
@@ -17,6 +19,7 @@ struct ModelListing: Encodable {
     init(_ entry: ModelEntry, store: ModelStore) {
         name = entry.id
         kind = "local"
+        purpose = entry.purpose.rawValue
         size_bytes = entry.sizeBytes
         installed = store.isInstalled(entry)
         summary = entry.summary

@@ -30,6 +30,13 @@ import TideTestSupport
             }
         case .requantized(let base, let format):
             #expect(ModelRegistry.entry(named: base) != nil && ["Q8_0", "Q4_0", "Q4_K_M"].contains(format), "\(entry.id)")
+        case .converted(let part, let script):
+            // The script is the repository's, and scripts/setup.sh makes the file with the registry's checksum.
+            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent(script).path), "\(script)")
+            let setup = try String(contentsOf: root.appendingPathComponent("scripts/setup.sh"), encoding: .utf8)
+            #expect(setup.contains(part.requirement) && setup.contains(script.replacingOccurrences(of: "scripts/", with: ""))
+                        && setup.contains(sha256) && setup.contains(entry.fileName), "\(entry.id)")
         }
     }
 
