@@ -1,7 +1,7 @@
 # The two commands of the README:
 #   make run    installs what is missing, builds Tide and starts a chat with the bundled model
 #   make test   installs what is missing and runs the test suite
-.PHONY: setup build run install uninstall test test-fast test-gpu bench bench-serve bench-serve-llama
+.PHONY: setup build run install uninstall test test-fast test-gpu bench bench-serve bench-serve-llama bench-embeddings
 setup:
 	@bash scripts/setup.sh
 
@@ -60,3 +60,7 @@ bench-serve: build
 # `tide serve` against llama.cpp's own llama-server (built once, about 10 minutes), 1 and 8 clients (docs/benchmarks.md).
 bench-serve-llama: build
 	$${XDG_CACHE_HOME:-$$HOME/.cache}/tide/llama-server/bin/python scripts/bench-serve.py --against llama-server --tide .build/release/tide
+
+# `tide serve`'s /v1/embeddings against llama-server's on the same embedding model: texts per second (docs/benchmarks.md).
+bench-embeddings: build
+	$${XDG_CACHE_HOME:-$$HOME/.cache}/tide/llama-server/bin/python scripts/bench-serve.py --against llama-server-embeddings --tide .build/release/tide

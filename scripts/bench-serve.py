@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Streaming clients against `tide serve`: concurrent against one at a time, or against llama-server.
 
-Two comparisons, each alternating its two sides round by round in one run:
+Three comparisons, each alternating its two sides round by round in one run:
 
 --against one-at-a-time (the default)
     Starts `tide serve --parallel 8` on a free loopback port (the release build by default) and
@@ -16,7 +16,14 @@ Two comparisons, each alternating its two sides round by round in one run:
     number starts them), so neither server finds more than the system prompt in its cache. The
     greedy replies of the two servers are compared.
 
-Each request is streamed with the official `openai` client (greedy: temperature 0 and
+--against llama-server-embeddings
+    Starts `tide serve --embedding-model` and `llama-server --embeddings` on the same embedding
+    model file (the bundled all-MiniLM-L6-v2 by default), each free to put 64 texts and 8,192
+    tokens in one decode (llama-server: 64 slots of 512 tokens, batches of 8,192), and posts
+    --texts short texts (1,000, new each round) to each one's /v1/embeddings in one request:
+    texts per second, and the cosine of the two servers' vectors for the same text.
+
+Each chat request is streamed with the official `openai` client (greedy: temperature 0 and
 repeat_penalty 1, an explicit system prompt, `max_tokens` 128, usage in the last chunk). For each
 side: total generated tokens over the wall time from the first request sent to the last reply
 complete (throughput), and each request's time to first token (first streamed piece of text).
@@ -24,7 +31,7 @@ Prints medians over the rounds and the median of the paired ratios, measured in 
 Figures: docs/benchmarks.md.
 
 Run it with `make bench-serve`, or: ~/.cache/tide/llama-server/bin/python scripts/bench-serve.py
-[--against one-at-a-time|llama-server] [--tide .build/release/tide] [--rounds 5] [--clients 8]
+[--against one-at-a-time|llama-server|llama-server-embeddings] [--tide .build/release/tide] [--rounds 5] [--clients 8]
 [--clients-list 1,8] [--max-tokens 128] [--threads 2] [--ctx-size 2048]
 (that Python, set up by scripts/setup.sh, has the openai client).
 """
@@ -46,8 +53,9 @@ SUBJECTS = [
     "a lighthouse keeper", "a fox in the snow", "a robot who paints", "a sailor and a whale",
     "a baker at dawn", "a lost kite", "a clockmaker", "a garden on the moon",
 ]
-MODEL_FILE = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
-                          "tide", "models", "SmolLM2-135M-Instruct.Q8_0.gguf")
+MODEL_DIR = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "tide", "models")
+MODEL_FILE = os.path.join(MODEL_DIR, "SmolLM2-135M-Instruct.Q8_0.gguf")
+EMBEDDING_MODEL_FILE = os.path.join(MODEL_DIR, "all-MiniLM-L6-v2.F16.gguf")
 
 
 def questions(count, round_index=None):
@@ -199,10 +207,70 @@ def against_one_at_a_time(arguments):
         stop([server])
 
 
-def against_llama_server(arguments):
+def llama_server_binary():
+    """llama.cpp's own llama-server, built once by build-llama-server.sh."""
     here = os.path.dirname(os.path.abspath(__file__))
-    binary = subprocess.run(["bash", os.path.join(here, "build-llama-server.sh")], check=True,
-                            stdout=subprocess.PIPE, text=True).stdout.strip()
+    return subprocess.run(["bash", os.path.join(here, "build-llama-server.sh")], check=True,
+                          stdout=subprocess.PIPE, text=True).stdout.strip()
+
+
+def embed(port, texts):
+    """The vectors of `texts` from the server on `port` (one POST /v1/embeddings), and the seconds it took."""
+    body = json.dumps({"input": texts, "encoding_format": "float"}).encode()
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/embeddings", data=body,
+                                     headers={"Content-Type": "application/json"})
+    started = time.monotonic()
+    with urllib.request.urlopen(request, timeout=600) as response:
+        data = json.load(response)["data"]
+    seconds = time.monotonic() - started
+    return [item["embedding"] for item in sorted(data, key=lambda item: item["index"])], seconds
+
+
+def cosine(a, b):
+    dot = sum(x * y for x, y in zip(a, b))
+    return dot / ((sum(x * x for x in a) * sum(y * y for y in b)) ** 0.5)
+
+
+def against_llama_server_embeddings(arguments):
+    binary = llama_server_binary()
+    model = arguments.model if arguments.model != MODEL_FILE else EMBEDDING_MODEL_FILE
+    if not os.path.exists(model):
+        raise SystemExit(f"no model file at {model}: run `make setup`, or pass --model")
+    ports = dict(zip(["tide", "llama-server"], free_ports(2)))
+    commands = {
+        "tide": [arguments.tide, "serve", "--embedding-model", model, "--port", str(ports["tide"]), "--parallel", "1"],
+        "llama-server": [binary, "--model", model, "--embeddings", "--host", "127.0.0.1", "--port", str(ports["llama-server"]),
+                         "--parallel", "64", "--ctx-size", str(64 * 512), "--batch-size", "8192", "--ubatch-size", "8192",
+                         "--threads", str(arguments.threads), "--threads-batch", str(arguments.threads), "--no-webui"],
+    }
+    servers = {}
+    try:
+        for name, command in commands.items():
+            servers[name] = start(command, ports[name], name)
+        for port in ports.values():
+            embed(port, ["Hello!"])  # warm-up
+        rates = {name: [] for name in ports}
+        similarities = []
+        for round_index in range(arguments.rounds):
+            texts = [f"Round {round_index + 1}, text {index + 1}: {SUBJECTS[index % len(SUBJECTS)]} watches the tide."
+                     for index in range(arguments.texts)]
+            order = list(ports) if round_index % 2 == 0 else list(reversed(ports))
+            vectors = {}
+            for name in order:
+                vectors[name], seconds = embed(ports[name], texts)
+                rates[name].append(len(texts) / seconds)
+            similarities += [cosine(a, b) for a, b in zip(vectors["tide"], vectors["llama-server"])]
+        return {"model": os.path.basename(model), "texts_per_request": arguments.texts, "rounds": arguments.rounds,
+                "texts_per_second": {name: round(statistics.median(values), 1) for name, values in rates.items()},
+                "ratio_tide_over_llama_server": round(statistics.median(
+                    [a / b for a, b in zip(rates["tide"], rates["llama-server"])]), 3),
+                "lowest_cosine_between_servers": round(min(similarities), 6)}
+    finally:
+        stop(list(servers.values()))
+
+
+def against_llama_server(arguments):
+    binary = llama_server_binary()
     if not os.path.exists(arguments.model):
         raise SystemExit(f"no model file at {arguments.model}: run `make setup`, or pass --model")
     report = {"model": os.path.basename(arguments.model), "threads": arguments.threads,
@@ -249,7 +317,7 @@ def against_llama_server(arguments):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--against", choices=["one-at-a-time", "llama-server"], default="one-at-a-time")
+    parser.add_argument("--against", choices=["one-at-a-time", "llama-server", "llama-server-embeddings"], default="one-at-a-time")
     parser.add_argument("--tide", default=".build/release/tide")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--clients", type=int, default=8, help="one-at-a-time: the concurrent clients")
@@ -258,8 +326,10 @@ def main():
     parser.add_argument("--model", default=MODEL_FILE, help="llama-server: the GGUF file both servers run")
     parser.add_argument("--threads", type=int, default=os.cpu_count(), help="llama-server: threads of each server")
     parser.add_argument("--ctx-size", type=int, default=2048, help="llama-server: context tokens per slot")
+    parser.add_argument("--texts", type=int, default=1000, help="llama-server-embeddings: texts per request")
     arguments = parser.parse_args()
-    runner = against_llama_server if arguments.against == "llama-server" else against_one_at_a_time
+    runner = {"llama-server": against_llama_server, "llama-server-embeddings": against_llama_server_embeddings,
+              "one-at-a-time": against_one_at_a_time}[arguments.against]
     print(json.dumps(runner(arguments), indent=2))
 
 

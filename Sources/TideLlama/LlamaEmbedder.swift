@@ -1,5 +1,6 @@
 import CLlama
 import Foundation
+import TideCore
 
 /// Sentence vectors from a model, as llama.cpp pools them: an embedding model's own pooling (a
 /// BERT-family encoder such as all-MiniLM-L6-v2 pools the mean of its token states), or, for a
@@ -13,8 +14,8 @@ import Foundation
 /// let embedder = try LlamaEmbedder(model: try LlamaModel.load(path: "all-MiniLM-L6-v2.F16.gguf"))
 /// let vectors = try embedder.embed(["The tide comes in.", "The sea rises."])
 /// ```
-public final class LlamaEmbedder: @unchecked Sendable {
-    // The context is used by one call at a time (`lock`).
+public final class LlamaEmbedder: TextEmbedder, @unchecked Sendable {
+    // The context is used by one call at a time (`lock`), on the embedder's own thread.
     /// The model.
     public let model: LlamaModel
     /// The most tokens one text may have: the model's trained context, at most ``batchTokens``.
@@ -23,6 +24,9 @@ public final class LlamaEmbedder: @unchecked Sendable {
     public let dimensions: Int
     private let context: OpaquePointer
     private let lock = NSLock()
+    /// Where decodes run: neither on the cooperative pool, which they would hold up, nor on a
+    /// batch engine's thread.
+    private let thread = ThreadExecutor(name: "tide-embed", niceness: 0)
     /// Tokens per decode.
     static let batchTokens = 8192
     /// Texts per decode: llama.cpp's most sequences in one context.
@@ -54,23 +58,42 @@ public final class LlamaEmbedder: @unchecked Sendable {
         self.context = context
     }
 
-    deinit { llama_free(context) }
+    deinit {
+        thread.shutdown()
+        llama_free(context)
+    }
 
-    /// The vectors of `texts`, in order, each of length ``dimensions`` and norm 1. A text of more
-    /// than ``maximumTokens`` tokens is refused (``EmbeddingError``), not cut.
-    public func embed(_ texts: [String]) throws -> [[Float]] {
-        var tokenized: [[Int32]] = []
-        for (index, text) in texts.enumerated() {
-            let tokens = try model.tokenize(text, addSpecial: true, parseSpecial: false)
+    /// The vectors of `input`, in order, each of length ``dimensions`` and norm 1. A text is read
+    /// with the model's special tokens (BERT's [CLS] … [SEP]); token ids are used as given. An
+    /// input of more than ``maximumTokens`` tokens is refused (``EmbeddingError``), not cut.
+    public func embed(_ input: EmbeddingInput) async throws -> Embeddings {
+        try await Task(executorPreference: thread) { try self.vectors(of: input) }.value
+    }
+
+    /// ``embed(_:)`` on the caller's thread.
+    private func vectors(of input: EmbeddingInput) throws -> Embeddings {
+        let tokenized: [[Int32]]
+        switch input {
+        case .texts(let texts): tokenized = try texts.map { try model.tokenize($0, addSpecial: true, parseSpecial: false) }
+        case .tokens(let sequences):
+            let size = model.facts.vocabularySize
+            for (index, sequence) in sequences.enumerated() {
+                if let token = sequence.first(where: { !(0..<Int32(size)).contains($0) }) {
+                    throw EmbeddingError.unknownToken(index: index, token: token, vocabularySize: size)
+                }
+            }
+            tokenized = sequences
+        }
+        for (index, tokens) in tokenized.enumerated() {
+            guard !tokens.isEmpty else { throw EmbeddingError.empty(index: index) }
             guard tokens.count <= maximumTokens else {
                 throw EmbeddingError.tooLong(index: index, tokens: tokens.count, limit: maximumTokens)
             }
-            tokenized.append(tokens)
         }
         lock.lock()
         defer { lock.unlock() }
         var vectors: [[Float]] = []
-        vectors.reserveCapacity(texts.count)
+        vectors.reserveCapacity(tokenized.count)
         var start = 0
         while start < tokenized.count {
             var end = start
@@ -82,7 +105,7 @@ public final class LlamaEmbedder: @unchecked Sendable {
             vectors += try decode(tokenized[start..<end])
             start = end
         }
-        return vectors
+        return Embeddings(vectors: vectors, tokens: tokenized.reduce(0) { $0 + $1.count })
     }
 
     /// The `llama_decode` calls made so far, for benchmarks and tests.
@@ -116,23 +139,6 @@ public final class LlamaEmbedder: @unchecked Sendable {
             let vector = Array(UnsafeBufferPointer(start: pooled, count: dimensions))
             let norm = vector.reduce(0) { $0 + $1 * $1 }.squareRoot()
             return norm > 0 ? vector.map { $0 / norm } : vector
-        }
-    }
-}
-
-/// Why texts could not be embedded.
-public enum EmbeddingError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// Text number `index` (from 0) has more tokens than the model reads at once.
-    case tooLong(index: Int, tokens: Int, limit: Int)
-    /// llama.cpp pooled no vector for the model (one it cannot pool).
-    case noVector(model: String)
-
-    public var description: String {
-        switch self {
-        case .tooLong(let index, let tokens, let limit):
-            "text \(index + 1) has \(tokens) tokens, over the \(limit) the model reads at once; shorten it or split it"
-        case .noVector(let model):
-            "llama.cpp pooled no vector from \(model); use an embedding model (tide models list shows them)"
         }
     }
 }

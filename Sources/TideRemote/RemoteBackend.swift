@@ -109,24 +109,8 @@ public final class RemoteBackend: ChatBackend {
     /// `timeout` for its answer.
     public static func modelNames(at url: URL, apiKey: String? = nil, timeout: Duration = defaultTimeout) async throws -> [String] {
         let endpoint = endpoint("v1/models", at: url)
-        var request = HTTPClientRequest(url: endpoint)
-        if let apiKey { request.headers.add(name: "Authorization", value: "Bearer \(apiKey)") }
-        let response: HTTPClientResponse
-        do {
-            response = try await RemoteClients.client(timeout: timeout).execute(request, deadline: .distantFuture)
-        } catch {
-            throw RemoteReplyDecoder.describe(error, url: endpoint, timeout: timeout)
-        }
-        guard response.status.code == 200 else {
-            throw RemoteError.http(status: Int(response.status.code), url: endpoint,
-                                   message: await RemoteReplyDecoder.message(in: response.body))
-        }
-        do {
-            let body = try await response.body.collect(upTo: 4 * 1024 * 1024)
-            return try JSONDecoder().decode(ModelList.self, from: Data(body.readableBytesView)).data.map(\.id)
-        } catch {
-            throw RemoteError.malformed(url: endpoint, detail: "not a model list")
-        }
+        return try await RemoteClients.fetch(ModelList.self, what: "a model list", from: HTTPClientRequest(url: endpoint),
+                                             apiKey: apiKey, timeout: timeout).data.map(\.id)
     }
 
 }

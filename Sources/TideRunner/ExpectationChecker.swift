@@ -29,6 +29,19 @@ struct ExpectationChecker {
         var toolRounds = 0
         /// The log-probabilities of its tokens, when a check needed them (``ReplySummary/logprobs``).
         var logprobs: [TokenLogprob] = []
+        /// How alike in meaning it is to what its similarity checks compare it with.
+        var similarities = Similarities()
+    }
+
+    /// The cosine similarities of a reply's meaning to the texts its `similar` checks name, and to
+    /// its recording, as an embedding model reads them; or why none could be measured.
+    struct Similarities {
+        /// By the text compared with.
+        var toText: [String: Double] = [:]
+        /// To the reply recorded for the turn.
+        var toRecorded: Double?
+        /// Why the similarities could not be measured (no embedding model, or its failure).
+        var problem: String?
     }
 
     func check(_ located: LocatedExpectation, on reply: Reply) -> ExpectationResult {
@@ -40,7 +53,19 @@ struct ExpectationChecker {
         }
         if expectation.negated { held.toggle() }
         let detail = held ? "" : fact.isEmpty ? (expectation.negated ? "it does" : "it does not") : fact
-        return ExpectationResult(expectation: expectation, line: located.line, passed: held, detail: detail)
+        return ExpectationResult(expectation: expectation, line: located.line, passed: held, detail: detail,
+                                 measure: Self.measure(of: expectation.check, on: reply))
+    }
+
+    /// What a check that measures found on `reply`.
+    private static func measure(of check: Expectation.Check, on reply: Reply) -> Double? {
+        switch check {
+        case .perplexity: reply.logprobs.perplexity
+        case .meanLogprob: reply.logprobs.meanLogprob
+        case .similar(let text, _): reply.similarities.toText[text]
+        case .similarToRecorded: reply.similarities.toRecorded
+        default: nil
+        }
     }
 
     /// Whether the check holds (nil when it could not be decided), and what was measured (empty
@@ -101,6 +126,20 @@ struct ExpectationChecker {
         case .meanLogprob(let bound):
             guard let mean = reply.logprobs.meanLogprob else { return (nil, "the reply has no tokens to score") }
             return (bound.contains(mean), "its mean log-probability is \(String(format: "%.4f", mean)) over \(reply.logprobs.count) tokens")
+        case .similar(let text, let bound):
+            guard let similarity = reply.similarities.toText[text] else {
+                return (nil, reply.similarities.problem ?? "no similarity was measured")
+            }
+            return (bound.contains(similarity), "its similarity is \(String(format: "%.3f", similarity))")
+        case .similarToRecorded(let bound):
+            guard reply.recorded != nil else {
+                return (nil, "the turn has no recorded reply to compare with; record one with --out DIR (transcripts) "
+                    + "or --update (golden transcripts)")
+            }
+            guard let similarity = reply.similarities.toRecorded else {
+                return (nil, reply.similarities.problem ?? "no similarity was measured")
+            }
+            return (bound.contains(similarity), "its similarity to the recorded reply is \(String(format: "%.3f", similarity))")
         case .stop(let reason):
             let matches = reply.stopReason == reason || reply.stopReason.hasPrefix(reason + ":")
             return (matches, "it stopped with \(reply.stopReason)")

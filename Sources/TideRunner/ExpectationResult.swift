@@ -10,6 +10,9 @@ public struct ExpectationResult: Sendable, Hashable {
     public var passed: Bool
     /// Why it failed: what was found instead (empty when it passed).
     public var detail: String
+    /// What a check that measures found, passed or not: a similarity, a perplexity, a mean
+    /// log-probability; `nil` for other checks, or when nothing could be measured.
+    public var measure: Double? = nil
 
     /// The expectation in the script's spelling: `expect: contains "Paris"`.
     public var text: String { ScriptItem.expectation(expectation).printed }

@@ -13,6 +13,8 @@ struct Replay {
     let checker: ExpectationChecker
     /// Whether recorded replies are generated again rather than checked by teacher forcing.
     let regenerate: Bool
+    /// The embedding model of similarity checks.
+    let embedder: (any TextEmbedder)?
     /// What this run adds to every reply's seed, in a run of several.
     let seedOffset: UInt32?
     var repliesSoFar = 0
@@ -30,6 +32,7 @@ struct Replay {
         session.recorder = runner.recorder?(file, prepared.setup.lastingModelName)
         checker = ExpectationChecker(limits: runner.limits, regexBudget: runner.regexBudget, schemas: prepared.schemas)
         regenerate = runner.regenerate
+        embedder = runner.embedder
         seedOffset = runner.seedOffset
     }
 
@@ -110,7 +113,8 @@ struct Replay {
                                                stopReason: stopReason, user: step.user,
                                                timeToFirstToken: summary.statistics.timeToFirstToken,
                                                tokensPerSecond: summary.statistics.tokensPerSecond, recorded: recorded?.text,
-                                               toolCalls: calls + summary.toolCalls, toolRounds: rounds.count, logprobs: summary.logprobs)
+                                               toolCalls: calls + summary.toolCalls, toolRounds: rounds.count, logprobs: summary.logprobs,
+                                               similarities: await similarities(of: text, for: step, recorded: recorded?.text))
         var reply = ReplyResult(line: step.line, user: step.user, text: text, rounds: rounds, stopReason: stopReason,
                                 statistics: summary.statistics,
                                 expectations: step.expectations.map { checker.check($0, on: checked) },
@@ -127,6 +131,34 @@ struct Replay {
         }
         repliesSoFar += 1
         return reply
+    }
+
+    /// How alike the reply `text` is to what the step's similarity checks compare it with (the
+    /// texts they name, and the `recorded` reply), all embedded in one call.
+    private func similarities(of text: String, for step: ReplyStep, recorded: String?) async -> ExpectationChecker.Similarities {
+        var texts: [String] = []
+        var wantsRecorded = false
+        for located in step.expectations {
+            switch located.expectation.check {
+            case .similar(let target, _) where !texts.contains(target): texts.append(target)
+            case .similarToRecorded: wantsRecorded = true
+            default: break
+            }
+        }
+        if wantsRecorded, recorded == nil { wantsRecorded = false }
+        guard !texts.isEmpty || wantsRecorded else { return .init() }
+        guard let embedder else {
+            return .init(problem: "no embedding model to compare meanings with (tide run --embedding-model names one)")
+        }
+        do {
+            let vectors = try await embedder.embed([text] + texts + (wantsRecorded ? [recorded!] : []))
+            var similarities = ExpectationChecker.Similarities()
+            for (index, target) in texts.enumerated() { similarities.toText[target] = cosineSimilarity(vectors[0], vectors[index + 1]) }
+            if wantsRecorded { similarities.toRecorded = cosineSimilarity(vectors[0], vectors[texts.count + 1]) }
+            return similarities
+        } catch {
+            return .init(problem: "the embedding model failed: \(error)")
+        }
     }
 
     /// The text to check a recorded reply against by teacher forcing (with the stop string that

@@ -46,6 +46,9 @@ public struct ScriptRunner: Sendable {
     /// Makes what records the exchanges of one script's replay, given the script's file and its
     /// model (the conversation log); `nil` records nothing.
     public var recorder: (@Sendable (_ file: String, _ model: String) -> (any ExchangeRecorder)?)?
+    /// The embedding model of similarity checks (`expect: similar`); `nil` where there is none,
+    /// and those checks fail saying so.
+    public var embedder: (any TextEmbedder)?
     /// Where backends come from.
     public let backends: any BackendProvider
 

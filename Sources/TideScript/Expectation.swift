@@ -62,12 +62,26 @@ public struct Expectation: Sendable, Hashable {
         case perplexity(MeasureBound)
         /// `mean-logprob BOUND`: the mean log-probability of the reply's tokens.
         case meanLogprob(MeasureBound)
+        /// `similar "text" BOUND`: the cosine similarity of the reply's meaning and the text's, as
+        /// an embedding model reads them (bounds within [-1, 1]).
+        case similar(String, MeasureBound)
+        /// `similar-to-recorded BOUND`: the cosine similarity of the reply and the one recorded
+        /// for its turn (as `same-as-recorded` finds it).
+        case similarToRecorded(MeasureBound)
 
         /// Whether the check needs the log-probabilities of the reply's tokens (`perplexity`,
         /// `mean-logprob`): the reply is then made with them.
         public var needsLogprobs: Bool {
             switch self {
             case .perplexity, .meanLogprob: true
+            default: false
+            }
+        }
+
+        /// Whether the check compares meanings with an embedding model (`similar`, `similar-to-recorded`).
+        public var needsEmbeddings: Bool {
+            switch self {
+            case .similar, .similarToRecorded: true
             default: false
             }
         }

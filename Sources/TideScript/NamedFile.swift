@@ -50,7 +50,7 @@ extension ConversationScript {
         case .jsonSchema(let file): .jsonSchema(file: transform(.file(file)))
         case .toolArguments(let schema) where !schema.hasPrefix("{"): .toolArguments(transform(.file(schema)))
         case .toolArguments, .contains, .matches, .containsAny, .containsAll, .words, .sentences, .timeToFirstToken,
-             .rate, .regex, .length, .tokens, .stop, .lua, .json, .sameAsRecorded, .toolCall, .toolRounds, .perplexity, .meanLogprob:
+             .rate, .regex, .length, .tokens, .stop, .lua, .json, .sameAsRecorded, .toolCall, .toolRounds, .perplexity, .meanLogprob, .similar, .similarToRecorded:
             check
         }
     }

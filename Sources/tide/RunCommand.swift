@@ -27,6 +27,7 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
     @OptionGroup var formatOptions: FormatOptions
     @OptionGroup var pluginOptions: PluginOptions
     @OptionGroup var logOptions: LogOptions
+    @OptionGroup var embeddingOptions: EmbeddingOptions
 
     @Option(name: .customLong("context-overflow"), help: "When a conversation outgrows the context: fail or drop-oldest.")
     var overflow: ContextOverflowPolicy = .fail
@@ -255,6 +256,7 @@ extension RunCommand {
         runner.hookErrorPolicy = pluginOptions.policy
         runner.overflow = overflow
         runner.regenerate = regenerate
+        runner.embedder = embeddingOptions.embedder
         if let log {
             runner.recorder = { file, model in
                 ConversationLog(database: log, source: .run, model: model,

@@ -95,6 +95,8 @@ private struct ScriptJSON: Encodable {
         var expectation: String
         var passed: Bool
         var detail: String?
+        /// What a measuring check found (a similarity, a perplexity).
+        var measure: Double?
     }
     struct Golden: Encodable {
         var matches: Bool
@@ -182,7 +184,7 @@ private struct ScriptJSON: Encodable {
                   tokens_per_second: reply.statistics.tokensPerSecond,
                   rewinds: reply.statistics.rewinds, tokens_taken_back: reply.statistics.discardedTokens,
                   expectations: reply.expectations.map { Check(line: $0.line, expectation: $0.text, passed: $0.passed,
-                                                               detail: $0.passed ? nil : $0.detail) },
+                                                               detail: $0.passed ? nil : $0.detail, measure: $0.measure) },
                   plugin_errors: reply.hookFailures, format_problem: reply.formatProblem,
                   golden: reply.golden.map { Golden(matches: $0.matches, recorded: $0.recorded,
                                                     diff: $0.matches ? nil : $0.difference) },

@@ -1,8 +1,11 @@
 import ArgumentParser
+import Foundation
 import Logging
 import TideCore
 import TideLog
+import TideLlama
 import TideLua
+import TideModels
 import TideProvider
 import TideServe
 
@@ -13,7 +16,9 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
         abstract: "Serve a model over an OpenAI-compatible HTTP API, with plugins applied to every request.",
         discussion: """
             Endpoints: POST /v1/chat/completions and POST /v1/completions (a prompt continued as \
-            plain text, with no chat template), streamed or not; GET /v1/models, GET /health. \
+            plain text, with no chat template), streamed or not; GET /v1/models, GET /health; \
+            POST /v1/embeddings (with --embedding-model or --embeddings); llama-server's POST \
+            /tokenize, /detokenize and /apply-template, GET /tokenizer_info; GET /metrics (with --metrics). \
             Concurrent requests decode together as sequences of one batch (--parallel); more \
             requests wait for a free sequence. Sampling options set the defaults that a request's \
             own fields override.
@@ -69,6 +74,13 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
     @Flag(help: "Answer GET /metrics with the server's metrics in Prometheus' text format (behind --api-key like the rest).")
     var metrics = false
 
+    @Option(name: .customLong("embedding-model"), help: ArgumentHelp(
+        "Answer POST /v1/embeddings with this embedding model: a name (such as all-minilm-l6-v2) or a .gguf path.", valueName: "name"))
+    var embeddingModel: String?
+
+    @Flag(help: "Answer POST /v1/embeddings with the served model's own states, averaged (as llama-server's --embeddings).")
+    var embeddings = false
+
     @Option(help: "The most messages one request may hold; more is refused with a 400.")
     var maxMessages = ServerLimits().maximumMessages
 
@@ -94,6 +106,9 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
         if apiKey?.isEmpty == true { throw ValidationError("--api-key must not be empty") }
         if try sampling.settings.contains(where: { $0.declaration.name == "logprobs" }) {
             throw ValidationError("--logprobs is each request's to ask for (logprobs and top_logprobs); leave it out of tide serve")
+        }
+        if embeddings, embeddingModel != nil {
+            throw ValidationError("--embeddings uses the served model and --embedding-model another: choose one")
         }
         if alias?.isEmpty == true { throw ValidationError("--alias must not be empty: give the name clients should use, or leave --alias out") }
         if maxMessages < 1 { throw ValidationError("--max-messages must be at least 1, not \(maxMessages)") }
@@ -148,6 +163,13 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
         configuration.strictModel = strictModel
         configuration.metrics = metrics
         configuration.systemPrompt = system ?? model.defaultSystemPrompt
+        if let embeddingModel {
+            configuration.embedder = try EmbeddingOptions.local(embeddingModel)
+            configuration.embeddingModelName = ModelStore.isPath(embeddingModel)
+                ? URL(fileURLWithPath: embeddingModel).deletingPathExtension().lastPathComponent : embeddingModel
+        } else if embeddings, let local = model as? LocalModel {
+            configuration.embedder = try LlamaEmbedder(model: local.weights)
+        }
         let log = LogOptions.database(enabled: self.log)
         defer { log?.flush() }
         if let log {
@@ -162,6 +184,7 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
             + "\(batch.contextSizePerSequence) tokens" + (configuration.placement.map { " · runs on \($0)" } ?? "") + " · plugins: "
             + (plugins.isEmpty ? "none" : plugins.map(\.spec.description).joined(separator: ", "))
             + (configuration.apiKey == nil ? "" : " · API key required")
+            + (configuration.embedder == nil ? "" : " · embeddings by " + (configuration.embeddingModelName ?? configuration.modelName))
             + logNote(log)
         try await server.run(host: host, port: port) { Terminal.warn(banner) }
         Terminal.warn("tide serve: stopped")

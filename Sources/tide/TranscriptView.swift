@@ -26,7 +26,8 @@ struct TranscriptView: Sendable {
                     + (reply.teacherForcing.map { " · \($0)" } ?? "")) + "\n")
             }
             for result in reply.expectations {
-                Terminal.write(result.passed ? style.green("✓ \(result.text)") + "\n"
+                let measure = result.measure.map { " (\(String(format: "%.3f", $0)))" } ?? ""
+                Terminal.write(result.passed ? style.green("✓ \(result.text)\(measure)") + "\n"
                                              : style.red("✗ \(result.text) — \(result.detail)") + "\n")
             }
             if let golden = reply.golden {

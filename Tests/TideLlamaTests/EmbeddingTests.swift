@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TideCore
 import TideLlama
 import TideModels
 
@@ -33,17 +34,13 @@ extension RealModelTests {
             return try JSONDecoder().decode(Reference.self, from: Data(contentsOf: file))
         }
 
-        static func cosine(_ a: [Float], _ b: [Float]) -> Float {
-            zip(a, b).reduce(0) { $0 + $1.0 * $1.1 } / (a.reduce(0) { $0 + $1 * $1 }.squareRoot() * b.reduce(0) { $0 + $1 * $1 }.squareRoot())
-        }
-
-        @Test func vectorsMatchTheReferenceImplementation() throws {
+        @Test func vectorsMatchTheReferenceImplementation() async throws {
             let reference = try Self.reference()
             #expect(reference.sentences.count == 20)
-            let vectors = try Self.embedder.embed(reference.sentences.map(\.text))
+            let vectors = try await Self.embedder.embed(reference.sentences.map(\.text))
             #expect(vectors.count == 20 && vectors.allSatisfy { $0.count == 384 })
             for (sentence, vector) in zip(reference.sentences, vectors) {
-                let similarity = Self.cosine(sentence.vector, vector)
+                let similarity = cosineSimilarity(sentence.vector, vector)
                 #expect(similarity >= 0.99, "\(sentence.text.debugDescription): cosine \(similarity)")
                 let norm = vector.reduce(0) { $0 + $1 * $1 }.squareRoot()
                 #expect(abs(norm - 1) < 1e-4, "normalised: \(norm)")
@@ -52,22 +49,22 @@ extension RealModelTests {
 
         /// Texts are embedded many to one decode, and a text's vector does not depend on the
         /// others decoded with it (each is a sequence of its own).
-        @Test func manyTextsTakeFewDecodes() throws {
+        @Test func manyTextsTakeFewDecodes() async throws {
             let embedder = Self.embedder
             let texts = (0..<1000).map { "Sentence number \($0) about the tide." }
             let before = embedder.decodeCalls
-            let vectors = try embedder.embed(texts)
+            let vectors = try await embedder.embed(texts)
             let calls = embedder.decodeCalls - before
             #expect(vectors.count == 1000 && calls <= 1000 / 64 + 1, "\(calls) decodes")
-            let alone = try embedder.embed([texts[500]])[0]
-            #expect(Self.cosine(alone, vectors[500]) > 0.999)
+            let alone = try await embedder.embed([texts[500]])[0]
+            #expect(cosineSimilarity(alone, vectors[500]) > 0.999)
         }
 
         /// A text longer than the model reads at once is refused, naming it, not cut.
-        @Test func aTooLongTextIsRefused() throws {
+        @Test func aTooLongTextIsRefused() async throws {
             let long = String(repeating: "word ", count: 600)
-            #expect(throws: EmbeddingError.tooLong(index: 1, tokens: 602, limit: 512)) {
-                try Self.embedder.embed(["short", long])
+            await #expect(throws: EmbeddingError.tooLong(index: 1, tokens: 602, limit: 512)) {
+                try await Self.embedder.embed(["short", long])
             }
         }
     }

@@ -73,6 +73,10 @@ struct ScriptErrorTests {
         ("user: Hi\nexpect: perplexity < inf", 2, 20, "expected a bound such as"),
         // Once an index past the end of the empty bound.
         ("user: Hi\nexpect: mean-logprob", 2, 21, "expected a bound such as"),
+        ("user: Hi\nexpect: similar Paris >= 0.8", 2, 17, "similar needs the text to compare with, quoted, then a bound"),
+        ("user: Hi\nexpect: similar \"Paris\" >= 1.5", 2, 25, "a similarity is a cosine, from -1 to 1: >= 1.5 is out of that range"),
+        ("user: Hi\nexpect: similar \"Paris\"", 2, 24, "expected a bound such as"),
+        ("user: Hi\nexpect: similar-to-recorded -2..0.5", 2, 29, "a similarity is a cosine, from -1 to 1: -2..0.5 is out of that range"),
         // Found by fuzzing: the largest number after > overflowed (SIGILL) in every bound.
         ("user: Hi\nexpect: words > 9223372036854775807", 2, 15, "nothing is longer than 9223372036854775807"),
         ("user: Hi\nexpect: not tokens > 9223372036854775807", 2, 20, "nothing is longer than 9223372036854775807"),
