@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "TideFormat", dependencies: ["TideCore", "TideFiles", "TideRegex"]),
         .target(name: "TideScript", dependencies: ["TideCore", "TideFiles", "TideFormat", "TideRegex"]),
         .target(name: "TideProvider", dependencies: ["TideCore", "TideLlama", "TideModels", "TideRemote"]),
-        .target(name: "TideRunner", dependencies: ["TideCore", "TideFiles", "TideFormat", "TideRegex", "TideScript", "TideLua", "TideModels", "TideProvider"]),
+        .target(name: "TideRunner", dependencies: ["TideCore", "TideFiles", "TideFormat", "TideRegex", "TideScript", "TideLua", "TideModels", "TideProvider", "TideRemote"]),
         .target(name: "TideLlama", dependencies: ["TideCore", "TideFiles", "TideFormat", "CLlama"]),
         .target(
             name: "TideModels",

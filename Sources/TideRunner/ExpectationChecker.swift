@@ -31,6 +31,8 @@ struct ExpectationChecker {
         var logprobs: [TokenLogprob] = []
         /// How alike in meaning it is to what its similarity checks compare it with.
         var similarities = Similarities()
+        /// The judge's verdicts, by rubric, or why it gave none.
+        var verdicts: [String: Result<Judge.Verdict, JudgeFailure>] = [:]
     }
 
     /// The cosine similarities of a reply's meaning to the texts its `similar` checks name, and to
@@ -53,8 +55,10 @@ struct ExpectationChecker {
         }
         if expectation.negated { held.toggle() }
         let detail = held ? "" : fact.isEmpty ? (expectation.negated ? "it does" : "it does not") : fact
-        return ExpectationResult(expectation: expectation, line: located.line, passed: held, detail: detail,
-                                 measure: Self.measure(of: expectation.check, on: reply))
+        var result = ExpectationResult(expectation: expectation, line: located.line, passed: held, detail: detail,
+                                       measure: Self.measure(of: expectation.check, on: reply))
+        if case .judge(let rubric) = expectation.check, case .success(let verdict)? = reply.verdicts[rubric] { result.reason = verdict.reason }
+        return result
     }
 
     /// What a check that measures found on `reply`.
@@ -140,6 +144,12 @@ struct ExpectationChecker {
                 return (nil, reply.similarities.problem ?? "no similarity was measured")
             }
             return (bound.contains(similarity), "its similarity to the recorded reply is \(String(format: "%.3f", similarity))")
+        case .judge(let rubric):
+            switch reply.verdicts[rubric] {
+            case .success(let verdict)?: return (verdict.passed, "the judge: \(verdict.reason)")
+            case .failure(let failure)?: return (nil, failure.description)
+            case nil: return (nil, "no judge gave a verdict")
+            }
         case .stop(let reason):
             let matches = reply.stopReason == reason || reply.stopReason.hasPrefix(reason + ":")
             return (matches, "it stopped with \(reply.stopReason)")

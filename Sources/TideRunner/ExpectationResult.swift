@@ -13,6 +13,8 @@ public struct ExpectationResult: Sendable, Hashable {
     /// What a check that measures found, passed or not: a similarity, a perplexity, a mean
     /// log-probability; `nil` for other checks, or when nothing could be measured.
     public var measure: Double? = nil
+    /// What the judge of an `expect: judge` check gave as its reason, passed or not.
+    public var reason: String? = nil
 
     /// The expectation in the script's spelling: `expect: contains "Paris"`.
     public var text: String { ScriptItem.expectation(expectation).printed }

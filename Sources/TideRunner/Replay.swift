@@ -1,6 +1,9 @@
 import TideCore
 import TideFormat
+import TideLua
+import TideModels
 import TideProvider
+import TideRemote
 import TideScript
 
 /// One replay of a prepared script: a chat session driven step by step.
@@ -15,6 +18,14 @@ struct Replay {
     let regenerate: Bool
     /// The embedding model of similarity checks.
     let embedder: (any TextEmbedder)?
+    /// The script's backend, which judges when no other judge is named.
+    let backend: any ChatBackend
+    /// Where another judge gets its backend, and how plugins are loaded.
+    let judgeBackends: any BackendProvider
+    let locator: PluginLocator
+    let limits: LuaLimits
+    /// The judge, once a check has needed it.
+    var judge: Judge?
     /// What this run adds to every reply's seed, in a run of several.
     let seedOffset: UInt32?
     var repliesSoFar = 0
@@ -33,6 +44,10 @@ struct Replay {
         checker = ExpectationChecker(limits: runner.limits, regexBudget: runner.regexBudget, schemas: prepared.schemas)
         regenerate = runner.regenerate
         embedder = runner.embedder
+        self.backend = backend
+        judgeBackends = runner.judgeBackends ?? runner.backends
+        locator = runner.locator
+        limits = runner.limits
         seedOffset = runner.seedOffset
     }
 
@@ -114,7 +129,8 @@ struct Replay {
                                                timeToFirstToken: summary.statistics.timeToFirstToken,
                                                tokensPerSecond: summary.statistics.tokensPerSecond, recorded: recorded?.text,
                                                toolCalls: calls + summary.toolCalls, toolRounds: rounds.count, logprobs: summary.logprobs,
-                                               similarities: await similarities(of: text, for: step, recorded: recorded?.text))
+                                               similarities: await similarities(of: text, for: step, recorded: recorded?.text),
+                                               verdicts: await verdicts(on: text, for: step))
         var reply = ReplyResult(line: step.line, user: step.user, text: text, rounds: rounds, stopReason: stopReason,
                                 statistics: summary.statistics,
                                 expectations: step.expectations.map { checker.check($0, on: checked) },
@@ -159,6 +175,42 @@ struct Replay {
         } catch {
             return .init(problem: "the embedding model failed: \(error)")
         }
+    }
+
+    /// The judge's verdicts on the reply `text`, one a rubric of the step's `judge` checks.
+    private mutating func verdicts(on text: String, for step: ReplyStep) async -> [String: Result<Judge.Verdict, JudgeFailure>] {
+        var verdicts: [String: Result<Judge.Verdict, JudgeFailure>] = [:]
+        for located in step.expectations {
+            guard case .judge(let rubric) = located.expectation.check, verdicts[rubric] == nil else { continue }
+            do {
+                verdicts[rubric] = try await madeJudge().verdict(rubric: rubric, user: step.user, reply: text)
+            } catch {
+                verdicts[rubric] = .failure(JudgeFailure("it could not be started: \(error)"))
+            }
+        }
+        return verdicts
+    }
+
+    /// The judge: the script's `@judge` (or `--judge`) on a backend of its own, else the model
+    /// under test on the script's backend; each with its model's own plugins.
+    private mutating func madeJudge() async throws -> Judge {
+        if let judge { return judge }
+        let setup: ModelSetup
+        let backend: any ChatBackend
+        if let target = prepared.judge {
+            setup = try await Judge.setup(naming: target, over: prepared.setup)
+            backend = try await judgeBackends.backend(for: setup).backend
+        } else {
+            setup = prepared.setup
+            backend = self.backend
+        }
+        let plugins = try setup.modelDefaults().plugins
+        let (locator, limits) = (self.locator, self.limits)
+        let made = Judge(backend: backend, hooks: {
+            try plugins.map { try LuaPlugin(spec: PluginSpec(parsing: $0), locator: locator, limits: limits, log: ScriptRunner.log) }
+        })
+        judge = made
+        return made
     }
 
     /// The text to check a recorded reply against by teacher forcing (with the stop string that

@@ -94,7 +94,7 @@ public struct ScriptInterpreter: Sendable {
             var hooks = session.hooks
             _ = Self.unload(name, from: &hooks, name: \.name)
             session.hooks = hooks
-        case .directive(.name, _), .directive(.description, _), .directive(.model, _), .directive(.contextSize, _),
+        case .directive(.name, _), .directive(.description, _), .directive(.model, _), .directive(.judge, _), .directive(.contextSize, _),
              .directive(.minimumPassRate, _),
              .directive(.template, _), .directive(.toolFormat, _):
             break

@@ -49,6 +49,11 @@ public struct ScriptRunner: Sendable {
     /// The embedding model of similarity checks (`expect: similar`); `nil` where there is none,
     /// and those checks fail saying so.
     public var embedder: (any TextEmbedder)?
+    /// The model that grades `expect: judge` checks when a script names none (`@judge`): a model
+    /// or preset name, a path, or a server's base URL (`--judge`); `nil` for the model under test.
+    public var judge: String?
+    /// Where a judge other than the model under test gets its backend; `nil` for ``backends``.
+    public var judgeBackends: (any BackendProvider)?
     /// Where backends come from.
     public let backends: any BackendProvider
 
@@ -118,9 +123,11 @@ public struct ScriptRunner: Sendable {
     /// file, every Lua expectation and every schema an expectation names.
     func prepare(_ script: ConversationScript, file: String) throws -> PreparedScript {
         var setup = setup
+        var judge = judge
         for step in script.steps {
             switch step {
             case .directive(.model(let model), _): setup.model = model
+            case .directive(.judge(let target), _): judge = target
             case .directive(.contextSize(let size), _): setup.contextSize = size
             case .directive(.template(let template), _): setup.template = template
             case .directive(.toolFormat(let format), _): setup.toolFormat = format
@@ -146,7 +153,7 @@ public struct ScriptRunner: Sendable {
         let interpreter = try ScriptInterpreter(script, file: file, loaded: commandLinePlugins.map(\.name), locator: locator,
                                                 limits: limits, log: Self.log)
         var prepared = PreparedScript(script: script, interpreter: interpreter, setup: setup, parameters: parameters,
-                                      commandLinePlugins: commandLinePlugins)
+                                      commandLinePlugins: commandLinePlugins, judge: judge)
         for step in interpreter.steps {
             switch step {
             case .reply(let reply):
@@ -194,6 +201,8 @@ struct PreparedScript {
     var parameters: GenerationParameters
     /// The model's plugins and the `--plugin` instances, loaded first.
     var commandLinePlugins: [LuaPlugin]
+    /// The judge of its `expect: judge` checks (``ScriptRunner/judge``, or its `@judge`).
+    var judge: String?
     /// The schemas `expect: json-schema` names, by file as written.
     var schemas: [String: JSONSchema] = [:]
 }

@@ -8,6 +8,9 @@ public enum Directive: Sendable, Hashable {
     case description(String)
     /// `@model NAME|PATH`: the model (before the first turn only).
     case model(String)
+    /// `@judge NAME|PATH|URL`: the model that grades `expect: judge` checks, a model, a preset or
+    /// a server's base URL (before the first turn only); by default the model under test.
+    case judge(String)
     /// `@ctx-size N`: the context size in tokens (before the first turn only).
     case contextSize(Int)
     /// `@template NAME`: a chat template override (before the first turn only).
@@ -34,7 +37,7 @@ public enum Directive: Sendable, Hashable {
     /// Directives that only make sense before the conversation starts.
     var belongsBeforeFirstTurn: Bool {
         switch self {
-        case .model, .contextSize, .template, .toolFormat: true
+        case .model, .judge, .contextSize, .template, .toolFormat: true
         default: false
         }
     }

@@ -68,6 +68,9 @@ public struct Expectation: Sendable, Hashable {
         /// `similar-to-recorded BOUND`: the cosine similarity of the reply and the one recorded
         /// for its turn (as `same-as-recorded` finds it).
         case similarToRecorded(MeasureBound)
+        /// `judge "RUBRIC"`: a judge model, reading the user turn, the reply and the rubric, finds
+        /// that the reply meets the rubric.
+        case judge(String)
 
         /// Whether the check needs the log-probabilities of the reply's tokens (`perplexity`,
         /// `mean-logprob`): the reply is then made with them.

@@ -39,7 +39,7 @@ extension ConversationScript {
         case .format(.jsonSchema(let file)): .format(.jsonSchema(file: transform(.file(file))))
         case .format(.grammar(let file)): .format(.grammar(file: transform(.file(file))))
         case .plugin(let spec): .plugin(transform(.plugin(spec)))
-        case .format(.text), .format(.json), .name, .description, .model, .contextSize, .template, .toolFormat, .parameter, .unload,
+        case .format(.text), .format(.json), .name, .description, .model, .judge, .contextSize, .template, .toolFormat, .parameter, .unload,
              .minimumPassRate, .tolerance:
             directive
         }
@@ -50,7 +50,7 @@ extension ConversationScript {
         case .jsonSchema(let file): .jsonSchema(file: transform(.file(file)))
         case .toolArguments(let schema) where !schema.hasPrefix("{"): .toolArguments(transform(.file(schema)))
         case .toolArguments, .contains, .matches, .containsAny, .containsAll, .words, .sentences, .timeToFirstToken,
-             .rate, .regex, .length, .tokens, .stop, .lua, .json, .sameAsRecorded, .toolCall, .toolRounds, .perplexity, .meanLogprob, .similar, .similarToRecorded:
+             .rate, .regex, .length, .tokens, .stop, .lua, .json, .sameAsRecorded, .toolCall, .toolRounds, .perplexity, .meanLogprob, .similar, .similarToRecorded, .judge:
             check
         }
     }

@@ -299,6 +299,7 @@ struct ScriptParser {
             cursor.skipSpaces()
             check = .similar(text, try similarityBound(&cursor))
         case "similar-to-recorded": check = .similarToRecorded(try similarityBound(&cursor))
+        case "judge": check = .judge(try argument(&cursor, what: "the rubric the reply must meet, such as \"names Paris in one sentence\""))
         case "":
             throw error("expect: needs a check: \(Self.checkNames) (and `not` before it)", column: kindColumn)
         default:
@@ -312,7 +313,7 @@ struct ScriptParser {
 
     static let checkNames = "contains, equals, starts-with, ends-with, contains-any, contains-all (each also with i- to "
         + "ignore case), regex, length, words, sentences, tokens, ttft, rate, stop, json, json-schema, same-as-recorded, tool-call, "
-        + "tool-args, tool-rounds, perplexity, mean-logprob, similar or similar-to-recorded"
+        + "tool-args, tool-rounds, perplexity, mean-logprob, similar, similar-to-recorded or judge"
 
     private mutating func expectation(_ expectation: Expectation, line: Int, column: Int) throws(ScriptParseError) {
         try requireResults(line: line, column: column)
@@ -447,6 +448,7 @@ struct ScriptParser {
         case "name": directive = .name(try text())
         case "description": directive = .description(try text())
         case "model": directive = .model(try text())
+        case "judge": directive = .judge(try text())
         case "template": directive = .template(try text())
         case "tool-format":
             guard let format = ToolCallFormat(rawValue: value) else {

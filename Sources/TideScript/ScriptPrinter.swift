@@ -39,6 +39,7 @@ extension Directive {
         case .name(let text): "@name \(text)"
         case .description(let text): "@description \(text)"
         case .model(let text): "@model \(text)"
+        case .judge(let target): "@judge \(target)"
         case .contextSize(let size): "@ctx-size \(size)"
         case .template(let text): "@template \(text)"
         case .toolFormat(let format): "@tool-format \(format.rawValue)"
@@ -102,6 +103,7 @@ extension Expectation {
         case .meanLogprob(let bound): return "expect: \(not)mean-logprob \(bound)"
         case .similar(let text, let bound): return "expect: \(not)similar \(QuotedString.quote(text)) \(bound)"
         case .similarToRecorded(let bound): return "expect: \(not)similar-to-recorded \(bound)"
+        case .judge(let rubric): return "expect: \(not)judge \(QuotedString.quote(rubric))"
         case .toolRounds(let bound): return "expect: \(not)tool-rounds \(bound)"
         }
     }

@@ -29,6 +29,10 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
     @OptionGroup var logOptions: LogOptions
     @OptionGroup var embeddingOptions: EmbeddingOptions
 
+    @Option(help: ArgumentHelp("The model that grades expect: judge checks: a model or preset name, a .gguf path, or a server's base URL "
+                               + "(default: the model under test; a script's @judge wins).", valueName: "target"))
+    var judge: String?
+
     @Option(name: .customLong("context-overflow"), help: "When a conversation outgrows the context: fail or drop-oldest.")
     var overflow: ContextOverflowPolicy = .fail
 
@@ -257,6 +261,8 @@ extension RunCommand {
         runner.overflow = overflow
         runner.regenerate = regenerate
         runner.embedder = embeddingOptions.embedder
+        runner.judge = judge
+        runner.judgeBackends = SequentialBackends(models: ProgressBarModels())
         if let log {
             runner.recorder = { file, model in
                 ConversationLog(database: log, source: .run, model: model,

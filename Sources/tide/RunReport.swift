@@ -97,6 +97,8 @@ private struct ScriptJSON: Encodable {
         var detail: String?
         /// What a measuring check found (a similarity, a perplexity).
         var measure: Double?
+        /// A judge's reason, passed or not.
+        var reason: String?
     }
     struct Golden: Encodable {
         var matches: Bool
@@ -184,7 +186,8 @@ private struct ScriptJSON: Encodable {
                   tokens_per_second: reply.statistics.tokensPerSecond,
                   rewinds: reply.statistics.rewinds, tokens_taken_back: reply.statistics.discardedTokens,
                   expectations: reply.expectations.map { Check(line: $0.line, expectation: $0.text, passed: $0.passed,
-                                                               detail: $0.passed ? nil : $0.detail, measure: $0.measure) },
+                                                               detail: $0.passed ? nil : $0.detail, measure: $0.measure,
+                                                               reason: $0.reason) },
                   plugin_errors: reply.hookFailures, format_problem: reply.formatProblem,
                   golden: reply.golden.map { Golden(matches: $0.matches, recorded: $0.recorded,
                                                     diff: $0.matches ? nil : $0.difference) },

@@ -26,7 +26,7 @@ struct TranscriptView: Sendable {
                     + (reply.teacherForcing.map { " · \($0)" } ?? "")) + "\n")
             }
             for result in reply.expectations {
-                let measure = result.measure.map { " (\(String(format: "%.3f", $0)))" } ?? ""
+                let measure = result.measure.map { " (\(String(format: "%.3f", $0)))" } ?? result.reason.map { " (\($0))" } ?? ""
                 Terminal.write(result.passed ? style.green("✓ \(result.text)\(measure)") + "\n"
                                              : style.red("✗ \(result.text) — \(result.detail)") + "\n")
             }

@@ -152,7 +152,8 @@ enum ScriptGenerator {
         let bound = CountBound(lower: Bool.random(using: &random) ? Int.random(in: 0...10, using: &random) : nil,
                                upper: Int.random(in: 10...500, using: &random))
         let similarity = MeasureBound(lower: Double(Int.random(in: -100...100, using: &random)) / 100)
-        let check: TideScript.Expectation.Check = switch Int.random(in: 0..<9, using: &random) {
+        let check: TideScript.Expectation.Check = switch Int.random(in: 0..<10, using: &random) {
+        case 9: .judge(text(&random))
         case 0: .contains(text(&random), ignoringCase: false)
         case 7: .similar(text(&random), similarity)
         case 8: .similarToRecorded(similarity)

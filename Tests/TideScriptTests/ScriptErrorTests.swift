@@ -76,6 +76,8 @@ struct ScriptErrorTests {
         ("user: Hi\nexpect: similar Paris >= 0.8", 2, 17, "similar needs the text to compare with, quoted, then a bound"),
         ("user: Hi\nexpect: similar \"Paris\" >= 1.5", 2, 25, "a similarity is a cosine, from -1 to 1: >= 1.5 is out of that range"),
         ("user: Hi\nexpect: similar \"Paris\"", 2, 24, "expected a bound such as"),
+        ("user: Hi\nexpect: judge", 2, 14, "expected the rubric the reply must meet"),
+        ("user: Hi\n@judge other", 2, 1, "@judge must come before the first turn"),
         ("user: Hi\nexpect: similar-to-recorded -2..0.5", 2, 29, "a similarity is a cosine, from -1 to 1: -2..0.5 is out of that range"),
         // Found by fuzzing: the largest number after > overflowed (SIGILL) in every bound.
         ("user: Hi\nexpect: words > 9223372036854775807", 2, 15, "nothing is longer than 9223372036854775807"),
