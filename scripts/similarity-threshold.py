@@ -8,9 +8,11 @@ and prints, as JSON, each label's similarities (lowest, median, highest), the th
 separates them best (the midpoint of the widest gap, or, where the two overlap, the one that
 misplaces the fewest pairs), and every pair's figure.
 
-Usage: scripts/similarity-threshold.py [--tide PATH] [--model NAME]
-  --tide    the tide binary (default: .build/release/tide)
-  --model   the embedding model (default: tide embed's, all-minilm-l6-v2)
+Usage: scripts/similarity-threshold.py [--tide PATH] [--model NAME] [--against FILE]
+  --tide     the tide binary (default: .build/release/tide)
+  --model    the embedding model (default: tide embed's, all-minilm-l6-v2)
+  --against  this script's output from another build (scripts/test-builds.sh): also print how far
+             each pair's similarity moved from it (the largest and the median difference)
 """
 import argparse
 import json
@@ -25,6 +27,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tide", default=str(root / ".build/release/tide"))
     parser.add_argument("--model")
+    parser.add_argument("--against")
     arguments = parser.parse_args()
 
     pairs = []
@@ -44,7 +47,7 @@ def main() -> None:
     for index, (label, first, second) in enumerate(pairs):
         a, b = vectors[2 * index], vectors[2 * index + 1]
         figures.append({"label": label, "first": first, "second": second,
-                        "similarity": round(sum(x * y for x, y in zip(a, b)), 4)})
+                        "similarity": round(sum(x * y for x, y in zip(a, b)), 6)})
     by_label = {label: sorted(f["similarity"] for f in figures if f["label"] == label) for label in ("same", "different")}
     # Every midpoint between two neighbouring figures is a candidate; the best misplaces the fewest.
     values = sorted(f["similarity"] for f in figures)
@@ -52,7 +55,13 @@ def main() -> None:
     def misplaced(threshold: float) -> int:
         return sum((f["similarity"] >= threshold) != (f["label"] == "same") for f in figures)
     best = min(candidates, key=lambda t: (misplaced(t), -min(abs(t - f["similarity"]) for f in figures)))
+    moved = {}
+    if arguments.against:
+        before = json.loads(Path(arguments.against).read_text())["figures"]
+        differences = sorted(abs(f["similarity"] - b["similarity"]) for f, b in zip(figures, before))
+        moved = {"moved_from_other_build": {"largest": differences[-1], "median": statistics.median(differences)}}
     print(json.dumps({
+        **moved,
         "pairs": len(figures),
         "same": {"count": len(by_label["same"]), "lowest": by_label["same"][0],
                  "median": statistics.median(by_label["same"]), "highest": by_label["same"][-1]},

@@ -12,7 +12,8 @@
 # default build's headers, runs with LD_LIBRARY_PATH pointing at the build's libraries (the script
 # checks that the tests load them). Then each build checks the transcripts of Conversations/ that
 # the default build recorded (teacher forcing within the tolerance), and measures how far its
-# scores are from the default build's (`tide bench --only score-drift`). Not part of CI: two
+# scores are from the default build's (`tide bench --only score-drift`) and how far the embedding
+# model's similarities of Benchmarks/similarity's pairs move (scripts/similarity-threshold.py). Not part of CI: two
 # builds take about 10 minutes, each suite about 20. A log per build is kept in the build's
 # prefix; the last lines summarise every run.
 set -euo pipefail
@@ -46,12 +47,17 @@ model=$(grep -m1 '^model[[:space:]]*:' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')
 builds="${XDG_CACHE_HOME:-$HOME/.cache}/tide/builds"
 transcripts="$builds/transcripts"
 scores="$builds/scores-default.json"
+similarities="$builds/similarity-default.json"
 mkdir -p "$builds"
 rm -rf "$transcripts" "$scores"
 log "recording the transcripts of Conversations/ and the scores of the drift figure with the default build"
 if ! recorded=$(.build/debug/tide run --quiet --out "$transcripts" Conversations/ 2>&1); then
     log "Conversations/ does not pass with the default build:"
     echo "$recorded" >&2
+    exit 1
+fi
+if ! python3 scripts/similarity-threshold.py --tide .build/debug/tide > "$similarities"; then
+    log "the similarity figures failed with the default build"
     exit 1
 fi
 if ! drift=$(.build/debug/tide bench --only score-drift --scores "$scores" 2>&1); then
@@ -85,6 +91,10 @@ for variant in "${variants[@]}"; do
     set -e
     [ "$code" -eq 0 ] || status=1
     results+=("$variant build, the default build's transcripts (exit $code): $(echo "$checked" | tail -n 2 | tr '\n' ' ')")
+    moved=$(LD_LIBRARY_PATH="$prefix/lib" python3 scripts/similarity-threshold.py --tide .build/debug/tide --against "$similarities" \
+        | python3 -c 'import json, sys; m = json.load(sys.stdin)["moved_from_other_build"]; print("largest %.2e, median %.2e" % (m["largest"], m["median"]))' \
+        || echo "not measured")
+    results+=("$variant build, the similarities of Benchmarks/similarity's 40 pairs moved from the default build's: $moved")
     log "score drift against the default build:"
     LD_LIBRARY_PATH="$prefix/lib" .build/debug/tide bench --only score-drift --scores "$scores" 2>/dev/null \
         | grep 'score drift' >&2 || true

@@ -57,7 +57,9 @@ struct ExpectationChecker {
         let detail = held ? "" : fact.isEmpty ? (expectation.negated ? "it does" : "it does not") : fact
         var result = ExpectationResult(expectation: expectation, line: located.line, passed: held, detail: detail,
                                        measure: Self.measure(of: expectation.check, on: reply))
-        if case .judge(let rubric) = expectation.check, case .success(let verdict)? = reply.verdicts[rubric] { result.reason = verdict.reason }
+        if case .judge(let rubric) = expectation.check, case .success(let verdict)? = reply.verdicts[rubric] {
+            result.reason = (verdict.recorded ? "recorded: " : "") + verdict.reason
+        }
         return result
     }
 

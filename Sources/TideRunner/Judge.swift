@@ -17,10 +17,12 @@ struct Judge {
     /// Its model's plugins (a preset's), fresh for each verdict.
     let hooks: @Sendable () throws -> [any ChatHook]
 
-    /// A verdict and why.
+    /// A verdict and why; `recorded` when it was taken from the transcript for a reply teacher
+    /// forcing confirmed, rather than asked for.
     struct Verdict: Sendable, Hashable {
         var passed: Bool
         var reason: String
+        var recorded = false
     }
 
     /// The most tokens a verdict may take.

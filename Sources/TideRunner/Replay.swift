@@ -26,6 +26,8 @@ struct Replay {
     let limits: LuaLimits
     /// The judge, once a check has needed it.
     var judge: Judge?
+    /// Whether verdicts recorded for confirmed replies are asked for again.
+    let rejudge: Bool
     /// What this run adds to every reply's seed, in a run of several.
     let seedOffset: UInt32?
     var repliesSoFar = 0
@@ -46,6 +48,7 @@ struct Replay {
         embedder = runner.embedder
         self.backend = backend
         judgeBackends = runner.judgeBackends ?? runner.backends
+        rejudge = runner.rejudge
         locator = runner.locator
         limits = runner.limits
         seedOffset = runner.seedOffset
@@ -68,7 +71,7 @@ struct Replay {
             let reply = try await generate(step)
             replies[step.entry] = RecordedReply(text: Self.transcriptText(reply.text),
                                                 record: ReplyRecord(stopReason: reply.stopReason, tokens: reply.statistics.generatedTokens,
-                                                                    rounds: reply.rounds.count),
+                                                                    rounds: reply.rounds.count, verdicts: reply.verdicts),
                                                 rounds: reply.rounds, reasoning: reply.reasoning.isEmpty ? nil : reply.reasoning)
             result.replies.append(reply)
             events(.replyFinished(reply))
@@ -130,7 +133,8 @@ struct Replay {
                                                tokensPerSecond: summary.statistics.tokensPerSecond, recorded: recorded?.text,
                                                toolCalls: calls + summary.toolCalls, toolRounds: rounds.count, logprobs: summary.logprobs,
                                                similarities: await similarities(of: text, for: step, recorded: recorded?.text),
-                                               verdicts: await verdicts(on: text, for: step))
+                                               verdicts: await verdicts(on: text, for: step,
+                                                                        recorded: Self.confirmed(summary.teacherForcing) ? recorded : nil))
         var reply = ReplyResult(line: step.line, user: step.user, text: text, rounds: rounds, stopReason: stopReason,
                                 statistics: summary.statistics,
                                 expectations: step.expectations.map { checker.check($0, on: checked) },
@@ -138,6 +142,9 @@ struct Replay {
                                 formatProblem: summary.format?.problem(with: text, stopReason: summary.stopReason),
                                 teacherForcing: skipped ?? summary.teacherForcing, parameters: session.parameters)
         reply.reasoning = Self.transcriptText(summary.reasoning)
+        reply.verdicts = checked.verdicts.sorted { $0.key < $1.key }.compactMap { rubric, verdict in
+            (try? verdict.get()).map { RecordedVerdict(rubric: rubric, passed: $0.passed, reason: $0.reason) }
+        }
         reply.logprobs = summary.logprobs
         if !golden.isEmpty {
             let recorded = repliesSoFar < golden.count ? golden[repliesSoFar]?.text : nil
@@ -177,11 +184,19 @@ struct Replay {
         }
     }
 
-    /// The judge's verdicts on the reply `text`, one a rubric of the step's `judge` checks.
-    private mutating func verdicts(on text: String, for step: ReplyStep) async -> [String: Result<Judge.Verdict, JudgeFailure>] {
+    /// The judge's verdicts on the reply `text`, one a rubric of the step's `judge` checks: those
+    /// the `recorded` reply holds, when teacher forcing confirmed it (and `--rejudge` is not
+    /// given), else asked of the judge.
+    private mutating func verdicts(on text: String, for step: ReplyStep, recorded: RecordedReply?)
+        async -> [String: Result<Judge.Verdict, JudgeFailure>]
+    {
         var verdicts: [String: Result<Judge.Verdict, JudgeFailure>] = [:]
         for located in step.expectations {
             guard case .judge(let rubric) = located.expectation.check, verdicts[rubric] == nil else { continue }
+            if !rejudge, let kept = recorded?.record.verdicts.first(where: { $0.rubric == rubric }) {
+                verdicts[rubric] = .success(Judge.Verdict(passed: kept.passed, reason: kept.reason, recorded: true))
+                continue
+            }
             do {
                 verdicts[rubric] = try await madeJudge().verdict(rubric: rubric, user: step.user, reply: text)
             } catch {
@@ -189,6 +204,11 @@ struct Replay {
             }
         }
         return verdicts
+    }
+
+    /// Whether teacher forcing confirmed the whole recorded reply (so it is the recorded text).
+    private static func confirmed(_ forcing: TeacherForcing?) -> Bool {
+        if case .confirmed? = forcing { true } else { false }
     }
 
     /// The judge: the script's `@judge` (or `--judge`) on a backend of its own, else the model

@@ -65,6 +65,9 @@ public struct ReplyResult: Sendable {
     /// The log-probabilities of the reply's tokens, when it was made with them
     /// (``TideCore/ReplySummary/logprobs``); empty otherwise.
     public var logprobs: [TokenLogprob] = []
+    /// The judge's verdicts on it, one a rubric of its `expect: judge` checks, as a transcript
+    /// records them.
+    public var verdicts: [RecordedVerdict] = []
 }
 
 /// A reply compared with the golden transcript's reply for the same turn.

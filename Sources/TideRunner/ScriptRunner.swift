@@ -52,6 +52,9 @@ public struct ScriptRunner: Sendable {
     /// The model that grades `expect: judge` checks when a script names none (`@judge`): a model
     /// or preset name, a path, or a server's base URL (`--judge`); `nil` for the model under test.
     public var judge: String?
+    /// Ask the judge again for replies teacher forcing confirms, instead of taking the verdicts
+    /// their transcript records (`--rejudge`).
+    public var rejudge = false
     /// Where a judge other than the model under test gets its backend; `nil` for ``backends``.
     public var judgeBackends: (any BackendProvider)?
     /// Where backends come from.

@@ -91,11 +91,32 @@ public struct ReplyRecord: Sendable, Hashable {
     /// How many rounds of tool calls before the answer the reply made itself (`rounds=N`): the
     /// last N rounds written before its `assistant:` turn; earlier ones were given.
     public var rounds: Int
+    /// The verdicts of its `expect: judge` checks (`@verdict` lines after `@generated`), which a
+    /// run takes again for the reply when teacher forcing confirms it whole.
+    public var verdicts: [RecordedVerdict] = []
 
     /// A record.
-    public init(stopReason: String, tokens: Int, rounds: Int = 0) {
+    public init(stopReason: String, tokens: Int, rounds: Int = 0, verdicts: [RecordedVerdict] = []) {
         self.stopReason = stopReason
         self.tokens = tokens
         self.rounds = rounds
+        self.verdicts = verdicts
+    }
+}
+
+/// A judge's verdict on a recorded reply: `@verdict pass|fail "RUBRIC" "REASON"`.
+public struct RecordedVerdict: Sendable, Hashable {
+    /// The rubric of the `expect: judge` check.
+    public var rubric: String
+    /// Whether the judge found the reply met it.
+    public var passed: Bool
+    /// The judge's reason.
+    public var reason: String
+
+    /// A verdict.
+    public init(rubric: String, passed: Bool, reason: String) {
+        self.rubric = rubric
+        self.passed = passed
+        self.reason = reason
     }
 }

@@ -485,6 +485,9 @@ struct ScriptParser {
         case "generated":
             try generated(&cursor)
             return
+        case "verdict":
+            try verdict(&cursor)
+            return
         default:
             guard GenerationParameters.declaration(named: key) != nil else {
                 throw error("unknown directive @\(key); directives are "
@@ -506,7 +509,29 @@ struct ScriptParser {
     }
 
     static let directiveNames = ["name", "description", "model", "ctx-size", "template"] + ParameterSetting.names
-        + FormatSetting.names + ["plugin", "unload", "min-pass", "tolerance", "generated"]
+        + FormatSetting.names + ["plugin", "unload", "min-pass", "tolerance", "generated", "verdict", "judge"]
+
+    /// `@verdict pass|fail "RUBRIC" "REASON"`, right after `@generated` (or another verdict): a
+    /// judge's verdict on the recorded reply.
+    private mutating func verdict(_ cursor: inout Cursor) throws(ScriptParseError) {
+        let column = cursor.column
+        guard last == .recordedAssistant, case .generated(var record)? = entries.last?.item else {
+            throw error("@verdict records a judge's verdict on a recorded reply and must come right after its @generated line",
+                        column: column)
+        }
+        let outcome = cursor.consumeWord()
+        guard outcome == "pass" || outcome == "fail" else { throw error("@verdict is pass or fail, then the rubric and the reason, quoted", column: column) }
+        cursor.skipSpaces()
+        guard cursor.peek == "\"" else { throw error("expected the rubric, quoted", column: cursor.column) }
+        let rubric = try quoted(&cursor)
+        cursor.skipSpaces()
+        guard cursor.peek == "\"" else { throw error("expected the judge's reason, quoted", column: cursor.column) }
+        let reason = try quoted(&cursor)
+        cursor.skipSpaces()
+        guard cursor.isAtEnd else { throw error("unexpected text after the reason", column: cursor.column) }
+        record.verdicts.append(RecordedVerdict(rubric: rubric, passed: outcome == "pass", reason: reason))
+        entries[entries.count - 1] = ScriptEntry(.generated(record), line: entries[entries.count - 1].line)
+    }
 
     /// `@generated stop="…" tokens=N`, right after an assistant turn.
     private mutating func generated(_ cursor: inout Cursor) throws(ScriptParseError) {

@@ -16,6 +16,9 @@ extension ScriptItem {
         case .turn(let turn): "\(turn.role.rawValue):" + Self.content(turn.text)
         case .generated(let record):
             "@generated stop=\(QuotedString.quote(record.stopReason)) tokens=\(record.tokens)" + (record.rounds > 0 ? " rounds=\(record.rounds)" : "")
+                + record.verdicts.map {
+                    "\n@verdict \($0.passed ? "pass" : "fail") \(QuotedString.quote($0.rubric)) \(QuotedString.quote($0.reason))"
+                }.joined()
         case .expectation(let expectation): expectation.printed
         }
     }

@@ -33,6 +33,9 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
                                + "(default: the model under test; a script's @judge wins).", valueName: "target"))
     var judge: String?
 
+    @Flag(help: "Ask the judge again for recorded replies that teacher forcing confirms, instead of taking the verdicts their transcript records.")
+    var rejudge = false
+
     @Option(name: .customLong("context-overflow"), help: "When a conversation outgrows the context: fail or drop-oldest.")
     var overflow: ContextOverflowPolicy = .fail
 
@@ -262,6 +265,7 @@ extension RunCommand {
         runner.regenerate = regenerate
         runner.embedder = embeddingOptions.embedder
         runner.judge = judge
+        runner.rejudge = rejudge
         runner.judgeBackends = SequentialBackends(models: ProgressBarModels())
         if let log {
             runner.recorder = { file, model in

@@ -73,6 +73,33 @@ extension CommandLineTests {
             #expect(mumbled.stdout.contains(#"the judge gave no verdict: it answered "I think it does.""#), "\(mumbled.stdout)")
         }
 
+        /// A transcript records each verdict; a reply teacher forcing confirms takes it again
+        /// without asking the judge (here one that could not answer), unless `--rejudge`.
+        @Test func aConfirmedReplyKeepsItsRecordedVerdict() throws {
+            let (folder, environment) = try Self.folder()
+            let script = folder.appendingPathComponent("paris.tide")
+            try """
+                # Judged once, then taken from the transcript (greedy, so that teacher forcing checks it).
+                @temperature 0
+                @grammar paris.gbnf
+                user: What is the capital of France?
+                expect: judge "names Paris"
+
+                """.write(to: script, atomically: true, encoding: .utf8)
+            let out = folder.appendingPathComponent("out")
+            let first = try TideProcess.run(["run", "--judge", "reading-judge", "--out", out.path, script.path], environment: environment)
+            #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+            let transcript = out.appendingPathComponent("paris.tide")
+            let written = try String(contentsOf: transcript, encoding: .utf8)
+            #expect(written.contains(#"@verdict pass "names Paris" "asked 'What is the capital of France?', read 'Paris is the capital of France.'""#),
+                    "\(written)")
+            let again = try TideProcess.run(["run", "-v", "--judge", "mumbling-judge", transcript.path], environment: environment)
+            #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
+            #expect(again.stdout.contains(#"✓ expect: judge "names Paris" (recorded: asked"#), "\(again.stdout)")
+            let rejudged = try TideProcess.run(["run", "--rejudge", "--judge", "mumbling-judge", transcript.path], environment: environment)
+            #expect(rejudged.status == 1 && rejudged.stdout.contains("the judge gave no verdict"), "\(rejudged.stdout)")
+        }
+
         @Test func aRealJudgeOnAServerAnswersInForm() async throws {
             let (folder, environment) = try Self.folder()
             let server = try await TideServer()

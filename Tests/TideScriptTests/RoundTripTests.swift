@@ -84,8 +84,12 @@ enum ScriptGenerator {
                 items.append(.turn(Turn(.assistant, text(&random))))
                 last = "assistant"
                 if Bool.random(using: &random) {
+                    let verdicts = (0..<Int.random(in: 0...2, using: &random)).map { _ in
+                        RecordedVerdict(rubric: line(&random, allowEmpty: true), passed: Bool.random(using: &random),
+                                        reason: line(&random, allowEmpty: true))
+                    }
                     items.append(.generated(ReplyRecord(stopReason: line(&random, allowEmpty: true),
-                                                        tokens: Int.random(in: 0..<500, using: &random))))
+                                                        tokens: Int.random(in: 0..<500, using: &random), verdicts: verdicts)))
                     last = "recorded"
                 }
             case 4...5 where ["user", "generating", "recorded"].contains(last):

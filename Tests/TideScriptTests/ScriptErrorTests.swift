@@ -77,6 +77,9 @@ struct ScriptErrorTests {
         ("user: Hi\nexpect: similar \"Paris\" >= 1.5", 2, 25, "a similarity is a cosine, from -1 to 1: >= 1.5 is out of that range"),
         ("user: Hi\nexpect: similar \"Paris\"", 2, 24, "expected a bound such as"),
         ("user: Hi\nexpect: judge", 2, 14, "expected the rubric the reply must meet"),
+        ("user: Hi\n@verdict pass \"a\" \"b\"", 2, 10, "@verdict records a judge's verdict on a recorded reply"),
+        ("user: Hi\nassistant: Yo\n@generated stop=eos tokens=1\n@verdict maybe \"a\" \"b\"", 4, 10, "@verdict is pass or fail"),
+        ("user: Hi\nassistant: Yo\n@generated stop=eos tokens=1\n@verdict pass \"a\"", 4, 18, "expected the judge's reason, quoted"),
         ("user: Hi\n@judge other", 2, 1, "@judge must come before the first turn"),
         ("user: Hi\nexpect: similar-to-recorded -2..0.5", 2, 29, "a similarity is a cosine, from -1 to 1: -2..0.5 is out of that range"),
         // Found by fuzzing: the largest number after > overflowed (SIGILL) in every bound.
