@@ -32,7 +32,8 @@ struct Judge {
     static let instructions = """
         You grade an assistant's reply against a rubric. You are shown the user's message, the \
         assistant's reply and the rubric. Decide whether the reply meets the rubric; judge only \
-        what the rubric asks. Answer with JSON only: {"pass": true or false, "reason": "one short sentence"}.
+        what the rubric asks. Answer with a JSON object: "pass" is true or false, and "reason" \
+        says what in the reply decided it.
         """
 
     /// The verdict's shape.
