@@ -33,7 +33,9 @@ public final class LlamaEmbedder: TextEmbedder, @unchecked Sendable {
     static let batchTexts = 64
 
     /// An embedder on `model`, decoding on `threads` threads (default: every core).
-    public init(model: LlamaModel, threads: Int? = nil) throws(LlamaError) {
+    public init(model: LlamaModel, threads: Int? = nil) throws {
+        // A reranker's pooling gives a score, not a vector.
+        if model.facts.pooling == "rank" || model.facts.pooling == "none" { throw EmbeddingError.noVector(model: model.path) }
         self.model = model
         let trained = Int(llama_model_n_ctx_train(model.pointer))
         maximumTokens = min(trained > 0 ? trained : Self.batchTokens, Self.batchTokens)
@@ -44,6 +46,10 @@ public final class LlamaEmbedder: TextEmbedder, @unchecked Sendable {
         // A non-causal model reads each sequence whole, in one micro-batch.
         parameters.n_ubatch = UInt32(Self.batchTokens)
         parameters.n_seq_max = UInt32(Self.batchTexts)
+        // One cache for every sequence: split per sequence, a causal model's (a chat model's)
+        // part would hold n_ctx / n_seq_max tokens, and llama.cpp would split a decode into parts
+        // of equal tokens per sequence, pooling a longer text over one part only.
+        parameters.kv_unified = true
         parameters.embeddings = true
         // The model's own pooling; the mean for a model that names none (a chat model).
         parameters.pooling_type = model.facts.pooling != nil ? LLAMA_POOLING_TYPE_UNSPECIFIED : LLAMA_POOLING_TYPE_MEAN
@@ -53,7 +59,7 @@ public final class LlamaEmbedder: TextEmbedder, @unchecked Sendable {
         parameters.no_perf = true
         LlamaRuntime.clearErrors()
         guard let context = llama_init_from_model(model.pointer, parameters) else {
-            throw .contextFailed(contextSize: Self.batchTokens, detail: LlamaRuntime.errors())
+            throw LlamaError.contextFailed(contextSize: Self.batchTokens, detail: LlamaRuntime.errors())
         }
         self.context = context
     }

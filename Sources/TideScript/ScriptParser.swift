@@ -395,7 +395,6 @@ struct ScriptParser {
         return CountBound(lower: lower, upper: upper)
     }
 
-    /// A bound on a measured number: `<= 20`, `< 20`, `>= -2.5`, `> -2.5` or `1.5..20`.
     /// A bound on a cosine similarity: a measure bound within [-1, 1].
     private func similarityBound(_ cursor: inout Cursor) throws(ScriptParseError) -> MeasureBound {
         let column = cursor.column
@@ -406,6 +405,7 @@ struct ScriptParser {
         return bound
     }
 
+    /// A bound on a measured number: `<= 20`, `< 20`, `>= -2.5`, `> -2.5` or `1.5..20`.
     private func measureBound(_ cursor: inout Cursor) throws(ScriptParseError) -> MeasureBound {
         let column = cursor.column
         let text = cursor.rest.trimmingBlanks()

@@ -36,6 +36,8 @@ extension ChatServer {
         let embeddings: Embeddings
         do {
             embeddings = try await embedder.embed(body.input)
+        } catch EmbeddingError.noVector(let model) {
+            throw APIError(status: 500, message: EmbeddingError.noVector(model: model).description, type: "server_error")
         } catch let error as EmbeddingError {
             throw .invalid(error.description, param: "input")
         } catch {

@@ -59,6 +59,18 @@ extension CommandLineTests.ServeCommandTests {
         let (status, json, _) = try await own.send("POST", "v1/embeddings", body: Data(#"{"input": ["Hello", "Goodbye"]}"#.utf8))
         let data = try #require(json["data"] as? [[String: Any]], "\(json)")
         #expect(status == 200 && data.count == 2 && (data.first?["embedding"] as? [Double])?.count == 576, "SmolLM2's 576 dimensions")
+        // A long text pooled whole, whatever else shares its decode: its vector alone and beside a short text agree.
+        let long = String(repeating: "The tide comes in over the sand and goes out again. ", count: 40)
+        func vectors(_ texts: [String]) async throws -> [[Double]] {
+            let body = try JSONSerialization.data(withJSONObject: ["input": texts])
+            let (status, json, _) = try await own.send("POST", "v1/embeddings", body: body)
+            #expect(status == 200, "\(json)")
+            return (json["data"] as? [[String: Any]] ?? []).compactMap { $0["embedding"] as? [Double] }
+        }
+        let beside = try await vectors(["Hello", long])
+        let alone = try await vectors([long])
+        let cosine = zip(try #require(beside.last), try #require(alone.first)).reduce(0) { $0 + $1.0 * $1.1 }
+        #expect(beside.count == 2 && cosine > 0.999, "\(cosine)")
         let plain = try await TideServer()
         let (refused, error, _) = try await plain.send("POST", "v1/embeddings", body: Data(#"{"input": "Hello"}"#.utf8))
         #expect(refused == 501 && ((error["error"] as? [String: Any])?["message"] as? String ?? "").contains("--embedding-model"), "\(error)")
