@@ -62,11 +62,12 @@ extension CommandLineTests.ServeCommandTests {
         #expect(prompt == result["single_prompt_tokens"] as? Int, "the prompt counted once")
         #expect(result["cached"] as? Double == Double(2 * (prompt - 1)), "the other choices found the prompt in their caches: \(result)")
         // Each choice scored the first position from the copied cache: the same scores, within
-        // what decoding one token rather than the prompt's batch may change.
+        // what decoding one token rather than the prompt's batch may change on any build (a GPU's
+        // batches move scores by tenths); a cache copied wrong would be off by whole logits.
         for top in firstPositions.dropFirst() {
             for (token, logprob) in top {
                 guard let first = firstPositions[0][token] else { continue }
-                #expect(abs(first - logprob) < 0.05, "\(token.debugDescription): \(logprob) against \(first)")
+                #expect(abs(first - logprob) < 0.5, "\(token.debugDescription): \(logprob) against \(first)")
             }
         }
         #expect(result["roles"] as? [Int] == [0, 1])
