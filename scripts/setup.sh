@@ -39,7 +39,8 @@ SMOLLM2_SHA256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
 SMOLLM2_Q8_FILE="SmolLM2-135M-Instruct.Q8_0.gguf"
 SMOLLM2_Q8_SHA256="7b46609d11703c058397e5cfe4cc6e4b2508cb1eb4c80ddc472a5d421fbdb508"
 SMOLLM2_Q8_SIZE=144811072
-APT_PACKAGES=(liblua5.4-dev libedit-dev pkg-config build-essential cmake ninja-build git unzip python3-venv)
+# chromium: the tests load `tide run --html` pages in it, headless.
+APT_PACKAGES=(liblua5.4-dev libedit-dev pkg-config build-essential cmake ninja-build git unzip python3-venv chromium)
 
 # Only the core library is needed: no tools, examples, tests, server, curl or multimodal.
 # ggml's own thread pool instead of OpenMP: Swift tasks move between threads, and OpenMP keeps a

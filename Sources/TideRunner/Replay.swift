@@ -146,6 +146,7 @@ struct Replay {
             (try? verdict.get()).map { RecordedVerdict(rubric: rubric, passed: $0.passed, reason: $0.reason) }
         }
         reply.logprobs = summary.logprobs
+        reply.recorded = recorded?.text
         if !golden.isEmpty {
             let recorded = repliesSoFar < golden.count ? golden[repliesSoFar]?.text : nil
             let shown = Self.transcriptText(text)

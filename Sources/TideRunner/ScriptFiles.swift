@@ -56,12 +56,37 @@ public enum ScriptFiles {
     }
 
     /// Where the golden transcript of `script` lives: next to it as `NAME.golden.tide`, or as
-    /// `folder/NAME.tide`.
-    public static func goldenPath(for script: String, in folder: String?) -> String {
+    /// `folder/NAME.tide`. A data row adds its name (`NAME.ROW.golden.tide`); a target of a run
+    /// over several adds its label beside the script (`NAME.ROW.TARGET.golden.tide`) and is a
+    /// folder of its own in `folder` (`folder/TARGET/NAME.ROW.tide`).
+    public static func goldenPath(for script: String, in folder: String?, row: String? = nil, target: String? = nil) -> String {
         let url = URL(fileURLWithPath: script)
-        let name = url.deletingPathExtension().lastPathComponent
-        if let folder { return URL(fileURLWithPath: folder).appendingPathComponent(name + ".\(fileExtension)").path }
-        return url.deletingLastPathComponent().appendingPathComponent(name + goldenSuffix).path
+        let name = baseName(of: script, row: row)
+        if let folder {
+            let base = URL(fileURLWithPath: folder)
+            return (target.map { base.appendingPathComponent($0) } ?? base).appendingPathComponent(name + ".\(fileExtension)").path
+        }
+        return url.deletingLastPathComponent().appendingPathComponent(name + (target.map { ".\($0)" } ?? "") + goldenSuffix).path
+    }
+
+    /// Where a transcript of `script` goes in `folder` (`--out`): its file name, `NAME.ROW.tide` for a
+    /// data row, in a folder named after the target in a run over several.
+    public static func transcriptPath(for script: String, in folder: String, row: String? = nil, target: String? = nil) -> String {
+        let base = URL(fileURLWithPath: folder)
+        let name = row == nil ? URL(fileURLWithPath: script).lastPathComponent : baseName(of: script, row: row) + ".\(fileExtension)"
+        return (target.map { base.appendingPathComponent($0) } ?? base).appendingPathComponent(name).path
+    }
+
+    /// The script's file name without its extension, and the row's name after a dot, its
+    /// characters other than letters, digits, `.`, `_` and `-` written `_`.
+    static func baseName(of script: String, row: String?) -> String {
+        let name = URL(fileURLWithPath: script).deletingPathExtension().lastPathComponent
+        guard let row else { return name }
+        let safe = String(row.unicodeScalars.map {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)
+                ? Character($0) : "_"
+        })
+        return name + "." + safe
     }
 
     /// Writes `script` to `path` through a temporary file and a rename, so a reader never sees

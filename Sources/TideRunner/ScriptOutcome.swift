@@ -14,6 +14,15 @@ public struct ScriptOutcome: Sendable {
     public var failure: String?
     /// How many runs there were.
     public var runs: Int
+    /// The data row the runs took, when the script is fed by data.
+    public var row: String?
+    /// The target they ran on, in a run of several.
+    public var target: String?
+    /// How long the runs took together, in seconds.
+    public var seconds: Double
+
+    /// How reports name it (``ScriptResult/label``).
+    public var label: String { ScriptResult.label(file: file, row: row, target: target) }
 
     /// Checks that held in enough runs.
     public var passed: Int { checks.count(where: \.passed) }
@@ -33,6 +42,9 @@ public struct ScriptOutcome: Sendable {
         file = results[0].file
         name = results[0].name
         runs = results.count
+        row = results[0].row
+        target = results[0].target
+        seconds = results.reduce(0) { $0 + $1.seconds }
         failure = results.lazy.compactMap(\.failure).first
         let perRun = results.map(Self.checks(of:))
         // The checks of the run that got furthest name them all.

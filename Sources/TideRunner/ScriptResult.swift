@@ -18,12 +18,27 @@ public struct ScriptResult: Sendable {
     public var remedies: [Remedy] = []
     /// The script with its replies filled in (up to the failure, if any); `nil` if it did not parse.
     public var transcript: ConversationScript?
+    /// The data row it ran with (``DataRow/name``), when it was fed by data.
+    public var row: String?
+    /// The target it ran on (``RunTarget/label``), in a run of several.
+    public var target: String?
+    /// How long it took, in seconds.
+    public var seconds: Double = 0
 
     /// A result with no replies yet; `name` defaults to the file name without its extension.
     public init(file: String, name: String? = nil, failure: String? = nil) {
         self.file = file
         self.name = name ?? URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
         self.failure = failure
+    }
+
+    /// How reports name it: the file, its row in brackets (`capitals.tide[fr]`), after its
+    /// target (`plain: capitals.tide`).
+    public var label: String { ScriptResult.label(file: file, row: row, target: target) }
+
+    /// `target: file[row]`, each part where there is one.
+    public static func label(file: String, row: String?, target: String?) -> String {
+        (target.map { "\($0): " } ?? "") + file + (row.map { "[\($0)]" } ?? "")
     }
 
     /// Expectations (and golden comparisons) that held.
@@ -56,6 +71,8 @@ public struct ReplyResult: Sendable {
     public var formatProblem: String?
     /// The comparison with the recorded golden reply, under `--check`.
     public var golden: GoldenComparison?
+    /// The reply recorded for the turn (in the transcript, or the golden transcript), if any.
+    public var recorded: String?
     /// How the reply recorded for the turn (in the transcript, or the golden transcript) was
     /// checked: confirmed by teacher forcing, or regenerated and from where; `nil` when none was.
     public var teacherForcing: TeacherForcing?

@@ -82,6 +82,20 @@ public struct ScriptRunner: Sendable {
         return await run(script, file: file, golden: golden, events: events)
     }
 
+    /// Replays one case of a run (``ScriptCases``): its script with its row's values, or the
+    /// failure that kept it from parsing.
+    public func run(_ scriptCase: ScriptCase, golden: ConversationScript? = nil,
+                    events: @escaping @Sendable (RunEvent) -> Void = { _ in }) async -> ScriptResult
+    {
+        var result: ScriptResult
+        switch scriptCase.script {
+        case .success(let script): result = await run(script, file: scriptCase.file, golden: golden, events: events)
+        case .failure(let failure): result = ScriptResult(file: scriptCase.file, failure: failure.description)
+        }
+        result.row = scriptCase.row?.name
+        return result
+    }
+
     /// Replays a parsed script; `file` names it in messages.
     public func run(_ script: ConversationScript, file: String, golden: ConversationScript? = nil,
                     events: @escaping @Sendable (RunEvent) -> Void = { _ in }) async -> ScriptResult
@@ -106,7 +120,7 @@ public struct ScriptRunner: Sendable {
             result.failure = "\(error)"
             result.remedies = Remedy.of(error)
         }
-        var transcript = script.transcript(replies: replies)
+        var transcript = script.transcript(replies: replies).recordingVariables()
         if let failure = result.failure {
             transcript.entries.append(ScriptEntry(.comment(" tide run stopped here: " + failure.replacingOccurrences(of: "\n", with: " "))))
         }

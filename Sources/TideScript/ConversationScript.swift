@@ -11,6 +11,9 @@
 public struct ConversationScript: Sendable, Hashable {
     /// The script's lines, each with where it starts in the file.
     public var entries: [ScriptEntry]
+    /// The values its variables took, as parsed (``ScriptVariables``): its row's columns in the
+    /// file's order, then the other variables it refers to, in the order of first reference.
+    public var variables: [DataRow.Column] = []
 
     /// A script made of `entries`.
     public init(entries: [ScriptEntry] = []) {
@@ -32,11 +35,15 @@ public struct ScriptEntry: Sendable, Hashable {
     public var item: ScriptItem
     /// The line it starts on.
     public var line: Int
+    /// The line(s) as written, where they referred to variables (`{{name}}`): the item holds the
+    /// values, and a transcript writes the line as it was, with its variables' values recorded.
+    public var written: String?
 
     /// An item at `line`.
-    public init(_ item: ScriptItem, line: Int = 0) {
+    public init(_ item: ScriptItem, line: Int = 0, written: String? = nil) {
         self.item = item
         self.line = line
+        self.written = written
     }
 }
 

@@ -30,6 +30,13 @@ public enum Directive: Sendable, Hashable {
     /// `@min-pass RATE`: the share of `tide run --repeat` runs in which each expectation from
     /// here on must hold.
     case minimumPassRate(PassRate)
+    /// `@var NAME VALUE`: the value `{{NAME}}` takes in the script's turns, checks and directives
+    /// (before the first turn only; a data row's column of that name wins, and it wins over
+    /// `--var`).
+    case variable(name: String, value: String)
+    /// `@data FILE`: runs the script once per row of a CSV or JSON Lines file, each row's columns
+    /// as variables (before the first turn only; a relative path is from the script's folder).
+    case data(file: String)
     /// `@tolerance X`: how far, in logits, a recorded token may fall behind the model's choice and
     /// still be confirmed by teacher forcing, for the replies from here on (0 is exact).
     case tolerance(Double)
@@ -37,7 +44,7 @@ public enum Directive: Sendable, Hashable {
     /// Directives that only make sense before the conversation starts.
     var belongsBeforeFirstTurn: Bool {
         switch self {
-        case .model, .judge, .contextSize, .template, .toolFormat: true
+        case .model, .judge, .contextSize, .template, .toolFormat, .variable, .data: true
         default: false
         }
     }

@@ -72,6 +72,14 @@ public struct Expectation: Sendable, Hashable {
         /// that the reply meets the rubric.
         case judge(String)
 
+        /// The check's name as a script writes it (`icontains`, `tool-args`; `lua` for
+        /// `expect-lua:`), which the HTML report filters by.
+        public var name: String {
+            if case .lua = self { return "lua" }
+            let printed = ScriptItem.expectation(Expectation(self)).printed.dropFirst("expect: ".count)
+            return String(printed.prefix { $0 != " " })
+        }
+
         /// Whether the check needs the log-probabilities of the reply's tokens (`perplexity`,
         /// `mean-logprob`): the reply is then made with them.
         public var needsLogprobs: Bool {

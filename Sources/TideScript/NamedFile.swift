@@ -4,7 +4,7 @@ import Foundation
 /// there first). ``ConversationScript/mappingNamedFiles(_:)`` is the one place that knows which
 /// directives and checks name one.
 public enum NamedFile: Sendable, Hashable {
-    /// A schema or grammar file (`@json-schema`, `@grammar`, `expect: json-schema`, and
+    /// A schema, grammar or data file (`@json-schema`, `@grammar`, `@data`, `expect: json-schema`, and
     /// `expect: tool-args` unless its schema is written inline): a path, relative to the
     /// script's folder unless it is absolute.
     case file(String)
@@ -30,6 +30,9 @@ extension ConversationScript {
             case .blank, .comment, .turn, .generated:
                 continue
             }
+            // A line written with variables names its file as written; once moved, it is written
+            // with the values it took.
+            if script.entries[index].item != entries[index].item { script.entries[index].written = nil }
         }
         return script
     }
@@ -39,8 +42,9 @@ extension ConversationScript {
         case .format(.jsonSchema(let file)): .format(.jsonSchema(file: transform(.file(file))))
         case .format(.grammar(let file)): .format(.grammar(file: transform(.file(file))))
         case .plugin(let spec): .plugin(transform(.plugin(spec)))
+        case .data(let file): .data(file: transform(.file(file)))
         case .format(.text), .format(.json), .name, .description, .model, .judge, .contextSize, .template, .toolFormat, .parameter, .unload,
-             .minimumPassRate, .tolerance:
+             .minimumPassRate, .tolerance, .variable:
             directive
         }
     }

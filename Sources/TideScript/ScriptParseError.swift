@@ -10,6 +10,8 @@ public struct ScriptParseError: Error, Sendable, Hashable, CustomStringConvertib
     public var lineText: String
     /// The file, when known (set by ``ConversationScript/init(contentsOf:)``).
     public var file: String?
+    /// The variable that has no value, when that is what is wrong (`{{name}}`).
+    public var variable: String?
 
     /// An error at `line`:`column`.
     public init(line: Int, column: Int, message: String, lineText: String, file: String? = nil) {

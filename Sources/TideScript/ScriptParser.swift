@@ -5,17 +5,25 @@ import TideFormat
 import TideRegex
 
 extension ConversationScript {
-    /// Parses a script (the grammar is in docs/conversations.md).
+    /// Parses a script (the grammar is in docs/conversations.md), its `{{name}}` references
+    /// taking their values from `variables` and its `@var` lines.
     /// A byte-order mark at the start is ignored.
-    public init(parsing text: String) throws(ScriptParseError) {
-        var parser = ScriptParser(text: text.hasPrefix("\u{FEFF}") ? String(text.unicodeScalars.dropFirst()) : text)
+    public init(parsing text: String, variables: ScriptVariables = ScriptVariables()) throws(ScriptParseError) {
+        var parser = ScriptParser(text: text.hasPrefix("\u{FEFF}") ? String(text.unicodeScalars.dropFirst()) : text,
+                                  variables: variables)
         self.init(entries: try parser.parse())
+        self.variables = parser.values
+    }
+
+    /// The data file a script's `@data` line names, as written, and the line; `nil` when it has none.
+    public static func dataFile(in text: String) -> (file: String, line: Int)? {
+        ScriptParser.dataFile(in: text.hasPrefix("\u{FEFF}") ? String(text.unicodeScalars.dropFirst()) : text)
     }
 
     /// Parses the bytes of a script file, which must be UTF-8.
-    public init(bytes: [UInt8]) throws(ScriptParseError) {
+    public init(bytes: [UInt8], variables: ScriptVariables = ScriptVariables()) throws(ScriptParseError) {
         if let text = String(validating: bytes, as: UTF8.self) {
-            try self.init(parsing: text)
+            try self.init(parsing: text, variables: variables)
             return
         }
         // Find the first line that is not UTF-8, to say where.
@@ -54,10 +62,10 @@ extension ConversationScript {
 
     /// Reads and parses a script file; errors name the file. A FIFO, a device or a folder, a
     /// file over ``fileSizeLimit`` and an unreadable file are ``InputFileError``s.
-    public init(contentsOf url: URL) throws {
+    public init(contentsOf url: URL, variables: ScriptVariables = ScriptVariables()) throws {
         let bytes = try InputFile.contents(of: url.path, what: "script", limit: Self.fileSizeLimit)
         do {
-            try self.init(bytes: bytes)
+            try self.init(bytes: bytes, variables: variables)
         } catch {
             var located = error
             located.file = url.path
@@ -68,7 +76,7 @@ extension ConversationScript {
 
 /// Reads a script line by line, checking each line and the order of turns and expectations.
 struct ScriptParser {
-    private let lines: [String]
+    let lines: [String]
     private var number = 0
     private var entries: [ScriptEntry] = []
     /// What the last turn-like item was, for the rules on what may follow what.
@@ -98,7 +106,31 @@ struct ScriptParser {
     private var roundResults = 0
     private var exchangeRounds = 0
 
-    init(text: String) {
+    /// Where references take their values, besides `@var` lines.
+    private let variables: ScriptVariables
+    /// The `@var` lines read so far.
+    private var scriptValues: [String: String] = [:]
+    /// The values variables took: the row's columns, then each other variable referred to.
+    private(set) var values: [DataRow.Column]
+    /// Whether the line being read referred to a variable.
+    private var expandedLine = false
+    /// The assistant's turns of the exchange being read (an answer, reasoning, tool calls and
+    /// results), as written: a recorded reply's (``generated(_:)``) keep their text as the model
+    /// wrote it, and the others have their references replaced once the exchange is over.
+    private var pending: [PendingTurn] = []
+
+    private struct PendingTurn {
+        var entry: Int
+        var role: TurnRole
+        var text: String
+        var lines: Range<Int>
+        /// Where the text starts: its line's column, or nil for a block (its lines after `lines`' first).
+        var column: Int?
+    }
+
+    init(text: String, variables: ScriptVariables) {
+        self.variables = variables
+        values = variables.row?.columns ?? []
         // Split on the byte: in Swift "\r\n" is one Character, which is not "\n".
         var lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { line in
             String(decoding: line.last == UInt8(ascii: "\r") ? line.dropLast() : line, as: UTF8.self)
@@ -110,10 +142,24 @@ struct ScriptParser {
     mutating func parse() throws(ScriptParseError) -> [ScriptEntry] {
         while number < lines.count {
             let line = lines[number]
+            let start = number
             number += 1
             let text = line.drop { $0 == " " || $0 == "\t" }
             let column = line.count - text.count + 1
-            if text.allSatisfy({ $0 == " " || $0 == "\t" }) {
+            let count = entries.count
+            let blank = text.allSatisfy({ $0 == " " || $0 == "\t" })
+            if !blank && !text.hasPrefix("#") && !text.hasPrefix("@generated") && !text.hasPrefix("@verdict")
+                && ![TurnRole.assistant, .reasoning, .toolCall, .tool].contains(where: { text.hasPrefix("\($0.rawValue):") })
+            {
+                try resolvePending(ownRounds: nil)
+            }
+            defer {
+                if expandedLine, entries.count > count {
+                    entries[entries.count - 1].written = lines[start..<number].joined(separator: "\n")
+                }
+                expandedLine = false
+            }
+            if blank {
                 entries.append(ScriptEntry(.blank, line: number))
             } else if text.hasPrefix("#") {
                 entries.append(ScriptEntry(.comment(String(text.dropFirst())), line: number))
@@ -121,7 +167,8 @@ struct ScriptParser {
                 try directive(text.dropFirst(), column: column + 1)
             } else if text.hasPrefix("expect-lua:") {
                 let start = number
-                let code = try content(after: text.dropFirst("expect-lua:".count), column: column + 11)
+                let written = try content(after: text.dropFirst("expect-lua:".count), column: column + 11)
+                let code = try expanded(written, from: start, column: number > start ? nil : column + 12)
                 guard !code.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                     throw error("expect-lua needs a Lua expression, like expect-lua: #reply < 200", line: start, column: column + 11)
                 }
@@ -131,15 +178,122 @@ struct ScriptParser {
             } else if let role = TurnRole.allCases.first(where: { text.hasPrefix("\($0.rawValue):") }) {
                 let start = number
                 let body = try content(after: text.dropFirst(role.rawValue.count + 1), column: column + role.rawValue.count + 1)
-                try turn(Turn(role, body), line: start, column: column)
+                let bodyColumn = number > start ? nil : column + role.rawValue.count + 2
+                if role == .user || role == .system {
+                    try turn(Turn(role, expanded(body, from: start, column: bodyColumn)), line: start, column: column)
+                } else {
+                    pending.append(PendingTurn(entry: entries.count, role: role, text: body, lines: (start - 1)..<number,
+                                               column: bodyColumn))
+                    try turn(Turn(role, body), line: start, column: column)
+                }
             } else {
                 throw error("expected a turn (system:, user:, assistant:, tool-call:, tool:, reasoning:), a directive (@…), an expectation "
                             + "(expect:, expect-lua:) or a comment (#); to write a turn over several lines, "
                             + "open a block with user: \"\"\"", column: column)
             }
         }
+        try resolvePending(ownRounds: nil)
         try requireResults(line: lines.count, column: 1)
         return entries
+    }
+
+    // MARK: Variables
+
+    /// The file of the `@data` line among the directives before the first turn, and its line.
+    static func dataFile(in text: String) -> (file: String, line: Int)? {
+        for (index, line) in ScriptParser(text: text, variables: ScriptVariables()).lines.enumerated() {
+            let text = line.trimmingBlanks()
+            if text.isEmpty || text.hasPrefix("#") { continue }
+            guard text.hasPrefix("@") else { return nil }
+            if text.hasPrefix("@data ") || text.hasPrefix("@data\t") { return (text.dropFirst(5).trimmingBlanks(), index + 1) }
+        }
+        return nil
+    }
+
+    /// The value of the variable `name`: the row's, the script's `@var`, or the command line's.
+    private mutating func value(of name: String) throws(ExpansionFailure) -> String {
+        guard let value = variables.row?[name] ?? scriptValues[name] ?? variables.commandLine[name] else {
+            let sources = "@var \(name) VALUE in the script, --var \(name)=VALUE, or a column \(name) in its data file (--data, @data)"
+            if let row = variables.row {
+                throw ExpansionFailure(name: name, message: "\(row.location) has no column \(name), and no @var or --var gives it a value; "
+                                       + "its columns are \(row.columns.map(\.name).joined(separator: ", "))")
+            }
+            throw ExpansionFailure(name: name, message: "{{\(name)}} has no value: give it one with \(sources)")
+        }
+        if !values.contains(where: { $0.name == name }) { values.append(DataRow.Column(name: name, value: value)) }
+        return value
+    }
+
+    /// `text` with its references replaced; `text` starts at `column` of line `line` (1-based),
+    /// or, when `column` is nil, is a block whose lines follow line `line`.
+    private mutating func expanded(_ text: String, from line: Int, column: Int?) throws(ScriptParseError) -> String {
+        do {
+            let result = try ScriptVariables.expand(text) { name throws(ExpansionFailure) in try value(of: name) }
+            if result != text { expandedLine = true }
+            return result
+        } catch {
+            let before = text.prefix(error.offset)
+            var located: ScriptParseError
+            if let column, !before.contains(where: \.isNewline) {
+                located = self.error(error.message, line: line, column: column + error.offset)
+            } else {
+                let newlines = before.count(where: \.isNewline)
+                let lineStart = before.lastIndex(where: \.isNewline).map { before.index(after: $0) } ?? before.startIndex
+                located = self.error(error.message, line: line + newlines + (column == nil ? 1 : 0),
+                                     column: before.distance(from: lineStart, to: before.endIndex) + 1)
+            }
+            located.variable = error.name
+            throw located
+        }
+    }
+
+    /// `text` at `column` of the line being read, with its references replaced.
+    private mutating func expanded(_ text: String, column: Int) throws(ScriptParseError) -> String {
+        try expanded(text, from: number, column: column)
+    }
+
+    /// Ends the exchange's pending turns (``pending``): each has its references replaced and,
+    /// for a call, its JSON checked, except those of a recorded reply (`ownRounds` not nil: its
+    /// answer, its reasoning and its last `ownRounds` rounds), which stay as the model wrote them.
+    private mutating func resolvePending(ownRounds: Int?) throws(ScriptParseError) {
+        guard !pending.isEmpty else { return }
+        let turns = pending
+        pending = []
+        // Each turn's round (from 1), the answer and its reasoning after every round.
+        var round = 0
+        var rounds: [Int] = []
+        for (index, turn) in turns.enumerated() {
+            switch turn.role {
+            case .assistant where index + 1 < turns.count && turns[index + 1].role == .toolCall: round += 1
+            case .toolCall where index == 0 || turns[index - 1].role == .tool: round += 1
+            default: break
+            }
+            rounds.append(turn.role == .reasoning || (turn.role == .assistant && index + 1 == turns.count) ? .max : round)
+        }
+        let given = ownRounds.map { round - $0 } ?? .max
+        for (turn, round) in zip(turns, rounds) {
+            var text = turn.text
+            if round <= given {
+                text = try expanded(text, from: turn.lines.lowerBound + 1, column: turn.column)
+                if expandedLine {
+                    entries[turn.entry] = ScriptEntry(.turn(Turn(turn.role, text)), line: turn.lines.lowerBound + 1,
+                                                      written: lines[turn.lines].joined(separator: "\n"))
+                    expandedLine = false
+                }
+            }
+            if turn.role == .toolCall { try checkCall(text, line: turn.lines.lowerBound + 1, column: (turn.column ?? 12) - 11) }
+        }
+    }
+
+    /// Refuses a `tool-call:` turn whose text is not a call's JSON.
+    private func checkCall(_ text: String, line: Int, column: Int) throws(ScriptParseError) {
+        do {
+            let call = try ToolCall(json: text, id: "")
+            if let problem = ToolDefinition.problem(withName: call.name) { throw ToolFailure(problem) }
+        } catch {
+            throw self.error("tool-call: is the call's JSON, {\"name\": …, \"arguments\": {…}}: \(error)", line: line,
+                             column: column + 11)
+        }
     }
 
     /// Refuses to leave a round of tool calls without a result for each call, or reasoning
@@ -194,13 +348,6 @@ struct ScriptParser {
             guard [.user, .fixedAssistant, .toolCall, .toolResult].contains(last) else {
                 throw error("a tool call is the assistant's: it follows the user turn, the assistant's text before it, or the "
                             + "calls and results of the round before", line: line, column: column)
-            }
-            do {
-                let call = try ToolCall(json: turn.text, id: "")
-                if let problem = ToolDefinition.problem(withName: call.name) { throw ToolFailure(problem) }
-            } catch {
-                throw self.error("tool-call: is the call's JSON, {\"name\": …, \"arguments\": {…}}: \(error)", line: line,
-                                 column: column + 11)
             }
             if last == .toolCall {
                 roundCalls += 1
@@ -295,7 +442,7 @@ struct ScriptParser {
                 throw error("similar needs the text to compare with, quoted, then a bound: similar \"Paris is in France.\" >= 0.8",
                             column: cursor.column)
             }
-            let text = try quoted(&cursor)
+            let text = try expandedQuoted(&cursor)
             cursor.skipSpaces()
             check = .similar(text, try similarityBound(&cursor))
         case "similar-to-recorded": check = .similarToRecorded(try similarityBound(&cursor))
@@ -330,25 +477,33 @@ struct ScriptParser {
         entries.append(ScriptEntry(.expectation(expectation), line: line))
     }
 
-    /// A quoted string, or the rest of the line.
-    private func argument(_ cursor: inout Cursor, what: String) throws(ScriptParseError) -> String {
-        if cursor.peek == "\"" { return try quoted(&cursor) }
+    /// A quoted string, or the rest of the line, its references replaced.
+    private mutating func argument(_ cursor: inout Cursor, what: String) throws(ScriptParseError) -> String {
+        if cursor.peek == "\"" { return try expandedQuoted(&cursor) }
+        let column = cursor.column
         let value = cursor.rest.trimmingBlanks()
         guard !value.isEmpty else { throw error("expected \(what)", column: cursor.column) }
         cursor.consumeRest()
-        return value
+        return try expanded(value, column: column)
     }
 
-    /// Quoted strings or bare words, one or more, to the end of the line.
-    private func arguments(_ cursor: inout Cursor, what: String) throws(ScriptParseError) -> [String] {
+    /// Quoted strings or bare words, one or more, to the end of the line, their references replaced.
+    private mutating func arguments(_ cursor: inout Cursor, what: String) throws(ScriptParseError) -> [String] {
         var texts: [String] = []
         cursor.skipSpaces()
         while !cursor.isAtEnd {
-            texts.append(cursor.peek == "\"" ? try quoted(&cursor) : cursor.consumeWord())
+            let column = cursor.column
+            texts.append(cursor.peek == "\"" ? try expandedQuoted(&cursor) : try expanded(cursor.consumeWord(), column: column))
             cursor.skipSpaces()
         }
         guard !texts.isEmpty else { throw error("expected \(what)", column: cursor.column) }
         return texts
+    }
+
+    /// A quoted string, its references replaced.
+    private mutating func expandedQuoted(_ cursor: inout Cursor) throws(ScriptParseError) -> String {
+        let column = cursor.column + 1
+        return try expanded(quoted(&cursor), column: column)
     }
 
     private func quoted(_ cursor: inout Cursor) throws(ScriptParseError) -> String {
@@ -362,9 +517,9 @@ struct ScriptParser {
     }
 
     /// `<= N`, `< N`, `>= N`, `> N`, `== N`, `N..M`, followed by `unit` when there is one.
-    private func bound(_ cursor: inout Cursor, unit: String? = nil) throws(ScriptParseError) -> CountBound {
+    private mutating func bound(_ cursor: inout Cursor, unit: String? = nil) throws(ScriptParseError) -> CountBound {
         let column = cursor.column
-        var text = cursor.rest.trimmingBlanks()
+        var text = try expanded(cursor.rest.trimmingBlanks(), column: column)
         cursor.consumeRest()
         let usage = "expected a bound such as <= 200, >= 3, == 8 or 10..200" + (unit.map { ", then \($0)" } ?? "")
         if let unit {
@@ -396,7 +551,7 @@ struct ScriptParser {
     }
 
     /// A bound on a cosine similarity: a measure bound within [-1, 1].
-    private func similarityBound(_ cursor: inout Cursor) throws(ScriptParseError) -> MeasureBound {
+    private mutating func similarityBound(_ cursor: inout Cursor) throws(ScriptParseError) -> MeasureBound {
         let column = cursor.column
         let bound = try measureBound(&cursor)
         guard [bound.lower, bound.upper].allSatisfy({ $0.map { (-1...1).contains($0) } ?? true }) else {
@@ -406,9 +561,9 @@ struct ScriptParser {
     }
 
     /// A bound on a measured number: `<= 20`, `< 20`, `>= -2.5`, `> -2.5` or `1.5..20`.
-    private func measureBound(_ cursor: inout Cursor) throws(ScriptParseError) -> MeasureBound {
+    private mutating func measureBound(_ cursor: inout Cursor) throws(ScriptParseError) -> MeasureBound {
         let column = cursor.column
-        let text = cursor.rest.trimmingBlanks()
+        let text = try expanded(cursor.rest.trimmingBlanks(), column: column)
         cursor.consumeRest()
         let usage = "expected a bound such as <= 20, < 20, >= -2.5, > -2.5 or 1.5..20"
         guard !text.isEmpty else { throw error(usage, column: column) }
@@ -438,7 +593,8 @@ struct ScriptParser {
         let key = cursor.consumeWord()
         cursor.skipSpaces()
         let valueColumn = cursor.column
-        let value = cursor.rest.trimmingBlanks()
+        let written = cursor.rest.trimmingBlanks()
+        let value = ["var", "data", "generated", "verdict"].contains(key) ? written : try expanded(written, column: valueColumn)
         func text() throws(ScriptParseError) -> String {
             guard !value.isEmpty else { throw error("@\(key) needs a value", column: valueColumn) }
             return value
@@ -456,6 +612,8 @@ struct ScriptParser {
             }
             directive = .toolFormat(format)
         case "plugin": directive = .plugin(try text())
+        case "var": directive = try variable(&cursor)
+        case "data": directive = .data(file: try text())
         case "unload": directive = .unload(try text())
         case "ctx-size":
             guard let size = Int(value), ModelDescription.contextSizes.contains(size) else {
@@ -509,7 +667,31 @@ struct ScriptParser {
     }
 
     static let directiveNames = ["name", "description", "model", "ctx-size", "template"] + ParameterSetting.names
-        + FormatSetting.names + ["plugin", "unload", "min-pass", "tolerance", "generated", "verdict", "judge"]
+        + FormatSetting.names + ["plugin", "unload", "min-pass", "tolerance", "generated", "verdict", "judge", "var", "data"]
+
+    /// `@var NAME VALUE`: the value is a quoted string or the rest of the line, as written.
+    private mutating func variable(_ cursor: inout Cursor) throws(ScriptParseError) -> Directive {
+        let nameColumn = cursor.column
+        let name = cursor.consumeWord()
+        guard ScriptVariables.isName(name) else {
+            throw error(name.isEmpty ? "@var needs a name and a value: @var capital Paris"
+                        : "a variable's name is letters, digits and _, not starting with a digit: '\(name)' is not one", column: nameColumn)
+        }
+        guard scriptValues[name] == nil else { throw error("@var \(name) is given twice: give each variable once", column: nameColumn) }
+        cursor.skipSpaces()
+        let valueColumn = cursor.column
+        let value: String
+        if cursor.peek == "\"" {
+            value = try quoted(&cursor)
+            cursor.skipSpaces()
+            guard cursor.isAtEnd else { throw error("unexpected text after the quoted value", column: cursor.column) }
+        } else {
+            value = cursor.rest.trimmingBlanks()
+            guard !value.isEmpty else { throw error("@var \(name) needs a value (\"\" for the empty text)", column: valueColumn) }
+        }
+        scriptValues[name] = value
+        return .variable(name: name, value: variables.row?[name] ?? value)
+    }
 
     /// `@verdict pass|fail "RUBRIC" "REASON"`, right after `@generated` (or another verdict): a
     /// judge's verdict on the recorded reply.
@@ -564,6 +746,7 @@ struct ScriptParser {
             cursor.skipSpaces()
         }
         guard let stop, let tokens else { throw error("@generated needs stop=\"…\" and tokens=N", column: column) }
+        try resolvePending(ownRounds: rounds)
         last = .recordedAssistant
         entries.append(ScriptEntry(.generated(ReplyRecord(stopReason: stop, tokens: tokens, rounds: rounds)), line: number))
     }

@@ -1,8 +1,9 @@
 import TideCore
 extension ConversationScript {
-    /// The script as text, in the canonical spelling: parsing it gives the same items back.
+    /// The script as text, in the canonical spelling: parsing it gives the same items back. A
+    /// line written with variables (``ScriptEntry/written``) is printed as it was written.
     public func printed() -> String {
-        items.map { $0.printed + "\n" }.joined()
+        entries.map { ($0.written ?? $0.item.printed) + "\n" }.joined()
     }
 }
 
@@ -51,6 +52,10 @@ extension Directive {
         case .parameter(let setting): setting.printed
         case .format(let setting): setting.printed
         case .minimumPassRate(let rate): "@min-pass \(rate)"
+        case .variable(let name, let value):
+            "@var \(name) " + (value.isEmpty || value.trimmingBlanks() != value || value.hasPrefix("\"") || value.contains(where: \.isNewline)
+                ? QuotedString.quote(value) : value)
+        case .data(let file): "@data \(file)"
         case .tolerance(let tolerance): "@tolerance \(tolerance == tolerance.rounded() ? String(Int(tolerance)) : String(tolerance))"
         }
     }

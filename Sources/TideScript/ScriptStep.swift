@@ -260,6 +260,8 @@ extension ConversationScript {
                 skipRecorded = recorded.contains(index)
             }
         }
-        return ConversationScript(entries: result)
+        var transcript = ConversationScript(entries: result)
+        transcript.variables = variables
+        return transcript
     }
 }

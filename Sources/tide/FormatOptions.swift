@@ -30,6 +30,9 @@ struct FormatOptions: ParsableArguments {
         return format == .json ? .json : nil
     }
 
+    /// Whether a format is named at all.
+    var isGiven: Bool { format != nil || jsonSchema != nil || grammar != nil }
+
     /// `parameters` with the format named.
     func over(_ parameters: GenerationParameters) throws -> GenerationParameters {
         var parameters = parameters

@@ -8,11 +8,18 @@ import TideRemote
 
 /// Options that choose a model and size its context, shared by every command that generates.
 struct ModelOptions: ParsableArguments {
-    @Option(name: .shortAndLong, help: ArgumentHelp(
+    @Option(name: [.customShort("m"), .customLong("model")], help: ArgumentHelp(
         "A model name (see `tide models list`) or a path to a .gguf file (default: \(ModelRegistry.defaultModelID)); "
-            + "with --remote, the model's name on the server (default: the server's only model).",
+            + "with --remote, the model's name on the server (default: the server's only model). "
+            + "tide run takes several, each a target of the run.",
         valueName: "name"))
-    var model: String?
+    var models: [String] = []
+
+    /// The model named (`--model`), when one is.
+    var model: String? {
+        get { models.last }
+        set { models = newValue.map { [$0] } ?? [] }
+    }
 
     @Option(help: ArgumentHelp(
         "Generate on an OpenAI-compatible server (vLLM, llama-server, Ollama, TGI, tide serve) at this base URL. "
@@ -41,8 +48,8 @@ struct ModelOptions: ParsableArguments {
             help: "Threads for every decode (default: the cores that other work leaves free, decided before each decode).")
     var threads: Int?
 
-    @Option(name: .customLong("batch-size"), parsing: .unconditional, help: "Prompt tokens evaluated per llama_decode call.")
-    var batchSize: Int = 512
+    @Option(name: .customLong("batch-size"), parsing: .unconditional, help: "Prompt tokens evaluated per llama_decode call (default: 512).")
+    var batchSize: Int?
 
     @Option(name: .customLong("gpu-layers"), parsing: .unconditional,
             help: "Layers offloaded to a GPU, on a llama.cpp built with one (-1: all; 0: none; default: as many as its free memory holds, else the model's preset's).")
@@ -57,7 +64,7 @@ struct ModelOptions: ParsableArguments {
         if let remoteTimeout, !RemoteModelEntry.timeoutRange.contains(remoteTimeout) {
             throw ValidationError("--remote-timeout must be from 1 to \(RemoteModelEntry.timeoutRange.upperBound) seconds, not \(remoteTimeout)")
         }
-        if batchSize < 1 { throw ValidationError("--batch-size must be at least 1, not \(batchSize)") }
+        if let batchSize, batchSize < 1 { throw ValidationError("--batch-size must be at least 1, not \(batchSize)") }
         if let problem = gpuLayers.flatMap(ModelDescription.gpuLayersProblem) { throw ValidationError("--gpu-layers " + problem) }
         if let toolFormat, (try? ToolCallFormat(naming: toolFormat)) == nil {
             throw ValidationError("unknown --tool-format '\(toolFormat)'; choose " + ToolCallFormat.requirement)
@@ -81,8 +88,11 @@ struct ModelOptions: ParsableArguments {
     /// `--model` is not given. With `--remote` and no `--model`, the server is asked which model
     /// it runs; it must run exactly one.
     func setup(defaultModel: String? = nil) async throws -> ModelSetup {
+        guard models.count <= 1 else {
+            throw ValidationError("--model is given \(models.count) times: only tide run takes several models (each a target of the run)")
+        }
         var setup = ModelSetup(model: model ?? defaultModel ?? ModelRegistry.defaultModelID, template: template, contextSize: contextSize,
-                               threads: checkedThreads, batchSize: batchSize, gpuLayers: gpuLayers)
+                               threads: checkedThreads, batchSize: batchSize ?? ModelSetup().batchSize, gpuLayers: gpuLayers)
         setup.remoteTimeout = remoteTimeout.map { .seconds($0) }
         setup.toolFormat = try toolFormat.map(ToolCallFormat.init(naming:))
         guard let remote else { return setup }
@@ -103,6 +113,21 @@ struct ModelOptions: ParsableArguments {
 }
 
 extension ModelOptions {
+    /// These options, each one not given taken from `base`: a `--target`'s over the run's.
+    func over(_ base: ModelOptions) -> ModelOptions {
+        var options = self
+        if options.models.isEmpty { options.models = base.models }
+        options.remote = remote ?? base.remote
+        options.remoteTimeout = remoteTimeout ?? base.remoteTimeout
+        options.template = template ?? base.template
+        options.toolFormat = toolFormat ?? base.toolFormat
+        options.contextSize = contextSize ?? base.contextSize
+        options.threads = threads ?? base.threads
+        options.batchSize = batchSize ?? base.batchSize
+        options.gpuLayers = gpuLayers ?? base.gpuLayers
+        return options
+    }
+
     /// `--threads`, at most the machine's cores: more make every decoding step wait for
     /// threads that are not running. Says so on stderr when it lowers the count.
     var checkedThreads: Int? {

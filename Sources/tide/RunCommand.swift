@@ -89,8 +89,25 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
     @Option(help: ArgumentHelp("Also write a JUnit XML report to this file.", valueName: "file"))
     var junit: String?
 
+    @Option(help: ArgumentHelp("Also write the run as one self-contained HTML page to this file: the matrix, filters, "
+                               + "every reply with its checks.", valueName: "file"))
+    var html: String?
+
     @Flag(help: "Write TAP (version 14) on standard output instead of the report.")
     var tap = false
+
+    @Option(name: .customLong("var"), help: ArgumentHelp("A value for {{NAME}} in the scripts (repeatable); a script's @var and a data row win.",
+                                                         valueName: "name=value"))
+    var variables: [String] = []
+
+    @Option(help: ArgumentHelp("Replay each script once per row of this CSV or JSON Lines file, its columns as variables "
+                               + "(a script's @data wins).", valueName: "file"))
+    var data: String?
+
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Replay every script on this target (repeatable): 'LABEL: OPTIONS', the model, plugin, "
+                               + "parameter and format options it takes over the run's, e.g. 'banned: --plugin ban-phrases'.",
+                               valueName: "target"))
+    var target: [String] = []
 
     func validate() throws {
         if paths.isEmpty { throw ValidationError("give at least one script or folder, e.g. tide run Conversations/") }
@@ -112,6 +129,20 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
         }
         if tap && json { throw ValidationError("--tap and --json both replace the report: choose one") }
         if paths.count(where: { $0 == "-" }) > 1 { throw ValidationError("- (standard input) can be given once") }
+        for variable in variables {
+            let (name, _) = ParameterArguments.split(variable)
+            guard variable.contains("="), ScriptVariables.isName(name) else {
+                throw ValidationError("--var is NAME=VALUE, the name letters, digits and _ (not starting with a digit), not '\(variable)'")
+            }
+        }
+        if !target.isEmpty && modelOptions.models.count > 1 {
+            throw ValidationError("--model is given several times and --target too: give each target with --target "
+                                  + "('\(TargetOptions.label(naming: modelOptions.models[0])): --model \(modelOptions.models[0])')")
+        }
+        let labels = try target.map { try TargetOptions.parse(target: $0).label }
+        if let twice = labels.first(where: { label in labels.count { $0 == label } > 1 }) {
+            throw ValidationError("two targets are named \(twice): name each once (LABEL: OPTIONS)")
+        }
         if paths.contains("-") && (out != nil || update || check) {
             throw ValidationError("a script on standard input has no file to write a transcript beside or compare with: "
                                   + "save it to a file for --out, --update or --check")
@@ -130,50 +161,48 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
             Terminal.warn("Error: no .tide scripts in \(paths.joined(separator: ", "))")
             throw ExitCode(2)
         }
-        let names = Dictionary(grouping: files) { URL(fileURLWithPath: $0).lastPathComponent }
-        if out != nil, let (name, clash) = names.first(where: { $0.value.count > 1 }) {
-            Terminal.warn("Error: \(clash.joined(separator: " and ")) would both be written to \(out!)/\(name); "
-                          + "replay them with separate --out folders")
+        let standardInput = paths.contains("-") ? try StandardInput.readAll(what: "the script") : nil
+        let (cases, planErrors) = ScriptCases.plan(files: files, standardInput: standardInput,
+                                                   variables: Dictionary(variables.map(ParameterArguments.split)) { $1 }, data: data)
+        if !planErrors.isEmpty {
+            for error in planErrors { Terminal.warn("Error: \(error)") }
+            Terminal.warn("nothing was replayed: mend the data and the scripts above first")
             throw ExitCode(2)
         }
+        let log = logOptions.database()
+        defer { log?.flush() }
+        let targetCount = max(target.count, modelOptions.models.count, 1)
+        let sequences = min(parallel, cases.count * targetCount * repetitions)
+        let targets = try await makeTargets(files: files, sequences: sequences, standardInput: standardInput, log: log)
         if let out {
             do {
-                try ScriptFiles.prepareFolder(out)
+                try checkOutFolder(out, cases: cases, targets: targets)
             } catch {
                 Terminal.warn("Error: \(error)")
                 throw ExitCode(2)
             }
-            let replaced = ScriptFiles.scriptsReplaced(in: files, byTranscriptsIn: out)
-            if let first = replaced.first, !replaceScripts {
-                Terminal.warn("Error: --out \(out) would replace \(first)"
-                    + (replaced.count > 1 ? " and \(replaced.count - 1) more script\(replaced.count > 2 ? "s" : "")" : "")
-                    + " with its transcript; choose another folder, or add --replace-scripts to do that")
-                throw ExitCode(2)
-            }
         }
-        let sequences = min(parallel, files.count * repetitions)
-        let standardInput = paths.contains("-") ? try StandardInput.readAll(what: "the script") : nil
-        let log = logOptions.database()
-        defer { log?.flush() }
-        let runner = try await makeRunner(files: files, sequences: sequences, standardInput: standardInput, log: log)
 
         let style = TextStyle.standardOutput
         let machineReadable = json || tap
         let streaming = !machineReadable && !quiet && sequences == 1 && repetitions == 1 && (verbose || Terminal.stdoutIsTTY)
         let report = RunReport(showPasses: !quiet && !streaming, style: style)
         var tapReport = TAPReport()
-        let jobs = files.count * repetitions
+        // A group is one case on one target; its runs are the repetitions.
+        let groups = cases.count * targets.count
+        let jobs = groups * repetitions
         let bar = jobs > 1 && !streaming ? ProgressBar(label: "replaying") : nil
-        let job = ReplayJob(runner: runner, out: out, golden: golden, update: update, check: check,
+        let job = ReplayJob(out: out, golden: golden, update: update, check: check,
                             view: streaming ? TranscriptView(verbose: verbose, style: style) : nil)
         let start = ContinuousClock.now
         var (passed, failed, errors, done) = (0, 0, 0, 0)
         var forcing: [TeacherForcing] = []
         var outcomes: [ScriptOutcome] = []
+        var results: [ScriptResult] = []
         if tap { Terminal.write(TAPReport.header + "\n") }
         bar?.update(0, detail: "0/\(jobs)")
-        // Results are printed in the order of the files, each as soon as its runs and those of the
-        // files before it are done.
+        // Results are printed in the order of the cases (each on every target in turn), each as
+        // soon as its runs and those of the groups before it are done.
         var finished: [Int: [ScriptResult]] = [:]
         var nextToPrint = 0
         await withTaskGroup(of: (Int, ScriptResult).self) { group in
@@ -182,7 +211,10 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
                 guard started < jobs else { return }
                 let (index, run) = (started / repetitions, started % repetitions)
                 started += 1
-                group.addTask { (index, await job.replay(files[index], seedOffset: repetitions > 1 ? UInt32(run) : nil)) }
+                let (scriptCase, target) = (cases[index / targets.count], targets[index % targets.count])
+                group.addTask {
+                    (index, await job.replay(scriptCase, on: target, seedOffset: repetitions > 1 ? UInt32(run) : nil))
+                }
             }
             for _ in 0..<sequences { startNext() }
             for await (index, result) in group {
@@ -203,6 +235,7 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
                         for line in lines { Terminal.write(line + "\n") }
                     }
                     outcomes.append(outcome)
+                    if html != nil { results += runs }
                     passed += outcome.passed
                     failed += outcome.failed
                     errors += outcome.failure == nil ? 0 : 1
@@ -226,10 +259,25 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
                 reportFailed = true
             }
         }
+        let matrix = RunMatrix(outcomes: outcomes, targets: targets.compactMap(\.label))
         var summary = RunReport.summary(passed: passed, failed: failed, errors: errors, scripts: files.count,
+                                        rows: cases.count(where: { $0.row != nil }), targets: targets.count,
                                         seconds: seconds, forcing: forcing)
         if repetitions > 1 { summary += "\n" + RunReport.repetitionNote(runs: repetitions) }
+        let counts = summary
+        if targets.count > 1 { summary = report.lines(for: matrix).joined(separator: "\n") + "\n" + summary }
         if machineReadable { Terminal.warn(summary) } else { Terminal.write(summary + "\n") }
+        if let html {
+            let page = HTMLReport(results: results, targets: targets.compactMap(\.label),
+                                  summary: counts,
+                                  command: (["tide"] + CommandLine.arguments.dropFirst()).map(Self.shellQuoted).joined(separator: " "))
+            do {
+                try ScriptFiles.write(page.page(), to: html, what: "the HTML report")
+            } catch {
+                Terminal.warn("Error: \(error)")
+                reportFailed = true
+            }
+        }
         do {
             try Terminal.finishOutput()
         } catch {
@@ -239,22 +287,58 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
         if errors > 0 || reportFailed { throw ExitCode(2) }
         if failed > 0 { throw ExitCode(1) }
     }
+
+    /// `word` as a shell reads it back: as it is when it is plain, else in single quotes.
+    static func shellQuoted(_ word: String) -> String {
+        let plain = !word.isEmpty && word.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_./=:,+@%".unicodeScalars.contains($0)
+        }
+        return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    /// Refuses an `--out` folder where two cases' transcripts would land on one file, or one
+    /// would replace a script (without `--replace-scripts`); creates it.
+    func checkOutFolder(_ out: String, cases: [ScriptCase], targets: [RunTarget]) throws {
+        let paths = Dictionary(grouping: cases.flatMap { scriptCase in
+            targets.map { (ScriptFiles.transcriptPath(for: scriptCase.file, in: out, row: scriptCase.row?.name, target: $0.label),
+                           scriptCase.file) }
+        }, by: \.0)
+        if let (path, clash) = paths.first(where: { Set($0.value.map(\.1)).count > 1 || $0.value.count > 1 }) {
+            let names = Array(Set(clash.map(\.1))).sorted()
+            throw ValidationError(names.count > 1
+                ? "\(names.joined(separator: " and ")) would both be written to \(path); replay them with separate --out folders"
+                : "two rows of \(names[0])'s data would both be written to \(path): give the rows ids that differ in letters and digits")
+        }
+        try ScriptFiles.prepareFolder(out)
+        for label in targets.compactMap(\.label) { try ScriptFiles.prepareFolder(URL(fileURLWithPath: out).appendingPathComponent(label).path) }
+        let replaced = ScriptFiles.scriptsReplaced(in: Array(Set(cases.map(\.file))).sorted(), byTranscriptsIn: out)
+        if let first = replaced.first, !replaceScripts, targets.count == 1 {
+            throw ValidationError("--out \(out) would replace \(first)"
+                + (replaced.count > 1 ? " and \(replaced.count - 1) more script\(replaced.count > 2 ? "s" : "")" : "")
+                + " with its transcript; choose another folder, or add --replace-scripts to do that")
+        }
+    }
 }
 
 extension RunCommand {
-    /// A runner with this command's defaults: one context per script, or with `sequences` > 1 one
-    /// batch engine per model whose sequences hold the largest `@ctx-size` the scripts ask for.
-    /// Each script's replay is logged in `log`, if given.
-    func makeRunner(files: [String], sequences: Int, standardInput: String?, log: LogDatabase?) async throws -> ScriptRunner {
+    /// The targets of the run: each `--target`, else each of several `--model`s, else the run's
+    /// own options alone (a target without a label). Runners share one backend provider: one
+    /// context per script, or with `sequences` > 1 one batch engine per model whose sequences
+    /// hold the largest `@ctx-size` the scripts ask for, so a model that several targets run is
+    /// loaded once. Each script's replay is logged in `log`, if given.
+    func makeTargets(files: [String], sequences: Int, standardInput: String?, log: LogDatabase?) async throws -> [RunTarget] {
+        let specs = !target.isEmpty ? try target.map(TargetOptions.parse(target:))
+            : modelOptions.models.count > 1 ? try modelOptions.models.map { try TargetOptions.parse(target: "--model '\($0)'") } : []
+        var base = modelOptions
+        if modelOptions.models.count > 1 { base.models = [] }
+        let contextSizes = specs.compactMap { $0.options.modelOptions.contextSize } + [base.contextSize].compactMap { $0 }
         let backends: any BackendProvider = sequences > 1
             ? BatchedBackends(models: ProgressBarModels(), sequences: sequences,
-                              contextSize: ScriptFiles.largestContextSize(in: files, standardInput: standardInput)
-                                  ?? modelOptions.contextSize,
+                              contextSize: ScriptFiles.largestContextSize(in: files, standardInput: standardInput) ?? contextSizes.max(),
                               notice: { Terminal.warn($0) })
             : SequentialBackends(models: ProgressBarModels())
         var runner = ScriptRunner(backends: backends)
         runner.standardInput = standardInput
-        runner.setup = try await modelOptions.setup()
         runner.parameters = try formatOptions.over(sampling.parameters())
         if let tolerance { runner.parameters.tolerance = tolerance }
         runner.parameterSettings = try sampling.settings
@@ -273,43 +357,61 @@ extension RunCommand {
                                 origin: file == ScriptFiles.standardInput ? file : URL(fileURLWithPath: file).standardizedFileURL.path)
             }
         }
-        return runner
+        guard !specs.isEmpty else {
+            runner.setup = try await base.setup()
+            return [RunTarget(label: nil, runner: runner)]
+        }
+        var targets: [RunTarget] = []
+        for (label, options) in specs {
+            targets.append(RunTarget(label: label, runner: try await options.runner(over: runner, model: base)))
+        }
+        return targets
     }
 }
 
-/// Replaying one script as `tide run` does: golden transcript in (under --check), transcripts
+/// Replaying one case as `tide run` does: golden transcript in (under --check), transcripts
 /// out (--out, --update).
 struct ReplayJob: Sendable {
-    let runner: ScriptRunner
     let out: String?
     let golden: String?
     let update: Bool
     let check: Bool
     let view: TranscriptView?
 
-    /// Replays `file`; `seedOffset` is added to every reply's seed (one run of several).
-    func replay(_ file: String, seedOffset: UInt32? = nil) async -> ScriptResult {
-        var runner = runner
+    /// Replays `scriptCase` on `target`; `seedOffset` is added to every reply's seed (one run of several).
+    func replay(_ scriptCase: ScriptCase, on target: RunTarget, seedOffset: UInt32? = nil) async -> ScriptResult {
+        var runner = target.runner
         runner.seedOffset = seedOffset
-        view?.header(file)
-        let goldenPath = ScriptFiles.goldenPath(for: file, in: golden)
+        let (file, row) = (scriptCase.file, scriptCase.row?.name)
+        let started = ContinuousClock.now
+        view?.header(ScriptResult.label(file: file, row: row, target: target.label))
+        let goldenPath = ScriptFiles.goldenPath(for: file, in: golden, row: row, target: target.label)
         var recorded: ConversationScript?
+        func finished(_ result: ScriptResult) -> ScriptResult {
+            var result = result
+            result.row = row
+            result.target = target.label
+            result.seconds = (ContinuousClock.now - started).seconds
+            return result
+        }
         if check {
             guard FileManager.default.fileExists(atPath: goldenPath) else {
-                return ScriptResult(file: file,
-                                    failure: "\(file): no golden transcript at \(goldenPath); record one with --update")
+                return finished(ScriptResult(file: file,
+                                             failure: "\(file): no golden transcript at \(goldenPath); record one with --update"))
             }
             do {
                 recorded = try ConversationScript(contentsOf: URL(fileURLWithPath: goldenPath))
             } catch {
-                return ScriptResult(file: file, failure: "golden transcript: \(error)")
+                return finished(ScriptResult(file: file, failure: "golden transcript: \(error)"))
             }
         }
-        let outPath = out.map { URL(fileURLWithPath: $0).appendingPathComponent(URL(fileURLWithPath: file).lastPathComponent).path }
-        var result = await runner.run(file: file, golden: recorded) { event in
+        let outPath = out.map { ScriptFiles.transcriptPath(for: file, in: $0, row: row, target: target.label) }
+        var result = await runner.run(scriptCase, golden: recorded) { event in
             view?.show(event)
             // Flushed turn by turn: an interrupted run keeps what it had.
-            if case .transcript(let transcript) = event, let outPath { try? ScriptFiles.write(transcript, to: outPath, origin: file) }
+            if case .transcript(let transcript) = event, let outPath {
+                try? ScriptFiles.write(transcript.recordingVariables(), to: outPath, origin: file)
+            }
         }
         do {
             if let outPath, let transcript = result.transcript { try ScriptFiles.write(transcript, to: outPath, origin: file) }
@@ -319,7 +421,7 @@ struct ReplayJob: Sendable {
         } catch {
             result.failure = result.failure ?? "\(error)"
         }
-        return result
+        return finished(result)
     }
 }
 

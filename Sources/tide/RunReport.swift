@@ -13,23 +13,24 @@ struct RunReport {
     func lines(for result: ScriptResult) -> [String] {
         var lines: [String] = []
         for reply in result.replies {
-            for failure in reply.hookFailures { lines.append("\(result.file):\(reply.line): plugin error: \(failure)") }
-            if let problem = reply.formatProblem { lines.append("\(result.file):\(reply.line): format: \(problem)") }
-            if showPasses, let forcing = reply.teacherForcing { lines.append("\(result.file):\(reply.line): reply " + style.dim("\(forcing)")) }
+            for failure in reply.hookFailures { lines.append("\(result.label):\(reply.line): plugin error: \(failure)") }
+            if let problem = reply.formatProblem { lines.append("\(result.label):\(reply.line): format: \(problem)") }
+            if showPasses, let forcing = reply.teacherForcing { lines.append("\(result.label):\(reply.line): reply " + style.dim("\(forcing)")) }
             for check in reply.expectations where showPasses || !check.passed {
-                lines.append(check.passed ? "\(result.file):\(check.line): " + style.green("PASS") + " \(check.text)"
-                                          : "\(result.file):\(check.line): " + style.red("FAIL") + " \(check.text): \(check.detail); "
+                lines.append(check.passed ? "\(result.label):\(check.line): " + style.green("PASS") + " \(check.text)"
+                                          : "\(result.label):\(check.line): " + style.red("FAIL") + " \(check.text): \(check.detail); "
                                               + "reply: \(Self.excerpt(reply.text))")
             }
             if let golden = reply.golden, showPasses || !golden.matches {
                 lines.append(golden.matches
-                    ? "\(result.file):\(reply.line): " + style.green("PASS") + " reply same as the golden transcript"
-                    : "\(result.file):\(reply.line): " + style.red("FAIL") + " reply differs from the golden transcript:\n"
+                    ? "\(result.label):\(reply.line): " + style.green("PASS") + " reply same as the golden transcript"
+                    : "\(result.label):\(reply.line): " + style.red("FAIL") + " reply differs from the golden transcript:\n"
                         + golden.difference)
             }
         }
         if let failure = result.failure {
-            lines.append(style.red("ERROR") + " \(failure)" + Remedy.hint(for: result.remedies, naming: \.flag))
+            lines.append(style.red("ERROR") + Self.context(result.label, file: result.file) + " \(failure)"
+                         + Remedy.hint(for: result.remedies, naming: \.flag))
         }
         return lines
     }
@@ -41,12 +42,47 @@ struct RunReport {
         for check in outcome.checks where showPasses || !check.passed {
             let count = "(\(check.passes)/\(check.runs) runs" + (check.rate == .all ? ")" : ", needs \(check.rate))")
             lines.append(check.passed
-                ? "\(outcome.file):\(check.line): " + style.green("PASS") + " \(check.text) \(count)"
-                : "\(outcome.file):\(check.line): " + style.red("FAIL") + " \(check.text) \(count): \(check.detail ?? ""); "
+                ? "\(outcome.label):\(check.line): " + style.green("PASS") + " \(check.text) \(count)"
+                : "\(outcome.label):\(check.line): " + style.red("FAIL") + " \(check.text) \(count): \(check.detail ?? ""); "
                     + "reply: \(Self.excerpt(check.reply ?? ""))")
         }
-        if let failure = outcome.failure { lines.append(style.red("ERROR") + " \(failure)") }
+        if let failure = outcome.failure { lines.append(style.red("ERROR") + Self.context(outcome.label, file: outcome.file) + " \(failure)") }
         return lines
+    }
+
+    /// The matrix of a run over several targets: each case's checks held per target (all of them
+    /// up to ``matrixRows`` cases, else the cases that failed somewhere), then each target's
+    /// totals and time.
+    func lines(for matrix: RunMatrix) -> [String] {
+        let shown = matrix.rows.count <= Self.matrixRows ? matrix.rows : Array(matrix.rowsWithFailures.prefix(Self.matrixRows))
+        func cell(_ cell: RunMatrix.Cell?) -> String {
+            guard let cell else { return "-" }
+            let text = "\(cell.passed)/\(cell.passed + cell.failed)" + (cell.failure == nil ? "" : " ERROR")
+            return text
+        }
+        var rows = [["case"] + matrix.targets]
+        rows += shown.map { [$0.label] + $0.cells.map(cell) }
+        let totals = matrix.totals
+        rows.append(["checks held"] + totals.map { "\($0.passed)/\($0.passed + $0.failed)" })
+        rows.append(["cases passed"] + totals.map { "\($0.casesPassed)/\($0.cases)" + ($0.errors > 0 ? ", \($0.errors) could not run" : "") })
+        rows.append(["time"] + totals.map { String(format: "%.1f s", $0.seconds) })
+        var lines = ColumnText.lines(rows)
+        // Colour after aligning, so escapes do not count as width.
+        for (index, row) in shown.enumerated() where !row.cells.allSatisfy({ $0?.isPass ?? true }) {
+            lines[index + 1] = style.red(lines[index + 1])
+        }
+        let hidden = matrix.rows.count - shown.count
+        let hiddenPassing = matrix.rows.count - matrix.rowsWithFailures.count
+        return ["", style.bold("matrix") + " (checks held per target):"] + lines.map { "  " + $0 }
+            + (hidden > 0 ? ["  (\(hidden) more cases not shown; \(hiddenPassing) of the \(matrix.rows.count) pass on every target)"] : [])
+    }
+
+    /// The most cases the matrix shows.
+    static let matrixRows = 40
+
+    /// ` target: file[row]` before an error, where a label says more than the file its message names.
+    private static func context(_ label: String, file: String) -> String {
+        label == file ? "" : " \(label):"
     }
 
     /// What `--repeat` does to seeds, said once after the summary.
@@ -65,11 +101,14 @@ struct RunReport {
     }
 
     /// `N passed, N failed`, then what else happened, and how the recorded replies were checked.
-    static func summary(passed: Int, failed: Int, errors: Int, scripts: Int, seconds: Double,
+    static func summary(passed: Int, failed: Int, errors: Int, scripts: Int, rows: Int = 0, targets: Int = 1, seconds: Double,
                         forcing: [TeacherForcing] = []) -> String {
         var line = "\(passed) passed, \(failed) failed"
-        if errors > 0 { line += ", \(errors) script\(errors == 1 ? "" : "s") could not run" }
-        line += " (\(scripts) script\(scripts == 1 ? "" : "s"), " + String(format: "%.1f s", seconds) + ")"
+        if errors > 0 { line += ", \(errors) \(rows > 0 || targets > 1 ? "case" : "script")\(errors == 1 ? "" : "s") could not run" }
+        line += " (\(scripts) script\(scripts == 1 ? "" : "s"), "
+            + (rows > 0 ? "\(rows) data row\(rows == 1 ? "" : "s"), " : "")
+            + (targets > 1 ? "\(targets) targets, " : "")
+            + String(format: "%.1f s", seconds) + ")"
         guard !forcing.isEmpty else { return line }
         let confirmed = forcing.count { if case .confirmed = $0 { true } else { false } }
         let nearTies = forcing.count { if case .confirmed(_, let nearTies) = $0 { nearTies.count > 0 } else { false } }
@@ -166,15 +205,21 @@ private struct ScriptJSON: Encodable {
     }
     var file: String
     var name: String
+    var row: String?
+    var target: String?
     var model: String?
     var passed: Int
     var failed: Int
     var error: String?
+    var seconds: Double
     var replies: [Reply]
 
     init(_ result: ScriptResult) {
         file = result.file
         name = result.name
+        row = result.row
+        target = result.target
+        seconds = result.seconds
         model = result.model
         passed = result.passed
         failed = result.failed
@@ -210,15 +255,21 @@ private struct RepeatedJSON: Encodable {
     }
     var file: String
     var name: String
+    var row: String?
+    var target: String?
     var runs: Int
     var passed: Int
     var failed: Int
     var error: String?
+    var seconds: Double
     var checks: [Check]
 
     init(_ outcome: ScriptOutcome) {
         file = outcome.file
         name = outcome.name
+        row = outcome.row
+        target = outcome.target
+        seconds = outcome.seconds
         runs = outcome.runs
         passed = outcome.passed
         failed = outcome.failed

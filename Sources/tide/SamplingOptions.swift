@@ -79,6 +79,12 @@ enum ParameterArguments {
     /// rewritten; arguments after `--` are left as they are.
     static func rewritten(_ arguments: [String]) -> [String] {
         guard command(of: arguments) is TakesGenerationParameters.Type else { return arguments }
+        return rewrittenParameters(arguments)
+    }
+
+    /// `arguments` with every parameter rewritten, whatever command they are for (a `--target`'s
+    /// options, say).
+    static func rewrittenParameters(_ arguments: [String]) -> [String] {
         let names = Set(ParameterSetting.names)
         var result: [String] = []
         var index = 0

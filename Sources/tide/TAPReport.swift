@@ -15,7 +15,7 @@ struct TAPReport {
         var lines: [String] = []
         for check in outcome.checks {
             number += 1
-            let point = "\(check.passed ? "ok" : "not ok") \(number) - " + Self.description("\(outcome.file):\(check.line) \(check.text)")
+            let point = "\(check.passed ? "ok" : "not ok") \(number) - " + Self.description("\(outcome.label):\(check.line) \(check.text)")
             lines.append(outcome.runs > 1 ? point + " (\(check.passes)/\(check.runs) runs)" : point)
             if !check.passed {
                 lines += Self.block(["message": check.detail ?? "", "reply": check.reply ?? "",
@@ -24,7 +24,7 @@ struct TAPReport {
         }
         if let failure = outcome.failure {
             number += 1
-            lines.append("not ok \(number) - " + Self.description("\(outcome.file): the script could not run to its end"))
+            lines.append("not ok \(number) - " + Self.description("\(outcome.label): the script could not run to its end"))
             lines += Self.block(["message": failure])
         }
         return lines

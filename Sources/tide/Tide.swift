@@ -39,7 +39,11 @@ struct Tide: AsyncParsableCommand {
                 Foundation.exit(0)
             }
             if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                // Found while the command ran (its model, say): its usage, not the root's.
+                let command = ParameterArguments.command(of: arguments)
+                let message = command == Tide.self ? fullMessage(for: error)
+                    : "Error: \(Tide.message(for: error))\n  See 'tide \(command._commandName) --help' for more information."
+                FileHandle.standardError.write(Data((message + "\n").utf8))
                 Foundation.exit(2)
             }
             // An error from the engine says what to do in words; here its flags are named too.

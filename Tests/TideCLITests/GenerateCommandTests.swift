@@ -56,7 +56,8 @@ extension CommandLineTests {
             (["--template", "klingon"], "unknown --template 'klingon'"),
             (["--model", "llama-9000"], "unknown model 'llama-9000'"),
             (["--model", "/nonexistent/x.gguf"], "no model file at /nonexistent/x.gguf"),
-            (["--model", "gemma-3-270m", "--model", "/etc/hostname"], "is not a usable GGUF model"),
+            (["--model", "/etc/hostname"], "is not a usable GGUF model"),
+            (["--model", "gemma-3-270m", "--model", "/etc/hostname"], "--model is given 2 times: only tide run takes several models"),
         ])
         func badInputGetsAClearMessageAndAFailingStatus(arguments: [String], message: String) throws {
             let result = try TideProcess.run(["generate"] + arguments + ["hello"])
