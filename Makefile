@@ -1,7 +1,7 @@
 # The two commands of the README:
 #   make run    installs what is missing, builds Tide and starts a chat with the bundled model
 #   make test   installs what is missing and runs the test suite
-.PHONY: setup build run install uninstall test test-fast test-gpu bench bench-serve bench-serve-llama bench-embeddings
+.PHONY: setup build run install uninstall test test-fast test-gpu bench bench-serve bench-serve-llama bench-embeddings bench-matrix
 setup:
 	@bash scripts/setup.sh
 
@@ -64,3 +64,7 @@ bench-serve-llama: build
 # `tide serve`'s /v1/embeddings against llama-server's on the same embedding model: texts per second (docs/benchmarks.md).
 bench-embeddings: build
 	$${XDG_CACHE_HOME:-$$HOME/.cache}/tide/llama-server/bin/python scripts/bench-serve.py --against llama-server-embeddings --tide .build/release/tide
+
+# 1,000 generated rows × 2 targets through `tide run --html`, and the page loaded in headless Chromium (docs/benchmarks.md).
+bench-matrix: build
+	bash scripts/bench-matrix.sh 1000

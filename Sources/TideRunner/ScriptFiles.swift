@@ -45,11 +45,11 @@ public enum ScriptFiles {
         return found
     }
 
-    /// The largest `@ctx-size` among the scripts that parse, if any sets one (batched scripts
+    /// The largest `@ctx-size` among the cases that parse, if any sets one (batched scripts
     /// share one context, whose sequences must be as large as the largest asks).
-    public static func largestContextSize(in files: [String], standardInput text: String? = nil) -> Int? {
-        files.compactMap { file in
-            (try? parse(file, standardInput: text))?.steps.compactMap { step -> Int? in
+    public static func largestContextSize(in cases: [ScriptCase]) -> Int? {
+        cases.compactMap { scriptCase in
+            (try? scriptCase.script.get())?.steps.compactMap { step -> Int? in
                 if case .directive(.contextSize(let size), _) = step { size } else { nil }
             }.max()
         }.max()

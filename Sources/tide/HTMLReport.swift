@@ -46,9 +46,9 @@ struct HTMLReport {
             <p class="meta"><code>\(escape(command))</code> · \(escape(Self.timestamp())) · tide \(escape(tideVersion))</p>
             </header>
             <nav id="filters">
-            <label><input type="checkbox" id="failed-only"> failed only</label>
-            <label>target <select id="target-filter"><option value="">all</option>\(targets.map { "<option>\(escape($0))</option>" }.joined())</select></label>
-            <label>check <select id="check-filter"><option value="">all</option>\(checkNames.map { "<option>\(escape($0))</option>" }.joined())</select></label>
+            <label><input type="checkbox" id="filter-failed"> failed only</label>
+            <label>target <select id="filter-target"><option value="">all</option>\(targets.map { "<option>\(escape($0))</option>" }.joined())</select></label>
+            <label>check <select id="filter-check"><option value="">all</option>\(checkNames.map { "<option>\(escape($0))</option>" }.joined())</select></label>
             <span id="shown"></span>
             </nav>
 

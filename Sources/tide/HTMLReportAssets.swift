@@ -45,9 +45,9 @@ enum HTMLReportAssets {
 
     static let script = """
         (function () {
-          var failedOnly = document.getElementById("failed-only");
-          var targetFilter = document.getElementById("target-filter");
-          var checkFilter = document.getElementById("check-filter");
+          var failedOnly = document.getElementById("filter-failed");
+          var targetFilter = document.getElementById("filter-target");
+          var checkFilter = document.getElementById("filter-check");
           var shown = document.getElementById("shown");
           var rows = Array.prototype.slice.call(document.querySelectorAll("#matrix tbody tr"));
           var columns = document.querySelectorAll("#matrix [data-target]");

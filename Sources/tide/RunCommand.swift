@@ -105,7 +105,7 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
     var data: String?
 
     @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Replay every script on this target (repeatable): 'LABEL: OPTIONS', the model, plugin, "
-                               + "parameter and format options it takes over the run's, e.g. 'banned: --plugin ban-phrases'.",
+                               + "parameter and format options it takes over the run's, e.g. 'slop: --plugin \"ban-phrases slop=true\"'.",
                                valueName: "target"))
     var target: [String] = []
 
@@ -173,7 +173,7 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
         defer { log?.flush() }
         let targetCount = max(target.count, modelOptions.models.count, 1)
         let sequences = min(parallel, cases.count * targetCount * repetitions)
-        let targets = try await makeTargets(files: files, sequences: sequences, standardInput: standardInput, log: log)
+        let targets = try await makeTargets(cases: cases, sequences: sequences, standardInput: standardInput, log: log)
         if let out {
             do {
                 try checkOutFolder(out, cases: cases, targets: targets)
@@ -326,7 +326,7 @@ extension RunCommand {
     /// context per script, or with `sequences` > 1 one batch engine per model whose sequences
     /// hold the largest `@ctx-size` the scripts ask for, so a model that several targets run is
     /// loaded once. Each script's replay is logged in `log`, if given.
-    func makeTargets(files: [String], sequences: Int, standardInput: String?, log: LogDatabase?) async throws -> [RunTarget] {
+    func makeTargets(cases: [ScriptCase], sequences: Int, standardInput: String?, log: LogDatabase?) async throws -> [RunTarget] {
         let specs = !target.isEmpty ? try target.map(TargetOptions.parse(target:))
             : modelOptions.models.count > 1 ? try modelOptions.models.map { try TargetOptions.parse(target: "--model '\($0)'") } : []
         var base = modelOptions
@@ -334,7 +334,7 @@ extension RunCommand {
         let contextSizes = specs.compactMap { $0.options.modelOptions.contextSize } + [base.contextSize].compactMap { $0 }
         let backends: any BackendProvider = sequences > 1
             ? BatchedBackends(models: ProgressBarModels(), sequences: sequences,
-                              contextSize: ScriptFiles.largestContextSize(in: files, standardInput: standardInput) ?? contextSizes.max(),
+                              contextSize: (contextSizes + [ScriptFiles.largestContextSize(in: cases)].compactMap { $0 }).max(),
                               notice: { Terminal.warn($0) })
             : SequentialBackends(models: ProgressBarModels())
         var runner = ScriptRunner(backends: backends)

@@ -68,6 +68,14 @@ extension CommandLineTests {
                         == ["plain:fr", "short:fr", "plain:it", "short:it", "plain:de", "short:de"])
             #expect(objects.map { $0["passed"] as? Int } == [1, 0, 1, 0, 0, 0])
 
+            // Under --repeat, each case on each target is one object over its runs.
+            let repeated = try TideProcess.run(["run", "--json", "--repeat", "2", "--parallel", "3"] + Self.targets + [file.path])
+            let outcomes = repeated.stdout.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            #expect(outcomes.map { "\($0["target"] ?? ""):\($0["row"] ?? ""):\($0["runs"] ?? "")" }
+                        == ["plain:fr:2", "short:fr:2", "plain:it:2", "short:it:2", "plain:de:2", "short:de:2"])
+
             let tap = try TAPDocument(parsing: try TideProcess.run(["run", "--tap"] + Self.targets + [file.path]).stdout)
             #expect(tap.points.map(\.description).first == "plain: \(file.path)[fr]:6 expect: contains \"Paris\"")
             #expect(tap.points.count == 6)
