@@ -3,10 +3,16 @@ import TideLlama
 import TideModels
 
 /// The standard ``ModelProvider``: models from the registry, `.gguf` paths, servers and the
-/// user's remote entries, with each model file loaded once however many scripts or
-/// conversations name it.
+/// user's remote entries, with each model file loaded once (for each `--gpu-layers` asked for)
+/// however many scripts or conversations name it.
 public final class ModelCache: ModelProvider {
-    private let loaded = Mutex<[String: LlamaModel]>([:])
+    private let loaded = Mutex<[LoadKey: LlamaModel]>([:])
+    /// What a model's weights are loaded for: the file, and the layers offloaded to a GPU (a
+    /// setup asking for other layers than a loaded copy holds gets a copy of its own).
+    private struct LoadKey: Hashable {
+        var path: String
+        var gpuLayers: Int?
+    }
     private let store: ModelStore
     private let userModels: @Sendable () throws -> UserModels
 
@@ -39,12 +45,13 @@ public final class ModelCache: ModelProvider {
         }
         try ModelRequantizer.makeIfMissing(base, in: store)
         let resolved = try store.resolve(base)
+        let gpuLayers = setup.gpuLayers ?? defaults?.gpuLayers ?? resolved.entry?.defaults.gpuLayers
+        let key = LoadKey(path: resolved.path, gpuLayers: gpuLayers)
         let weights = try loaded.withLock { loaded throws -> LlamaModel in
-            if let weights = loaded[resolved.path] { return weights }
-            let gpuLayers = setup.gpuLayers ?? defaults?.gpuLayers ?? resolved.entry?.defaults.gpuLayers
+            if let weights = loaded[key] { return weights }
             let weights = try LlamaModel.load(path: resolved.path, gpuLayers: gpuLayers, contextSize: setup.contextSize ?? 4096,
                                               progress: progress)
-            loaded[resolved.path] = weights
+            loaded[key] = weights
             return weights
         }
         if let pooling = weights.facts.pooling { throw NotAChatModel(name: setup.model ?? resolved.path, pooling: pooling) }

@@ -2,13 +2,13 @@ import Synchronization
 import TideCore
 import TideProvider
 
-/// Scripts replayed side by side: the scripts on one model share a ``BackendBatch`` and decode
-/// as parallel sequences of one batch.
+/// Scripts replayed side by side: the scripts on one model and setup share a ``BackendBatch``
+/// and decode as parallel sequences of one batch.
 public final class BatchedBackends: BackendProvider {
     private let models: any ModelProvider
     private let sequences: Int
     private let contextSize: Int?
-    private let batches = Mutex<[String: any BackendBatch]>([:])
+    private let batches = Mutex<[BatchKey: any BackendBatch]>([:])
     private let notice: @Sendable (String) -> Void
 
     /// Batches of `sequences` sequences of `contextSize` tokens each (default: min(4096, the
@@ -26,12 +26,27 @@ public final class BatchedBackends: BackendProvider {
         for batch in batches.withLock({ Array($0.values) }) { batch.shutdown() }
     }
 
+    /// What a batch is made for: the model, and the setup but its context size (each sequence
+    /// sizes its own, within the batch's), since a batch keeps the template, tool format,
+    /// threads and batch size of the setup it was made for.
+    private struct BatchKey: Hashable {
+        var model: String
+        var setup: ModelSetup
+
+        init(model: any ChatModel, setup: ModelSetup) {
+            self.model = model.identifier
+            self.setup = setup
+            self.setup.contextSize = nil
+        }
+    }
+
     public func backend(for setup: ModelSetup) async throws -> (backend: any ChatBackend, model: any ChatModel) {
         let model = try models.model(for: setup)
+        let key = BatchKey(model: model, setup: setup)
         let (batch, created) = try batches.withLock { batches throws -> ((any BackendBatch)?, Bool) in
-            if let batch = batches[model.identifier] { return (batch, false) }
+            if let batch = batches[key] { return (batch, false) }
             let batch = try model.makeBatch(setup, sequences: sequences, contextSize: contextSize)
-            batches[model.identifier] = batch
+            batches[key] = batch
             return (batch, true)
         }
         if created, let batch, !batch.scoresExactly {

@@ -160,6 +160,7 @@ public struct DataTable: Sendable, Hashable {
             guard seen.insert(name).inserted else {
                 throw DataFileError(file: file, line: header.line, column: column, message: "column \(name) is named twice in the header line")
             }
+            try checkName(name, file: file, line: header.line, column: column)
         }
         let names = header.fields.map { $0.value.trimmingCharacters(in: .whitespaces) }
         return try records.dropFirst().map { record throws(DataFileError) in
@@ -172,21 +173,38 @@ public struct DataTable: Sendable, Hashable {
         }
     }
 
+    /// Refuses a column name that cannot name a variable: a row's columns are its variables, and
+    /// a transcript writes each as a `@var NAME VALUE` line.
+    private static func checkName(_ name: String, file: String, line: Int, column: Int) throws(DataFileError) {
+        guard ScriptVariables.isName(name) else {
+            throw DataFileError(file: file, line: line, column: column,
+                                message: "column \(name.debugDescription) cannot name a variable: use letters, digits and _, not starting with a digit")
+        }
+    }
+
     /// One JSON object a line; strings are taken as they are, other values as their JSON text
     /// (`null` as the empty string). Blank lines are skipped.
     private static func jsonLines(_ text: String, file: String) throws(DataFileError) -> [Record] {
         var records: [Record] = []
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = line.hasSuffix("\r") ? line.dropLast() : line
+        // Split on the byte: in Swift "\r\n" is one Character, which is not "\n".
+        for (index, bytes) in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+            let line = String(decoding: bytes.last == UInt8(ascii: "\r") ? bytes.dropLast() : bytes, as: UTF8.self)
             guard !line.allSatisfy(\.isWhitespace) else { continue }
             let value: JSONValue
             do {
-                value = try JSONValue(parsing: String(line))
+                value = try JSONValue(parsing: line)
             } catch {
                 throw DataFileError(file: file, line: index + 1, column: error.column, message: error.message)
             }
             guard case .object(let object) = value else {
                 throw DataFileError(file: file, line: index + 1, column: 1, message: "each line is one JSON object, {\"name\": value, …}")
+            }
+            var seen: Set<String> = []
+            for member in object.members {
+                guard seen.insert(member.key).inserted else {
+                    throw DataFileError(file: file, line: index + 1, column: 1, message: "column \(member.key) is named twice in this object")
+                }
+                try checkName(member.key, file: file, line: index + 1, column: 1)
             }
             records.append(Record(line: index + 1, columns: object.members.map { member in
                 switch member.value {

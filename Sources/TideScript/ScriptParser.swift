@@ -137,6 +137,31 @@ struct ScriptParser {
         }
         if lines.last == "" { lines.removeLast() }
         self.lines = lines
+        usesVariables = !variables.commandLine.isEmpty || variables.row != nil
+            || Self.header(of: lines).contains { Self.isDirective($0.text, "var") || Self.isDirective($0.text, "data") }
+    }
+
+    /// Whether `{{…}}` is read at all: in a script with `@var` or `@data` lines, or given values
+    /// (`--var`, a row). Elsewhere it is text, as it was before variables, so a script that
+    /// quotes a template (a chat saved with `/save`, an exported log) reads as written.
+    private let usesVariables: Bool
+
+    /// The directive lines before the first turn (where `@var` and `@data` stand), trimmed, with
+    /// their numbers from 1.
+    static func header(of lines: [String]) -> [(text: String, line: Int)] {
+        var header: [(String, Int)] = []
+        for (index, line) in lines.enumerated() {
+            let text = line.trimmingBlanks()
+            if text.isEmpty || text.hasPrefix("#") { continue }
+            guard text.hasPrefix("@") else { break }
+            header.append((text, index + 1))
+        }
+        return header
+    }
+
+    /// Whether the trimmed line `text` is the directive `@name`.
+    static func isDirective(_ text: String, _ name: String) -> Bool {
+        text.hasPrefix("@" + name) && text.dropFirst(name.count + 1).first.map { $0 == " " || $0 == "\t" } ?? true
     }
 
     mutating func parse() throws(ScriptParseError) -> [ScriptEntry] {
@@ -167,8 +192,9 @@ struct ScriptParser {
                 try directive(text.dropFirst(), column: column + 1)
             } else if text.hasPrefix("expect-lua:") {
                 let start = number
-                let written = try content(after: text.dropFirst("expect-lua:".count), column: column + 11)
-                let code = try expanded(written, from: start, column: number > start ? nil : column + 12)
+                let rest = text.dropFirst("expect-lua:".count)
+                let written = try content(after: rest, column: column + 11)
+                let code = try expanded(written, from: start, column: number > start ? nil : column + 11 + Self.blanks(before: rest), as: .lua)
                 guard !code.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                     throw error("expect-lua needs a Lua expression, like expect-lua: #reply < 200", line: start, column: column + 11)
                 }
@@ -177,8 +203,9 @@ struct ScriptParser {
                 try expect(text.dropFirst("expect:".count), column: column + 7)
             } else if let role = TurnRole.allCases.first(where: { text.hasPrefix("\($0.rawValue):") }) {
                 let start = number
-                let body = try content(after: text.dropFirst(role.rawValue.count + 1), column: column + role.rawValue.count + 1)
-                let bodyColumn = number > start ? nil : column + role.rawValue.count + 2
+                let rest = text.dropFirst(role.rawValue.count + 1)
+                let body = try content(after: rest, column: column + role.rawValue.count + 1)
+                let bodyColumn = number > start ? nil : column + role.rawValue.count + 1 + Self.blanks(before: rest)
                 if role == .user || role == .system {
                     try turn(Turn(role, expanded(body, from: start, column: bodyColumn)), line: start, column: column)
                 } else {
@@ -201,13 +228,9 @@ struct ScriptParser {
 
     /// The file of the `@data` line among the directives before the first turn, and its line.
     static func dataFile(in text: String) -> (file: String, line: Int)? {
-        for (index, line) in ScriptParser(text: text, variables: ScriptVariables()).lines.enumerated() {
-            let text = line.trimmingBlanks()
-            if text.isEmpty || text.hasPrefix("#") { continue }
-            guard text.hasPrefix("@") else { return nil }
-            if text.hasPrefix("@data ") || text.hasPrefix("@data\t") { return (text.dropFirst(5).trimmingBlanks(), index + 1) }
-        }
-        return nil
+        header(of: ScriptParser(text: text, variables: ScriptVariables()).lines).lazy
+            .first { isDirective($0.text, "data") && $0.text.count > 5 }
+            .map { ($0.text.dropFirst(5).trimmingBlanks(), $0.line) }
     }
 
     /// The value of the variable `name`: the row's, the script's `@var`, or the command line's.
@@ -226,9 +249,13 @@ struct ScriptParser {
 
     /// `text` with its references replaced; `text` starts at `column` of line `line` (1-based),
     /// or, when `column` is nil, is a block whose lines follow line `line`.
-    private mutating func expanded(_ text: String, from line: Int, column: Int?) throws(ScriptParseError) -> String {
+    private mutating func expanded(_ text: String, from line: Int, column: Int?,
+                                   as context: ScriptVariables.Context = .text) throws(ScriptParseError) -> String {
+        guard usesVariables else { return text }
         do {
-            let result = try ScriptVariables.expand(text) { name throws(ExpansionFailure) in try value(of: name) }
+            let result = try ScriptVariables.expand(text) { name throws(ExpansionFailure) in
+                try context.written(value(of: name), name: name)
+            }
             if result != text { expandedLine = true }
             return result
         } catch {
@@ -248,8 +275,8 @@ struct ScriptParser {
     }
 
     /// `text` at `column` of the line being read, with its references replaced.
-    private mutating func expanded(_ text: String, column: Int) throws(ScriptParseError) -> String {
-        try expanded(text, from: number, column: column)
+    private mutating func expanded(_ text: String, column: Int, as context: ScriptVariables.Context = .text) throws(ScriptParseError) -> String {
+        try expanded(text, from: number, column: column, as: context)
     }
 
     /// Ends the exchange's pending turns (``pending``): each has its references replaced and,
@@ -274,7 +301,8 @@ struct ScriptParser {
         for (turn, round) in zip(turns, rounds) {
             var text = turn.text
             if round <= given {
-                text = try expanded(text, from: turn.lines.lowerBound + 1, column: turn.column)
+                text = try expanded(text, from: turn.lines.lowerBound + 1, column: turn.column,
+                                    as: turn.role == .toolCall ? .jsonString : .text)
                 if expandedLine {
                     entries[turn.entry] = ScriptEntry(.turn(Turn(turn.role, text)), line: turn.lines.lowerBound + 1,
                                                       written: lines[turn.lines].joined(separator: "\n"))
@@ -294,6 +322,11 @@ struct ScriptParser {
             throw self.error("tool-call: is the call's JSON, {\"name\": …, \"arguments\": {…}}: \(error)", line: line,
                              column: column + 11)
         }
+    }
+
+    /// How many spaces and tabs `text` starts with.
+    static func blanks(before text: Substring) -> Int {
+        text.prefix { $0 == " " || $0 == "\t" }.count
     }
 
     /// Refuses to leave a round of tool calls without a result for each call, or reasoning
@@ -594,7 +627,8 @@ struct ScriptParser {
         cursor.skipSpaces()
         let valueColumn = cursor.column
         let written = cursor.rest.trimmingBlanks()
-        let value = ["var", "data", "generated", "verdict"].contains(key) ? written : try expanded(written, column: valueColumn)
+        let value = ["var", "data", "generated", "verdict"].contains(key) ? written
+            : try expanded(written, column: valueColumn, as: key == "plugin" ? .pluginWord : .text)
         func text() throws(ScriptParseError) -> String {
             guard !value.isEmpty else { throw error("@\(key) needs a value", column: valueColumn) }
             return value
@@ -613,7 +647,11 @@ struct ScriptParser {
             directive = .toolFormat(format)
         case "plugin": directive = .plugin(try text())
         case "var": directive = try variable(&cursor)
-        case "data": directive = .data(file: try text())
+        case "data":
+            guard !entries.contains(where: { if case .directive(.data) = $0.item { true } else { false } }) else {
+                throw error("@data is given twice: a script is fed by one data file", column: column - 1)
+            }
+            directive = .data(file: try text())
         case "unload": directive = .unload(try text())
         case "ctx-size":
             guard let size = Int(value), ModelDescription.contextSizes.contains(size) else {

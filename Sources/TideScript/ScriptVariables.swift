@@ -1,3 +1,6 @@
+import Foundation
+import TideFormat
+
 /// The values a script's `{{name}}` references take: the command line's (`--var name=value`),
 /// which the script's own `@var` lines override, and a data row's, which override both.
 ///
@@ -69,6 +72,62 @@ public struct ScriptVariables: Sendable, Hashable {
     }
 }
 
+extension ScriptVariables {
+    /// Where a reference stands, which decides how its value is written there: as text, or as
+    /// what the surrounding syntax needs so that a value cannot change what the line says.
+    enum Context {
+        /// A turn, a check's text or bound, a directive's value: the value as it is (these are
+        /// read before values are put in, so a value's quotes and line breaks are text).
+        case text
+        /// `expect-lua:` code: a Lua string literal, quotes included.
+        case lua
+        /// A `tool-call:` turn's JSON: the content of a JSON string, without its quotes.
+        case jsonString
+        /// A `@plugin` line, whose words are split at blanks: one word, without blanks or quotes.
+        case pluginWord
+
+        /// Quotes, which a `@plugin` value may not hold (nor blanks): they would quote its words.
+        private static let quotes: Set<Character> = ["\"", "'"]
+
+        /// `value`, the value of `name`, written for this context.
+        func written(_ value: String, name: String) throws(ExpansionFailure) -> String {
+            switch self {
+            case .text: return value
+            case .lua: return Self.luaLiteral(value)
+            case .jsonString: return Self.jsonContent(value)
+            case .pluginWord:
+                guard !value.isEmpty, !value.contains(where: { $0.isWhitespace || Self.quotes.contains($0) }) else {
+                    throw ExpansionFailure(name: name, message: "{{\(name)}} in a @plugin line must be one word, without blanks or quotes; "
+                                           + "its value is \(value.debugDescription)")
+                }
+                return value
+            }
+        }
+
+        /// `value` as a Lua string literal: printable ASCII as it is, other bytes below 128 and
+        /// `"` and `\` as three-digit decimal escapes, UTF-8 bytes as they are.
+        private static func luaLiteral(_ value: String) -> String {
+            var bytes: [UInt8] = [UInt8(ascii: "\"")]
+            for byte in value.utf8 {
+                let plain: Bool = byte >= 0x80 || (byte >= 0x20 && byte < 0x7F && byte != 0x22 && byte != 0x5C)
+                if plain {
+                    bytes.append(byte)
+                } else {
+                    bytes.append(UInt8(ascii: "\\"))
+                    bytes.append(contentsOf: String(format: "%03d", Int(byte)).utf8)
+                }
+            }
+            bytes.append(UInt8(ascii: "\""))
+            return String(decoding: bytes, as: UTF8.self)
+        }
+
+        /// `value` as the content of a JSON string: the JSON literal without its quotes.
+        private static func jsonContent(_ value: String) -> String {
+            String(JSONValue.string(value).text.dropFirst().dropLast())
+        }
+    }
+}
+
 /// A reference to a variable with no value, and where it is.
 struct ExpansionFailure: Error {
     var name: String
@@ -81,17 +140,16 @@ extension ConversationScript {
     /// This script with the values its variables took written in, so that it replays alone and
     /// the same: `@data` gives way to a `@var` line for each column of its row, each `@var` line
     /// holds the value it took, and a variable the command line gave gets a `@var` line too.
-    /// Lines written with references keep them (``ScriptEntry/written``).
+    /// The added lines come first, after the comments that open the script, so that every line
+    /// below may refer to them. Lines written with references keep them (``ScriptEntry/written``).
     public func recordingVariables() -> ConversationScript {
         guard !variables.isEmpty else { return self }
         var result = self
         var defined: Set<String> = []
-        var place: Int?
         result.entries = []
         for entry in entries {
             switch entry.item {
             case .directive(.data):
-                place = place ?? result.entries.count
                 continue
             case .directive(.variable(let name, _)):
                 defined.insert(name)
@@ -99,13 +157,17 @@ extension ConversationScript {
                     result.entries.append(ScriptEntry(.directive(.variable(name: name, value: value)), line: entry.line))
                     continue
                 }
-            case .turn where place == nil:
-                place = result.entries.count
             default: break
             }
             result.entries.append(entry)
         }
         let added = variables.filter { !defined.contains($0.name) }.map { ScriptEntry(.directive(.variable(name: $0.name, value: $0.value))) }
+        let place = result.entries.firstIndex {
+            switch $0.item {
+            case .blank, .comment: false
+            default: true
+            }
+        }
         result.entries.insert(contentsOf: added, at: place ?? result.entries.count)
         return result
     }

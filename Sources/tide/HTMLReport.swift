@@ -98,7 +98,7 @@ struct HTMLReport {
                 totals[column].errors += errors > 0 ? 1 : 0
                 totals[column].seconds += cell.reduce(0) { $0 + $1.seconds }
                 html += "<td class=\"\(Self.outcomeClass(cell))\" data-target=\"\(escape(target ?? ""))\">"
-                    + "<a href=\"#case-\(index)-\(column)\">\(passed)/\(passed + failed)\(errors > 0 ? " error" : "")</a></td>"
+                    + "<a href=\"#case-\(index)-\(column)\(cell.count > 1 ? "-1" : "")\">\(passed)/\(passed + failed)\(errors > 0 ? " error" : "")</a></td>"
             }
             html += "</tr>\n"
         }

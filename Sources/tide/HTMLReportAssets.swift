@@ -84,7 +84,8 @@ enum HTMLReportAssets {
             history.replaceState(null, "", parts.length ? "#" + parts.join("&") : location.pathname + location.search);
           }
           location.hash.replace(/^#/, "").split("&").forEach(function (part) {
-            var pair = part.split("="), value = decodeURIComponent(pair[1] || "");
+            var pair = part.split("="), value = "";
+            try { value = decodeURIComponent(pair[1] || ""); } catch (error) { return; }
             if (pair[0] === "failed-only") failedOnly.checked = true;
             if (pair[0] === "target") targetFilter.value = value;
             if (pair[0] === "check") checkFilter.value = value;

@@ -139,9 +139,11 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
             throw ValidationError("--model is given several times and --target too: give each target with --target "
                                   + "('\(TargetOptions.label(naming: modelOptions.models[0])): --model \(modelOptions.models[0])')")
         }
-        let labels = try target.map { try TargetOptions.parse(target: $0).label }
+        let labels = try targetSpecs().map(\.label)
         if let twice = labels.first(where: { label in labels.count { $0 == label } > 1 }) {
-            throw ValidationError("two targets are named \(twice): name each once (LABEL: OPTIONS)")
+            throw ValidationError(target.isEmpty
+                ? "two --model targets are named \(twice) after their files: name each with --target 'LABEL: --model FILE'"
+                : "two targets are named \(twice): name each once (LABEL: OPTIONS)")
         }
         if paths.contains("-") && (out != nil || update || check) {
             throw ValidationError("a script on standard input has no file to write a transcript beside or compare with: "
@@ -174,13 +176,12 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
         let targetCount = max(target.count, modelOptions.models.count, 1)
         let sequences = min(parallel, cases.count * targetCount * repetitions)
         let targets = try await makeTargets(cases: cases, sequences: sequences, standardInput: standardInput, log: log)
-        if let out {
-            do {
-                try checkOutFolder(out, cases: cases, targets: targets)
-            } catch {
-                Terminal.warn("Error: \(error)")
-                throw ExitCode(2)
-            }
+        do {
+            if let out { try checkOutFolder(out, cases: cases, targets: targets) }
+            if update || check { try checkGoldenFiles(cases: cases, targets: targets) }
+        } catch {
+            Terminal.warn("Error: \(error)")
+            throw ExitCode(2)
         }
 
         let style = TextStyle.standardOutput
@@ -270,7 +271,7 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
         if let html {
             let page = HTMLReport(results: results, targets: targets.compactMap(\.label),
                                   summary: counts,
-                                  command: (["tide"] + CommandLine.arguments.dropFirst()).map(Self.shellQuoted).joined(separator: " "))
+                                  command: Self.reportedCommand(CommandLine.arguments.dropFirst()))
             do {
                 try ScriptFiles.write(page.page(), to: html, what: "the HTML report")
             } catch {
@@ -288,6 +289,24 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
         if failed > 0 { throw ExitCode(1) }
     }
 
+    /// The command line of the run as a report shows it: `tide` and its `arguments` quoted as a
+    /// shell reads them, the values of `--var` left out (`--var key=…`: they may be secrets).
+    static func reportedCommand(_ arguments: some Collection<String>) -> String {
+        var words = ["tide"]
+        var afterVar = false
+        for argument in arguments {
+            if afterVar, let equals = argument.firstIndex(of: "=") {
+                words.append(argument[...equals] + "…")
+            } else if argument.hasPrefix("--var="), let equals = argument.dropFirst(6).firstIndex(of: "=") {
+                words.append(argument[...equals] + "…")
+            } else {
+                words.append(argument)
+            }
+            afterVar = argument == "--var"
+        }
+        return words.map(shellQuoted).joined(separator: " ")
+    }
+
     /// `word` as a shell reads it back: as it is when it is plain, else in single quotes.
     static func shellQuoted(_ word: String) -> String {
         let plain = !word.isEmpty && word.unicodeScalars.allSatisfy {
@@ -299,36 +318,63 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
     /// Refuses an `--out` folder where two cases' transcripts would land on one file, or one
     /// would replace a script (without `--replace-scripts`); creates it.
     func checkOutFolder(_ out: String, cases: [ScriptCase], targets: [RunTarget]) throws {
-        let paths = Dictionary(grouping: cases.flatMap { scriptCase in
-            targets.map { (ScriptFiles.transcriptPath(for: scriptCase.file, in: out, row: scriptCase.row?.name, target: $0.label),
-                           scriptCase.file) }
-        }, by: \.0)
-        if let (path, clash) = paths.first(where: { Set($0.value.map(\.1)).count > 1 || $0.value.count > 1 }) {
-            let names = Array(Set(clash.map(\.1))).sorted()
-            throw ValidationError(names.count > 1
-                ? "\(names.joined(separator: " and ")) would both be written to \(path); replay them with separate --out folders"
-                : "two rows of \(names[0])'s data would both be written to \(path): give the rows ids that differ in letters and digits")
+        try Self.checkDistinct(cases: cases, targets: targets, what: "--out folders") {
+            ScriptFiles.transcriptPath(for: $0.file, in: out, row: $0.row?.name, target: $1)
         }
         try ScriptFiles.prepareFolder(out)
         for label in targets.compactMap(\.label) { try ScriptFiles.prepareFolder(URL(fileURLWithPath: out).appendingPathComponent(label).path) }
-        let replaced = ScriptFiles.scriptsReplaced(in: Array(Set(cases.map(\.file))).sorted(), byTranscriptsIn: out)
-        if let first = replaced.first, !replaceScripts, targets.count == 1 {
+        let folders = Set(targets.map { target in target.label.map { URL(fileURLWithPath: out).appendingPathComponent($0).path } ?? out })
+        let scripts = Array(Set(cases.map(\.file))).sorted()
+        let replaced = folders.sorted().flatMap { ScriptFiles.scriptsReplaced(in: scripts, byTranscriptsIn: $0) }
+        if let first = replaced.first, !replaceScripts {
             throw ValidationError("--out \(out) would replace \(first)"
                 + (replaced.count > 1 ? " and \(replaced.count - 1) more script\(replaced.count > 2 ? "s" : "")" : "")
                 + " with its transcript; choose another folder, or add --replace-scripts to do that")
         }
     }
+
+    /// Refuses golden files of two cases (under `--update` or `--check`) that would be one file.
+    func checkGoldenFiles(cases: [ScriptCase], targets: [RunTarget]) throws {
+        try Self.checkDistinct(cases: cases, targets: targets, what: "--golden folders") {
+            ScriptFiles.goldenPath(for: $0.file, in: golden, row: $0.row?.name, target: $1)
+        }
+    }
+
+    /// Refuses files, `path(case, target label)` of each case on each target, of which two are
+    /// one: two scripts, or two rows of one script's data; `what` says what keeps them apart.
+    static func checkDistinct(cases: [ScriptCase], targets: [RunTarget], what: String,
+                              path: (ScriptCase, String?) -> String) throws {
+        var owners: [String: (file: String, row: String?)] = [:]
+        for scriptCase in cases {
+            for target in targets {
+                let file = path(scriptCase, target.label)
+                guard let other = owners.updateValue((scriptCase.file, scriptCase.row?.name), forKey: file) else { continue }
+                throw ValidationError(other.file != scriptCase.file
+                    ? "\(other.file) and \(scriptCase.file) would both be written to \(file); replay them with separate \(what)"
+                    : other.row == nil
+                    ? "\(scriptCase.file) is given twice: give each script once"
+                    : "two rows of \(scriptCase.file)'s data would both be written to \(file): give the rows ids that differ in letters and digits")
+            }
+        }
+    }
 }
 
 extension RunCommand {
+    /// The labels and options of the run's targets: each `--target`, else each of several
+    /// `--model`s; none for a run of one target.
+    func targetSpecs() throws -> [(label: String, options: TargetOptions)] {
+        if !target.isEmpty { return try target.map(TargetOptions.parse(target:)) }
+        guard modelOptions.models.count > 1 else { return [] }
+        return try modelOptions.models.map { (TargetOptions.label(naming: $0), try TargetOptions.parse(["--model", $0])) }
+    }
+
     /// The targets of the run: each `--target`, else each of several `--model`s, else the run's
     /// own options alone (a target without a label). Runners share one backend provider: one
     /// context per script, or with `sequences` > 1 one batch engine per model whose sequences
     /// hold the largest `@ctx-size` the scripts ask for, so a model that several targets run is
     /// loaded once. Each script's replay is logged in `log`, if given.
     func makeTargets(cases: [ScriptCase], sequences: Int, standardInput: String?, log: LogDatabase?) async throws -> [RunTarget] {
-        let specs = !target.isEmpty ? try target.map(TargetOptions.parse(target:))
-            : modelOptions.models.count > 1 ? try modelOptions.models.map { try TargetOptions.parse(target: "--model '\($0)'") } : []
+        let specs = try targetSpecs()
         var base = modelOptions
         if modelOptions.models.count > 1 { base.models = [] }
         let contextSizes = specs.compactMap { $0.options.modelOptions.contextSize } + [base.contextSize].compactMap { $0 }

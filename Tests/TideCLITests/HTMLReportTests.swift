@@ -28,6 +28,11 @@ extension CommandLineTests {
 
         /// The page of a run of four scripts on two targets, read back with `filters`.
         static func page(filters: String = "") throws -> [String: Any] {
+            try read(try report(), filters: filters)
+        }
+
+        /// The page of a run of four scripts on two targets.
+        static func report() throws -> URL {
             let folder = try CommandLineTests.scratchFolder("html")
             try RunMatrixTests.rows.write(to: folder.appendingPathComponent("rows.csv"), atomically: true, encoding: .utf8)
             try RunMatrixTests.script.write(to: folder.appendingPathComponent("capitals.tide"), atomically: true, encoding: .utf8)
@@ -40,6 +45,11 @@ extension CommandLineTests {
             let report = folder.appendingPathComponent("report.html")
             let run = try TideProcess.run(["run", "-q", "--html", report.path] + RunMatrixTests.targets + [folder.path])
             #expect(run.status == 1, "\(run.stdout)\n\(run.stderr)")
+            return report
+        }
+
+        /// What Chromium shows of the page `report` with `filters` in its address.
+        static func read(_ report: URL, filters: String) throws -> [String: Any] {
             let read = try TideProcess.run([repository.appendingPathComponent("scripts/report-dom.py").path, report.path, filters],
                                            program: URL(fileURLWithPath: "/usr/bin/python3"))
             #expect(read.status == 0, "\(read.stderr)")
@@ -83,9 +93,31 @@ extension CommandLineTests {
             #expect(!Self.strings(tools["forcing"]).isEmpty)
         }
 
+        @Test func everyLinkOfARepeatedRunLeadsSomewhereAndVariablesStayOffThePage() throws {
+            let folder = try CommandLineTests.scratchFolder("html-repeat")
+            try RunMatrixTests.rows.write(to: folder.appendingPathComponent("rows.csv"), atomically: true, encoding: .utf8)
+            try RunMatrixTests.script.write(to: folder.appendingPathComponent("capitals.tide"), atomically: true, encoding: .utf8)
+            let report = folder.appendingPathComponent("report.html")
+            let run = try TideProcess.run(["run", "-q", "--repeat", "2", "--parallel", "2", "--var", "token=hunter2", "--html", report.path]
+                                          + RunMatrixTests.targets + [folder.appendingPathComponent("capitals.tide").path])
+            #expect(run.status == 1, "\(run.stdout)\n\(run.stderr)")
+            let page = try String(contentsOf: report, encoding: .utf8)
+            let ids = Set(page.matches(of: /id="([^"]+)"/).map { String($0.output.1) })
+            let links = page.matches(of: /href="#([^"]+)"/).map { String($0.output.1) }
+            // Each case's name in the matrix and above its runs, and each of its two cells, whose runs are numbered.
+            #expect(links.count == 3 * 4 && links.allSatisfy(ids.contains), "\(links.filter { !ids.contains($0) })")
+            // The command line is shown, but not what --var gave.
+            #expect(page.contains("--var &#39;token=…&#39;") && !page.contains("hunter2"))
+        }
+
         @Test(.enabled(if: chromium != nil, "Chromium is not installed: make setup installs it (Debian's package chromium)"))
         func theFiltersHideWhatTheyShould() throws {
-            let failed = try Self.page(filters: "failed-only&target=short")
+            // A fragment that is not valid percent-encoding is left alone; the page still runs.
+            let report = try Self.report()
+            let mangled = try Self.read(report, filters: "target=%E0%A4%A&failed-only")
+            #expect(mangled["shown"] as? String == "4 of 6 cases shown" && (mangled["ready_ms"] as? Int ?? -1) >= 0, "\(mangled)")
+
+            let failed = try Self.read(report, filters: "failed-only&target=short")
             // On the short target every capitals row and the forced script fail; think and tools pass.
             #expect(failed["shown"] as? String == "4 of 6 cases shown", "\(failed)")
             let runs = Self.runs(failed)
@@ -96,7 +128,7 @@ extension CommandLineTests {
                 #expect(cells.first?["hidden"] as? Bool == true && cells.last?["hidden"] as? Bool == false)
             }
 
-            let calls = try Self.page(filters: "check=tool-call")
+            let calls = try Self.read(report, filters: "check=tool-call")
             #expect(calls["shown"] as? String == "1 of 6 cases shown", "\(calls)")
             let visible = Self.rows(calls).filter { !($0["hidden"] as? Bool ?? true) }
             #expect(visible.map { ($0["case"] as? String ?? "").hasSuffix("tools.tide") } == [true])

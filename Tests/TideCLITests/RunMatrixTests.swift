@@ -130,8 +130,46 @@ extension CommandLineTests {
             #expect(fed.status == 1, "\(fed.stdout)\n\(fed.stderr)")
             #expect(fed.stdout.contains("\(plain.path)[fr]:5: PASS expect: contains \"Paris\""))
             #expect(fed.stdout.contains("\(plain.path)[it]:5: FAIL expect: contains \"Paris\""))
-            let missing = try TideProcess.run(["run", plain.path])
+            let missing = try TideProcess.run(["run", "--var", "capital=Paris", plain.path])
             #expect(missing.status == 2 && missing.stderr.contains("\(plain.path):4:30: {{country}} has no value"), "\(missing.stderr)")
+        }
+
+        @Test func aValueWithQuotesAndLineBreaksIsOneLuaString() throws {
+            let folder = try CommandLineTests.scratchFolder("matrix-lua")
+            try #"{"id": "fr", "country": "France", "tricky": "a \"b\" \\ c\nd"}"#.write(
+                to: folder.appendingPathComponent("rows.jsonl"), atomically: true, encoding: .utf8)
+            let file = folder.appendingPathComponent("lua.tide")
+            try Self.script.replacingOccurrences(of: "rows.csv", with: "rows.jsonl")
+                .replacingOccurrences(of: "expect: contains \"{{capital}}\"", with: #"expect-lua: {{tricky}} == "a \"b\" \\ c\nd""#)
+                .write(to: file, atomically: true, encoding: .utf8)
+            let result = try TideProcess.run(["run", file.path])
+            #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+            #expect(result.stdout.contains("\(file.path)[fr]:6: PASS expect-lua"), "\(result.stdout)")
+        }
+
+        @Test func targetsAndFilesThatWouldClashAreRefused() throws {
+            let file = try scriptFile()
+            let folder = file.deletingLastPathComponent()
+            // Two models named alike, one with a quote in its path, would share a label.
+            let models = try TideProcess.run(["run", "--model", "q4/it's/m.gguf", "--model", "q8/m.gguf", file.path])
+            #expect(models.status != 0 && models.stderr.contains("two --model targets are named m after their files"), "\(models.stderr)")
+            // Two scripts of one name would share a golden file in one --golden folder.
+            let other = folder.appendingPathComponent("other")
+            try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+            try Self.rows.write(to: other.appendingPathComponent("rows.csv"), atomically: true, encoding: .utf8)
+            try Self.script.write(to: other.appendingPathComponent("capitals.tide"), atomically: true, encoding: .utf8)
+            let golden = try TideProcess.run(["run", "--update", "--golden", folder.appendingPathComponent("golden").path,
+                                              file.path, other.appendingPathComponent("capitals.tide").path])
+            #expect(golden.status == 2 && golden.stderr.contains("would both be written to"), "\(golden.stderr)")
+            #expect(golden.stdout.isEmpty)
+            // A single named target writes into its own folder, where a script of that name would be replaced.
+            let named = folder.appendingPathComponent("out/plain")
+            try FileManager.default.createDirectory(at: named, withIntermediateDirectories: true)
+            try "@plugin \(ScratchPlugins.capitalsFile)\nuser: What is the capital of France?\nexpect: contains \"Paris\"\n"
+                .write(to: named.appendingPathComponent("capitals.tide"), atomically: true, encoding: .utf8)
+            let replaced = try TideProcess.run(["run", "--out", folder.appendingPathComponent("out").path, "--target", "plain:",
+                                                named.appendingPathComponent("capitals.tide").path])
+            #expect(replaced.status == 2 && replaced.stderr.contains("with its transcript; choose another folder"), "\(replaced.stderr)")
         }
 
         @Test func aServerIsATargetBesideALocalModel() async throws {

@@ -1,4 +1,6 @@
+import Foundation
 import Testing
+import TideCore
 import TideScript
 
 /// `{{name}}` in turns, checks and directives: values from `@var`, the command line and a data
@@ -66,10 +68,16 @@ struct ScriptVariablesTests {
         ("user: Hi\n@var x 1", 2, 1, "@var must come before the first turn"),
         ("user: Hi\n@data rows.csv", 2, 1, "@data must come before the first turn"),
         ("@var x \"a\" b", 1, 12, "unexpected text after the quoted value"),
+        // The column is where the reference is, however many blanks follow the colon.
+        ("user:   Hi {{who}}", 1, 12, "{{who}} has no value"),
+        ("user: Hi\nexpect-lua:\t\t{{n}} > 1", 2, 14, "{{n}} has no value"),
+        ("@data a.csv\n@data b.csv", 2, 1, "@data is given twice"),
+        ("@plugin ban-phrases phrases={{given}}{{spaced}}", 1, 38, "{{spaced}} has no value"),
     ])
     func mistakesAreFoundWhereTheyAre(text: String, line: Int, column: Int, message: String) {
         #expect {
-            try ConversationScript(parsing: text)
+            // A value on the command line makes every script read its references.
+            try ConversationScript(parsing: text, variables: ScriptVariables(commandLine: ["given": "1"]))
         } throws: { error in
             guard let error = error as? ScriptParseError else { return false }
             #expect(error.line == line)
@@ -100,7 +108,7 @@ struct ScriptVariablesTests {
             @generated stop="eos" tokens=3 rounds=1
 
             """
-        let script = try ConversationScript(parsing: text)
+        let script = try ConversationScript(parsing: text, variables: ScriptVariables(commandLine: ["name": "Ada"]))
         guard case .reply(let first) = script.steps[0], case .reply(let second) = script.steps[1] else {
             Issue.record("unexpected steps")
             return
@@ -132,6 +140,82 @@ struct ScriptVariablesTests {
         #expect(reply.recorded?.text == "{{city}} has rain.")
         #expect(script.printed() == text)
     }
+
+    @Test func aScriptWithoutVariablesKeepsItsBracesAsText() throws {
+        // A chat saved with /save, or a log exported, may quote a template.
+        let text = "user: Fill in {{name}} and {{\"x\"}}, {{unclosed\nexpect: contains \"{{name}}\"\n"
+        let plain = try ConversationScript(parsing: text)
+        guard case .reply(let reply) = plain.steps[0] else {
+            Issue.record("unexpected steps")
+            return
+        }
+        #expect(reply.user == "Fill in {{name}} and {{\"x\"}}, {{unclosed")
+        #expect(reply.expectations.first?.expectation.check == .contains("{{name}}", ignoringCase: false))
+        #expect(plain.variables.isEmpty && plain.printed() == text)
+        // A @var line, or a value given, makes it read them.
+        let given = try ConversationScript(parsing: text, variables: ScriptVariables(commandLine: ["name": "Ada"]))
+        guard case .reply(let read) = given.steps[0] else {
+            Issue.record("unexpected steps")
+            return
+        }
+        #expect(read.user == "Fill in Ada and x, {{unclosed")
+        #expect(throws: ScriptParseError.self) { try ConversationScript(parsing: "@var other 1\n" + text) }
+    }
+
+    @Test func aValueStaysOneValueInLuaJSONAndPluginLines() throws {
+        let value = "a \"b\" \\ c\nd é"
+        let text = """
+            @var value \(QuotedString.quote(value))
+            @var word phrases=Paris
+            @plugin ban-phrases {{word}}
+            user: Echo it
+            tool-call: {"name": "echo", "arguments": {"text": "{{value}}"}}
+            tool: done
+            assistant: Done.
+            @generated stop="eos" tokens=2
+            expect-lua: {{value}} ~= reply
+
+            """
+        let script = try ConversationScript(parsing: text)
+        guard case .directive(.plugin(let spec), _) = script.steps[2], case .reply(let reply) = script.steps[3] else {
+            Issue.record("unexpected steps \(script.steps)")
+            return
+        }
+        #expect(spec == "ban-phrases phrases=Paris")
+        // JSON string content: the call's arguments decode to the value itself.
+        let call = try #require(reply.given.first?.calls.first)
+        let decoded = try JSONSerialization.jsonObject(with: Data(call.utf8)) as? [String: Any]
+        #expect((decoded?["arguments"] as? [String: Any])?["text"] as? String == value)
+        // A Lua string literal, quotes included: decimal escapes for quotes, backslashes and controls.
+        #expect(reply.expectations.first?.expectation.check == .lua(#""a \034b\034 \092 c\010d é" ~= reply"#))
+        // In a @plugin line, a value must be one word.
+        #expect {
+            try ConversationScript(parsing: "@var word \"a b\"\n@plugin ban-phrases {{word}}\nuser: Hi\n")
+        } throws: { error in
+            "\(error)".contains("2:21: {{word}} in a @plugin line must be one word, without blanks or quotes")
+        }
+    }
+
+    @Test func aTranscriptRecordsItsValuesAboveEveryLineThatUsesThem() throws {
+        let row = DataRow(name: "fr", file: "rows.csv", line: 2, columns: [.init(name: "id", value: "fr"), .init(name: "t", value: "0.5")])
+        let text = "# temperatures\n@temperature {{t}}\n@data rows.csv\nuser: Hi {{who}}\n"
+        let script = try ConversationScript(parsing: text, variables: ScriptVariables(commandLine: ["who": "Ada"], row: row))
+        let printed = script.recordingVariables().printed()
+        #expect(printed == "# temperatures\n@var id fr\n@var t 0.5\n@var who Ada\n@temperature {{t}}\nuser: Hi {{who}}\n")
+        // It replays alone, with the same settings and turns: its values are in @var lines, not in a row.
+        func played(_ script: ConversationScript) -> [String] {
+            script.steps.compactMap {
+                switch $0 {
+                case .directive(.variable, _), .directive(.data, _): nil
+                case .directive(let directive, _): "\(directive)"
+                case .reply(let reply): reply.user
+                default: "\($0)"
+                }
+            }
+        }
+        let replayed = try ConversationScript(parsing: printed)
+        #expect(played(replayed) == played(script) && played(script).count == 2)
+    }
 }
 
 /// CSV and JSON Lines rows, and every way a data file can be wrong.
@@ -145,6 +229,13 @@ struct DataTableTests {
         #expect(table.rows[1].line == 4)
         #expect(table.rows[2].line == 6)
         #expect(table.rows[2]["capital"] == "")
+    }
+
+    @Test func jsonLinesEndedByCRLFAreRows() throws {
+        let table = try DataTable(parsing: "{\"id\": \"a\", \"q\": \"x\"}\r\n\r\n{\"id\": \"b\", \"q\": \"y\"}\r\n", file: "rows.jsonl", jsonLines: true)
+        #expect(table.rows.map(\.name) == ["a", "b"])
+        #expect(table.rows.map(\.line) == [1, 3])
+        #expect(table.rows[1]["q"] == "y")
     }
 
     @Test func rowsWithoutAnIdAreNumbered() throws {
@@ -169,6 +260,10 @@ struct DataTableTests {
         ("{\"a\": 1}\n[1]\n", true, 2, 1, "each line is one JSON object"),
         ("{\"a\": 1}\n{\"a\" 1}\n", true, 2, 6, "expected ':'"),
         ("{\"id\": \"\"}\n", true, 1, 1, "the id column names the row in reports"),
+        ("id,e-mail\nx,a@b\n", false, 1, 4, "column \"e-mail\" cannot name a variable"),
+        ("{\"first name\": 1}\n", true, 1, 1, "column \"first name\" cannot name a variable"),
+        ("{\"a\": 1}\n{\"a\\nb\": 1}\n", true, 2, 1, "column \"a\\nb\" cannot name a variable"),
+        ("{\"a\": 1, \"a\": 2}\n", true, 1, 1, "column a is named twice"),
     ])
     func mistakesAreFoundWhereTheyAre(text: String, jsonLines: Bool, line: Int, column: Int, message: String) {
         #expect {
