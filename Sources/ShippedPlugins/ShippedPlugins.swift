@@ -19,6 +19,7 @@ public enum ShippedPlugins {
         ("stop-on-pattern", PackageResources.stop_on_pattern_lua),
         ("stop-on-repetition", PackageResources.stop_on_repetition_lua),
         ("strip-markdown", PackageResources.strip_markdown_lua),
+        ("tool-allow", PackageResources.tool_allow_lua),
         ("units", PackageResources.units_lua),
         ("word-budget", PackageResources.word_budget_lua),
     ].map { ($0.0, String(decoding: $0.1, as: UTF8.self)) }

@@ -213,14 +213,15 @@ extension ChatController {
         output(.notice(lines.joined(separator: "\n")))
     }
 
-    /// `/tools`: lists the loaded plugins' tools, each on or off; `/tools enable|disable NAME|all`
-    /// turns tools on or off (``GenerationParameters/toolNames``).
+    /// `/tools`: lists the tools of the loaded plugins and of the MCP servers, each on or off;
+    /// `/tools enable|disable NAME|all` turns tools on or off (``GenerationParameters/toolNames``).
     func tools(_ argument: String?) throws {
-        let declared = plugins.flatMap { active in active.plugin.tools.map { (tool: $0, plugin: active.plugin.name) } }
+        let declared = session.hooks.flatMap { hook in hook.tools.map { (tool: $0, plugin: hook.name) } }
         let names = declared.map(\.tool.name)
         guard let argument else {
             guard !declared.isEmpty else {
-                output(.notice("no loaded plugin has tools (/load calculator loads one; tide plugins list shows the others)"))
+                output(.notice("no loaded plugin or MCP server has tools (/load calculator loads one; tide plugins list shows the "
+                               + "others; tide chat --mcp 'NAME: COMMAND' starts a server)"))
                 return
             }
             let offered = session.parameters.toolNames ?? names
@@ -237,7 +238,7 @@ extension ChatController {
         }
         let chosen = words[1] == "all" ? names : [words[1]]
         guard words[1] == "all" || names.contains(words[1]) else {
-            throw ChatError("no loaded plugin has a tool named \(words[1]); " + (names.isEmpty ? "none has tools" : "the tools are " + Self.list(names)))
+            throw ChatError("no loaded plugin or MCP server has a tool named \(words[1]); " + (names.isEmpty ? "none has tools" : "the tools are " + Self.list(names)))
         }
         let offered = Set(session.parameters.toolNames ?? names)
         let now = words[0] == "enable" ? offered.union(chosen) : offered.subtracting(chosen)

@@ -76,7 +76,7 @@ public final class ChatController {
                         parameters: GenerationParameters, history: [ChatMessage]) throws -> ChatSession {
         let backend = try model.makeBackend(setup)
         try backend.checkSupport(of: plugins.map(\.plugin))
-        let session = ChatSession(backend: backend, parameters: parameters, hooks: plugins.map(\.plugin),
+        let session = ChatSession(backend: backend, parameters: parameters, hooks: plugins.map(\.plugin) + configuration.toolHooks,
                                   hookErrorPolicy: configuration.hookErrorPolicy, overflowPolicy: configuration.overflow)
         session.history = history
         session.recorder = configuration.log.map { ConversationLog(database: $0, source: .chat, model: setup.lastingModelName) }
@@ -217,9 +217,9 @@ public final class ChatController {
     /// Makes `plugins` the session's hooks.
     func install(_ plugins: [ActivePlugin]) {
         self.plugins = plugins
-        session.hooks = plugins.map(\.plugin)
-        // Tools chosen by name stay chosen while a plugin declares them.
-        let declared = Set(plugins.flatMap(\.plugin.tools).map(\.name))
+        session.hooks = plugins.map(\.plugin) + configuration.toolHooks
+        // Tools chosen by name stay chosen while a plugin or a server declares them.
+        let declared = Set(session.hooks.flatMap(\.tools).map(\.name))
         session.parameters.toolNames = session.parameters.toolNames?.filter(declared.contains)
     }
 }

@@ -1,7 +1,8 @@
-/// Extends a reply at the five points of the pipeline. Lua plugins implement it; so can Swift code.
+/// Extends a reply at the seven points of the pipeline. Lua plugins implement it; so can Swift code.
 /// Each method is named after the Lua hook it serves: `on_prompt` is ``onPrompt(_:)``,
 /// `on_logits` ``onLogits(_:reply:)``, `should_stop` ``shouldStop(_:)``, `on_token`
-/// ``onToken(_:reply:)`` and `on_reply` ``onReply(_:)``.
+/// ``onToken(_:reply:)``, `on_reply` ``onReply(_:)``, and the policy hooks on tool calls,
+/// `on_tool_call` ``onToolCall(_:)`` and `on_tool_result` ``onToolResult(_:review:)``.
 ///
 /// Every method has a default that does nothing, so a hook implements only what it needs and
 /// declares it in ``points`` (the engine calls nothing else, and skips the logits view entirely
@@ -31,6 +32,9 @@ public protocol ChatHook: AnyObject, Sendable {
     /// How the hook was set up, as a plugin spec that loads it again (`stop-after-sentences
     /// sentences=2`); by default its name. The conversation log keeps it with each reply.
     var specification: String { get }
+    /// Whether it is a plugin that ``specification`` loads again (a resumed conversation does);
+    /// `false` for a hook that only offers tools from elsewhere, such as an MCP server's.
+    var isPlugin: Bool { get }
     /// The pipeline points this hook implements.
     var points: Set<HookPoint> { get }
     /// The most bytes at the end of the reply text that ``shouldStop(_:)`` may take back with a
@@ -53,12 +57,20 @@ public protocol ChatHook: AnyObject, Sendable {
     /// The tools this hook offers the model (a plugin's `tools` table); empty for none.
     var tools: [ToolDefinition] { get }
     /// Runs one of ``tools`` on the call's arguments; what it returns is the model's result. A
-    /// thrown error becomes a failed result that says why.
-    func runTool(_ call: ToolCall) throws -> String
+    /// thrown error becomes a failed result that says why. (A Lua tool runs at once; an MCP
+    /// server's waits for its answer.)
+    func runTool(_ call: ToolCall) async throws -> String
+    /// Sees a tool call before it runs, whichever plugin or server provides the tool, and
+    /// decides: run it, with its arguments rewritten or not, refuse it, or answer in its place.
+    func onToolCall(_ review: ToolCallReview) throws -> ToolCallDecision
+    /// Sees a call's result before the model does; returns the text the model reads instead,
+    /// or `nil` to leave it.
+    func onToolResult(_ result: ToolResult, review: ToolCallReview) throws -> String?
 }
 
 extension ChatHook {
     public var specification: String { name }
+    public var isPlugin: Bool { true }
     public func onPrompt(_ prompt: inout PromptContext) throws -> PromptDecision { .proceed }
     public func onLogits(_ logits: any LogitsView, reply: ReplyProgress) throws {}
     public var rewindWindow: Int { 0 }
@@ -67,7 +79,9 @@ extension ChatHook {
     public func onReply(_ reply: inout FinishedReply) throws {}
     public func attach(to backend: any ChatBackend) {}
     public var tools: [ToolDefinition] { [] }
-    public func runTool(_ call: ToolCall) throws -> String { throw ToolFailure("\(name) has no tool \(call.name)") }
+    public func runTool(_ call: ToolCall) async throws -> String { throw ToolFailure("\(name) has no tool \(call.name)") }
+    public func onToolCall(_ review: ToolCallReview) throws -> ToolCallDecision { .run }
+    public func onToolResult(_ result: ToolResult, review: ToolCallReview) throws -> String? { nil }
 }
 
 /// Why a tool could not give a result: the text the model is told.
@@ -79,7 +93,7 @@ public struct ToolFailure: Error, Sendable, Hashable, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// The five places where a hook can act.
+/// The seven places where a hook can act.
 public enum HookPoint: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Before the prompt is rendered (`on_prompt`).
     case prompt = "on_prompt"
@@ -91,6 +105,10 @@ public enum HookPoint: String, Sendable, Hashable, CaseIterable, CustomStringCon
     case token = "on_token"
     /// After the reply (`on_reply`).
     case reply = "on_reply"
+    /// Before each tool call runs, to let it run, refuse it, rewrite it or answer it (`on_tool_call`).
+    case toolCall = "on_tool_call"
+    /// After each tool call, before the model reads its result (`on_tool_result`).
+    case toolResult = "on_tool_result"
 
     public var description: String { rawValue }
 }

@@ -232,13 +232,9 @@ public final class ChatSession: Sendable {
             for call in calls { emit(.toolCall(call)) }
             var ran: [ToolResult] = []
             for call in calls {
-                let result = if let approval, !(await approval(call)) {
-                    ToolResult(call: call, content: "error: the user declined to run this call", failed: true, duration: .zero)
-                } else {
-                    toolBox.run(call)
-                }
-                ran.append(result)
+                ran.append(try await toolBox.run(call, round: round + 1, policy: chain, approval: approval))
             }
+            for failure in chain.takeFailures() { emit(.hookFailure(failure)) }
             round += 1
             // What stays in the context beside the results: older exchanges can make room when dropped.
             let kept = (overflowPolicy == .dropOldest ? history.filter { $0.role == .system } : history) + turn
@@ -279,7 +275,7 @@ public final class ChatSession: Sendable {
         guard let recorder = snapshot.recorder else { return }
         recorder.record(Exchange(messages: snapshot.history + (question.map { [$0] } ?? []), reply: answer, summary: summary,
                                       parameters: snapshot.parameters,
-                                      plugins: snapshot.hooks.filter { !snapshot.disabledHooks.contains(ObjectIdentifier($0)) }
+                                      plugins: snapshot.hooks.filter { $0.isPlugin && !snapshot.disabledHooks.contains(ObjectIdentifier($0)) }
                                         .map(\.specification), rounds: rounds))
     }
 

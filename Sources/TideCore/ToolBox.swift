@@ -32,9 +32,12 @@ struct ToolBox {
     /// Whether a hook runs `name` (else it is the caller's, such as a server's client's).
     func runs(_ name: String) -> Bool { owners[name] != nil }
 
+    /// What runs the tool `name`: its hook's name (a plugin's, or `mcp:SERVER`).
+    func provider(of name: String) -> String { owners[name]?.name ?? "none" }
+
     /// Runs `call` on the hook that declared its tool; its result is whole, for
     /// ``fitting(_:after:parameters:backend:)`` to cut.
-    func run(_ call: ToolCall) -> ToolResult {
+    func run(_ call: ToolCall) async -> ToolResult {
         let start = ContinuousClock.now
         guard let owner = owners[call.name] else {
             let known = definitions.map(\.name).joined(separator: ", ")
@@ -43,7 +46,7 @@ struct ToolBox {
         }
         let (content, failed): (String, Bool)
         do {
-            (content, failed) = (try owner.runTool(call), false)
+            (content, failed) = (try await owner.runTool(call), false)
         } catch {
             (content, failed) = ("error: \(error)", true)
         }
@@ -79,7 +82,7 @@ public enum ToolSelectionError: Error, Sendable, Hashable, CustomStringConvertib
         switch self {
         case .clash(let clash): clash.description
         case .unknown(let name, let known):
-            "no loaded plugin has a tool named \(name); "
+            "no loaded plugin or MCP server has a tool named \(name); "
                 + (known.isEmpty ? "no plugin with tools is loaded (tide plugins list shows their tools)" : "the tools are \(known.joined(separator: ", "))")
         }
     }

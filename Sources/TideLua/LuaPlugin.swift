@@ -7,7 +7,7 @@ import TideCore
 /// A Lua plugin instance: its own sandboxed state, its declared hooks and its options.
 ///
 /// The file returns a table with `name`, `version`, `description`, `options` (defaults) and any
-/// of the five hook functions. Each instance keeps `tide.state` across the turns of a session.
+/// of the seven hook functions. Each instance keeps `tide.state` across the turns of a session.
 ///
 /// ```swift
 /// let plugin = try LuaPlugin(spec: PluginSpec(parsing: "stop-after-sentences sentences=2"))

@@ -2,7 +2,8 @@ import CLua
 import CLuaShim
 import TideCore
 
-/// The five hooks, marshalled to and from Lua tables (shapes documented in docs/plugins.md).
+/// The five hooks of a reply, marshalled to and from Lua tables (shapes documented in
+/// docs/plugins.md); the policy hooks on tool calls are in LuaPluginToolPolicy.swift.
 extension LuaPlugin {
     public func onPrompt(_ prompt: inout PromptContext) throws -> PromptDecision {
         let messages = prompt.messages.map { LuaValue.table(array: [], fields: ["role": .string($0.role.rawValue),
@@ -203,7 +204,7 @@ extension LuaPlugin {
 
     /// Calls a hook under the sandbox's limits. With `readBackFirst`, also returns the first
     /// argument as the hook left it (for hooks that edit tables in place).
-    private func call(_ point: HookPoint, _ arguments: [LuaValue], results: Int32, readBackFirst: Bool = false)
+    func call(_ point: HookPoint, _ arguments: [LuaValue], results: Int32, readBackFirst: Bool = false)
         throws(LuaError) -> (results: [LuaValue], first: LuaValue?)
     {
         guard let reference = hookReference(point) else { return ([], nil) }

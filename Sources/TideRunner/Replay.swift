@@ -40,7 +40,8 @@ struct Replay {
         self.golden = golden
         self.events = events
         session = ChatSession(backend: backend, systemPrompt: model.defaultSystemPrompt, parameters: prepared.parameters,
-                              hooks: prepared.commandLinePlugins, hookErrorPolicy: runner.hookErrorPolicy,
+                              hooks: prepared.commandLinePlugins + runner.toolHooks + prepared.toolHooks,
+                              hookErrorPolicy: runner.hookErrorPolicy,
                               overflowPolicy: runner.overflow)
         session.recorder = runner.recorder?(file, prepared.setup.lastingModelName)
         checker = ExpectationChecker(limits: runner.limits, regexBudget: runner.regexBudget, schemas: prepared.schemas)

@@ -95,7 +95,7 @@ public struct ScriptInterpreter: Sendable {
             _ = Self.unload(name, from: &hooks, name: \.name)
             session.hooks = hooks
         case .directive(.name, _), .directive(.description, _), .directive(.model, _), .directive(.judge, _), .directive(.contextSize, _),
-             .directive(.minimumPassRate, _), .directive(.variable, _), .directive(.data, _),
+             .directive(.minimumPassRate, _), .directive(.variable, _), .directive(.data, _), .directive(.mcp, _),
              .directive(.template, _), .directive(.toolFormat, _):
             break
         case .system(let text, _):

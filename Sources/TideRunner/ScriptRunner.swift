@@ -2,6 +2,7 @@ import Foundation
 import TideCore
 import TideFormat
 import TideLua
+import TideMCP
 import TideModels
 import TideProvider
 import TideScript
@@ -26,6 +27,11 @@ public struct ScriptRunner: Sendable {
     public var parameterSettings: [ParameterSetting] = []
     /// Plugin specs loaded before the script's own `@plugin`s (`--plugin`), after the model's.
     public var plugins: [String] = []
+    /// Hooks that offer tools from elsewhere (the MCP servers of `--mcp`), after the plugins in
+    /// every script's session; shared by the scripts, since they keep no state of a conversation.
+    public var toolHooks: [any ChatHook] = []
+    /// Where the servers scripts name (`@mcp`) run: each once for the whole run.
+    public var mcpServers = MCPServerPool()
     /// Where plugin names are looked up.
     public var locator = PluginLocator.standard
     /// The sandbox limits of plugins and `expect-lua:`.
@@ -103,7 +109,7 @@ public struct ScriptRunner: Sendable {
         var result = ScriptResult(file: file, name: script.name)
         var replies: [Int: RecordedReply] = [:]
         do {
-            let prepared = try prepare(script, file: file)
+            let prepared = try await prepare(script, file: file)
             result.model = prepared.setup.model
             let (backend, model): (any ChatBackend, any ChatModel)
             do {
@@ -138,7 +144,7 @@ public struct ScriptRunner: Sendable {
     /// Everything that can be checked before the model runs: the model setup, every plugin
     /// (loaded now, attached when its `@plugin` line is reached), every `@unload`, every format
     /// file, every Lua expectation and every schema an expectation names.
-    func prepare(_ script: ConversationScript, file: String) throws -> PreparedScript {
+    func prepare(_ script: ConversationScript, file: String) async throws -> PreparedScript {
         var setup = setup
         var judge = judge
         for step in script.steps {
@@ -171,6 +177,14 @@ public struct ScriptRunner: Sendable {
                                                 limits: limits, log: Self.log)
         var prepared = PreparedScript(script: script, interpreter: interpreter, setup: setup, parameters: parameters,
                                       commandLinePlugins: commandLinePlugins, judge: judge)
+        for entry in script.entries {
+            guard case .directive(.mcp(let server)) = entry.item else { continue }
+            do {
+                prepared.toolHooks.append(MCPToolHook(connection: try await mcpServers.connection(for: MCPServerSpec(parsing: server))))
+            } catch {
+                throw ScriptRunError("\(file):\(entry.line): @mcp \(server): \(error)")
+            }
+        }
         for step in interpreter.steps {
             switch step {
             case .reply(let reply):
@@ -218,6 +232,8 @@ struct PreparedScript {
     var parameters: GenerationParameters
     /// The model's plugins and the `--plugin` instances, loaded first.
     var commandLinePlugins: [LuaPlugin]
+    /// The tools of the servers the script names (`@mcp`).
+    var toolHooks: [any ChatHook] = []
     /// The judge of its `expect: judge` checks (``ScriptRunner/judge``, or its `@judge`).
     var judge: String?
     /// The schemas `expect: json-schema` names, by file as written.

@@ -24,6 +24,9 @@ public enum Directive: Sendable, Hashable {
     case plugin(String)
     /// `@unload NAME`: removes a plugin from here on.
     case unload(String)
+    /// `@mcp [NAME:] COMMAND ARGS…`: an MCP server Tide starts, whose tools the replies may call
+    /// (before the first turn only), as `--mcp` gives one.
+    case mcp(String)
     /// `@format json|text`, `@json-schema FILE`, `@grammar FILE`: the shape of the replies from
     /// here on.
     case format(FormatSetting)
@@ -44,7 +47,7 @@ public enum Directive: Sendable, Hashable {
     /// Directives that only make sense before the conversation starts.
     var belongsBeforeFirstTurn: Bool {
         switch self {
-        case .model, .judge, .contextSize, .template, .toolFormat, .variable, .data: true
+        case .model, .judge, .contextSize, .template, .toolFormat, .variable, .data, .mcp: true
         default: false
         }
     }

@@ -44,7 +44,7 @@ extension ConversationScript {
         case .plugin(let spec): .plugin(transform(.plugin(spec)))
         case .data(let file): .data(file: transform(.file(file)))
         case .format(.text), .format(.json), .name, .description, .model, .judge, .contextSize, .template, .toolFormat, .parameter, .unload,
-             .minimumPassRate, .tolerance, .variable:
+             .minimumPassRate, .tolerance, .variable, .mcp:
             directive
         }
     }

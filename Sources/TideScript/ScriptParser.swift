@@ -646,6 +646,7 @@ struct ScriptParser {
             }
             directive = .toolFormat(format)
         case "plugin": directive = .plugin(try text())
+        case "mcp": directive = .mcp(try text())
         case "var": directive = try variable(&cursor)
         case "data":
             guard !entries.contains(where: { if case .directive(.data) = $0.item { true } else { false } }) else {
@@ -705,7 +706,7 @@ struct ScriptParser {
     }
 
     static let directiveNames = ["name", "description", "model", "ctx-size", "template"] + ParameterSetting.names
-        + FormatSetting.names + ["plugin", "unload", "min-pass", "tolerance", "generated", "verdict", "judge", "var", "data"]
+        + FormatSetting.names + ["plugin", "unload", "min-pass", "tolerance", "generated", "verdict", "judge", "var", "data", "mcp"]
 
     /// `@var NAME VALUE`: the value is a quoted string or the rest of the line, as written.
     private mutating func variable(_ cursor: inout Cursor) throws(ScriptParseError) -> Directive {

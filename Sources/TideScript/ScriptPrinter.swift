@@ -56,6 +56,7 @@ extension Directive {
             "@var \(name) " + (value.isEmpty || value.trimmingBlanks() != value || value.hasPrefix("\"") || value.contains(where: \.isNewline)
                 ? QuotedString.quote(value) : value)
         case .data(let file): "@data \(file)"
+        case .mcp(let server): "@mcp \(server)"
         case .tolerance(let tolerance): "@tolerance \(tolerance == tolerance.rounded() ? String(Int(tolerance)) : String(tolerance))"
         }
     }

@@ -47,6 +47,8 @@ struct ChatCommand: AsyncParsableCommand, TakesGenerationParameters {
             hookErrorPolicy: pluginOptions.policy, overflow: sessionOptions.overflow, remedyName: \.flag)
         configuration.log = logOptions.database()
         defer { configuration.log?.flush() }
+        // The servers end when Tide does (ChildProcesses).
+        configuration.toolHooks = try await pluginOptions.startMCPServers().hooks()
         let view = ChatView()
         let answers = ToolAnswers()
         if approveTools { configuration.toolApproval = { call in answers.approve(call) } }

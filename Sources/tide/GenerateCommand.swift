@@ -51,12 +51,14 @@ struct GenerateCommand: AsyncParsableCommand, TakesGenerationParameters {
         let brought = resumed?.lastSettings(over: defaults.generationParameters)
         let parameters = try formatOptions.over(sampling.parameters(over: brought?.parameters ?? defaults.generationParameters))
         let plugins = try pluginOptions.load(after: brought?.plugins ?? defaults.plugins)
+        // The servers end when Tide does (ChildProcesses).
+        let servers = try await pluginOptions.startMCPServers()
         let loaded = try ProgressBarModels().model(for: setup)
         let session = ChatSession(
             backend: try loaded.makeBackend(setup),
             systemPrompt: sessionOptions.system ?? resumed.map { $0.systemPrompt ?? "" } ?? loaded.defaultSystemPrompt,
             parameters: parameters,
-            hooks: plugins,
+            hooks: plugins + servers.hooks(),
             hookErrorPolicy: pluginOptions.policy,
             overflowPolicy: sessionOptions.overflow
         )

@@ -389,6 +389,8 @@ extension RunCommand {
         if let tolerance { runner.parameters.tolerance = tolerance }
         runner.parameterSettings = try sampling.settings
         runner.plugins = pluginOptions.plugins
+        // The servers end when Tide does (ChildProcesses).
+        runner.toolHooks = try await pluginOptions.startMCPServers().hooks()
         runner.limits = pluginOptions.limits
         runner.hookErrorPolicy = pluginOptions.policy
         runner.overflow = overflow

@@ -148,8 +148,12 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
         let defaults = try setup.modelDefaults()
         let plugins = try pluginOptions.sources(after: defaults.plugins)
         let limits = pluginOptions.limits
+        // The servers' tools are the server's own, as plugins' tools are; they end when Tide does (ChildProcesses).
+        let servers = try await pluginOptions.startMCPServers()
         var configuration = ServeConfiguration(modelName: "", parameters: try sampling.parameters(over: defaults.generationParameters),
-                                               hooks: HookFactory { log in try plugins.map { try $0.instantiate(limits: limits, log: log) } },
+                                               hooks: HookFactory { log in
+                                                   try plugins.map { try $0.instantiate(limits: limits, log: log) } + servers.hooks()
+                                               },
                                                hookErrorPolicy: pluginOptions.policy, apiKey: apiKey, serverLimits: try serverLimits())
         // Every plugin is made once now, so that a mistake stops the server before it starts.
         _ = try configuration.hooks.hooks(log: { Terminal.warn($0) })

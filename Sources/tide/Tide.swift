@@ -9,7 +9,7 @@ struct Tide: AsyncParsableCommand {
         commandName: "tide",
         abstract: "A hookable chat engine for local language models.",
         version: tideVersion,
-        subcommands: [ChatCommand.self, GenerateCommand.self, RunCommand.self, ServeCommand.self, EmbedCommand.self, ModelsCommand.self, PluginsCommand.self,
+        subcommands: [ChatCommand.self, GenerateCommand.self, RunCommand.self, ServeCommand.self, EmbedCommand.self, ModelsCommand.self, PluginsCommand.self, MCPCommand.self,
                       LogsCommand.self, BenchCommand.self, VersionCommand.self, ManualCommand.self]
     )
 

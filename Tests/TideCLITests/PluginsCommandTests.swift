@@ -31,7 +31,7 @@ extension CommandLineTests {
             #expect(result.stderr.contains("tool calls: 1 in 1 round ("), "\(result.stderr)")
             #expect(!result.stderr.contains("the model's tool call was not run"), "\(result.stderr)")
             let unknown = try TideProcess.run(["generate", "--plugin", "calculator", "--tool", "nope", "Hi"])
-            #expect(unknown.status == 1 && unknown.stderr.contains("no loaded plugin has a tool named nope; the tools are calculate"),
+            #expect(unknown.status == 1 && unknown.stderr.contains("no loaded plugin or MCP server has a tool named nope; the tools are calculate"),
                     "\(unknown.stderr)")
         }
 

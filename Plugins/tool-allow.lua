@@ -1,0 +1,94 @@
+-- tool-allow: a policy on tool calls (Lua plugins' tools and MCP servers' alike): only the
+-- tools listed run, and only with arguments that pass its rules; every other call is refused,
+-- and the model reads why.
+--
+-- A path argument (one whose name ends in "path") is checked against `folder`: a relative path
+-- is taken inside the folder (the call runs with it rewritten to the full path), "." and ".."
+-- are resolved as written, and a path that ends up outside the folder is refused. (Symbolic
+-- links inside the folder are the server's to resolve: give it a folder without links out.)
+--
+-- Options:  tools = ""       the tools that may run, by name, separated by commas; * stands for
+--                            any run of characters ("git__git_status,git__git_log,time__*")
+--           folder = ""      the folder path arguments must stay in (none: paths are not checked)
+--           arguments = ""   more rules, NAME~PATTERN separated by ";": argument NAME, when given,
+--                            must match the Lua pattern ("branch~^[%w%-_/]+$")
+-- Example:  tide chat --mcp "git: mcp-server-git" \
+--             --plugin "tool-allow tools=git__git_status,git__git_log,git__git_show folder=$PWD"
+local plugin = {
+  name = "tool-allow",
+  version = "1.0",
+  description = "Let only the tools listed run, with path arguments kept inside one folder.",
+  options = { tools = "", folder = "", arguments = "" },
+}
+
+-- A glob with * as a Lua pattern matching the whole name.
+local function glob_pattern(glob)
+  return "^" .. glob:gsub("[%^%$%(%)%%%.%[%]%+%-%?]", "%%%0"):gsub("%*", ".*") .. "$"
+end
+
+local allowed, rules, folder = {}, {}, nil
+
+-- `path` with "." and ".." resolved, relative paths taken inside `base`; nil when ".." climbs
+-- above the root.
+local function resolve(path, base)
+  local parts = {}
+  local full = path:sub(1, 1) == "/" and path or (base .. "/" .. path)
+  for part in full:gmatch("[^/]+") do
+    if part == ".." then
+      if #parts == 0 then return nil end
+      table.remove(parts)
+    elseif part ~= "." then
+      parts[#parts + 1] = part
+    end
+  end
+  return "/" .. table.concat(parts, "/")
+end
+
+local function inside(path, root)
+  return path == root or path:sub(1, #root + 1) == root .. "/" or root == "/"
+end
+
+function plugin.on_tool_call(call)
+  if #allowed == 0 then
+    for glob in tide.options.tools:gmatch("[^,%s]+") do allowed[#allowed + 1] = glob_pattern(glob) end
+    for rule in tide.options.arguments:gmatch("[^;]+") do
+      local name, pattern = rule:match("^%s*([%w_%-]+)~(.*)$")
+      if not name then error("arguments: write NAME~PATTERN separated by ;, not '" .. rule .. "'") end
+      rules[#rules + 1] = { name = name, pattern = pattern }
+    end
+    if tide.options.folder ~= "" then
+      folder = resolve(tide.options.folder, "/")
+      if not folder or tide.options.folder:sub(1, 1) ~= "/" then error("folder must be an absolute path") end
+    end
+    if #allowed == 0 then allowed[1] = "^$" end
+  end
+  local listed = false
+  for _, pattern in ipairs(allowed) do
+    if call.name:match(pattern) then listed = true end
+  end
+  if not listed then
+    return { refuse = call.name .. " is not among the tools allowed here (" .. tide.options.tools .. ")" }
+  end
+  if type(call.arguments) ~= "table" then return { refuse = "the arguments are not a JSON object" } end
+  for _, rule in ipairs(rules) do
+    local value = call.arguments[rule.name]
+    if value ~= nil and not tostring(value):match(rule.pattern) then
+      return { refuse = "argument " .. rule.name .. " does not match " .. rule.pattern }
+    end
+  end
+  if not folder then return nil end
+  local rewritten, changed = {}, false
+  for name, value in pairs(call.arguments) do
+    rewritten[name] = value
+    if type(name) == "string" and name:lower():match("path$") and type(value) == "string" then
+      local resolved = resolve(value, folder)
+      if not resolved or not inside(resolved, folder) then
+        return { refuse = "argument " .. name .. " (" .. value .. ") is outside " .. folder }
+      end
+      if resolved ~= value then rewritten[name], changed = resolved, true end
+    end
+  end
+  if changed then return { arguments = rewritten } end
+end
+
+return plugin

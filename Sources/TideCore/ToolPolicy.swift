@@ -1,0 +1,67 @@
+/// A tool call as policy hooks (`on_tool_call`, `on_tool_result`) see it: what the model asked
+/// for, who provides the tool, and in which round of the turn.
+public struct ToolCallReview: Sendable, Hashable {
+    /// The call, with the arguments as the hooks before left them.
+    public var call: ToolCall
+    /// What runs the tool: a plugin's name, or `mcp:SERVER` for an MCP server's tool.
+    public var provider: String
+    /// The round of tool calls in the turn, from 1.
+    public var round: Int
+
+    /// A call `provider` runs, in `round`.
+    public init(call: ToolCall, provider: String, round: Int) {
+        self.call = call
+        self.provider = provider
+        self.round = round
+    }
+}
+
+/// What a policy hook decides about a tool call before it runs.
+public enum ToolCallDecision: Sendable, Hashable {
+    /// Run it as it is (or as the hooks before rewrote it).
+    case run
+    /// Run it with these arguments (a JSON object's text) instead.
+    case rewrite(arguments: String)
+    /// Do not run it; the model reads that it was refused, and why.
+    case refuse(reason: String)
+    /// Do not run it; the model reads this as its result.
+    case answer(String)
+}
+
+
+extension ToolBox {
+    /// Runs `call`, of round `round` (from 1), as the policy hooks of `chain` decide: each
+    /// `on_tool_call` in hook order may rewrite its arguments, or end it with a refusal or an
+    /// answer of its own; a call left to run is then put to `approval` (the user's, under
+    /// `--approve-tools`) and run; each `on_tool_result` may replace what the model reads.
+    func run(_ call: ToolCall, round: Int, policy chain: HookChain, approval: ToolApproval?) async throws(HookFailure) -> ToolResult {
+        var review = ToolCallReview(call: call, provider: provider(of: call.name), round: round)
+        var decided: ToolResult?
+        for hook in chain.active(at: .toolCall) {
+            guard let decision = try chain.call(hook, at: .toolCall, { try hook.onToolCall(review) }) else { continue }
+            switch decision {
+            case .run: continue
+            case .rewrite(let arguments): review.call.arguments = arguments
+            case .refuse(let reason):
+                decided = ToolResult(call: review.call, content: "error: \(hook.name) refused this call: \(reason)", failed: true, duration: .zero)
+            case .answer(let text):
+                decided = ToolResult(call: review.call, content: text, failed: false, duration: .zero)
+            }
+            if decided != nil { break }
+        }
+        var result: ToolResult
+        if let decided {
+            result = decided
+        } else if let approval, !(await approval(review.call)) {
+            result = ToolResult(call: review.call, content: "error: the user declined to run this call", failed: true, duration: .zero)
+        } else {
+            result = await run(review.call)
+        }
+        for hook in chain.active(at: .toolResult) {
+            if let content = try chain.call(hook, at: .toolResult, { try hook.onToolResult(result, review: review) }) ?? nil {
+                result.content = content
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,199 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import MCP
+import Synchronization
+
+/// MCP over a child process's standard input and output, one JSON message a line, bounded
+/// where the SDK's own stdio transport is not: a line over ``lineLimit`` or one that is not
+/// JSON ends the connection with an error that says so, and so does the child's exit, so that
+/// nothing waits on a server that is gone. `disconnect()` closes the child's input, then
+/// terminates it, then kills it.
+actor ChildProcessTransport: Transport {
+    nonisolated let logger: Logger
+    private let command: [String]
+    private let serverName: String
+    private var process: Process?
+    private var input: FileHandle?
+    private let stream: AsyncThrowingStream<Data, any Error>
+    private let continuation: AsyncThrowingStream<Data, any Error>.Continuation
+    /// The end of the child's standard error, for messages.
+    private let errorTail = OutputTail(limit: 2048)
+    /// Called once when the connection ends (the child exited, or sent what cannot be read).
+    private let onEnd: @Sendable (MCPServerFailure) -> Void
+
+    /// The most bytes one message may take.
+    static let lineLimit = 256 << 20
+
+    /// A transport that will run `command`; `onEnd` hears why the connection ended.
+    init(command: [String], serverName: String, onEnd: @escaping @Sendable (MCPServerFailure) -> Void) {
+        self.command = command
+        self.serverName = serverName
+        self.onEnd = onEnd
+        var logger = Logger(label: "tide.mcp.\(serverName)")
+        logger.logLevel = .critical
+        self.logger = logger
+        (stream, continuation) = AsyncThrowingStream.makeStream(of: Data.self, throwing: (any Error).self)
+    }
+
+    func connect() async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = command
+        process.environment = Self.environment()
+        let (stdin, stdout, stderr) = (Pipe(), Pipe(), Pipe())
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        do {
+            try process.run()
+        } catch {
+            throw MCPServerFailure(server: serverName, message: "could not start \(command[0]): \(error.localizedDescription)")
+        }
+        ChildProcesses.shared.add(process)
+        self.process = process
+        input = stdin.fileHandleForWriting
+        try? stdin.fileHandleForReading.close()
+        try? stdout.fileHandleForWriting.close()
+        try? stderr.fileHandleForWriting.close()
+        startReading(stdout.fileHandleForReading, stderr: stderr.fileHandleForReading, process: process)
+    }
+
+    /// Reads the child's output on threads of their own (their reads block): each line is a
+    /// message; the end of the output ends the stream with why.
+    private nonisolated func startReading(_ output: FileHandle, stderr: FileHandle, process: Process) {
+        let (continuation, errorTail, serverName, onEnd) = (continuation, errorTail, serverName, onEnd)
+        let errorEnded = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            while let chunk = Self.read(stderr), !chunk.isEmpty {
+                errorTail.append(chunk)
+            }
+            errorEnded.signal()
+        }
+        Thread.detachNewThread {
+            var buffer = Data()
+            var failure: MCPServerFailure?
+            reading: while true {
+                guard let chunk = Self.read(output), !chunk.isEmpty else { break }
+                // Only the new bytes are searched for the line's end, so a long line costs its length once.
+                var searched = buffer.count
+                buffer.append(chunk)
+                while let newline = buffer[(buffer.startIndex + searched)...].firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = buffer[buffer.startIndex..<newline]
+                    buffer = Data(buffer[buffer.index(after: newline)...])
+                    searched = 0
+                    let trimmed = line.last == UInt8(ascii: "\r") ? line.dropLast() : line
+                    if trimmed.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+                    let message = try? JSONSerialization.jsonObject(with: Data(trimmed))
+                    guard message is [String: Any] || message is [Any] else {
+                        let shown = String(decoding: trimmed.prefix(120), as: UTF8.self)
+                        failure = MCPServerFailure(server: serverName, message: "sent a line that is not a JSON-RPC message: \(shown.debugDescription)")
+                        break reading
+                    }
+                    continuation.yield(Data(trimmed))
+                }
+                if buffer.count > Self.lineLimit {
+                    failure = MCPServerFailure(server: serverName, message: "sent a message over \(Self.lineLimit >> 20) MiB")
+                    break
+                }
+            }
+            if failure == nil {
+                process.waitUntilExit()
+                // Its last words, unless a child of its own keeps standard error open.
+                _ = errorEnded.wait(timeout: .now() + 1)
+            }
+            let ended = failure ?? Self.exit(of: process, serverName: serverName, errorTail: errorTail)
+            continuation.finish(throwing: ended)
+            onEnd(ended)
+        }
+    }
+
+    /// Tide's environment, with the folder where `make setup` installs the reference servers
+    /// (${XDG_CACHE_HOME:-~/.cache}/tide/mcp/bin) last on the PATH: a command is found on the
+    /// user's PATH first, and `mcp-server-time` without one.
+    static func environment(_ base: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {
+        var environment = base
+        let cache = base["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (base["HOME"] ?? NSHomeDirectory()) + "/.cache"
+        let servers = cache + "/tide/mcp/bin"
+        environment["PATH"] = (base["PATH"].map { $0 + ":" } ?? "/usr/local/bin:/usr/bin:/bin:") + servers
+        return environment
+    }
+
+    /// How `process`, which has ended, ended, with the last lines it wrote to standard error.
+    private static func exit(of process: Process, serverName: String, errorTail: OutputTail) -> MCPServerFailure {
+        let how = process.terminationReason == .uncaughtSignal ? "was killed by signal \(process.terminationStatus)"
+            : "exited with status \(process.terminationStatus)"
+        let text = errorTail.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let tail = text.isEmpty ? "" : "; its last words on standard error: \(text.split(separator: "\n").suffix(3).joined(separator: " | "))"
+        return MCPServerFailure(server: serverName, message: how + tail)
+    }
+
+    /// What one read(2) of `handle` gives: as much as is there, waiting for some; empty at the
+    /// end, `nil` on an error. (FileHandle's `read(upToCount:)` waits for the whole count.)
+    private static func read(_ handle: FileHandle) -> Data? {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+            if count >= 0 { return Data(buffer[..<count]) }
+            if errno != EINTR { return nil }
+        }
+    }
+
+    func disconnect() async {
+        try? input?.close()
+        input = nil
+        guard let process else { return }
+        self.process = nil
+        await ChildProcesses.shared.end(process, within: .seconds(2))
+    }
+
+    func send(_ data: Data) async throws {
+        guard let input else { throw MCPServerFailure(server: serverName, message: "is not running") }
+        do {
+            try input.write(contentsOf: data + Data([UInt8(ascii: "\n")]))
+        } catch {
+            // A server that closed its input has most likely exited: say how, once it has.
+            if let process {
+                let deadline = ContinuousClock.now + .seconds(1)
+                while process.isRunning && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+                if !process.isRunning { throw Self.exit(of: process, serverName: serverName, errorTail: errorTail) }
+            }
+            throw MCPServerFailure(server: serverName, message: "stopped reading its input")
+        }
+    }
+
+    nonisolated func receive() -> AsyncThrowingStream<Data, any Error> { stream }
+}
+
+/// The last bytes of a stream, up to a limit, kept as they arrive.
+final class OutputTail: Sendable {
+    private let bytes = Mutex<Data>(Data())
+    private let limit: Int
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    func append(_ chunk: Data) {
+        bytes.withLock { bytes in
+            bytes.append(chunk)
+            if bytes.count > limit { bytes = Data(bytes.suffix(limit)) }
+        }
+    }
+
+    /// What is kept, as UTF-8 text.
+    var text: String { String(decoding: bytes.withLock { $0 }, as: UTF8.self) }
+}
+
+/// Why an MCP server cannot serve: it did not start, exited, sent what cannot be read, or did
+/// not answer in time.
+public struct MCPServerFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The server's name.
+    public var server: String
+    /// What went wrong, after "the MCP server NAME".
+    public var message: String
+
+    public var description: String { "the MCP server \(server) \(message)" }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+import TideTestSupport
+
+extension CommandLineTests {
+    /// `--mcp`: MCP servers from PyPI started by `tide`, their tools called by the bundled model
+    /// (the grammar makes the call; `--tool` names which), the policy hooks deciding what runs
+    /// and what the model reads, and every way a server fails. What is asserted holds for any
+    /// words the model picks: an echoed argument comes back as it went, a refusal, a rewrite, an
+    /// answer and a redaction are the plugins'.
+    @Suite(.enabled(if: MCPTestServers.missing == nil, "\(MCPTestServers.missing ?? "")"))
+    struct MCPCommandTests {
+        /// `NAME: COMMAND` for `--mcp`, each word quoted.
+        static func server(_ name: String, _ command: [String]) -> String {
+            "\(name): " + command.map { "'\($0)'" }.joined(separator: " ")
+        }
+
+        static let misbehaving = server("mis", MCPTestServers.misbehaving())
+
+        /// A plugin with a policy for each of the misbehaving server's tools: echo's text is
+        /// rewritten, add is answered in its place, big is asked for 50 MiB.
+        static let policy = """
+            -- A test's policy: rewrites, answers and enlarges calls.
+            return {
+              name = "policy",
+              on_tool_call = function(call)
+                if call.name == "mis__echo" then return { arguments = { text = "rewritten by policy" } } end
+                if call.name == "mis__add" then return { answer = "answered by policy in round " .. call.round .. " for " .. call.provider } end
+                if call.name == "mis__big" then return { arguments = { mebibytes = 50 } } end
+                if call.name == "mis__slow" then return { arguments = { seconds = 30 } } end
+              end,
+            }
+            """
+
+        /// The `tool NAME ARGUMENTS → RESULT` lines `tide generate` writes on standard error.
+        static func toolLines(_ stderr: String) -> [String] {
+            stderr.split(separator: "\n").map(String.init).filter { $0.hasPrefix("tool ") }
+        }
+
+        func generate(_ arguments: [String], tool: String, prompt: String = "Go ahead.") throws -> TideProcess.Result {
+            try TideProcess.run(["generate", "--mcp", Self.misbehaving, "--tool", tool, "--tool-choice", "required",
+                                 "--max-tokens", "120", "--temperature", "0"] + arguments + [prompt])
+        }
+
+        @Test func listShowsEachServersToolsUnderTheirNames() throws {
+            let list = try TideProcess.run(["mcp", "list", "--mcp", Self.server("time", MCPTestServers.time), "--mcp", Self.misbehaving])
+            #expect(list.status == 0, "\(list.stderr)")
+            #expect(list.stdout.contains("time: ") && list.stdout.contains("(2 tools)"))
+            #expect(list.stdout.contains("    time__get_current_time  Get current time in a specific timezone\n"
+                                         + "        parameters: timezone (string, required)\n"), "\(list.stdout)")
+            #expect(list.stdout.contains("    mis__add  Adds two numbers.\n        parameters: a (integer, required), b (integer, required)\n"))
+            let json = try TideProcess.run(["mcp", "list", "--json", "--mcp", Self.misbehaving])
+            let tools = json.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            #expect(tools.count == 8)
+            #expect(tools.first { $0["name"] as? String == "mis__echo" }?["tool"] as? String == "echo")
+            #expect(tools.allSatisfy { $0["server"] as? String == "mis" && $0["parameters"] is [String: Any] })
+            let none = try TideProcess.run(["mcp", "list"])
+            #expect(none.status != 0 && none.stderr.contains("give the servers to list"))
+        }
+
+        @Test func theModelsCallRunsOnTheServerAndItsResultComesBack() throws {
+            let result = try generate([], tool: "mis__echo")
+            #expect(result.status == 0, "\(result.stderr)")
+            let line = try #require(Self.toolLines(result.stderr).first, "\(result.stderr)")
+            // `tool mis__echo {"text":"…"} → …`: the server echoes the text the model wrote.
+            let arguments = try #require(line.firstMatch(of: #/^tool mis__echo (\{.*\}) → /#)?.output.1)
+            let text = try #require((try JSONSerialization.jsonObject(with: Data(arguments.utf8)) as? [String: Any])?["text"] as? String)
+            #expect(line.contains(" → \(text.replacingOccurrences(of: "\n", with: " ")) ("), "\(line)")
+        }
+
+        @Test func policyHooksRefuseRewriteAnswerAndRedact() throws {
+            let folder = try CommandLineTests.scratchFolder("mcp-policy")
+            let plugin = folder.appendingPathComponent("policy.lua")
+            try Self.policy.write(to: plugin, atomically: true, encoding: .utf8)
+
+            let refused = try generate(["--plugin", "tool-allow tools=mis__add,time__*"], tool: "mis__echo")
+            #expect(Self.toolLines(refused.stderr).first?.contains(
+                "failed: error: tool-allow refused this call: mis__echo is not among the tools allowed here (mis__add,time__*)") == true,
+                "\(refused.stderr)")
+
+            let rewritten = try generate(["--plugin", plugin.path], tool: "mis__echo")
+            #expect(Self.toolLines(rewritten.stderr).first?.hasPrefix(#"tool mis__echo {"text":"rewritten by policy"} → rewritten by policy ("#)
+                    == true, "\(rewritten.stderr)")
+
+            let answered = try generate(["--plugin", plugin.path], tool: "mis__add")
+            #expect(Self.toolLines(answered.stderr).first?.contains("→ answered by policy in round 1 for mcp:mis (") == true,
+                    "\(answered.stderr)")
+
+            let redacted = try generate(["--plugin", "redact-emails"], tool: "mis__email")
+            let line = Self.toolLines(redacted.stderr).first ?? ""
+            #expect(line.contains("→ Write to [redacted] or to [redacted] for the report.") && !line.contains("@"), "\(redacted.stderr)")
+
+            // 50 MiB from the server; the model reads what fits, at most 16 KiB, as it would of a Lua tool.
+            let big = try generate(["--plugin", plugin.path, "--mcp-timeout", "120"], tool: "mis__big")
+            let cut = try #require(Self.toolLines(big.stderr).first?.firstMatch(of: /… \((\d+) more characters\)/)?.output.1, "\(big.stderr)")
+            #expect(Int(cut).map { $0 + 200 <= 16_384 && $0 > 1000 } == true, "\(cut)")
+        }
+
+        @Test func aServerThatFailsIsAClearErrorAndTideGoesOn() throws {
+            let missing = try TideProcess.run(["generate", "--mcp", "gone: /nonexistent/mcp-server", "Hello"])
+            #expect(missing.status != 0)
+            #expect(missing.stderr.contains("the MCP server gone exited with status 127"), "\(missing.stderr)")
+            let failing = try TideProcess.run(["generate", "--mcp", Self.server("bad", MCPTestServers.misbehaving("fail-at-start")), "Hello"])
+            #expect(failing.status != 0 && failing.stderr.contains("failing at start, as asked"), "\(failing.stderr)")
+            let silent = try TideProcess.run(["mcp", "list", "--mcp-timeout", "2", "--mcp", Self.server("quiet", MCPTestServers.misbehaving("silent"))])
+            #expect(silent.status != 0 && silent.stderr.contains("did not start and list its tools within 2 s (--mcp-timeout)"), "\(silent.stderr)")
+
+            // A server that dies mid-call fails that call; the reply goes on to its answer.
+            let crash = try generate([], tool: "mis__crash")
+            #expect(crash.status == 0, "\(crash.stderr)")
+            #expect(Self.toolLines(crash.stderr).first?.contains("failed: error: the MCP server mis exited with status 7") == true, "\(crash.stderr)")
+            let folder = try CommandLineTests.scratchFolder("mcp-slow")
+            let plugin = folder.appendingPathComponent("policy.lua")
+            try Self.policy.write(to: plugin, atomically: true, encoding: .utf8)
+            let slow = try generate(["--mcp-timeout", "2", "--plugin", plugin.path], tool: "mis__slow")
+            #expect(slow.status == 0, "\(slow.stderr)")
+            #expect(Self.toolLines(slow.stderr).first?.contains("failed: error: the MCP server mis did not answer slow within 2 s") == true,
+                    "\(slow.stderr)")
+        }
+
+        @Test func noServerOutlivesTide() async throws {
+            let marker = UUID().uuidString
+            let stubborn = Self.server("stubborn", MCPTestServers.misbehaving("stubborn", marker: marker))
+            let result = try TideProcess.run(["generate", "--mcp", stubborn, "--max-tokens", "4", "Hello"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(!MCPTestServers.isRunning(marker: marker), "the server that ignores SIGTERM ended with tide generate")
+
+            let served = UUID().uuidString
+            let server = try await TideServer(["--mcp", Self.server("stubborn", MCPTestServers.misbehaving("stubborn", marker: served))])
+            #expect(MCPTestServers.isRunning(marker: served))
+            #expect(server.terminate(waitingAtMost: .seconds(30)) != nil)
+            #expect(!MCPTestServers.isRunning(marker: served), "the server that ignores SIGTERM ended with tide serve")
+        }
+
+        @Test func chatAndRunOfferTheServersTools() throws {
+            let chat = try TideProcess.run(["chat", "--mcp", Self.server("time", MCPTestServers.time)], stdin: "/tools\n")
+            #expect(chat.stdout.contains("on  time__get_current_time (mcp:time) — Get current time in a specific timezone")
+                    || chat.stderr.contains("on  time__get_current_time (mcp:time) — Get current time in a specific timezone"),
+                    "\(chat.stdout)\n\(chat.stderr)")
+
+            let folder = try CommandLineTests.scratchFolder("mcp-run")
+            let script = folder.appendingPathComponent("echo.tide")
+            try "@temperature 0\n@max-tokens 120\n@tool-choice mis__echo\nuser: Echo something.\nexpect: tool-call mis__echo\n"
+                .write(to: script, atomically: true, encoding: .utf8)
+            let out = folder.appendingPathComponent("out")
+            let run = try TideProcess.run(["run", "--mcp", Self.misbehaving, "--out", out.path, script.path])
+            #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
+            #expect(run.stdout.contains("PASS expect: tool-call mis__echo"), "\(run.stdout)")
+            let transcript = try String(contentsOf: out.appendingPathComponent("echo.tide"), encoding: .utf8)
+            #expect(transcript.contains("tool-call: ") && transcript.contains("\"name\": \"mis__echo\""), "\(transcript)")
+            #expect(transcript.contains("\ntool: "))
+            // The transcript replays: its recorded round and reply checked by teacher forcing.
+            let replay = try TideProcess.run(["run", "--mcp", Self.misbehaving, out.appendingPathComponent("echo.tide").path])
+            #expect(replay.status == 0 && replay.stdout.contains("PASS expect: tool-call mis__echo"), "\(replay.stdout)\n\(replay.stderr)")
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Synchronization
+import Testing
+import TideCore
+import TideTestSupport
+
+/// The policy hooks on a scripted backend: `on_tool_call` in hook order before a call runs (and
+/// before the user is asked), `on_tool_result` after, and a policy hook that fails is handled as
+/// any hook's failure is.
+@Suite struct ToolPolicyTests {
+    /// A policy that decides with `decide` and rewrites results with `result`, noting what it saw.
+    final class Policy: ChatHook, @unchecked Sendable {
+        let name: String
+        let points: Set<HookPoint> = [.toolCall, .toolResult]
+        let decide: @Sendable (ToolCallReview) throws -> ToolCallDecision
+        let result: @Sendable (ToolResult) -> String?
+        var seen: [ToolCallReview] = []
+
+        init(_ name: String, decide: @escaping @Sendable (ToolCallReview) throws -> ToolCallDecision = { _ in .run },
+             result: @escaping @Sendable (ToolResult) -> String? = { _ in nil }) {
+            self.name = name
+            self.decide = decide
+            self.result = result
+        }
+
+        func onToolCall(_ review: ToolCallReview) throws -> ToolCallDecision {
+            seen.append(review)
+            return try decide(review)
+        }
+
+        func onToolResult(_ result: ToolResult, review: ToolCallReview) throws -> String? { self.result(result) }
+    }
+
+    /// How many times the user was asked.
+    final class Approvals: Sendable {
+        let count = Mutex(0)
+    }
+
+    func session(_ hooks: [any ChatHook], policy: HookErrorPolicy = .disableHook) -> ChatSession {
+        let backend = ScriptedBackend(contextSize: 65_536) { messages in
+            messages.last?.role == .tool ? ["Done."] : ["<call>add {\"a\": 2, \"b\": 3}</call>"]
+        }
+        backend.toolCallReader = ToolRoundsTests.Reader()
+        return ChatSession(backend: backend, hooks: hooks, hookErrorPolicy: policy)
+    }
+
+    @Test func policiesRewriteInOrderThenTheToolRunsAndTheResultIsReplaced() async throws {
+        let first = Policy("first", decide: { _ in .rewrite(arguments: #"{"a": 40, "b": 2}"#) })
+        let second = Policy("second", result: { "seen: " + $0.content })
+        let reply = try await session([first, second, ToolRoundsTests.Adder()]).reply(to: "Add.").collect()
+        // The second policy sees the first one's rewrite, the provider and the round.
+        #expect(second.seen.map(\.call.arguments) == [#"{"a": 40, "b": 2}"#])
+        #expect(second.seen.first?.provider == "adder" && second.seen.first?.round == 1)
+        #expect(reply.toolResults.map(\.content) == ["seen: 42"])
+        // The model's call stays as it wrote it in the history; the result is the rewritten call's.
+        #expect(reply.toolCalls.first?.arguments == #"{"a": 2, "b": 3}"#)
+    }
+
+    @Test func aRefusalOrAnAnswerEndsTheCallBeforeTheToolAndTheUser() async throws {
+        let approvals = Approvals()
+        for (decision, content, failed) in [(ToolCallDecision.refuse(reason: "not today"), "error: gate refused this call: not today", true),
+                                            (.answer("42, from the policy"), "42, from the policy", false)] {
+            let gate = Policy("gate", decide: { _ in decision })
+            let later = Policy("later")
+            let session = session([gate, later, ToolRoundsTests.Adder()])
+            session.toolApproval = { _ in
+                approvals.count.withLock { $0 += 1 }
+                return true
+            }
+            let reply = try await session.reply(to: "Add.").collect()
+            #expect(reply.toolResults.map(\.content) == [content] && reply.toolResults.first?.failed == failed)
+            #expect(later.seen.isEmpty, "a decision ends the call: later policies do not see it")
+        }
+        #expect(approvals.count.withLock { $0 } == 0, "a call the policy decided is never put to the user")
+    }
+
+    @Test func aPolicyThatFailsIsDisabledOrFailsTheReply() async throws {
+        struct Broken: Error, CustomStringConvertible { var description: String { "broken policy" } }
+        let broken = Policy("broken", decide: { _ in throw Broken() })
+        let reply = try await session([broken, ToolRoundsTests.Adder()]).reply(to: "Add.").collect()
+        #expect(reply.toolResults.map(\.content) == ["5"], "the call runs once the failing policy is disabled")
+        #expect(reply.failures.map { "\($0.hookName) \($0.point) \($0.message)" } == ["broken on_tool_call broken policy"], "\(reply.failures)")
+        await #expect(throws: HookFailure.self) {
+            _ = try await session([Policy("broken", decide: { _ in throw Broken() }), ToolRoundsTests.Adder()], policy: .failReply)
+                .reply(to: "Add.").collect()
+        }
+    }
+}
