@@ -72,7 +72,7 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
         .target(name: "TideMCP", dependencies: [
-            "TideCore", .product(name: "MCP", package: "swift-sdk"), .product(name: "Logging", package: "swift-log"),
+            "TideCore", "TideFormat", .product(name: "MCP", package: "swift-sdk"), .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "TideLog", dependencies: ["TideCore", "TideFormat", "TideScript", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "TideBench", dependencies: ["TideCore", "TideFormat", "TideLlama", "TideLog", "TideProvider", "TideRemote", "TideRunner", "CLlama"]),

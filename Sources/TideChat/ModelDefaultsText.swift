@@ -12,7 +12,7 @@ public struct ModelDefaultsText {
     }
 
     /// One line each for the system prompt, the parameters (as script directives), the plugins,
-    /// the GPU layers and the tool format.
+    /// the MCP servers, the GPU layers and the tool format.
     public func lines(indent: String, labelWidth: Int) -> [String] {
         func label(_ text: String) -> String { indent + (text + ":").padding(toLength: labelWidth, withPad: " ", startingAt: 0) }
         var lines: [String] = []
@@ -21,6 +21,7 @@ public struct ModelDefaultsText {
             lines.append(label("parameters") + defaults.parameters.map { String($0.printed.dropFirst()) }.joined(separator: ", "))
         }
         if !defaults.plugins.isEmpty { lines.append(label("plugins") + defaults.plugins.joined(separator: ", ")) }
+        if !defaults.mcp.isEmpty { lines.append(label("mcp servers") + defaults.mcp.joined(separator: ", ")) }
         if let layers = gpuLayers { lines.append(label("gpu layers") + layers) }
         if let format = defaults.toolFormat { lines.append(label("tool format") + format.rawValue) }
         return lines
@@ -31,7 +32,7 @@ public struct ModelDefaultsText {
 
     /// The parameters and plugins on one line (the system prompt is too long for a table).
     public var summary: String {
-        (defaults.parameters.map { String($0.printed.dropFirst()) } + defaults.plugins.map { "plugin " + $0 }
+        (defaults.parameters.map { String($0.printed.dropFirst()) } + defaults.plugins.map { "plugin " + $0 } + defaults.mcp.map { "mcp " + $0 }
             + (gpuLayers.map { ["gpu layers " + $0] } ?? []) + (defaults.toolFormat.map { ["tool format " + $0.rawValue] } ?? [])
             + (defaults.systemPrompt == nil ? [] : ["system prompt"])).joined(separator: ", ")
     }

@@ -234,12 +234,13 @@ public final class ChatSession: Sendable {
             for call in calls {
                 ran.append(try await toolBox.run(call, round: round + 1, policy: chain, approval: approval))
             }
-            for failure in chain.takeFailures() { emit(.hookFailure(failure)) }
             round += 1
             // What stays in the context beside the results: older exchanges can make room when dropped.
             let kept = (overflowPolicy == .dropOldest ? history.filter { $0.role == .system } : history) + turn
-            for result in try await ToolBox.fitting(ran, after: kept, parameters: Self.parameters(ofRound: round, parameters),
-                                                    backend: backend) {
+            let fitted = try await ToolBox.fitting(ran, after: kept, parameters: Self.parameters(ofRound: round, parameters), backend: backend)
+            let reviewed = try toolBox.reviewed(fitted, round: round, limit: parameters.maxToolResult, policy: chain)
+            for failure in chain.takeFailures() { emit(.hookFailure(failure)) }
+            for result in reviewed {
                 emit(.toolResult(result))
                 results.append(result)
                 turn.append(ChatMessage(.tool, result.content, toolCallID: result.call.id))

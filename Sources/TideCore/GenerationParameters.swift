@@ -94,6 +94,9 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
     /// The most rounds of calls one turn may make (each round: the calls, their results, the
     /// model going on); past them the model must answer.
     public var maxToolRounds = 8
+    /// The most bytes of a tool's result the model reads (a Lua tool's or an MCP server's); a
+    /// longer one is cut, and says so. It is cut further to what the context has room for.
+    public var maxToolResult = 16_384
 
     /// Whether each token of the reply comes with its log-probability (``TokenLogprob``), and with
     /// how many of the likeliest tokens at its position: `nil` for none, 0 for the token's alone.
@@ -108,6 +111,8 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
 
     /// The most tool rounds a turn may be allowed.
     public static let maximumToolRounds = 1000
+    /// The most bytes ``maxToolResult`` may allow.
+    public static let maximumToolResult = 16 << 20
 
     /// Parameters with every default.
     public init() {}
@@ -206,6 +211,8 @@ extension GenerationParameters {
                              request: .ownFields),
         ParameterDeclaration("max-tool-rounds", \.maxToolRounds, .whole(0...maximumToolRounds),
                              "The most rounds of tool calls in one turn; past them the model must answer", request: .local),
+        ParameterDeclaration("max-tool-result", \.maxToolResult, .whole(256...maximumToolResult),
+                             "The most bytes of a tool's result the model reads; a longer one is cut, and says so", request: .local),
         ParameterDeclaration("parallel-tool-calls", \.parallelToolCalls, .flag, "Whether one reply may call several tools at once",
                              request: .ownFields),
         ParameterDeclaration("logprobs", \.logprobs,

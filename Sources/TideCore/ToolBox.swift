@@ -1,10 +1,6 @@
 /// The tools a session's enabled hooks offer, by name, and the running of a call: bounded in
 /// what it returns, and never an error for the turn — a failure is a result that says why.
 struct ToolBox {
-    /// The most bytes of a result the model is given; a longer one is cut, and says so
-    /// (``fitting(_:after:parameters:backend:)`` cuts to what the context holds, too).
-    static let maximumResultBytes = 16_384
-
     private(set) var definitions: [ToolDefinition] = []
     private var owners: [String: any ChatHook] = [:]
 

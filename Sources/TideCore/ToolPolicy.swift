@@ -33,35 +33,47 @@ extension ToolBox {
     /// Runs `call`, of round `round` (from 1), as the policy hooks of `chain` decide: each
     /// `on_tool_call` in hook order may rewrite its arguments, or end it with a refusal or an
     /// answer of its own; a call left to run is then put to `approval` (the user's, under
-    /// `--approve-tools`) and run; each `on_tool_result` may replace what the model reads.
+    /// `--approve-tools`) and run. A policy hook that fails refuses the call (and is handled
+    /// as any hook's failure): a broken policy never lets through what it was there to stop.
     func run(_ call: ToolCall, round: Int, policy chain: HookChain, approval: ToolApproval?) async throws(HookFailure) -> ToolResult {
         var review = ToolCallReview(call: call, provider: provider(of: call.name), round: round)
-        var decided: ToolResult?
         for hook in chain.active(at: .toolCall) {
-            guard let decision = try chain.call(hook, at: .toolCall, { try hook.onToolCall(review) }) else { continue }
+            let refused = { (reason: String) in
+                ToolResult(call: review.call, content: "error: \(hook.name) refused this call: \(reason)", failed: true, duration: .zero)
+            }
+            guard let decision = try chain.call(hook, at: .toolCall, { try hook.onToolCall(review) }) else {
+                return refused("its policy failed (the plugin is disabled)")
+            }
             switch decision {
             case .run: continue
             case .rewrite(let arguments): review.call.arguments = arguments
-            case .refuse(let reason):
-                decided = ToolResult(call: review.call, content: "error: \(hook.name) refused this call: \(reason)", failed: true, duration: .zero)
-            case .answer(let text):
-                decided = ToolResult(call: review.call, content: text, failed: false, duration: .zero)
-            }
-            if decided != nil { break }
-        }
-        var result: ToolResult
-        if let decided {
-            result = decided
-        } else if let approval, !(await approval(review.call)) {
-            result = ToolResult(call: review.call, content: "error: the user declined to run this call", failed: true, duration: .zero)
-        } else {
-            result = await run(review.call)
-        }
-        for hook in chain.active(at: .toolResult) {
-            if let content = try chain.call(hook, at: .toolResult, { try hook.onToolResult(result, review: review) }) ?? nil {
-                result.content = content
+            case .refuse(let reason): return refused(reason)
+            case .answer(let text): return ToolResult(call: review.call, content: text, failed: false, duration: .zero)
             }
         }
-        return result
+        if let approval, !(await approval(review.call)) {
+            return ToolResult(call: review.call, content: "error: the user declined to run this call", failed: true, duration: .zero)
+        }
+        return await run(review.call)
+    }
+
+    /// `results`, as fitted to the context, after each `on_tool_result` in hook order: what one
+    /// returns replaces what the model reads, cut to `limit` bytes. A hook that fails withholds
+    /// the result (and is handled as any hook's failure).
+    func reviewed(_ results: [ToolResult], round: Int, limit: Int, policy chain: HookChain) throws(HookFailure) -> [ToolResult] {
+        var reviewed: [ToolResult] = []
+        for var result in results {
+            let review = ToolCallReview(call: result.call, provider: provider(of: result.call.name), round: round)
+            for hook in chain.active(at: .toolResult) {
+                guard let replacement = try chain.call(hook, at: .toolResult, { try hook.onToolResult(result, review: review) }) else {
+                    result.content = "error: the result was withheld: \(hook.name) failed on it (the plugin is disabled)"
+                    result.failed = true
+                    break
+                }
+                if let replacement { result.content = Self.cut(replacement, to: limit) }
+            }
+            reviewed.append(result)
+        }
+        return reviewed
     }
 }

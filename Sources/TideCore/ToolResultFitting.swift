@@ -1,7 +1,7 @@
 /// Tool results cut to the room the context has left: a result never ends the turn, however
 /// large, as no other tool failure does.
 extension ToolBox {
-    /// `results`, the round's, each cut to at most ``maximumResultBytes``, and further — all to one
+    /// `results`, the round's, each cut to at most `max-tool-result` bytes, and further — all to one
     /// byte limit, the largest that fits — when the next round's prompt (`kept`, the messages that
     /// stay in the context, then the results) would leave the model no room to answer under
     /// `parameters`, those of the next round. Each cut result says so, in the text the model
@@ -14,7 +14,7 @@ extension ToolBox {
         func cutting(to limit: Int) -> [ToolResult] {
             results.map { result in
                 var fitted = result
-                fitted.content = cut(result.content, to: limit, fitting: limit < maximumResultBytes)
+                fitted.content = cut(result.content, to: limit, fitting: limit < parameters.maxToolResult)
                 return fitted
             }
         }
@@ -24,7 +24,7 @@ extension ToolBox {
                 ?? messages
             return try await backend.promptTokenCount(for: prompt, rawPrompt: parameters.rawPrompt) <= room
         }
-        var limit = min(maximumResultBytes, results.map(\.content.utf8.count).max() ?? 0)
+        var limit = min(parameters.maxToolResult, results.map(\.content.utf8.count).max() ?? 0)
         if try await !fits(limit) {
             // The largest limit that fits: `low` fits (or is 0), `limit` does not.
             var low = 0

@@ -40,6 +40,9 @@ actor ChildProcessTransport: Transport {
 
     func connect() async throws {
         let process = Process()
+        // env(1) finds the program on the PATH. (Foundation starts the child in a process group of
+        // its own, so Ctrl-C at the terminal, which stops a reply, does not reach the server, and
+        // ending the group ends a launcher's children too.)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = command
         process.environment = Self.environment()
@@ -86,7 +89,10 @@ actor ChildProcessTransport: Transport {
                     searched = 0
                     let trimmed = line.last == UInt8(ascii: "\r") ? line.dropLast() : line
                     if trimmed.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-                    let message = try? JSONSerialization.jsonObject(with: Data(trimmed))
+                    // A message is a JSON object or array; a long one is left to the SDK to read whole.
+                    let first = trimmed.first { $0 != 0x20 && $0 != 0x09 }
+                    let message: Any? = trimmed.count > 1 << 20 ? (first == UInt8(ascii: "{") || first == UInt8(ascii: "[") ? [:] as [String: Any] : nil)
+                        : try? JSONSerialization.jsonObject(with: Data(trimmed))
                     guard message is [String: Any] || message is [Any] else {
                         let shown = String(decoding: trimmed.prefix(120), as: UTF8.self)
                         failure = MCPServerFailure(server: serverName, message: "sent a line that is not a JSON-RPC message: \(shown.debugDescription)")
@@ -110,11 +116,61 @@ actor ChildProcessTransport: Transport {
         }
     }
 
-    /// Tide's environment, with the folder where `make setup` installs the reference servers
-    /// (${XDG_CACHE_HOME:-~/.cache}/tide/mcp/bin) last on the PATH: a command is found on the
-    /// user's PATH first, and `mcp-server-time` without one.
+    /// Writes `data` on a thread of its own: a server that stops reading fills the pipe, and the
+    /// write then waits, holding no thread of Swift's pool nor this actor (``disconnect()`` ends
+    /// the wait). SIGPIPE is blocked on that thread, so a server that has exited makes the write
+    /// fail with EPIPE rather than end Tide.
+    private static func write(_ data: Data, to handle: FileHandle) async throws {
+        // A descriptor of its own, so that closing the input meanwhile never leaves it writing to
+        // a number reused for another file.
+        let descriptor = dup(handle.fileDescriptor)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EBADF) }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            Thread.detachNewThread {
+                defer { close(descriptor) }
+                var blocked = sigset_t()
+                sigemptyset(&blocked)
+                sigaddset(&blocked, SIGPIPE)
+                pthread_sigmask(SIG_BLOCK, &blocked, nil)
+                let failure = data.withUnsafeBytes { bytes -> Int32? in
+                    var offset = 0
+                    while offset < bytes.count {
+                        let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                        if written < 0 {
+                            if errno == EINTR { continue }
+                            return errno
+                        }
+                        offset += written
+                    }
+                    return nil
+                }
+                // A SIGPIPE left pending on this thread ends with it.
+                var pending = sigset_t()
+                sigpending(&pending)
+                if sigismember(&pending, SIGPIPE) == 1 {
+                    var signal: Int32 = 0
+                    sigwait(&blocked, &signal)
+                }
+                if let failure {
+                    continuation.resume(throwing: POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO))
+                } else {
+                    continuation.resume()
+                }
+            }
+        }
+    }
+
+    /// The variables of Tide's environment a server gets: what any program needs (as the official
+    /// SDKs pass), not Tide's secrets (`TIDE_API_KEY`, a remote's key). A server that needs one is
+    /// given it in its command, as env(1) reads it: `--mcp 'gh: GITHUB_TOKEN=… github-mcp-server'`.
+    static let passedVariables: Set<String> = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "LC_CTYPE",
+                                               "TMPDIR", "TZ", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR"]
+
+    /// Those variables of Tide's environment, with the folder where `make setup` installs the
+    /// reference servers (${XDG_CACHE_HOME:-~/.cache}/tide/mcp/bin) last on the PATH: a command
+    /// is found on the user's PATH first, and `mcp-server-time` without one.
     static func environment(_ base: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {
-        var environment = base
+        var environment = base.filter { passedVariables.contains($0.key) }
         let cache = base["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (base["HOME"] ?? NSHomeDirectory()) + "/.cache"
         let servers = cache + "/tide/mcp/bin"
         environment["PATH"] = (base["PATH"].map { $0 + ":" } ?? "/usr/local/bin:/usr/bin:/bin:") + servers
@@ -152,7 +208,7 @@ actor ChildProcessTransport: Transport {
     func send(_ data: Data) async throws {
         guard let input else { throw MCPServerFailure(server: serverName, message: "is not running") }
         do {
-            try input.write(contentsOf: data + Data([UInt8(ascii: "\n")]))
+            try await Self.write(data + Data([UInt8(ascii: "\n")]), to: input)
         } catch {
             // A server that closed its input has most likely exited: say how, once it has.
             if let process {

@@ -2,6 +2,7 @@ import Foundation
 import MCP
 import Synchronization
 import TideCore
+import TideFormat
 
 /// A running MCP server: started as Tide's child, initialized, its tools listed, and its calls
 /// bounded by ``MCPTimeouts``. A server that exits or sends what cannot be read fails its
@@ -11,15 +12,19 @@ public final class MCPConnection: Sendable {
     public let spec: MCPServerSpec
     /// Its tools, under the names Tide offers them by.
     public let tools: [MCPTool]
+    /// The tools left out, each with why: a schema Tide cannot hold a call to
+    /// (`docs/structured-output.md`), which would make every turn that offers it fail.
+    public let leftOut: [String]
     private let client: Client
     private let transport: ChildProcessTransport
     private let ended: ConnectionEnd
     private let timeouts: MCPTimeouts
 
-    private init(spec: MCPServerSpec, tools: [MCPTool], client: Client, transport: ChildProcessTransport,
+    private init(spec: MCPServerSpec, tools: [MCPTool], leftOut: [String], client: Client, transport: ChildProcessTransport,
                  ended: ConnectionEnd, timeouts: MCPTimeouts) {
         self.spec = spec
         self.tools = tools
+        self.leftOut = leftOut
         self.client = client
         self.transport = transport
         self.ended = ended
@@ -38,13 +43,14 @@ public final class MCPConnection: Sendable {
         }
         let seconds = Int(timeouts.start.components.seconds)
         do {
-            let tools = try await withDeadline(timeouts.start, timeout: {
+            let (tools, leftOut) = try await withDeadline(timeouts.start, timeout: {
                 MCPServerFailure(server: spec.name, message: "did not start and list its tools within \(seconds) s (--mcp-timeout)")
             }) {
                 try await client.connect(transport: transport)
                 return try await listTools(of: client, spec: spec)
             }
-            return MCPConnection(spec: spec, tools: tools, client: client, transport: transport, ended: ended, timeouts: timeouts)
+            return MCPConnection(spec: spec, tools: tools, leftOut: leftOut, client: client, transport: transport, ended: ended,
+                                 timeouts: timeouts)
         } catch {
             // Why it failed, before ending it adds a reason of its own.
             let reason = error as? MCPServerFailure ?? ended.reason
@@ -54,9 +60,10 @@ public final class MCPConnection: Sendable {
         }
     }
 
-    /// Every page of the server's tools (at most 100 pages), named for Tide.
-    private static func listTools(of client: Client, spec: MCPServerSpec) async throws -> [MCPTool] {
+    /// Every page of the server's tools (at most 100 pages), named for Tide, and those left out.
+    private static func listTools(of client: Client, spec: MCPServerSpec) async throws -> (tools: [MCPTool], leftOut: [String]) {
         var tools: [MCPTool] = []
+        var leftOut: [String] = []
         var cursor: String?
         // Keys in one order, so that the prompt that lists the tools is the same every time.
         let encoder = JSONEncoder()
@@ -72,14 +79,29 @@ public final class MCPConnection: Sendable {
                 if tools.contains(where: { $0.definition.name == offered }) {
                     throw MCPServerFailure(server: spec.name, message: "has two tools that Tide would both offer as \(offered)")
                 }
-                tools.append(MCPTool(definition: ToolDefinition(name: offered, description: tool.description ?? tool.title ?? "",
-                                                                parameters: schema),
-                                     serverName: tool.name))
+                let definition = ToolDefinition(name: offered, description: tool.description ?? tool.title ?? "", parameters: schema)
+                if let problem = offeringProblem(definition) {
+                    leftOut.append("\(offered): \(problem)")
+                    continue
+                }
+                tools.append(MCPTool(definition: definition, serverName: tool.name))
             }
-            guard let next = page.nextCursor, !next.isEmpty else { return tools }
+            guard let next = page.nextCursor, !next.isEmpty else { return (tools, leftOut) }
             cursor = next
         }
         throw MCPServerFailure(server: spec.name, message: "lists its tools over more than 100 pages")
+    }
+
+    /// Why a call to `definition` cannot be held to its schema, as a Lua tool's is checked when
+    /// its plugin loads; `nil` when it can.
+    private static func offeringProblem(_ definition: ToolDefinition) -> String? {
+        do {
+            if let problem = ToolDefinition.problem(withParameters: try JSONValue(parsing: definition.parameters)) { return problem }
+            _ = try HermesToolCalls().callGrammar(for: [definition], choice: .auto, parallel: false)
+            return nil
+        } catch {
+            return "\(error)"
+        }
     }
 
     /// Calls the tool offered as `name` with `arguments` (a JSON object's text): its result as
@@ -98,15 +120,23 @@ public final class MCPConnection: Sendable {
             return ("the arguments are not a JSON object: \(arguments.prefix(200))", true)
         }
         let (client, spec, seconds) = (client, spec, Int(timeouts.call.components.seconds))
+        let request: RequestContext<CallTool.Result>
+        do {
+            request = try await client.callTool(name: tool.serverName, arguments: values)
+        } catch {
+            return ("\(ended.reason ?? MCPServerFailure(server: spec.name, message: "could not be sent the call: \(error)"))", true)
+        }
         do {
             let result = try await withDeadline(timeouts.call, timeout: {
                 MCPServerFailure(server: spec.name, message: "did not answer \(tool.serverName) within \(seconds) s (--mcp-timeout)")
             }) {
-                try await client.callTool(name: tool.serverName, arguments: values)
+                try await request.value
             }
             return (MCPResultText.text(of: result.content), result.isError ?? false)
         } catch {
             if let failure = ended.reason { return ("\(failure)", true) }
+            // Given up on: the server is told to stop, and a late answer is dropped.
+            Task { try? await client.cancelRequest(request.requestID, reason: "Tide stopped waiting: \(error)") }
             return ("\(error)", true)
         }
     }

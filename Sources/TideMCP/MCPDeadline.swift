@@ -3,10 +3,22 @@ import Synchronization
 /// Runs `operation`, or gives up on it after `limit` with `timeout()`'s error. The operation is
 /// not awaited past its deadline (the SDK's requests do not end when cancelled: they end when
 /// their server answers or the connection closes), so whatever it waits on never holds Tide.
+/// A caller that is cancelled (Ctrl-C stopping a reply, a client of `tide serve` leaving) stops
+/// waiting at once, with `CancellationError`.
 func withDeadline<T: Sendable>(_ limit: Duration, timeout: @escaping @Sendable () -> any Error,
                                _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+    let outcome = FirstOutcome<T>()
+    return try await withTaskCancellationHandler {
+        try await wait(for: outcome, limit: limit, timeout: timeout, operation)
+    } onCancel: {
+        outcome.finish(.failure(CancellationError()))
+    }
+}
+
+private func wait<T: Sendable>(for outcome: FirstOutcome<T>, limit: Duration, timeout: @escaping @Sendable () -> any Error,
+                               _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-        let outcome = FirstOutcome(continuation)
+        outcome.start(continuation)
         let timer = Task {
             try? await Task.sleep(for: limit)
             if !Task.isCancelled { outcome.finish(.failure(timeout())) }
@@ -22,18 +34,34 @@ func withDeadline<T: Sendable>(_ limit: Duration, timeout: @escaping @Sendable (
     }
 }
 
-/// A continuation resumed by the first of several to finish; the others are ignored.
+/// A continuation resumed by the first of several to finish (the operation, the deadline, a
+/// cancellation); the others are ignored, and one that comes before the continuation is kept
+/// for it.
 private final class FirstOutcome<T: Sendable>: Sendable {
-    private let continuation: Mutex<CheckedContinuation<T, any Error>?>
+    private let state = Mutex<(continuation: CheckedContinuation<T, any Error>?, early: Result<T, any Error>?, done: Bool)>(
+        (nil, nil, false))
 
-    init(_ continuation: CheckedContinuation<T, any Error>) {
-        self.continuation = Mutex(continuation)
+    func start(_ continuation: CheckedContinuation<T, any Error>) {
+        state.withLock { state in
+            if let early = state.early {
+                continuation.resume(with: early)
+                state.done = true
+            } else {
+                state.continuation = continuation
+            }
+        }
     }
 
     func finish(_ result: Result<T, any Error>) {
-        continuation.withLock { pending in
-            pending?.resume(with: result)
-            pending = nil
+        state.withLock { state in
+            guard !state.done else { return }
+            if let continuation = state.continuation {
+                continuation.resume(with: result)
+                state.continuation = nil
+                state.done = true
+            } else if state.early == nil {
+                state.early = result
+            }
         }
     }
 }

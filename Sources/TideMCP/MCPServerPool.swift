@@ -17,7 +17,8 @@ public actor MCPServerPool {
         do {
             return try await task.value
         } catch {
-            started[spec] = nil
+            // Unless another script has already started it again.
+            if started[spec] == task { started[spec] = nil }
             throw error
         }
     }

@@ -99,7 +99,8 @@ public struct MCPServerSpec: Sendable, Hashable, CustomStringConvertible {
 public struct MCPSpecError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String
 
-    init(_ description: String) {
+    /// An error that says `description`.
+    public init(_ description: String) {
         self.description = description
     }
 }

@@ -61,4 +61,11 @@ public final class MCPServers: Sendable {
     public func close() async {
         for connection in connections { await connection.close() }
     }
+
+    /// Ends the servers Tide started when SIGTERM or SIGHUP comes, then ends Tide with status
+    /// 128 + the signal's number, as a shell reports it: for a command with no graceful stop of its own (`tide serve` has one, and
+    /// closes its servers after it). At exit they are ended anyway.
+    public static func endOnTerminationSignals() {
+        ChildProcesses.shared.endOnTerminationSignals()
+    }
 }

@@ -9,7 +9,8 @@ import TideCore
 /// ```json
 /// {"system_prompt": "Answer in one sentence.",
 ///  "parameters": {"temperature": 0.2, "repeat-penalty": 1.1, "stop": ["\n\n"], "seed": null},
-///  "plugins": ["stop-after-sentences sentences=2"], "gpu_layers": 20, "tool_format": "hermes"}
+///  "plugins": ["stop-after-sentences sentences=2"], "mcp": ["time: mcp-server-time"], "gpu_layers": 20,
+///  "tool_format": "hermes"}
 /// ```
 public struct ModelDefaults: Sendable, Hashable {
     /// The system prompt when the user gives none; `nil` to keep the underlying model's.
@@ -18,6 +19,8 @@ public struct ModelDefaults: Sendable, Hashable {
     public var parameters: [ParameterSetting]
     /// Plugin specs (`NAME key=value …`) loaded before the user's own.
     public var plugins: [String]
+    /// MCP servers (`[NAME:] COMMAND ARGS…`, as `--mcp` takes them) started before the user's own.
+    public var mcp: [String] = []
     /// Layers offloaded to a GPU when `--gpu-layers` is not given (`-1`: all; `0`: none); `nil`
     /// for as many as the GPU's free memory holds.
     public var gpuLayers: Int?
@@ -26,24 +29,25 @@ public struct ModelDefaults: Sendable, Hashable {
     public var toolFormat: ToolCallFormat?
 
     /// Defaults; none by default.
-    public init(systemPrompt: String? = nil, parameters: [ParameterSetting] = [], plugins: [String] = [], gpuLayers: Int? = nil,
-                toolFormat: ToolCallFormat? = nil) {
+    public init(systemPrompt: String? = nil, parameters: [ParameterSetting] = [], plugins: [String] = [], mcp: [String] = [],
+                gpuLayers: Int? = nil, toolFormat: ToolCallFormat? = nil) {
         self.systemPrompt = systemPrompt
         self.parameters = parameters
         self.plugins = plugins
+        self.mcp = mcp
         self.gpuLayers = gpuLayers
         self.toolFormat = toolFormat
     }
 
     /// `preset`'s defaults over these: its system prompt if it has one, its value of each
     /// parameter it sets (in the order of ``ParameterSetting/names``), its plugins loaded after
-    /// these, its GPU layers and tool format if it sets them.
+    /// these, its MCP servers after these (each once), its GPU layers and tool format if it sets them.
     public func overlaid(by preset: ModelDefaults) -> ModelDefaults {
         let set = Set(preset.parameters.map(\.name))
         return ModelDefaults(systemPrompt: preset.systemPrompt ?? systemPrompt,
                              parameters: Self.ordered(parameters.filter { !set.contains($0.name) } + preset.parameters),
-                             plugins: plugins + preset.plugins, gpuLayers: preset.gpuLayers ?? gpuLayers,
-                             toolFormat: preset.toolFormat ?? toolFormat)
+                             plugins: plugins + preset.plugins, mcp: mcp + preset.mcp.filter { !mcp.contains($0) },
+                             gpuLayers: preset.gpuLayers ?? gpuLayers, toolFormat: preset.toolFormat ?? toolFormat)
     }
 
     /// `parameters` in the order of ``ParameterSetting/names``.
@@ -61,10 +65,10 @@ public struct ModelDefaults: Sendable, Hashable {
 
 extension ModelDefaults: Codable {
     enum CodingKeys: String, CodingKey {
-        case systemPrompt = "system_prompt", parameters, plugins, gpuLayers = "gpu_layers", toolFormat = "tool_format"
+        case systemPrompt = "system_prompt", parameters, plugins, mcp, gpuLayers = "gpu_layers", toolFormat = "tool_format"
     }
 
-    /// Reads the `system_prompt`, `parameters`, `plugins`, `gpu_layers` and `tool_format` fields of a registry entry. Values
+    /// Reads the `system_prompt`, `parameters`, `plugins`, `mcp`, `gpu_layers` and `tool_format` fields of a registry entry. Values
     /// are typed as in JSON: numbers, whole numbers, a number or `"random"` for `seed`, a string
     /// or a list of strings for `stop`; they are checked as `--temperature` and the others are.
     public init(from decoder: any Decoder) throws {
@@ -74,6 +78,11 @@ extension ModelDefaults: Codable {
         if plugins.contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
             throw DecodingError.dataCorruptedError(forKey: .plugins, in: container,
                                                    debugDescription: "a plugin spec is empty; write \"NAME key=value …\"")
+        }
+        mcp = try container.decodeIfPresent([String].self, forKey: .mcp) ?? []
+        if mcp.contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
+            throw DecodingError.dataCorruptedError(forKey: .mcp, in: container,
+                                                   debugDescription: "an MCP server is empty; write \"NAME: COMMAND ARGS…\"")
         }
         gpuLayers = try container.decodeIfPresent(Int.self, forKey: .gpuLayers)
         if let problem = gpuLayers.flatMap(ModelDescription.gpuLayersProblem) {
@@ -108,6 +117,7 @@ extension ModelDefaults: Codable {
             try container.encode(Dictionary(parameters.map { ($0.name, $0.value) }) { $1 }, forKey: .parameters)
         }
         if !plugins.isEmpty { try container.encode(plugins, forKey: .plugins) }
+        if !mcp.isEmpty { try container.encode(mcp, forKey: .mcp) }
         try container.encodeIfPresent(gpuLayers, forKey: .gpuLayers)
         try container.encodeIfPresent(toolFormat, forKey: .toolFormat)
     }

@@ -40,7 +40,7 @@ struct Replay {
         self.golden = golden
         self.events = events
         session = ChatSession(backend: backend, systemPrompt: model.defaultSystemPrompt, parameters: prepared.parameters,
-                              hooks: prepared.commandLinePlugins + runner.toolHooks + prepared.toolHooks,
+                              hooks: prepared.commandLinePlugins + prepared.toolHooks,
                               hookErrorPolicy: runner.hookErrorPolicy,
                               overflowPolicy: runner.overflow)
         session.recorder = runner.recorder?(file, prepared.setup.lastingModelName)

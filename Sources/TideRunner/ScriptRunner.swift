@@ -27,10 +27,10 @@ public struct ScriptRunner: Sendable {
     public var parameterSettings: [ParameterSetting] = []
     /// Plugin specs loaded before the script's own `@plugin`s (`--plugin`), after the model's.
     public var plugins: [String] = []
-    /// Hooks that offer tools from elsewhere (the MCP servers of `--mcp`), after the plugins in
-    /// every script's session; shared by the scripts, since they keep no state of a conversation.
-    public var toolHooks: [any ChatHook] = []
-    /// Where the servers scripts name (`@mcp`) run: each once for the whole run.
+    /// MCP servers (`[NAME:] COMMAND ARGS…`, `--mcp`) whose tools every script is offered, after
+    /// its model's (a preset's `mcp`) and before its own `@mcp` servers.
+    public var mcp: [String] = []
+    /// Where those servers run: each once for the whole run, however many scripts name it.
     public var mcpServers = MCPServerPool()
     /// Where plugin names are looked up.
     public var locator = PluginLocator.standard
@@ -177,12 +177,22 @@ public struct ScriptRunner: Sendable {
                                                 limits: limits, log: Self.log)
         var prepared = PreparedScript(script: script, interpreter: interpreter, setup: setup, parameters: parameters,
                                       commandLinePlugins: commandLinePlugins, judge: judge)
-        for entry in script.entries {
-            guard case .directive(.mcp(let server)) = entry.item else { continue }
+        let servers = defaults.mcp.map { ($0, "the model's MCP server") } + mcp.map { ($0, "--mcp") }
+            + script.entries.compactMap { entry in
+                if case .directive(.mcp(let server)) = entry.item { (server, "\(entry.line): @mcp") } else { nil }
+            }
+        var specs: [MCPServerSpec] = []
+        for (server, origin) in servers {
             do {
-                prepared.toolHooks.append(MCPToolHook(connection: try await mcpServers.connection(for: MCPServerSpec(parsing: server))))
+                let spec = try MCPServerSpec(parsing: server)
+                if specs.contains(spec) { continue }
+                if specs.contains(where: { $0.name == spec.name }) {
+                    throw MCPSpecError("another MCP server is named \(spec.name), and their tools would be too: name each ('NAME: COMMAND')")
+                }
+                specs.append(spec)
+                prepared.toolHooks.append(MCPToolHook(connection: try await mcpServers.connection(for: spec)))
             } catch {
-                throw ScriptRunError("\(file):\(entry.line): @mcp \(server): \(error)")
+                throw ScriptRunError("\(file):\(origin) \(server): \(error)")
             }
         }
         for step in interpreter.steps {
@@ -232,7 +242,7 @@ struct PreparedScript {
     var parameters: GenerationParameters
     /// The model's plugins and the `--plugin` instances, loaded first.
     var commandLinePlugins: [LuaPlugin]
-    /// The tools of the servers the script names (`@mcp`).
+    /// The tools of the MCP servers of the script's model, of `--mcp` and of its `@mcp` lines.
     var toolHooks: [any ChatHook] = []
     /// The judge of its `expect: judge` checks (``ScriptRunner/judge``, or its `@judge`).
     var judge: String?

@@ -48,7 +48,7 @@ struct ChatCommand: AsyncParsableCommand, TakesGenerationParameters {
         configuration.log = logOptions.database()
         defer { configuration.log?.flush() }
         // The servers end when Tide does (ChildProcesses).
-        configuration.toolHooks = try await pluginOptions.startMCPServers().hooks()
+        configuration.toolHooks = try await pluginOptions.mcpOptions.start(after: defaults.mcp).hooks()
         let view = ChatView()
         let answers = ToolAnswers()
         if approveTools { configuration.toolApproval = { call in answers.approve(call) } }

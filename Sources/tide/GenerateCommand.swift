@@ -52,7 +52,7 @@ struct GenerateCommand: AsyncParsableCommand, TakesGenerationParameters {
         let parameters = try formatOptions.over(sampling.parameters(over: brought?.parameters ?? defaults.generationParameters))
         let plugins = try pluginOptions.load(after: brought?.plugins ?? defaults.plugins)
         // The servers end when Tide does (ChildProcesses).
-        let servers = try await pluginOptions.startMCPServers()
+        let servers = try await pluginOptions.mcpOptions.start(after: defaults.mcp)
         let loaded = try ProgressBarModels().model(for: setup)
         let session = ChatSession(
             backend: try loaded.makeBackend(setup),

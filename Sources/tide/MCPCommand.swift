@@ -16,19 +16,19 @@ struct MCPCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Start the --mcp servers, list their tools (NAME__TOOL, what each does, its parameters), and end them.")
 
-        @OptionGroup var pluginOptions: PluginOptions
+        @OptionGroup var mcpOptions: MCPOptions
 
         @Flag(help: "One JSON object per tool: server, name, tool (its name on the server), description, parameters (its JSON schema).")
         var json = false
 
         func validate() throws {
-            if pluginOptions.mcp.isEmpty { throw ValidationError("give the servers to list, e.g. tide mcp list --mcp 'time: mcp-server-time'") }
+            if mcpOptions.mcp.isEmpty { throw ValidationError("give the servers to list, e.g. tide mcp list --mcp 'time: mcp-server-time'") }
         }
 
         func run() async throws {
             let servers: MCPServers
             do {
-                servers = try await pluginOptions.startMCPServers()
+                servers = try await mcpOptions.start()
             } catch {
                 throw CommandFailure("\(error)")
             }
@@ -45,6 +45,7 @@ struct MCPCommand: AsyncParsableCommand {
                     let parameters = Self.parameters(of: tool.definition.parameters)
                     if !parameters.isEmpty { Terminal.write("        parameters: \(parameters)\n") }
                 }
+                for tool in connection.leftOut { Terminal.write("    left out: \(tool)\n") }
             }
             await servers.close()
         }

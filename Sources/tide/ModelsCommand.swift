@@ -5,6 +5,7 @@ import TideCore
 import TideFiles
 import TideLlama
 import TideLua
+import TideMCP
 import TideModels
 import TideProvider
 
@@ -142,6 +143,10 @@ struct ModelsCommand: AsyncParsableCommand {
                 help: ArgumentHelp("A plugin it loads: 'NAME key=value …' (repeatable).", valueName: "spec"))
         var plugins: [String] = []
 
+        @Option(name: .customLong("mcp"),
+                help: ArgumentHelp("An MCP server whose tools it offers: '[NAME:] COMMAND ARGS…' (repeatable).", valueName: "server"))
+        var mcp: [String] = []
+
         @Option(name: .customLong("gpu-layers"), parsing: .unconditional,
                 help: "Layers it offloads to a GPU (-1: all; 0: none; default: as many as the GPU's free memory holds).")
         var gpuLayers: Int?
@@ -168,12 +173,13 @@ struct ModelsCommand: AsyncParsableCommand {
                 throw CommandFailure("--from \(from): no such file")
             }
             for plugin in plugins { _ = try PluginSource(spec: PluginSpec(parsing: plugin)) }
+            for server in mcp { _ = try MCPServerSpec(parsing: server) }
             if sampling.maxRewinds != nil { throw ValidationError("--max-rewinds is not kept in a preset") }
             if sampling.draft != nil { throw ValidationError("--draft is not kept in a preset") }
             let path = ModelStore.isPath(from) ? URL(fileURLWithPath: from).standardizedFileURL.path : from
             let preset = PresetEntry(name: name, from: path,
                                      defaults: ModelDefaults(systemPrompt: system, parameters: try sampling.settings, plugins: plugins,
-                                                             gpuLayers: gpuLayers, toolFormat: format))
+                                                             mcp: mcp, gpuLayers: gpuLayers, toolFormat: format))
             try UserModels.save(preset, replacing: replace, in: UserModels.standardFile)
             print("created \(name) in \(UserModels.standardFile.path); chat with it: tide chat --model \(name)")
         }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TideCore
 import TideLog
+import TideMCP
 import TideRunner
 import TideScript
 
@@ -389,8 +390,15 @@ extension RunCommand {
         if let tolerance { runner.parameters.tolerance = tolerance }
         runner.parameterSettings = try sampling.settings
         runner.plugins = pluginOptions.plugins
-        // The servers end when Tide does (ChildProcesses).
-        runner.toolHooks = try await pluginOptions.startMCPServers().hooks()
+        // Started here, so that one that cannot start stops the run before anything is replayed;
+        // they end when Tide does (ChildProcesses).
+        runner.mcp = pluginOptions.mcpOptions.mcp
+        runner.mcpServers = MCPServerPool(timeouts: pluginOptions.mcpOptions.timeouts)
+        MCPServers.endOnTerminationSignals()
+        for spec in try pluginOptions.mcpOptions.servers {
+            let connection = try await runner.mcpServers.connection(for: spec)
+            MCPOptions.noteLeftOut(connection)
+        }
         runner.limits = pluginOptions.limits
         runner.hookErrorPolicy = pluginOptions.policy
         runner.overflow = overflow

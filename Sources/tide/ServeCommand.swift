@@ -148,8 +148,8 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
         let defaults = try setup.modelDefaults()
         let plugins = try pluginOptions.sources(after: defaults.plugins)
         let limits = pluginOptions.limits
-        // The servers' tools are the server's own, as plugins' tools are; they end when Tide does (ChildProcesses).
-        let servers = try await pluginOptions.startMCPServers()
+        // The MCP servers' tools are the server's own, as plugins' tools are.
+        let servers = try await pluginOptions.mcpOptions.start(after: defaults.mcp, gracefulStop: true)
         var configuration = ServeConfiguration(modelName: "", parameters: try sampling.parameters(over: defaults.generationParameters),
                                                hooks: HookFactory { log in
                                                    try plugins.map { try $0.instantiate(limits: limits, log: log) } + servers.hooks()
@@ -187,10 +187,18 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
         let banner = "tide serve: \(configuration.modelName) on http://\(host):\(port)/v1 · \(parallel) sequences of "
             + "\(batch.contextSizePerSequence) tokens" + (configuration.placement.map { " · runs on \($0)" } ?? "") + " · plugins: "
             + (plugins.isEmpty ? "none" : plugins.map(\.spec.description).joined(separator: ", "))
+            + (servers.connections.isEmpty ? "" : " · MCP servers: " + servers.connections.map(\.spec.name).joined(separator: ", "))
             + (configuration.apiKey == nil ? "" : " · API key required")
             + (configuration.embedder == nil ? "" : " · embeddings by " + (configuration.embeddingModelName ?? configuration.modelName))
             + logNote(log)
-        try await server.run(host: host, port: port) { Terminal.warn(banner) }
+        // After the graceful stop, the MCP servers end too: input closed, SIGTERM, then SIGKILL.
+        do {
+            try await server.run(host: host, port: port) { Terminal.warn(banner) }
+        } catch {
+            await servers.close()
+            throw error
+        }
+        await servers.close()
         Terminal.warn("tide serve: stopped")
     }
 }

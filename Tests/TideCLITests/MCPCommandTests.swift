@@ -96,6 +96,31 @@ extension CommandLineTests {
             #expect(Int(cut).map { $0 + 200 <= 16_384 && $0 > 1000 } == true, "\(cut)")
         }
 
+        @Test func ctrlCStopsAReplyWaitingOnAServer() async throws {
+            let folder = try CommandLineTests.scratchFolder("mcp-interrupt")
+            let plugin = folder.appendingPathComponent("policy.lua")
+            try Self.policy.write(to: plugin, atomically: true, encoding: .utf8)
+            let marker = UUID().uuidString
+            let started = FileManager.default.temporaryDirectory.appendingPathComponent("misbehaving-slow-\(marker)")
+            let generate = Process()
+            generate.executableURL = TideProcess.executable
+            generate.arguments = ["generate", "--mcp", Self.server("mis", MCPTestServers.misbehaving("", marker: marker)), "--plugin", plugin.path,
+                                  "--tool", "mis__slow", "--tool-choice", "required", "--mcp-timeout", "600", "--max-tokens", "60", "Wait."]
+            let errors = Pipe()
+            generate.standardOutput = FileHandle.nullDevice
+            generate.standardError = errors
+            try generate.run()
+            // A reply waiting on a call of 30 s (under a timeout of 600 s), once the server has begun it.
+            for _ in 0..<1200 where !FileManager.default.fileExists(atPath: started.path) { try await Task.sleep(for: .milliseconds(100)) }
+            #expect(FileManager.default.fileExists(atPath: started.path), "the slow call began")
+            let start = ContinuousClock.now
+            kill(generate.processIdentifier, SIGINT)
+            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            while generate.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(generate.terminationStatus == 130, "\(stderr)")
+            #expect(ContinuousClock.now - start < .seconds(20), "Ctrl-C does not wait for the server's answer: \(stderr)")
+        }
+
         @Test func aServerThatFailsIsAClearErrorAndTideGoesOn() throws {
             let missing = try TideProcess.run(["generate", "--mcp", "gone: /nonexistent/mcp-server", "Hello"])
             #expect(missing.status != 0)
@@ -125,11 +150,51 @@ extension CommandLineTests {
             #expect(result.status == 0, "\(result.stderr)")
             #expect(!MCPTestServers.isRunning(marker: marker), "the server that ignores SIGTERM ended with tide generate")
 
+            // SIGTERM in the middle of a call, to a server started through a launcher (the shell is
+            // Tide's child, the server its own): the whole group ends with Tide.
+            let launched = UUID().uuidString
+            let folder = try CommandLineTests.scratchFolder("mcp-sigterm")
+            let plugin = folder.appendingPathComponent("policy.lua")
+            try Self.policy.write(to: plugin, atomically: true, encoding: .utf8)
+            let command = MCPTestServers.misbehaving("stubborn", marker: launched).map { "'\($0)'" }.joined(separator: " ")
+            let generate = Process()
+            generate.executableURL = TideProcess.executable
+            generate.arguments = ["generate", "--mcp", "mis: sh -c \"\(command); true\"", "--plugin", plugin.path, "--tool", "mis__slow",
+                                  "--tool-choice", "required", "--mcp-timeout", "120", "--max-tokens", "60", "Wait."]
+            generate.standardOutput = FileHandle.nullDevice
+            generate.standardError = FileHandle.nullDevice
+            try generate.run()
+            // The server has begun the slow call (tide's own command line names the marker too).
+            let started = FileManager.default.temporaryDirectory.appendingPathComponent("misbehaving-slow-\(launched)")
+            for _ in 0..<1200 where !FileManager.default.fileExists(atPath: started.path) { try await Task.sleep(for: .milliseconds(100)) }
+            #expect(FileManager.default.fileExists(atPath: started.path), "the slow call began")
+            generate.terminate()
+            while generate.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(generate.terminationStatus == 128 + SIGTERM, "\(generate.terminationStatus)")
+            for _ in 0..<50 where MCPTestServers.isRunning(marker: launched) { try await Task.sleep(for: .milliseconds(100)) }
+            #expect(!MCPTestServers.isRunning(marker: launched), "the launched server ended with tide generate's SIGTERM")
+
             let served = UUID().uuidString
             let server = try await TideServer(["--mcp", Self.server("stubborn", MCPTestServers.misbehaving("stubborn", marker: served))])
             #expect(MCPTestServers.isRunning(marker: served))
             #expect(server.terminate(waitingAtMost: .seconds(30)) != nil)
             #expect(!MCPTestServers.isRunning(marker: served), "the server that ignores SIGTERM ended with tide serve")
+        }
+
+        @Test func aPresetNamesItsServers() throws {
+            let environment = ["XDG_CONFIG_HOME": try CommandLineTests.scratchFolder("mcp-preset").path]
+            let created = try TideProcess.run(["models", "create", "echoing", "--from", "smollm2-135m-instruct", "--mcp", Self.misbehaving,
+                                               "--temperature", "0"], environment: environment)
+            #expect(created.status == 0, "\(created.stderr)")
+            let shown = try TideProcess.run(["models", "show", "echoing"], environment: environment)
+            #expect(shown.stdout.contains("mcp servers:   \(Self.misbehaving)"), "\(shown.stdout)")
+            // The preset's server, and the same one given again on the command line, start once.
+            let result = try TideProcess.run(["generate", "--model", "echoing", "--mcp", Self.misbehaving, "--tool", "mis__add",
+                                              "--tool-choice", "required", "--max-tokens", "60", "Add two numbers."], environment: environment)
+            #expect(Self.toolLines(result.stderr).first?.hasPrefix("tool mis__add ") == true, "\(result.stderr)")
+            let bad = try TideProcess.run(["models", "create", "broken", "--from", "smollm2-135m-instruct", "--mcp", "web: https://x.example/mcp"],
+                                          environment: environment)
+            #expect(bad.status != 0 && bad.stderr.contains("servers over HTTP are not supported"), "\(bad.stderr)")
         }
 
         @Test func chatAndRunOfferTheServersTools() throws {

@@ -30,6 +30,13 @@ import TideTestSupport
         func onToolResult(_ result: ToolResult, review: ToolCallReview) throws -> String? { self.result(result) }
     }
 
+    /// A result hook that fails.
+    final class FailingResult: ChatHook, Sendable {
+        let name = "leaky"
+        let points: Set<HookPoint> = [.toolResult]
+        func onToolResult(_ result: ToolResult, review: ToolCallReview) throws -> String? { throw ToolFailure("no") }
+    }
+
     /// How many times the user was asked.
     final class Approvals: Sendable {
         let count = Mutex(0)
@@ -73,12 +80,17 @@ import TideTestSupport
         #expect(approvals.count.withLock { $0 } == 0, "a call the policy decided is never put to the user")
     }
 
-    @Test func aPolicyThatFailsIsDisabledOrFailsTheReply() async throws {
+    @Test func aPolicyThatFailsRefusesTheCallOrFailsTheReply() async throws {
         struct Broken: Error, CustomStringConvertible { var description: String { "broken policy" } }
         let broken = Policy("broken", decide: { _ in throw Broken() })
         let reply = try await session([broken, ToolRoundsTests.Adder()]).reply(to: "Add.").collect()
-        #expect(reply.toolResults.map(\.content) == ["5"], "the call runs once the failing policy is disabled")
+        // A broken policy never lets through what it was there to stop.
+        #expect(reply.toolResults.map(\.content) == ["error: broken refused this call: its policy failed (the plugin is disabled)"])
         #expect(reply.failures.map { "\($0.hookName) \($0.point) \($0.message)" } == ["broken on_tool_call broken policy"], "\(reply.failures)")
+        // A result hook that fails withholds the result.
+        let withheld = try await session([Policy("redactor", result: { _ in nil }), FailingResult(), ToolRoundsTests.Adder()])
+            .reply(to: "Add.").collect()
+        #expect(withheld.toolResults.map(\.content) == ["error: the result was withheld: leaky failed on it (the plugin is disabled)"])
         await #expect(throws: HookFailure.self) {
             _ = try await session([Policy("broken", decide: { _ in throw Broken() }), ToolRoundsTests.Adder()], policy: .failReply)
                 .reply(to: "Add.").collect()

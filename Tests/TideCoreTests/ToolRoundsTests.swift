@@ -85,6 +85,15 @@ import TideTestSupport
         }
     }
 
+    /// `max-tool-result` sets where a result is cut.
+    @Test func theResultLimitIsAParameter() async throws {
+        let session = ChatSession(backend: backend(calling: "big {}"), hooks: [Adder()])
+        session.parameters.maxToolResult = 1000
+        let reply = try await session.reply(to: "Go.").collect()
+        #expect(reply.toolResults.first?.content == String(repeating: "x", count: 1000)
+                + "\n[the result was cut: 20000 bytes, of which the first 1000 are shown]")
+    }
+
     /// A result larger than the room the context has left is cut to fit it, with room kept for
     /// the answer, and says so: the turn goes on instead of failing for want of context.
     @Test func aResultIsCutToTheRoomTheContextHasLeft() async throws {

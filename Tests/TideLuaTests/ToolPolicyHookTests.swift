@@ -73,6 +73,18 @@ import TideLua
         #expect(try decision("git__git_log", #"{"repo_path": "/srv/repo", "max_count": "5; rm"}"#)
                 == .refuse(reason: "argument max_count does not match ^%d+$"))
         #expect(try decision("git__git_log", #"{"repo_path": "/srv/repo", "branch": "main"}"#) == .run)
+        // Paths in lists and under other names are checked too; in a list they must be absolute.
+        #expect(try decision("git__git_status", #"{"paths": ["/srv/repo/a", "/etc/passwd"]}"#)
+                == .refuse(reason: "argument paths (/etc/passwd) is outside /srv/repo"))
+        #expect(try decision("git__git_status", #"{"options": {"source": "/srv/repo/a", "destination": "/tmp/b"}}"#)
+                == .refuse(reason: "argument options (/tmp/b) is outside /srv/repo"))
+        #expect(try decision("git__git_status", #"{"files": ["notes.txt"]}"#)
+                == .refuse(reason: "argument files: a path in a list or table must be absolute, not notes.txt"))
+        #expect(try decision("git__git_status", #"{"files": ["/srv/repo/notes.txt"], "message": "/etc"}"#) == .run)
+        // A mistake in the options refuses every call, and says which.
+        let misconfigured = try LuaPlugin(spec: PluginSpec(parsing: "tool-allow tools=* folder=relative/dir"))
+        #expect(try misconfigured.onToolCall(Self.review)
+                == .refuse(reason: "tool-allow is misconfigured: its option folder must be an absolute path, not 'relative/dir'"))
         // No list: nothing runs.
         let closed = try LuaPlugin(spec: PluginSpec(parsing: "tool-allow"))
         #expect(try closed.onToolCall(Self.review) == .refuse(reason: "files__read is not among the tools allowed here ()"))

@@ -30,6 +30,7 @@ extension GenerationParameters {
         parameters.stop = ["END", "two words"]
         parameters.toolChoice = .named("lookup")
         parameters.maxToolRounds = 3
+        parameters.maxToolResult = 4096
         parameters.parallelToolCalls = false
         parameters.logprobs = 5
         parameters.reasoningBudget = 100

@@ -1,9 +1,10 @@
 """An MCP server for the tests of `--mcp`, written with the official Python SDK, that fails on request.
 
-    python misbehaving_server.py [MODE]
+    python misbehaving_server.py [MODE [MARKER]]
 
 Its tools: `echo` (returns its text), `add` (a + b), `big` (a result of the size asked for, in
-MiB), `slow` (answers after the seconds asked for), `crash` (the server exits mid-call),
+MiB), `slow` (answers after the seconds asked for, having made the file
+misbehaving-slow-MARKER in the temporary folder), `crash` (the server exits mid-call),
 `garbage` (the server writes a line that is not JSON), `email` (a text with e-mail addresses),
 `error` (an error result). MODE changes how the server behaves as a whole:
   fail-at-start     exits with status 3 before it reads anything;
@@ -14,6 +15,7 @@ import asyncio
 import os
 import signal
 import sys
+import tempfile
 import time
 
 mode = sys.argv[1] if len(sys.argv) > 1 else ""
@@ -57,6 +59,9 @@ def big(mebibytes: int) -> str:
 @server.tool()
 async def slow(seconds: float) -> str:
     """Answers after a while."""
+    # The tests wait for this file to know the call has begun.
+    if len(sys.argv) > 2:
+        open(os.path.join(tempfile.gettempdir(), "misbehaving-slow-" + sys.argv[2]), "w").close()
     await asyncio.sleep(seconds)
     return "done"
 
