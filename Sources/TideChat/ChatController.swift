@@ -96,11 +96,12 @@ public final class ChatController {
     /// The last reply's summary.
     public var lastReply: ReplySummary? { lastSummary }
 
-    /// What the banner says: the model, its context, the plugins.
+    /// What the banner says: the model, its context, the plugins, the MCP servers.
     public var banner: String {
         let description = session.backend.modelDescription
         return "\(URL(fileURLWithPath: setup.model).lastPathComponent) · context \(description.contextSize) tokens · plugins: "
             + Self.list(pluginNames)
+            + (configuration.toolHooks.isEmpty ? "" : " · tools from " + configuration.toolHooks.map(\.name).joined(separator: ", "))
     }
 
     /// The names Tab can complete.

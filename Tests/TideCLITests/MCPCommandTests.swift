@@ -181,6 +181,34 @@ extension CommandLineTests {
             #expect(!MCPTestServers.isRunning(marker: served), "the server that ignores SIGTERM ended with tide serve")
         }
 
+        /// The reference git server, kept to reading one repository by the policy plugin that
+        /// docs/plugins.md shows (taken from there, its folder made this test's).
+        @Test func theGitServerReadsOneRepositoryUnderThePolicyTheDocsShow() throws {
+            let repository = try CommandLineTests.scratchFolder("mcp-git")
+            for arguments in [["init", "-q"], ["add", "a.txt"], ["-c", "user.email=t@example.org", "-c", "user.name=T", "commit", "-q", "-m", "first"]] {
+                if arguments.first == "add" { try "hello\n".write(to: repository.appendingPathComponent("a.txt"), atomically: true, encoding: .utf8) }
+                let git = try TideProcess.run(["-C", repository.path] + arguments, program: URL(fileURLWithPath: "/usr/bin/git"))
+                #expect(git.status == 0, "\(git.stderr)")
+            }
+            let docs = try String(contentsOf: HTMLReportTests.repository.appendingPathComponent("docs/plugins.md"), encoding: .utf8)
+            let start = try #require(docs.range(of: "-- read-only-git:"))
+            let end = try #require(docs[start.lowerBound...].range(of: "\n```"))
+            let plugin = repository.deletingLastPathComponent().appendingPathComponent("read-only-git-\(UUID().uuidString).lua")
+            try String(docs[start.lowerBound..<end.lowerBound]).replacingOccurrences(of: "/srv/repo", with: repository.path)
+                .write(to: plugin, atomically: true, encoding: .utf8)
+            let git = Self.server("git", MCPTestServers.git(repository: repository.path))
+            func ask(_ tool: String) throws -> String {
+                let result = try TideProcess.run(["generate", "--mcp", git, "--plugin", plugin.path, "--tool", tool, "--tool-choice", "required",
+                                                  "--max-tokens", "80", "Go ahead."])
+                return Self.toolLines(result.stderr).first ?? result.stderr
+            }
+            let status = try ask("git__git_status")
+            #expect(status.contains("\"repo_path\":\"\(repository.path)\"") && status.contains("→ Repository status:")
+                    && status.contains("nothing to commit"), "\(status)")
+            let commit = try ask("git__git_commit")
+            #expect(commit.contains("failed: error: read-only-git refused this call: git__git_commit is not a read"), "\(commit)")
+        }
+
         @Test func aPresetNamesItsServers() throws {
             let environment = ["XDG_CONFIG_HOME": try CommandLineTests.scratchFolder("mcp-preset").path]
             let created = try TideProcess.run(["models", "create", "echoing", "--from", "smollm2-135m-instruct", "--mcp", Self.misbehaving,

@@ -9,7 +9,7 @@ extension CommandLineTests {
         @Test func theExampleConversationsPass() throws {
             let result = try TideProcess.run(["run", "Conversations/"])
             #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
-            #expect(result.stdout.contains(" 0 failed (13 scripts"), "\(result.stdout)")
+            #expect(result.stdout.contains(" 0 failed (14 scripts"), "\(result.stdout)")
             #expect(!result.stdout.contains("FAIL"))
             #expect(result.stdout.contains("Conversations/capitals.tide:18: PASS expect: contains \"Paris\""))
         }
@@ -23,7 +23,7 @@ extension CommandLineTests {
             // Nothing to warn about: a batch of sequences computes each token as it is computed alone.
             #expect(!many.stdout.contains("parallel") && !many.stdout.contains("differ"))
             let files = try FileManager.default.contentsOfDirectory(atPath: sequential.path).sorted()
-            #expect(files.count == 13)
+            #expect(files.count == 14)
             for file in files {
                 let expected = try String(contentsOf: sequential.appendingPathComponent(file), encoding: .utf8)
                 let actual = try String(contentsOf: parallel.appendingPathComponent(file), encoding: .utf8)
