@@ -109,6 +109,9 @@ actor ChildProcessTransport: Transport {
                 process.waitUntilExit()
                 // Its last words, unless a child of its own keeps standard error open.
                 _ = errorEnded.wait(timeout: .now() + 1)
+            } else {
+                // A server that cannot be read is of no more use: it ends now, not with Tide.
+                Task { await ChildProcesses.shared.end(process, within: .seconds(2)) }
             }
             let ended = failure ?? Self.exit(of: process, serverName: serverName, errorTail: errorTail)
             continuation.finish(throwing: ended)

@@ -32,6 +32,7 @@ struct ManualCommand: ParsableCommand {
                   ".TP", ".I ~/.config/tide/plugins", "Your plugins; ./Plugins comes first, the plugins shipped in tide last.",
                   ".TP", ".I ~/.config/tide/models.json", "Your model entries: remote models and presets.",
                   ".TP", ".I ~/.cache/tide/models", "Downloaded model files.",
+                  ".TP", ".I ~/.cache/tide/mcp/bin", "MCP servers make setup installs (time, git); --mcp finds a command there after the PATH.",
                   ".SH ENVIRONMENT",
                   ".TP", ".B XDG_CONFIG_HOME, XDG_CACHE_HOME", "Move the folders above.",
                   ".TP", ".B TIDE_API_KEY, OPENAI_API_KEY", "The key sent to a remote model's server.",
