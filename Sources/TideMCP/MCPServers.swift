@@ -5,8 +5,9 @@ import TideCore
 ///
 /// ```swift
 /// let servers = try await MCPServers.start([try MCPServerSpec(parsing: "mcp-server-time")])
-/// defer { Task { await servers.close() } }
-/// let hooks = plugins + servers.hooks()
+/// let session = ChatSession(backend: backend, hooks: plugins + servers.hooks())
+/// // … replies …
+/// await servers.close()
 /// ```
 public final class MCPServers: Sendable {
     /// The running servers, in the order given.
