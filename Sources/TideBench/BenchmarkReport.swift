@@ -36,6 +36,11 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
             lines.append(("decode: the engine choosing each token in llama.cpp's graph (\(decode.chosenOnBackend) tokens in all) vs "
                 + "copying the scores: \(fixed(decode.engineTokensPerSecond)) vs \(fixed(decode.copiedTokensPerSecond)) tok/s → paired "
                 + "ratio \(fixed(decode.backendRatio, 3)) (goal: not lower; ≥ 0.98, the machine's noise)", decode.backendRatio >= 0.98))
+            lines.append(("decode under the default model's sampling (temperature 0.2, repeat penalty 1.1, seeded), choosing among the "
+                + "few best scores llama.cpp's graph keeps (\(decode.chosenAmongCandidates) tokens in all) vs copying the scores: "
+                + "\(fixed(decode.candidatesTokensPerSecond)) vs \(fixed(decode.candidatesCopiedTokensPerSecond)) tok/s → paired ratio "
+                + "\(fixed(decode.candidatesRatio, 3)), replies \(decode.candidatesRepliesAgree ? "identical" : "DIFFERENT") "
+                + "(goal: identical, not lower; ≥ 0.98, the machine's noise)", decode.candidatesRatio >= 0.98 && decode.candidatesRepliesAgree))
             lines.append(("decode with each token's log-probability and the 5 likeliest (logprobs 5) vs without: "
                 + "\(fixed(decode.logprobsTokensPerSecond)) vs \(fixed(decode.engineTokensPerSecond)) tok/s → paired ratio "
                 + "\(fixed(decode.logprobsRatio, 3)) (goal ≥ 0.95; against the engine copying the scores, as any reply that reads them: "

@@ -170,7 +170,7 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
         cleanups.append { [weak self] in
             guard let self else { return }
             llama_memory_seq_rm(llama_get_memory(context), sequence, 0, -1)
-            sampleOnBackend(sequence, false)
+            sampleOnBackend(sequence, nil)
         }
         condition.signal()
         condition.unlock()
@@ -200,7 +200,7 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     private func run() {
         defer {
             llama_free(context)
-            backendSamplers.values.forEach { llama_sampler_free($0) }
+            backendSamplers.values.forEach { llama_sampler_free($0.chain) }
             ended.signal()
         }
         warmUp()
@@ -229,32 +229,37 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// Per sequence, the greedy sampler llama.cpp runs in its graph while that sequence's tokens
-    /// are chosen there (used on the engine's thread only).
-    private var backendSamplers: [Int32: UnsafeMutablePointer<llama_sampler>] = [:]
+    /// Per sequence, the sampler llama.cpp runs in its graph while that sequence's tokens are
+    /// chosen there, and the choice it makes (used on the engine's thread only).
+    private var backendSamplers: [Int32: (choice: GraphChoice, chain: UnsafeMutablePointer<llama_sampler>)] = [:]
     /// Whether llama.cpp refused a sampler in its graph (a build or model that cannot run one):
     /// every token is then chosen from copied scores.
     private var backendSamplingRefused = false
-    /// How many tokens llama.cpp chose in its graph.
+    /// How many tokens llama.cpp chose in its graph (``GraphChoice/best``).
     @_spi(Benchmarks) public var tokensChosenOnBackend: Int { chosenOnBackend.load(ordering: .relaxed) }
     private let chosenOnBackend = Atomic<Int>(0)
+    /// How many tokens were chosen among the few best scores llama.cpp's graph kept
+    /// (``GraphChoice/candidates(_:)``).
+    @_spi(Benchmarks) public var tokensChosenAmongGraphCandidates: Int { chosenAmongCandidates.load(ordering: .relaxed) }
+    private let chosenAmongCandidates = Atomic<Int>(0)
 
-    /// Has `sequence`'s next decodes choose their token in llama.cpp's graph (``GraphGreedySampler``:
-    /// the best score, found where the scores are, and its id copied back instead of the whole
-    /// vocabulary's scores) — or not. Each change makes llama.cpp plan its graphs again at the next
-    /// decode, so a sequence keeps its sampler from reply to reply.
-    private func sampleOnBackend(_ sequence: Int32, _ on: Bool) {
-        if on, backendSamplers[sequence] == nil, !backendSamplingRefused {
-            guard let chain = GraphGreedySampler.makeChain() else { return }
-            if llama_set_sampler(context, sequence, chain) {
-                backendSamplers[sequence] = chain
-            } else {
-                llama_sampler_free(chain)
-                backendSamplingRefused = true
-            }
-        } else if !on, let chain = backendSamplers.removeValue(forKey: sequence) {
+    /// Has `sequence`'s next decodes choose their token in llama.cpp's graph as `choice` says
+    /// (the best score's id, or the few best scores, copied back instead of the whole
+    /// vocabulary's) — or not, when `nil`. Each change makes llama.cpp plan its graphs again at
+    /// the next decode, so a sequence keeps its sampler from reply to reply while the choice holds.
+    private func sampleOnBackend(_ sequence: Int32, _ choice: GraphChoice?) {
+        if let current = backendSamplers[sequence] {
+            guard current.choice != choice else { return }
+            backendSamplers[sequence] = nil
             llama_set_sampler(context, sequence, nil)
+            llama_sampler_free(current.chain)
+        }
+        guard let choice, !backendSamplingRefused, let chain = choice.makeChain() else { return }
+        if llama_set_sampler(context, sequence, chain) {
+            backendSamplers[sequence] = (choice, chain)
+        } else {
             llama_sampler_free(chain)
+            backendSamplingRefused = true
         }
     }
 
@@ -267,10 +272,16 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
         return token
     }
 
+    /// Counts the token of batch entry `index` of the last decode as chosen among the candidates
+    /// llama.cpp's graph kept, when it kept some (the whole row is copied where it could not).
+    func countChoiceAmongGraphCandidates(at index: Int32) {
+        if llama_get_sampled_candidates_count_ith(context, index) > 0 { chosenAmongCandidates.add(1, ordering: .relaxed) }
+    }
+
     /// Stops choosing `sequence`'s tokens in llama.cpp's graph (``sampleOnBackend(_:_:)``) before
     /// a benchmark decodes it with llama.cpp alone.
     func stopSamplingOnBackend(_ sequence: Int32) {
-        perform { [self] _ in sampleOnBackend(sequence, false) }
+        perform { [self] _ in sampleOnBackend(sequence, nil) }
     }
 
     /// Decodes two tokens together, then one alone, and forgets them, before the first request:
@@ -365,7 +376,7 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
         var filled: [(sequence: Int32, position: Int32)] = []
         var nextSequence = requests.first?.sequence ?? 0
         for request in requests {
-            sampleOnBackend(request.sequence, request.choosesOnBackend)
+            sampleOnBackend(request.sequence, request.graphChoice)
             if fillingGaps {
                 for sequence in nextSequence..<max(nextSequence, request.sequence) where batch.count < batch.capacity - 1 {
                     let position = llama_memory_seq_pos_max(llama_get_memory(context), sequence) + 1

@@ -221,13 +221,13 @@ final class LlamaReplyDecoder: ReplyDecoder {
         let adjust = UncheckedSendable(adjustingLogits)
         let cut = trimming ? nil : self.cut
         self.cut = nil
-        let onBackend = choosesOnBackend(outputs: outputs, adjustingLogits: adjustingLogits)
+        let graphChoice = graphChoice(outputs: outputs, adjustingLogits: adjustingLogits)
         // A draft's check is sized by what a step with one costs against a step without: its
         // decode, the steps it waited through, and the copy of its scores.
         let timesStep = !trimming && forcer == nil
         return try await withCheckedThrowingContinuation { continuation in
             let request = StepRequest(
-                sequence: backend.sequence, tokens: tokens, position: position, outputs: outputs, choosesOnBackend: onBackend,
+                sequence: backend.sequence, tokens: tokens, position: position, outputs: outputs, graphChoice: graphChoice,
                 preparation: trimming ? { context, request in
                     // Drop what the cache holds past the shared prefix; if the cache cannot drop
                     // a tail, it starts over and the whole prompt is evaluated.
@@ -245,7 +245,15 @@ final class LlamaReplyDecoder: ReplyDecoder {
                 finish: { context, index, seconds in
                     guard outputs > 1 else {
                         if timesStep { self.drafter?.timed(seconds) }
-                        if onBackend, let token = backend.engine.tokenChosenOnBackend(at: index) { return sampler.outcome(of: token, model: model) }
+                        switch graphChoice {
+                        case .best?:
+                            if let token = backend.engine.tokenChosenOnBackend(at: index) { return sampler.outcome(of: token, model: model) }
+                        case .candidates?:
+                            backend.engine.countChoiceAmongGraphCandidates(at: index)
+                            return sampler.chooseAmongGraphCandidates(context, at: index, model: model)
+                        case nil:
+                            break
+                        }
                         return try sampler.step(context, at: index, model: model, adjustingLogits: adjust.value)
                     }
                     let copying = ContinuousClock.now
@@ -264,20 +272,21 @@ final class LlamaReplyDecoder: ReplyDecoder {
         }
     }
 
-    /// Whether a step of `outputs` scored tokens has llama.cpp choose its token in its graph:
-    /// a plain greedy step (``SamplerChain/choosesBestAlone``) that no hook, recording or draft
-    /// reads the scores of, alone in its context (several sequences would each change llama.cpp's
-    /// graphs as their replies come and go), on this machine as it is (a simulated one moves the
-    /// scores after the decode).
+    /// How a step of `outputs` scored tokens has llama.cpp choose its token in its graph
+    /// (``SamplerChain/graphChoice``: the best score, or a few best among which the reply's chain
+    /// chooses), or `nil` to copy the scores: a step that no hook, recording or draft reads the
+    /// scores of, alone in its context (several sequences would each change llama.cpp's graphs as
+    /// their replies come and go), on this machine as it is (a simulated one moves the scores
+    /// after the decode).
     /// Once a step needs the scores, the rest of the reply copies them too: every change of the
     /// sequence's sampler makes llama.cpp plan its graphs again (a drafting reply would otherwise
     /// change it at each draft).
-    private func choosesOnBackend(outputs: Int, adjustingLogits: ((any LogitsView) throws -> Void)?) -> Bool {
-        guard !leftBackendChoice else { return false }
-        let may = backend.choosesOnBackend && readsChunksInPlace && backend.engine.machine.isReal && outputs == 1
-            && adjustingLogits == nil && forcer == nil && sampler.choosesBestAlone
-        leftBackendChoice = !may
-        return may
+    private func graphChoice(outputs: Int, adjustingLogits: ((any LogitsView) throws -> Void)?) -> GraphChoice? {
+        guard !leftBackendChoice else { return nil }
+        let choice = backend.choosesOnBackend && readsChunksInPlace && backend.engine.machine.isReal && outputs == 1
+            && adjustingLogits == nil && forcer == nil ? sampler.graphChoice : nil
+        leftBackendChoice = choice == nil
+        return choice
     }
 
     func keepRewindPoints() throws { sampler.keepRewindPoints() }

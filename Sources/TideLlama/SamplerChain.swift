@@ -41,6 +41,9 @@ final class SamplerChain {
     /// token before them is chosen whenever its score after them still beats the runner-up's
     /// before them, which a few scores tell (``confirmsGreedyChoice(_:in:)``).
     let greedyOverLoweringStages: Bool
+    /// How many of the best scores hold every token the chain could choose
+    /// (``graphCandidates(_:stages:model:)``); `nil` when no such count is much less than the vocabulary.
+    let graphCandidates: Int?
     /// How many expected tokens were confirmed without sampling the vocabulary
     /// (``confirmsGreedyChoice(_:in:)``), with no copy of it or of the chain's state.
     private(set) var confirmedWithoutSampling = 0
@@ -82,6 +85,7 @@ final class SamplerChain {
         greedyOverLoweringStages = comparingTwoScores && parameters.temperature == 0 && !stages.isEmpty
             && stages.allSatisfy { $0.onlyLowers(parameters) }
         history = stages.map { $0.history(parameters) }.max() ?? 0
+        graphCandidates = Self.graphCandidates(parameters, stages: stages, model: model)
         vocabularySize = model.facts.vocabularySize
         (grammar, steerer) = try Self.replyGrammar(parameters, model: model, reader: toolCalls, steeringBudget: steeringBudget)
         var chainParameters = llama_sampler_chain_default_params()
@@ -286,11 +290,51 @@ final class SamplerChain {
         return .token(id: token, bytes: model.tokenBytes(token))
     }
 
-    /// Whether the next token is the best score and nothing else: plain greedy decoding with no
-    /// format, budget, rewind point, resampling, expectation or log-probabilities, so that llama.cpp may choose it
-    /// in its graph without the scores being copied (``LlamaBatchEngine``).
-    var choosesBestAlone: Bool {
-        argmaxOnly && grammar == nil && steerer == nil && !keepsPoints && !isResampling && expectation == nil && logprobs == nil
+    /// How llama.cpp may choose the next token in its graph (``LlamaBatchEngine``), copying less
+    /// than the scores: the best score alone under plain greedy decoding, or the
+    /// ``graphCandidates`` best for the chain to choose among; `nil` when the step reads the scores
+    /// (a format, budget, rewind point, resampling, expectation or log-probabilities) or the chain
+    /// could choose a token outside any such few.
+    var graphChoice: GraphChoice? {
+        guard grammar == nil && steerer == nil && !keepsPoints && !isResampling && expectation == nil && logprobs == nil else { return nil }
+        return argmaxOnly ? .best : graphCandidates.map { .candidates($0) }
+    }
+
+    /// How many of the best scores hold every token a chain for `parameters` could choose, so
+    /// that choosing among only those chooses as among all: the chain cuts to `k` tokens (top-k;
+    /// at temperature 0, the best one) after stages that each lower the scores of at most `m`
+    /// tokens, each by what that token alone decides (``SamplerStage/onlyLowers(_:)``,
+    /// ``SamplerStage/changesAtMost(_:model:)``). A token outside the `k + Σm` best before those
+    /// stages is beaten by `k` of them that no stage lowered, so it is not among the `k` best
+    /// after them; the stages after the cut (typical-p, top-p, min-p, XTC, the temperature, the
+    /// draw) see only the `k` it kept. Tokens of exactly equal scores may come in another order,
+    /// so a choice among equals could differ. `nil` where the chain has no such cut (top-k off,
+    /// Mirostat, top-n-σ, a raising bias or penalty) or the count is not under a quarter of the
+    /// vocabulary.
+    static func graphCandidates(_ parameters: GenerationParameters, stages: [any SamplerStage.Type], model: LlamaModel) -> Int? {
+        guard parameters.mirostat == 0 else { return nil }
+        var count: Int
+        let before: ArraySlice<any SamplerStage.Type>
+        if parameters.temperature == 0 {
+            (count, before) = (1, stages[...])
+        } else {
+            guard let cut = stages.firstIndex(where: { ObjectIdentifier($0) == ObjectIdentifier(TopKStage.self) }) else { return nil }
+            (count, before) = (parameters.topK, stages[..<cut])
+        }
+        for stage in before {
+            guard stage.onlyLowers(parameters), let changed = stage.changesAtMost(parameters, model: model) else { return nil }
+            count += changed
+        }
+        return count * 4 <= model.facts.vocabularySize ? count : nil
+    }
+
+    /// Chooses (and accepts) the next token among the candidates llama.cpp's graph kept for batch
+    /// entry `index` of `context` (``GraphChoice/candidates(_:)``), as among every token's scores;
+    /// among those where the graph kept none.
+    func chooseAmongGraphCandidates(_ context: OpaquePointer, at index: Int32, model: LlamaModel) -> DecodedToken {
+        nearTie = nil
+        lastLogprob = nil
+        return outcome(of: llama_sampler_sample(chain, context, index), model: model)
     }
 
     /// How the reply's format was steered to finish within `max-tokens`; `nil` when it was not.

@@ -21,12 +21,16 @@ protocol SamplerStage: Sendable {
     /// score as over the whole vocabulary): then a token whose score after the stage still beats
     /// every other token's before it is the best after it.
     static func onlyLowers(_ parameters: GenerationParameters) -> Bool
+    /// At most how many tokens' scores the stage changes at one step under `parameters`, when a
+    /// bound holds (the tokens it penalises are among the last it saw); `nil` when none does.
+    static func changesAtMost(_ parameters: GenerationParameters, model: LlamaModel) -> Int?
 }
 
 extension SamplerStage {
     static var keepsBest: Bool { false }
     static func history(_ parameters: GenerationParameters) -> Int { 0 }
     static func onlyLowers(_ parameters: GenerationParameters) -> Bool { false }
+    static func changesAtMost(_ parameters: GenerationParameters, model: LlamaModel) -> Int? { nil }
 }
 
 /// The stages in llama.cpp's default order, as `common_sampler` (and so llama-server) builds it:
@@ -102,6 +106,20 @@ enum LogitBiasStage: SamplerStage {
     }
 
     static func onlyLowers(_ parameters: GenerationParameters) -> Bool { parameters.logitBias.allSatisfy { $0.bias <= 0 } }
+
+    /// The tokens the biases name (a text's, each of its tokens).
+    static func changesAtMost(_ parameters: GenerationParameters, model: LlamaModel) -> Int? {
+        var count = 0
+        for bias in parameters.logitBias {
+            switch bias.target {
+            case .token: count += 1
+            case .text(let text):
+                guard let tokens = try? model.tokenize(text) else { return nil }
+                count += tokens.count
+            }
+        }
+        return count
+    }
 }
 
 /// `repeat-penalty`, `presence-penalty` and `frequency-penalty` over the last `repeat-last-n` tokens.
@@ -120,6 +138,9 @@ enum PenaltiesStage: SamplerStage {
     static func onlyLowers(_ parameters: GenerationParameters) -> Bool {
         parameters.repeatPenalty >= 1 && parameters.presencePenalty >= 0 && parameters.frequencyPenalty >= 0
     }
+
+    /// The tokens among the last `repeat-last-n`.
+    static func changesAtMost(_ parameters: GenerationParameters, model: LlamaModel) -> Int? { parameters.repeatLastN }
 }
 
 /// DRY: `dry-multiplier`, `dry-base`, `dry-allowed-length`, `dry-penalty-last-n`, `dry-sequence-breakers`.
@@ -138,6 +159,9 @@ enum DRYStage: SamplerStage {
 
     /// Its penalty, the multiplier times a power of the base, is subtracted.
     static func onlyLowers(_ parameters: GenerationParameters) -> Bool { true }
+
+    /// The tokens that followed a repeat among the last `dry-penalty-last-n`.
+    static func changesAtMost(_ parameters: GenerationParameters, model: LlamaModel) -> Int? { parameters.dryPenaltyLastN }
 }
 
 /// `top-n-sigma`.

@@ -15,9 +15,10 @@ final class StepRequest: @unchecked Sendable {
     /// How many of the last tokens keep their logits (each a batch entry of its own, in order,
     /// the last one's index given to `finish`); more than one only for a request that fits in a batch.
     let outputs: Int
-    /// Whether llama.cpp chooses the token in its graph (greedy), copying its id instead of the
-    /// scores (``LlamaBatchEngine/sampleOnBackend(_:_:)``); only for a request of one output.
-    let choosesOnBackend: Bool
+    /// How llama.cpp chooses the token in its graph, copying less than the scores
+    /// (``LlamaBatchEngine/sampleOnBackend(_:_:)``); `nil` when the scores are copied. Only for a
+    /// request of one output.
+    let graphChoice: GraphChoice?
     /// Runs once on the scheduler thread before the first tokens are added (trims the cache).
     private var preparation: ((OpaquePointer, StepRequest) -> Void)?
     private let onAdvance: (ArraySlice<Int32>) -> Void
@@ -25,7 +26,7 @@ final class StepRequest: @unchecked Sendable {
     private let finish: (_ context: OpaquePointer, _ logitsIndex: Int32, _ decodeSeconds: Double) throws -> DecodedToken
     private let resume: (Result<DecodedToken, any Error>) -> Void
 
-    init(sequence: Int32, tokens: ArraySlice<Int32>, position: Int, outputs: Int = 1, choosesOnBackend: Bool = false,
+    init(sequence: Int32, tokens: ArraySlice<Int32>, position: Int, outputs: Int = 1, graphChoice: GraphChoice? = nil,
          preparation: ((OpaquePointer, StepRequest) -> Void)? = nil,
          onAdvance: @escaping (ArraySlice<Int32>) -> Void, onFailure: @escaping (OpaquePointer, Int) -> Void,
          finish: @escaping (_ context: OpaquePointer, _ logitsIndex: Int32, _ decodeSeconds: Double) throws -> DecodedToken,
@@ -37,7 +38,7 @@ final class StepRequest: @unchecked Sendable {
         self.position = position
         startPosition = position
         self.outputs = outputs
-        self.choosesOnBackend = choosesOnBackend && outputs == 1
+        self.graphChoice = outputs == 1 ? graphChoice : nil
         self.preparation = preparation
         self.onAdvance = onAdvance
         self.onFailure = onFailure

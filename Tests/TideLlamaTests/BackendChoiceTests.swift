@@ -5,43 +5,61 @@ import TideCore
 import TideTestSupport
 
 extension RealModelTests {
-    /// Plain greedy replies alone in their context have llama.cpp choose each token in its graph
-    /// (``LlamaBatchEngine``), copying one token id instead of the scores: token for token the
+    /// Replies alone in their context that read no scores have llama.cpp choose in its graph
+    /// (``LlamaBatchEngine``, ``GraphChoice``): plain greedy replies copy one token id instead of
+    /// the scores; greedy replies under penalties and seeded replies under top-k copy the few best
+    /// scores their chain can choose among, and the chain draws on the CPU. Token for token the
     /// replies of Tide's own choice from copied scores. A reply that reads the scores (a logits
-    /// hook) or samples at random falls back to copying them, and the next greedy reply chooses
-    /// in the graph again.
+    /// hook) falls back to copying them, and the next reply chooses in the graph again.
     @Suite struct BackendChoiceTests {
-        /// Four turns of one conversation — greedy, greedy under a logits hook, seeded, greedy —
-        /// and how many tokens llama.cpp chose in its graph.
-        func conversation(choosingOnBackend: Bool) async throws -> (replies: [CollectedReply], chosen: Int) {
-            // This machine as it is: a simulated one (`TIDE_MACHINE`) moves the scores after the
-            // decode, so its tokens are never chosen in the graph.
-            var options = LlamaContextOptions(contextSize: 2048)
-            options.machine = SimulatedMachine()
-            let backend = try LlamaBackend(model: TestModel.shared, options: options)
-            backend.choosesOnBackend = choosingOnBackend
+        /// The parameters of each turn of ``conversation(choosingOnBackend:)``.
+        static let turns: [GenerationParameters] = {
             var greedy = GenerationParameters()
             greedy.temperature = 0
-            greedy.maxTokens = 48
+            greedy.maxTokens = 40
             // A draft needs the scores, and from its step on the reply copies them (drafting is
             // tested on its own, `DraftingTests`).
             greedy.draft = .off
             var seeded = greedy
             seeded.temperature = 0.9
             seeded.seed = 7
-            let session = ChatSession(backend: backend, systemPrompt: "You are a helpful assistant.", parameters: greedy)
-            var replies = [try await session.reply(to: "Write a short poem about the sea.").collect()]
-            session.hooks = [EndBan()]
-            replies.append(try await session.reply(to: "Now one about the moon.").collect())
-            session.hooks = []
-            session.parameters = seeded
-            replies.append(try await session.reply(to: "And one about the stars.").collect())
-            session.parameters = greedy
-            replies.append(try await session.reply(to: "Thank you. Which one do you like best?").collect())
-            return (replies, backend.engine.tokensChosenOnBackend)
+            var penalised = greedy
+            penalised.repeatPenalty = 1.1
+            penalised.repeatLastN = 64
+            var seededPenalised = seeded
+            seededPenalised.seed = 11
+            seededPenalised.topK = 20
+            seededPenalised.repeatPenalty = 1.3
+            seededPenalised.presencePenalty = 0.4
+            seededPenalised.repeatLastN = 32
+            seededPenalised.logitBias = [LogitBias(.text(" the"), -3), LogitBias(.token(13), -1)]
+            return [greedy, greedy, seeded, penalised, seededPenalised, greedy]
+        }()
+
+        static let questions = ["Write a short poem about the sea.", "Now one about the moon.", "And one about the stars.",
+                                "Which one do you like best, and why?", "Write a fourth poem, about the wind.", "Thank you."]
+
+        /// The turns of one conversation — greedy, greedy under a logits hook, seeded, greedy under
+        /// a repeat penalty, seeded under penalties and biases, greedy — and how many tokens
+        /// llama.cpp chose in its graph, and how many were chosen among the candidates it kept.
+        func conversation(choosingOnBackend: Bool) async throws -> (replies: [CollectedReply], chosen: Int, amongCandidates: Int) {
+            // This machine as it is: a simulated one (`TIDE_MACHINE`) moves the scores after the
+            // decode, so its tokens are never chosen in the graph.
+            var options = LlamaContextOptions(contextSize: 2048)
+            options.machine = SimulatedMachine()
+            let backend = try LlamaBackend(model: TestModel.shared, options: options)
+            backend.choosesOnBackend = choosingOnBackend
+            let session = ChatSession(backend: backend, systemPrompt: "You are a helpful assistant.", parameters: Self.turns[0])
+            var replies: [CollectedReply] = []
+            for (index, (parameters, question)) in zip(Self.turns, Self.questions).enumerated() {
+                session.hooks = index == 1 ? [EndBan()] : []
+                session.parameters = parameters
+                replies.append(try await session.reply(to: question).collect())
+            }
+            return (replies, backend.engine.tokensChosenOnBackend, backend.engine.tokensChosenAmongGraphCandidates)
         }
 
-        @Test func greedyTokensChosenInTheGraphAreTidesOwnChoices() async throws {
+        @Test func tokensChosenInTheGraphAreTidesOwnChoices() async throws {
             let copied = try await conversation(choosingOnBackend: false)
             let inGraph = try await conversation(choosingOnBackend: true)
             for (index, (expected, reply)) in zip(copied.replies, inGraph.replies).enumerated() {
@@ -49,10 +67,38 @@ extension RealModelTests {
                 #expect(reply.summary?.stopReason == expected.summary?.stopReason, "reply \(index)")
                 #expect(reply.summary?.statistics.generatedTokens == expected.summary?.statistics.generatedTokens, "reply \(index)")
             }
-            #expect(copied.chosen == 0)
-            // Every token of the two greedy replies (and an end token, where one ended there), none of the others.
-            let greedyTokens = [0, 3].map { inGraph.replies[$0].summary?.statistics.generatedTokens ?? 0 }.reduce(0, +)
-            #expect(greedyTokens > 0 && (greedyTokens...greedyTokens + 2).contains(inGraph.chosen), "\(inGraph.chosen) of \(greedyTokens)")
+            #expect(copied.chosen == 0 && copied.amongCandidates == 0)
+            func tokens(of turns: [Int]) -> Int { turns.map { inGraph.replies[$0].summary?.statistics.generatedTokens ?? 0 }.reduce(0, +) }
+            // Every token of the plain greedy replies (and an end token, where one ended there), none of the others.
+            let best = tokens(of: [0, 5])
+            #expect(best > 0 && (best...best + 2).contains(inGraph.chosen), "\(inGraph.chosen) of \(best)")
+            // Every token of the seeded and penalised ones.
+            let amongCandidates = tokens(of: [2, 3, 4])
+            #expect(amongCandidates > 0 && (amongCandidates...amongCandidates + 3).contains(inGraph.amongCandidates),
+                    "\(inGraph.amongCandidates) of \(amongCandidates)")
+        }
+
+        /// How many candidates each chain needs: its cut plus what the stages before it may lower;
+        /// none where a stage reads the whole vocabulary or raises a score.
+        @Test func candidatesAreTheCutAndWhatTheStagesBeforeItMayLower() throws {
+            let model = TestModel.shared
+            func candidates(_ change: (inout GenerationParameters) -> Void) -> Int? {
+                var parameters = GenerationParameters()
+                change(&parameters)
+                return SamplerChain.graphCandidates(parameters, stages: SamplerStages.stages(for: parameters), model: model)
+            }
+            let theTokens = try model.tokenize(" the").count
+            #expect(candidates { $0.temperature = 0.8 } == 40)
+            #expect(candidates { $0.temperature = 0; $0.repeatPenalty = 1.1; $0.repeatLastN = 64 } == 65)
+            #expect(candidates { $0.temperature = 0.8; $0.repeatPenalty = 1.1; $0.repeatLastN = 64;
+                                 $0.logitBias = [LogitBias(.text(" the"), -2)] } == 40 + 64 + theTokens)
+            #expect(candidates { $0.temperature = 0.8; $0.dryMultiplier = 0.8; $0.dryPenaltyLastN = 128 } == 40 + 128)
+            #expect(candidates { $0.temperature = 0.8; $0.topK = 0 } == nil, "top-p over the whole vocabulary")
+            #expect(candidates { $0.temperature = 0.8; $0.topNSigma = 1 } == nil, "top-n-σ reads every score")
+            #expect(candidates { $0.temperature = 0.8; $0.mirostat = 2 } == nil)
+            #expect(candidates { $0.temperature = 0.8; $0.logitBias = [LogitBias(.token(5), 2)] } == nil, "a raised token")
+            #expect(candidates { $0.temperature = 0; $0.repeatPenalty = 0.9; $0.repeatLastN = 64 } == nil, "a penalty that raises")
+            #expect(candidates { $0.temperature = 0.8; $0.topK = 20_000 } == nil, "not much less than the vocabulary")
         }
     }
 }
