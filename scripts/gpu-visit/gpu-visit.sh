@@ -69,14 +69,14 @@ pack() {
         "llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION" >&2 || die "could not fetch llama-cpp-python's source"
     tar -C "$stage" -xzf "$stage/llama_cpp_python-$LLAMA_CPP_PYTHON_VERSION.tar.gz"
     local src="$stage/llama_cpp_python-$LLAMA_CPP_PYTHON_VERSION/vendor/llama.cpp"
-    rm -rf "$src"/{docs,media,tests,benches,examples,pocs,skills,app,ci} "$src"/tools/{mtmd,tts,cvector-generator,export-lora,imatrix,perplexity,rpc,tuning,results,fit-params,cli,completion,batched-bench,gguf-split,tokenize}
+    rm -rf "$src"/{docs,media,tests,benches,examples,pocs,skills,app,ci} "$src"/tools/{tts,cvector-generator,export-lora,imatrix,perplexity,rpc,tuning,results,fit-params,cli,completion,batched-bench,gguf-split,tokenize}
     find "$src/models" -maxdepth 1 -name 'ggml-vocab-*' ! -name 'ggml-vocab-phi-3.gguf' -delete
     for backend in cann hexagon hip metal musa opencl openvino sycl virtgpu vulkan webgpu zdnn zendnn et; do
         rm -rf "$src/ggml/src/ggml-$backend"
     done
     rm -rf "$src/tools/ui/dist"
     # The CMake files name the folders they add; drop the lines for those removed.
-    sed -i -E '/add_subdirectory\((cvector-generator|export-lora|imatrix|perplexity|rpc|tuning|results|fit-params|cli|completion|batched-bench|gguf-split|tokenize|mtmd|tts)\)/d' "$src/tools/CMakeLists.txt"
+    sed -i -E '/add_subdirectory\((cvector-generator|export-lora|imatrix|perplexity|rpc|tuning|results|fit-params|cli|completion|batched-bench|gguf-split|tokenize|tts)\)/d' "$src/tools/CMakeLists.txt"
     tar -C "$(dirname "$src")" -cJf "$KIT/llama.cpp.tar.xz" llama.cpp
 
     log "gpu-visit: the default model's tokenizer, and the model in $PARTS parts"
