@@ -25,7 +25,8 @@
 # back), and a summary to standard output.
 #
 # TIDE_GPU_CPU=1 runs measure against a CPU build instead (to try this script without a GPU:
-# LLAMA_BUILD=<a llama.cpp build folder with bin/> skips the build).
+# LLAMA_BUILD=<a llama.cpp build folder with bin/> skips the build, TIDE_GPU_CLIENTS="1 8" sends
+# fewer clients than "1 1 1 8 32": three single clients in a row, the first the server's first request).
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -34,6 +35,7 @@ PARTS_DIR="$ROOT/.build/gpu-visit-model"
 WORK="${TIDE_GPU_WORK:-/tmp/tide-gpu}"
 LLAMA_CPP_PYTHON_VERSION="0.3.36"   # as scripts/setup.sh pins it
 PARTS=2
+CLIENTS="${TIDE_GPU_CLIENTS:-1 1 1 8 32}"
 
 log() { printf '%s\n' "$*" >&2; }
 die() { log "gpu-visit: $*"; exit 1; }
@@ -160,26 +162,29 @@ serve_figures() {
     local label="$1" model="$2" port=18411 pid
     "$TIDE" serve --model "$model" --port "$port" --parallel 32 --ctx-size 2048 > "$OUTDIR/$label-serve-tide.log" 2>&1 &
     pid=$!
-    wait_port "$port" && {
-        for n in 1 1 1 8 32; do step 120 "$label-tide-$n-clients" python3 "$ROOT/scripts/gpu-visit/load.py" "http://127.0.0.1:$port" "$n" 128 "tide-$n"; cat "$OUTDIR/$label-tide-$n-clients.txt" >> "$OUTDIR/serve.jsonl"; done
+    wait_ready "$port" && {
+        for n in $CLIENTS; do step 120 "$label-tide-$n-clients" python3 "$ROOT/scripts/gpu-visit/load.py" "http://127.0.0.1:$port" "$n" 128 "tide-$n"; cat "$OUTDIR/$label-tide-$n-clients.txt" >> "$OUTDIR/serve.jsonl"; done
     }
     kill -TERM "$pid"; wait "$pid"; echo "tide serve exited with status $? after SIGTERM" >> "$OUTDIR/$label-serve-tide.log"
     tail -3 "$OUTDIR/$label-serve-tide.log" >> "$OUTDIR/summary.txt"
     port=18412
     "$BUILD/bin/llama-server" -m "$model" --port "$port" -np 32 -c 65536 -ngl 999 > "$OUTDIR/$label-serve-llama.log" 2>&1 &
     pid=$!
-    wait_port "$port" && {
-        for n in 1 1 1 8 32; do step 120 "$label-llama-$n-clients" python3 "$ROOT/scripts/gpu-visit/load.py" "http://127.0.0.1:$port" "$n" 128 "llama-server-$n"; cat "$OUTDIR/$label-llama-$n-clients.txt" >> "$OUTDIR/serve.jsonl"; done
+    wait_ready "$port" && {
+        for n in $CLIENTS; do step 120 "$label-llama-$n-clients" python3 "$ROOT/scripts/gpu-visit/load.py" "http://127.0.0.1:$port" "$n" 128 "llama-server-$n"; cat "$OUTDIR/$label-llama-$n-clients.txt" >> "$OUTDIR/serve.jsonl"; done
     }
     kill -TERM "$pid"; wait "$pid" 2>/dev/null
 }
 
-wait_port() {
-    for _ in $(seq 1 120); do
-        python3 -c "import socket,sys; s=socket.socket(); s.settimeout(0.5); sys.exit(s.connect_ex(('127.0.0.1', $1)))" && return 0
+# wait_ready PORT: until the server there answers GET /health with 200 (llama-server listens, and
+# answers 503, while it loads the model).
+wait_ready() {
+    for _ in $(seq 1 240); do
+        python3 -c "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:$1/health', timeout=1).status != 200)" \
+            2>/dev/null && return 0
         sleep 0.5
     done
-    log "gpu-visit: nothing listens on port $1"; return 1
+    log "gpu-visit: nothing ready on port $1"; return 1
 }
 
 measure() {
@@ -196,9 +201,12 @@ measure() {
     step 150 teacher-forcing-smollm2 "$TIDE" bench --model "$smol" --only teacher-forcing --rounds 3
     # §3 and §4: the first request, serve at 1/8/32 clients, SIGTERM.
     serve_figures smollm2 "$smol"
-    # A transcript recorded on the GPU, replayed there (GPUTests' own commands).
-    step 60 transcript-record "$TIDE" run --model "$smol" --quiet --out "$WORK/recorded" "$ROOT/Conversations/capitals.tide"
-    step 60 transcript-replay "$TIDE" run --model "$smol" "$WORK/recorded/capitals.tide"
+    # A transcript recorded on the GPU and replayed there: teacher forcing confirms its replies
+    # (no checks of their words, which a random model cannot pass).
+    printf '%s\n' '# three greedy replies to record and replay' '@temperature 0' '@max-tokens 200' \
+        'user: Write a short story about a lighthouse.' 'user: Now one about a ship.' 'user: And one about the sea.' > "$WORK/replay.tide"
+    step 60 transcript-record "$TIDE" run --model "$smol" --quiet --out "$WORK/recorded" "$WORK/replay.tide"
+    step 60 transcript-replay "$TIDE" run --model "$smol" "$WORK/recorded/replay.tide"
     if [ -f "$phi" ]; then
         step 60 llama-bench-phi3 "$BUILD/bin/llama-bench" -m "$phi" -p 0 -n 128 -r 5 -ngl 999
         step 150 decode-phi3 "$TIDE" bench --model "$phi" --only decode --rounds 3
