@@ -28,3 +28,17 @@ enum GraphChoice: Equatable, Sendable {
         }
     }
 }
+
+/// Which of the choices in llama.cpp's graph (``GraphChoice``) a backend makes.
+@_spi(Benchmarks) public enum GraphChoicePolicy: Sendable {
+    /// None: every step copies the scores (what the benchmarks and tests compare with).
+    case never
+    /// Those that save work on this machine: the few best scores wherever the chain allows, and
+    /// the best score's token only where the scores are on a GPU. On the CPU the scores are read
+    /// in place, and llama.cpp's argmax in the graph (one thread, scalar) costs more than Tide's:
+    /// the engine choosing in the graph ran at 0.945–0.950 of it copying on a 2-core Xeon, with
+    /// the builds before and after the candidates, 9 rounds each (docs/benchmarks.md).
+    case whereTheyPay
+    /// Every choice the chain allows, on any device (for tests and benchmarks on a CPU).
+    case always
+}

@@ -61,10 +61,10 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     /// Constrains every token's candidates by the reply format's grammar, instead of checking the
     /// sampled token first: the alternative that benchmarks measure against.
     @_spi(Benchmarks) public var constrainsEveryToken = false
-    /// Lets replies alone in their context that read no scores have llama.cpp choose each token,
-    /// or its few candidates, in its graph (``LlamaReplyDecoder``, ``GraphChoice``); off only for
-    /// what benchmarks and tests compare it with.
-    @_spi(Benchmarks) public var choosesOnBackend = true
+    /// Which replies alone in their context that read no scores have llama.cpp choose each token,
+    /// or its few candidates, in its graph (``LlamaReplyDecoder``, ``GraphChoice``): those where it
+    /// saves work, unless benchmarks and tests ask for all or none.
+    @_spi(Benchmarks) public var graphChoices = GraphChoicePolicy.whereTheyPay
     /// Stops choosing this sequence's tokens in llama.cpp's graph before a benchmark decodes it
     /// with llama.cpp alone; the next reply that may starts again.
     @_spi(Benchmarks) public func stopChoosingOnBackend() { engine.stopSamplingOnBackend(sequence) }

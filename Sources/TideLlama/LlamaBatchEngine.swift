@@ -289,12 +289,13 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     /// kernels loaded on their first launch and the math library's set-up: a first request's
     /// first token took 50 ms against 4–5 ms for the next ones on an H200), as llama.cpp's own
     /// tools warm up at start. A request queued meanwhile waits for it. An engine of one sequence
-    /// warms up with the greedy choice in its graph already set (``GraphChoice/best``), as a
-    /// plain greedy reply will have it, so that reply's first decode plans no graph again.
+    /// whose scores are on a GPU warms up with the greedy choice in its graph already set
+    /// (``GraphChoice/best``), as a plain greedy reply will have it there, so that reply's first
+    /// decode plans no graph again.
     private func warmUp() {
         let token = llama_vocab_bos(model.vocab) >= 0 ? llama_vocab_bos(model.vocab) : 0
         threadShare.withLock { $0.size(context) }
-        if sequenceCapacity == 1 && machine.isReal { sampleOnBackend(0, .best) }
+        if sequenceCapacity == 1 && machine.isReal && model.placement.scoresOnGPU { sampleOnBackend(0, .best) }
         let together = min(2, batch.capacity)
         for (start, count) in [(0, together), (together, 1)] {
             batch.clear()

@@ -281,10 +281,16 @@ final class LlamaReplyDecoder: ReplyDecoder {
     /// Once a step needs the scores, the rest of the reply copies them too: every change of the
     /// sequence's sampler makes llama.cpp plan its graphs again (a drafting reply would otherwise
     /// change it at each draft).
+    /// On the CPU only the few best scores are chosen among there (``GraphChoicePolicy``).
     private func graphChoice(outputs: Int, adjustingLogits: ((any LogitsView) throws -> Void)?) -> GraphChoice? {
         guard !leftBackendChoice else { return nil }
-        let choice = backend.choosesOnBackend && readsChunksInPlace && backend.engine.machine.isReal && outputs == 1
-            && adjustingLogits == nil && forcer == nil ? sampler.graphChoice : nil
+        var choice = readsChunksInPlace && backend.engine.machine.isReal && outputs == 1 && adjustingLogits == nil && forcer == nil
+            ? sampler.graphChoice : nil
+        switch backend.graphChoices {
+        case .never: choice = nil
+        case .whereTheyPay where choice == .best && !model.placement.scoresOnGPU: choice = nil
+        case .whereTheyPay, .always: break
+        }
         leftBackendChoice = choice == nil
         return choice
     }

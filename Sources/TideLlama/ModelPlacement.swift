@@ -17,6 +17,9 @@ public struct ModelPlacement: Sendable, Hashable {
         self.note = note
     }
 
+    /// Whether the output layer, and so each token's scores, is on the GPU (every layer is).
+    public var scoresOnGPU: Bool { gpu != nil && gpuLayers >= layers }
+
     /// "CPU", "GPU (NVIDIA H100 80GB HBM3, 31 of 31 layers)", or "CPU and GPU (…, 12 of 31 layers)".
     public var description: String {
         guard let gpu, gpuLayers > 0 else { return "CPU" }

@@ -6,7 +6,7 @@ import TideTestSupport
 
 extension RealModelTests {
     /// Replies alone in their context that read no scores have llama.cpp choose in its graph
-    /// (``LlamaBatchEngine``, ``GraphChoice``): plain greedy replies copy one token id instead of
+    /// (``LlamaBatchEngine``, ``GraphChoice``; forced here on any device, ``GraphChoicePolicy``): plain greedy replies copy one token id instead of
     /// the scores; greedy replies under penalties and seeded replies under top-k copy the few best
     /// scores their chain can choose among, and the chain draws on the CPU. Token for token the
     /// replies of Tide's own choice from copied scores. A reply that reads the scores (a logits
@@ -48,7 +48,7 @@ extension RealModelTests {
             var options = LlamaContextOptions(contextSize: 2048)
             options.machine = SimulatedMachine()
             let backend = try LlamaBackend(model: TestModel.shared, options: options)
-            backend.choosesOnBackend = choosingOnBackend
+            backend.graphChoices = choosingOnBackend ? .always : .never
             let session = ChatSession(backend: backend, systemPrompt: "You are a helpful assistant.", parameters: Self.turns[0])
             var replies: [CollectedReply] = []
             for (index, (parameters, question)) in zip(Self.turns, Self.questions).enumerated() {
@@ -76,6 +76,27 @@ extension RealModelTests {
             let amongCandidates = tokens(of: [2, 3, 4])
             #expect(amongCandidates > 0 && (amongCandidates...amongCandidates + 3).contains(inGraph.amongCandidates),
                     "\(inGraph.amongCandidates) of \(amongCandidates)")
+        }
+
+        /// By default a plain greedy reply has llama.cpp choose its token in the graph only where
+        /// the scores are on a GPU (on the CPU they are read in place, which costs less than
+        /// llama.cpp's argmax there), and a sampled reply copies only the graph's candidates anywhere.
+        @Test func byDefaultTheGraphChoosesWhereItSavesWork() async throws {
+            var options = LlamaContextOptions(contextSize: 2048)
+            options.machine = SimulatedMachine()
+            let backend = try LlamaBackend(model: TestModel.shared, options: options)
+            let session = ChatSession(backend: backend, systemPrompt: "You are a helpful assistant.", parameters: Self.turns[0])
+            let greedy = try await session.reply(to: Self.questions[0]).collect()
+            let greedyTokens = greedy.summary?.statistics.generatedTokens ?? 0
+            if TestModel.shared.placement.scoresOnGPU {
+                #expect((greedyTokens...greedyTokens + 1).contains(backend.engine.tokensChosenOnBackend))
+            } else {
+                #expect(backend.engine.tokensChosenOnBackend == 0)
+            }
+            session.parameters = Self.turns[2]
+            let seeded = try await session.reply(to: Self.questions[1]).collect()
+            let seededTokens = seeded.summary?.statistics.generatedTokens ?? 0
+            #expect(seededTokens > 0 && (seededTokens...seededTokens + 1).contains(backend.engine.tokensChosenAmongGraphCandidates))
         }
 
         /// How many candidates each chain needs: its cut plus what the stages before it may lower;
