@@ -36,8 +36,8 @@ enum GraphChoice: Equatable, Sendable {
     /// Those that save work on this machine: the few best scores wherever the chain allows, and
     /// the best score's token only where the scores are on a GPU. On the CPU the scores are read
     /// in place, and llama.cpp's argmax in the graph (one thread, scalar) costs more than Tide's:
-    /// the engine choosing in the graph ran at 0.945–0.950 of it copying on a 2-core Xeon, with
-    /// the builds before and after the candidates, 9 rounds each (docs/benchmarks.md).
+    /// the engine choosing in the graph ran at 0.933–0.950 of it copying on a 2-core Xeon, with
+    /// the builds before and after the candidates (docs/benchmarks.md).
     case whereTheyPay
     /// Every choice the chain allows, on any device (for tests and benchmarks on a CPU).
     case always

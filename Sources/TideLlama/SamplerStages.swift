@@ -74,6 +74,15 @@ enum LogitBiasStage: SamplerStage {
     static func sampler(_ parameters: GenerationParameters, model: LlamaModel) throws(InvalidParameterError)
         -> UnsafeMutablePointer<llama_sampler>?
     {
+        let biases = try tokenBiases(parameters, model: model)
+        return llama_sampler_init_logit_bias(Int32(model.facts.vocabularySize), Int32(biases.count), biases)
+    }
+
+    /// One bias per token the biases name (a text's, each of its tokens), their sum where several
+    /// name it: llama.cpp adds every bias of a token over the whole vocabulary but only the first
+    /// over a few candidates, which the check of a recorded token's score after the stages scores
+    /// (``SamplerChain/confirmsGreedyChoice(_:in:)``) and a choice among the graph's candidates reads.
+    static func tokenBiases(_ parameters: GenerationParameters, model: LlamaModel) throws(InvalidParameterError) -> [llama_logit_bias] {
         var biases: [llama_logit_bias] = []
         let size = model.facts.vocabularySize
         for bias in parameters.logitBias {
@@ -96,29 +105,16 @@ enum LogitBiasStage: SamplerStage {
                 biases += tokens.map { llama_logit_bias(token: $0, bias: Float(bias.bias)) }
             }
         }
-        // One bias per token, their sum where several name it: llama.cpp adds every bias of a token
-        // over the whole vocabulary but only the first over a few candidates, which the check of a
-        // recorded token's score after the stages scores (``SamplerChain/confirmsGreedyChoice(_:in:)``).
         var summed: [Int32: Float] = [:]
         for bias in biases { summed[bias.token, default: 0] += bias.bias }
-        let merged = biases.compactMap { bias in summed.removeValue(forKey: bias.token).map { llama_logit_bias(token: bias.token, bias: $0) } }
-        return llama_sampler_init_logit_bias(Int32(size), Int32(merged.count), merged)
+        return biases.compactMap { bias in summed.removeValue(forKey: bias.token).map { llama_logit_bias(token: bias.token, bias: $0) } }
     }
 
     static func onlyLowers(_ parameters: GenerationParameters) -> Bool { parameters.logitBias.allSatisfy { $0.bias <= 0 } }
 
-    /// The tokens the biases name (a text's, each of its tokens).
+    /// The tokens the biases name.
     static func changesAtMost(_ parameters: GenerationParameters, model: LlamaModel) -> Int? {
-        var count = 0
-        for bias in parameters.logitBias {
-            switch bias.target {
-            case .token: count += 1
-            case .text(let text):
-                guard let tokens = try? model.tokenize(text) else { return nil }
-                count += tokens.count
-            }
-        }
-        return count
+        (try? tokenBiases(parameters, model: model))?.count
     }
 }
 
