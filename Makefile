@@ -1,7 +1,7 @@
 # The two commands of the README:
 #   make run    installs what is missing, builds Tide and starts a chat with the bundled model
 #   make test   installs what is missing and runs the test suite
-.PHONY: setup build run install uninstall test test-fast test-gpu bench bench-serve bench-serve-llama bench-embeddings bench-matrix
+.PHONY: setup build run install uninstall test test-fast test-gpu bench bench-serve bench-serve-llama bench-serve-noisy bench-embeddings bench-matrix
 setup:
 	@bash scripts/setup.sh
 
@@ -60,6 +60,10 @@ bench-serve: build
 # `tide serve` against llama.cpp's own llama-server (built once, about 10 minutes), 1 and 8 clients (docs/benchmarks.md).
 bench-serve-llama: build
 	$${XDG_CACHE_HOME:-$$HOME/.cache}/tide/llama-server/bin/python scripts/bench-serve.py --against llama-server --tide .build/release/tide
+
+# Eight streaming clients alone, then beside a client sending the heaviest requests the bounds allow (docs/benchmarks.md).
+bench-serve-noisy: build
+	$${XDG_CACHE_HOME:-$$HOME/.cache}/tide/llama-server/bin/python scripts/bench-serve.py --against noisy-neighbour --tide .build/release/tide
 
 # `tide serve`'s /v1/embeddings against llama-server's on the same embedding model: texts per second (docs/benchmarks.md).
 bench-embeddings: build

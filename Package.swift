@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -69,12 +70,12 @@ let package = Package(
             "TideCore", "TideFormat", "TideOpenAI",
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "Prometheus", package: "swift-prometheus"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
         ]),
         .target(name: "TideMCP", dependencies: [
             "TideCore", "TideFormat", .product(name: "MCP", package: "swift-sdk"), .product(name: "Logging", package: "swift-log"),
         ]),
-        .target(name: "TideLog", dependencies: ["TideCore", "TideFormat", "TideScript", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "TideLog", dependencies: ["TideCore", "TideFiles", "TideFormat", "TideScript", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "TideBench", dependencies: ["TideCore", "TideFormat", "TideLlama", "TideLog", "TideProvider", "TideRemote", "TideRunner", "CLlama"]),
         // The fuzz targets (scripts/fuzz.sh); built plainly, they replay inputs.
         .executableTarget(name: "TideFuzz", dependencies: ["TideCore", "TideFormat", "TideLua", "TideOpenAI", "TideRegex", "TideScript"]),

@@ -23,6 +23,16 @@ Three comparisons, each alternating its two sides round by round in one run:
     --texts short texts (1,000, new each round) to each one's /v1/embeddings in one request:
     texts per second, and the cosine of the two servers' vectors for the same text.
 
+--against noisy-neighbour
+    Starts `tide serve --parallel 9` and streams the eight questions from eight client threads
+    (time per token: the gaps between a reply's streamed pieces), alone and then beside a ninth
+    client that keeps sending the heaviest requests the server's bounds allow, one after another
+    until the eight are done: 64 DRY sequence breakers of 40 bytes, 1,024 logit biases on texts of
+    256 bytes, 64 stop strings of 1,024 bytes; 128 small tools with a call required (their prompt
+    fits, so the call's grammar is compiled); 128 larger tools (rendered and tokenized, then
+    refused: their prompt does not fit); and a prompt of 1,000,000 characters (the same). The figure is the p99 of the
+    eight clients' time per token beside it, over alone (goal: at most 1.5).
+
 Each chat request is streamed with the official `openai` client (greedy: temperature 0 and
 repeat_penalty 1, an explicit system prompt, `max_tokens` 128, usage in the last chunk). For each
 side: total generated tokens over the wall time from the first request sent to the last reply
@@ -31,7 +41,7 @@ Prints medians over the rounds and the median of the paired ratios, measured in 
 Figures: docs/benchmarks.md.
 
 Run it with `make bench-serve`, or: ~/.cache/tide/llama-server/bin/python scripts/bench-serve.py
-[--against one-at-a-time|llama-server|llama-server-embeddings] [--tide .build/release/tide] [--rounds 5] [--clients 8]
+[--against one-at-a-time|llama-server|llama-server-embeddings|noisy-neighbour] [--tide .build/release/tide] [--rounds 5] [--clients 8]
 [--clients-list 1,8] [--max-tokens 128] [--threads 2] [--ctx-size 2048]
 (that Python, set up by scripts/setup.sh, has the openai client).
 """
@@ -46,6 +56,7 @@ import threading
 import time
 import urllib.request
 
+import httpx
 import openai
 
 SYSTEM = "You are a helpful assistant."
@@ -207,6 +218,111 @@ def against_one_at_a_time(arguments):
         stop([server])
 
 
+def token_gaps(client, question, max_tokens):
+    """Streams one reply: the seconds between its streamed pieces of text."""
+    stamps = []
+    stream = client.chat.completions.create(
+        model="smollm2-135m-instruct", temperature=0, max_tokens=max_tokens, stream=True, extra_body={"repeat_penalty": 1.0},
+        messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}])
+    for chunk in stream:
+        if any(choice.delta.content for choice in chunk.choices):
+            stamps.append(time.monotonic())
+    return [later - earlier for earlier, later in zip(stamps, stamps[1:])]
+
+
+def heaviest_requests():
+    """The heaviest requests within tide serve's bounds, each refused or answered in a token."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    question = [{"role": "user", "content": "Hi"}]
+    sampler = {"messages": question, "max_tokens": 1, "dry_multiplier": 1.0,
+               "dry_sequence_breakers": [letters[index % 26] * 39 + str(index % 10) for index in range(64)],
+               "logit_bias": {f"{letters[index % 26]}{index} " * 40 + letters[:256 - 40 * (len(str(index)) + 2)]: -1.0
+                              for index in range(1024)},
+               "stop": [f"{index}:" + "s" * 1018 for index in range(64)]}
+    tool = lambda index: {"type": "function", "function": {
+        "name": f"tool_{index}", "description": "A tool. " * 20,
+        "parameters": {"type": "object", "required": ["a", "b"], "properties": {
+            "a": {"type": "string", "enum": [f"v{value}" for value in range(20)]},
+            "b": {"type": "object", "properties": {"c": {"type": "array", "items": {"type": "integer"}}, "d": {"type": "boolean"}}}}}}}
+    small = lambda index: {"type": "function", "function": {"name": f"t{index}", "parameters": {
+        "type": "object", "required": ["a"], "properties": {"a": {"type": "integer"}, "b": {"type": "array", "items": {"type": "string"}}}}}}
+    tools = {"messages": question, "max_tokens": 1, "tools": [small(index) for index in range(128)], "tool_choice": "required"}
+    big_tools = {"messages": question, "max_tokens": 1, "tools": [tool(index) for index in range(128)], "tool_choice": "required"}
+    prompt = {"messages": [{"role": "user", "content": "word " * 200_000}], "max_tokens": 1}
+    return [sampler, tools, big_tools, prompt]
+
+
+def against_noisy_neighbour(arguments):
+    asked = questions(arguments.clients)
+    port, = free_ports(1)
+    server = start([arguments.tide, "serve", "--port", str(port), "--parallel", str(arguments.clients + 1)], port, "tide serve")
+    base = f"http://127.0.0.1:{port}/v1"
+    heavy = heaviest_requests()
+    for body in heavy:
+        for key, bound in (("dry_sequence_breakers", 64), ("stop", 64)):
+            assert len(body.get(key, [])) <= bound and all(len(text.encode()) <= (40 if key.startswith("dry") else 1024)
+                                                             for text in body.get(key, []))
+        assert all(len(key.encode()) <= 256 for key in body.get("logit_bias", {}))
+    try:
+        client = openai.OpenAI(base_url=base, api_key="unused", max_retries=0)
+        token_gaps(client, "Hello!", 8)  # warm-up
+        statuses = {}
+        for body in heavy:  # each is within the bounds: answered, or refused for its prompt's length alone
+            reply = httpx.post(base + "/chat/completions", json={"model": "m", **body}, timeout=300)
+            statuses[len(statuses)] = [reply.status_code, (reply.json().get("error") or {}).get("code")]
+        gaps = {"alone": [], "beside": []}
+        ratios, heavy_sent = [], 0
+        for round_index in range(arguments.rounds):
+            round_gaps = {}
+            for side in (["alone", "beside"] if round_index % 2 == 0 else ["beside", "alone"]):
+                results = [None] * len(asked)
+                done = threading.Event()
+                sent = [0]
+
+                def neighbour():
+                    with httpx.Client(timeout=300) as http:
+                        while not done.is_set():
+                            http.post(base + "/chat/completions", json={"model": "m", **heavy[sent[0] % len(heavy)]})
+                            sent[0] += 1
+
+                def run(index):
+                    results[index] = token_gaps(client, asked[index], arguments.max_tokens)
+
+                threads = [threading.Thread(target=run, args=(index,)) for index in range(len(asked))]
+                noisy = threading.Thread(target=neighbour) if side == "beside" else None
+                if noisy:
+                    noisy.start()
+                    time.sleep(0.2)
+                for thread in threads:
+                    thread.start()
+                for thread in threads:
+                    thread.join()
+                done.set()
+                if noisy:
+                    noisy.join()
+                    heavy_sent += sent[0]
+                round_gaps[side] = [gap for result in results for gap in result]
+                gaps[side].extend(round_gaps[side])
+            ratios.append(percentile(round_gaps["beside"], 0.99) / percentile(round_gaps["alone"], 0.99))
+        report = {side: {"time_per_token_p50_ms": round(percentile(values, 0.5) * 1000, 1),
+                         "time_per_token_p99_ms": round(percentile(values, 0.99) * 1000, 1),
+                         "tokens": len(values) + arguments.clients * arguments.rounds} for side, values in gaps.items()}
+        report["p99_ratio_beside_over_alone"] = round(percentile(gaps["beside"], 0.99) / percentile(gaps["alone"], 0.99), 3)
+        report["p99_ratio_per_round_median"] = round(statistics.median(ratios), 3)
+        report["heavy_requests_sent"] = heavy_sent
+        report["heavy_request_answers"] = statuses
+        report["rounds"] = arguments.rounds
+        report["clients"] = arguments.clients
+        return report
+    finally:
+        stop([server])
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * (len(ordered) - 1) + 0.5))]
+
+
 def llama_server_binary():
     """llama.cpp's own llama-server, built once by build-llama-server.sh."""
     here = os.path.dirname(os.path.abspath(__file__))
@@ -317,10 +433,11 @@ def against_llama_server(arguments):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--against", choices=["one-at-a-time", "llama-server", "llama-server-embeddings"], default="one-at-a-time")
+    parser.add_argument("--against", choices=["one-at-a-time", "llama-server", "llama-server-embeddings", "noisy-neighbour"],
+                        default="one-at-a-time")
     parser.add_argument("--tide", default=".build/release/tide")
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--clients", type=int, default=8, help="one-at-a-time: the concurrent clients")
+    parser.add_argument("--clients", type=int, default=8, help="one-at-a-time, noisy-neighbour: the concurrent clients")
     parser.add_argument("--clients-list", default="1,8", help="llama-server: the client counts compared")
     parser.add_argument("--max-tokens", type=int, default=128)
     parser.add_argument("--model", default=MODEL_FILE, help="llama-server: the GGUF file both servers run")
@@ -329,7 +446,7 @@ def main():
     parser.add_argument("--texts", type=int, default=1000, help="llama-server-embeddings: texts per request")
     arguments = parser.parse_args()
     runner = {"llama-server": against_llama_server, "llama-server-embeddings": against_llama_server_embeddings,
-              "one-at-a-time": against_one_at_a_time}[arguments.against]
+              "one-at-a-time": against_one_at_a_time, "noisy-neighbour": against_noisy_neighbour}[arguments.against]
     print(json.dumps(runner(arguments), indent=2))
 
 

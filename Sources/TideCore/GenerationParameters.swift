@@ -133,6 +133,18 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
     /// The most rewinds one reply may be allowed.
     public static let maximumRewinds = 100_000
 
+    /// The most stop strings a reply may have (OpenAI allows 4; clients that complete code send
+    /// a dozen): each is looked for after every token.
+    public static let maximumStops = 64
+    /// The most bytes (UTF-8) of one stop string.
+    public static let maximumStopBytes = 1024
+    /// The most DRY sequence breakers: llama.cpp reads the whole vocabulary for each one when
+    /// the sampler is made (for a 49,152-token vocabulary, about 7 ms a one-byte breaker and
+    /// 57 ms a 40-byte one).
+    public static let maximumSequenceBreakers = 64
+    /// The most bytes (UTF-8) of one DRY sequence breaker: llama.cpp cuts a longer one to this.
+    public static let maximumSequenceBreakerBytes = 40
+
     /// Checks every value, naming the first one that is out of range. Every value that passes
     /// converts to what llama.cpp takes (32-bit integers, finite floats) without trapping.
     public func validate() throws(InvalidParameterError) {
@@ -184,7 +196,8 @@ extension GenerationParameters {
                              "DRY: repeats up to this many tokens long are not penalised"),
         ParameterDeclaration("dry-penalty-last-n", \.dryPenaltyLastN, .whole(0...maximumRepeatLastN),
                              "DRY: how many recent tokens are scanned for repeats"),
-        ParameterDeclaration("dry-sequence-breakers", \.drySequenceBreakers, .texts(nonEmpty: true),
+        ParameterDeclaration("dry-sequence-breakers", \.drySequenceBreakers,
+                             .texts(nonEmpty: true, atMost: maximumSequenceBreakers, ofAtMostBytes: maximumSequenceBreakerBytes),
                              "DRY: a text that ends a repeated sequence (repeatable)"),
         ParameterDeclaration("xtc-probability", \.xtcProbability, .number(0...1, "a number in [0, 1]"),
                              "XTC: the chance per token of removing the likeliest tokens but the last above the threshold; 0 disables"),
@@ -205,7 +218,8 @@ extension GenerationParameters {
         ParameterDeclaration("max-tokens", \.maxTokens, .whole(0...maximumTokenCount),
                              "The most tokens in a reply (0: none)",
                              aliases: ["max_completion_tokens", "n_predict"], request: .sent),
-        ParameterDeclaration("stop", \.stop, .texts(), "A string that ends the reply (repeatable); it is never shown"),
+        ParameterDeclaration("stop", \.stop, .texts(atMost: maximumStops, ofAtMostBytes: maximumStopBytes),
+                             "A string that ends the reply (repeatable); it is never shown"),
         ParameterDeclaration("tool-choice", \.toolChoice, .toolChoice,
                              "Whether the model may call tools (auto), must call one (required, or a tool's name) or is not offered them (none)",
                              request: .ownFields),

@@ -28,6 +28,42 @@ public struct LogitBias: Sendable, Hashable, Codable {
         return .text(key)
     }
 
+    /// The most biases one reply may have, counting each key (token id or text) once.
+    public static let maximumCount = 1024
+    /// The most bytes (UTF-8) of a text a bias names (each of its tokens is biased).
+    public static let maximumTextBytes = 256
+
+    /// The biases of a JSON value: OpenAI's map or llama-server's list of pairs; `nil` for
+    /// anything else, and for more biases or longer texts than the bounds allow (a map or list
+    /// over the bound is not read further).
+    static func decode(_ value: ParameterValue) -> [LogitBias]? {
+        switch value {
+        case .map(let map):
+            guard map.count <= maximumCount else { return nil }
+            var biases: [LogitBias] = []
+            for key in map.keys.sorted() {
+                guard let bias = map[key].flatMap(LogitBias.bias), !key.isEmpty, key.utf8.count <= maximumTextBytes else { return nil }
+                biases.append(LogitBias(LogitBias.target(key), bias))
+            }
+            return biases
+        case .list(let pairs):
+            guard pairs.count <= maximumCount else { return nil }
+            var biases: [LogitBias] = []
+            for pair in pairs {
+                guard case .list(let items) = pair, items.count == 2, let bias = LogitBias.bias(items[1]) else { return nil }
+                switch items[0] {
+                case .number(let number):
+                    guard let id = Int32(exactly: number), id >= 0 else { return nil }
+                    biases.append(LogitBias(.token(id), bias))
+                case .text(let text) where !text.isEmpty && text.utf8.count <= maximumTextBytes: biases.append(LogitBias(.text(text), bias))
+                default: return nil
+                }
+            }
+            return biases
+        default: return nil
+        }
+    }
+
     /// A bias from JSON: a number in range, or `false` to ban.
     static func bias(_ value: ParameterValue) -> Double? {
         switch value {
@@ -45,33 +81,10 @@ extension ParameterCodec where Value == [LogitBias] {
     /// is a distinct token id and no bias bans (what OpenAI takes), else as pairs.
     static var logitBias: Self {
         ParameterCodec(
-            requirement: "token ids or texts, each with a bias from -100 to 100 (or -inf, false in JSON, to ban)",
+            requirement: "at most \(LogitBias.maximumCount) token ids or texts (of at most \(LogitBias.maximumTextBytes) bytes each)"
+                + ", each with a bias from -100 to 100 (or -inf, false in JSON, to ban)",
             placeholder: "token=bias",
-            decode: { value in
-                switch value {
-                case .map(let map):
-                    var biases: [LogitBias] = []
-                    for key in map.keys.sorted() {
-                        guard let bias = map[key].flatMap(LogitBias.bias), !key.isEmpty else { return nil }
-                        biases.append(LogitBias(LogitBias.target(key), bias))
-                    }
-                    return biases
-                case .list(let pairs):
-                    var biases: [LogitBias] = []
-                    for pair in pairs {
-                        guard case .list(let items) = pair, items.count == 2, let bias = LogitBias.bias(items[1]) else { return nil }
-                        switch items[0] {
-                        case .number(let number):
-                            guard let id = Int32(exactly: number), id >= 0 else { return nil }
-                            biases.append(LogitBias(.token(id), bias))
-                        case .text(let text) where !text.isEmpty: biases.append(LogitBias(.text(text), bias))
-                        default: return nil
-                        }
-                    }
-                    return biases
-                default: return nil
-                }
-            },
+            decode: LogitBias.decode,
             encode: { biases in
                 let shown = { (bias: Double) in bias == -.infinity ? ParameterValue.flag(false) : .number(bias) }
                 let ids = biases.compactMap { bias -> (String, ParameterValue)? in

@@ -114,10 +114,12 @@ extension ParameterCodec where Value == Bool {
 }
 
 extension ParameterCodec where Value == [String] {
-    /// A list of non-empty strings (one string alone reads as a list of one, as OpenAI's `stop`
-    /// is); `nonEmpty` when the list must hold at least one.
-    static func texts(nonEmpty: Bool = false) -> Self {
-        ParameterCodec(requirement: nonEmpty ? "a non-empty list of non-empty strings" : "a list of non-empty strings",
+    /// A list of at most `count` non-empty strings of at most `bytes` bytes of UTF-8 each (one
+    /// string alone reads as a list of one, as OpenAI's `stop` is); `nonEmpty` when the list must
+    /// hold at least one. The bounds keep what one request makes the sampler prepare small.
+    static func texts(nonEmpty: Bool = false, atMost count: Int, ofAtMostBytes bytes: Int) -> Self {
+        ParameterCodec(requirement: (nonEmpty ? "a non-empty list of" : "a list of")
+                           + " at most \(count) non-empty strings of at most \(bytes) bytes (UTF-8) each",
                        placeholder: "text",
                        decode: { value in
                            let texts: [String]
@@ -131,7 +133,8 @@ extension ParameterCodec where Value == [String] {
                                guard texts.count == list.count else { return nil }
                            default: return nil
                            }
-                           guard !texts.contains(""), !nonEmpty || !texts.isEmpty else { return nil }
+                           guard !texts.contains(""), !nonEmpty || !texts.isEmpty, texts.count <= count,
+                                 texts.allSatisfy({ $0.utf8.count <= bytes }) else { return nil }
                            return texts
                        },
                        encode: { .list($0.map(ParameterValue.text)) },

@@ -50,14 +50,15 @@ public enum FileSystemFailure {
     }
 
     /// Bytes free for an unprivileged writer on the file system holding `path` (or its nearest
-    /// existing parent), if it can be told.
+    /// existing parent), if it can be told: `nil` for one that counts no blocks (`/proc`).
     public static func availableBytes(at path: URL) -> Int64? {
         var folder = path
         while !FileManager.default.fileExists(atPath: folder.path), folder.path != "/" {
             folder = folder.deletingLastPathComponent()
         }
         var status = statvfs()
-        guard statvfs(folder.path, &status) == 0 else { return nil }
+        // A file system that counts no blocks (/proc, /sys) tells nothing of its space.
+        guard statvfs(folder.path, &status) == 0, status.f_blocks > 0 else { return nil }
         let (bytes, overflow) = Int64(clamping: status.f_bavail).multipliedReportingOverflow(by: Int64(clamping: status.f_frsize))
         return overflow ? .max : bytes
     }

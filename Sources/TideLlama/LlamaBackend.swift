@@ -174,19 +174,22 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     private func start(_ messages: [ChatMessage], parameters: GenerationParameters, forcing forcer: TeacherForcer?) async throws
         -> LlamaReplyDecoder
     {
-        let counted = counted.withLock { counted in
+        let countedTokens = counted.withLock { counted in
             defer { counted = nil }
             return counted
+        }.flatMap { $0.messages == messages && $0.rawPrompt == parameters.rawPrompt ? $0.tokens : nil }
+        // What the reply needs before its first step — its prompt's tokens, and its sampler chain
+        // (DRY reads the whole vocabulary for each sequence breaker, a text's bias is tokenized, a
+        // format's grammar compiled) — is made off the engine's thread, which would otherwise
+        // hold up every other sequence's next step meanwhile.
+        let (prompt, sampler) = try await onPromptThread { [self] in
+            let prompt = try countedTokens ?? promptTokens(for: messages, rawPrompt: parameters.rawPrompt)
+            guard !prompt.isEmpty else { throw LlamaError.emptyPrompt }
+            try Task.checkCancellation()
+            return (prompt, PreparedSampler(try SamplerChain(parameters, model: model, toolCalls: reader,
+                                                             checkingSampledTokenFirst: !constrainsEveryToken,
+                                                             steeringBudget: steersFormatBudget)))
         }
-        let prompt: [Int32]
-        if let counted, counted.messages == messages, counted.rawPrompt == parameters.rawPrompt {
-            prompt = counted.tokens
-        } else {
-            prompt = try await renderedPrompt(messages, rawPrompt: parameters.rawPrompt)
-        }
-        guard !prompt.isEmpty else { throw LlamaError.emptyPrompt }
-        let sampler = try SamplerChain(parameters, model: model, toolCalls: reader, checkingSampledTokenFirst: !constrainsEveryToken,
-                                       steeringBudget: steersFormatBudget)
         guard prompt.count < contextSize else {
             throw ContextOverflowError(promptTokens: prompt.count + 1, contextSize: contextSize)
         }
@@ -197,28 +200,83 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
             state.busy = true
             return min(zip(state.kept.tokens, prompt).prefix { $0 == $1 }.count, prompt.count - 1)
         }
-        sampler.accept(prompt: prompt, model: model)
+        sampler.chain.accept(prompt: prompt, model: model)
         let drafter = forcer == nil && parameters.draft != .off && model.canDropCachedTokens
             ? Drafter(prompt: prompt, always: parameters.draft == .always, costsAreGiven: engine.machine.checkCosts != nil,
                       costs: { [engine] in
                           engine.model.draftCheckCosts(threads: engine.threads, flashAttention: engine.flashAttention,
                                                        machine: engine.machine)
                       }) : nil
-        return LlamaReplyDecoder(backend: self, sampler: sampler, prompt: prompt, reused: reused, forcer: forcer, drafter: drafter)
+        return LlamaReplyDecoder(backend: self, sampler: sampler.chain, prompt: prompt, reused: reused, forcer: forcer, drafter: drafter)
     }
 
-    /// The prompt's tokens, rendered and tokenized on the engine's prompt thread: replies run on
-    /// the engine's thread, and a long prompt would hold up every sequence's next step. (A task
-    /// of its own, because a preference alone moves a task only at its next suspension, and
-    /// tokenizing has none.)
+    /// The prompt's tokens, rendered and tokenized on the engine's prompt thread (``onPromptThread(_:)``).
     private func renderedPrompt(_ messages: [ChatMessage], rawPrompt: Bool) async throws -> [Int32] {
-        try await Task(executorPreference: engine.promptThread) { [self] in
-            try promptTokens(for: messages, rawPrompt: rawPrompt)
-        }.value
+        try await onPromptThread { [self] in try promptTokens(for: messages, rawPrompt: rawPrompt) }
+    }
+
+    /// Runs `work` on one of the engine's prompt threads: replies run on the engine's thread, and
+    /// work that one request needs before its first step (a long prompt's tokens, a sampler
+    /// chain) would hold up every sequence's next step there. A request stopped meanwhile (its
+    /// client left, the server stops) stops waiting at once, and work still queued does not
+    /// start; work already running ends on its own and its result is dropped. (A task of its
+    /// own, because a preference alone moves a task only at its next suspension, and tokenizing
+    /// has none.)
+    private func onPromptThread<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+        let waiting = WaitingCaller<Value>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { caller in
+                guard waiting.wait(caller) else { return }
+                Task(executorPreference: engine.promptThreads) {
+                    waiting.resume(with: waiting.isWaiting ? Result { try work() } : .failure(CancellationError()))
+                }
+            }
+        } onCancel: {
+            waiting.resume(with: .failure(CancellationError()))
+        }
     }
 
     /// Called by the decoder when its reply ends.
     func endReply() {
         cache.withLock { $0.busy = false }
+    }
+}
+
+/// A sampler chain made on the prompt thread and handed, once, to the reply that uses it.
+private struct PreparedSampler: @unchecked Sendable {
+    let chain: SamplerChain
+
+    init(_ chain: SamplerChain) {
+        self.chain = chain
+    }
+}
+
+/// The caller waiting for work on a prompt thread, resumed once: by the work's outcome, or by a
+/// cancellation that came first (then the outcome is dropped).
+private final class WaitingCaller<Value: Sendable>: Sendable {
+    private let state = Mutex<(caller: CheckedContinuation<Value, any Error>?, cancelled: Bool)>((nil, false))
+
+    /// Holds `caller` until it is resumed; `false` (and `caller` resumed with a cancellation)
+    /// when the cancellation came first.
+    func wait(_ caller: CheckedContinuation<Value, any Error>) -> Bool {
+        let cancelled = state.withLock { state in
+            if !state.cancelled { state.caller = caller }
+            return state.cancelled
+        }
+        if cancelled { caller.resume(throwing: CancellationError()) }
+        return !cancelled
+    }
+
+    /// Whether the caller still waits.
+    var isWaiting: Bool { state.withLock { $0.caller != nil } }
+
+    /// Resumes the caller with `outcome`, unless it has been resumed already; a cancellation also
+    /// keeps a caller that comes later from waiting.
+    func resume(with outcome: Result<Value, any Error>) {
+        state.withLock { state in
+            if case .failure(let error) = outcome, error is CancellationError { state.cancelled = true }
+            defer { state.caller = nil }
+            return state.caller
+        }?.resume(with: outcome)
     }
 }

@@ -50,11 +50,12 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
         model.scoresBatchesExactly(threads: threads, flashAttention: flashAttention, machine: machine)
     }
     let context: OpaquePointer
-    /// Where prompts are rendered and tokenized: neither on the engine's thread, which would
-    /// hold up every sequence's next step, nor on the cooperative pool, which would hold up the
-    /// tasks that stream the replies; and at a lower priority, so that a long prompt slows the
-    /// replies being decoded as little as possible.
-    let promptThread = ThreadExecutor(name: "tide-prompts", niceness: 10)
+    /// Where prompts are rendered and tokenized and sampler chains made: neither on the engine's
+    /// thread, which would hold up every sequence's next step, nor on the cooperative pool, which
+    /// would hold up the tasks that stream the replies; at a lower priority, so that a long prompt
+    /// slows the replies being decoded as little as possible; and on several threads, so that one
+    /// request's long preparation does not queue the others' short ones behind it.
+    let promptThreads = ThreadExecutor(name: "tide-prompts", niceness: 10, threads: 4)
     private let batch: TokenBatch
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
@@ -108,7 +109,7 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     /// runtime (CUDA aborts the process). Call when no conversation needs the engine any more;
     /// calling it again does nothing.
     public func shutdown() {
-        promptThread.shutdown()
+        promptThreads.shutdown()
         condition.lock()
         stopping = true
         condition.signal()

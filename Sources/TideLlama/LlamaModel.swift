@@ -52,6 +52,8 @@ public final class LlamaModel: @unchecked Sendable {
     /// What llama.cpp's batches do (``BatchFacts``), by thread count (negative without flash
     /// attention), once probed.
     let probedBatches = Mutex<[Int: BatchFacts]>([:])
+    /// The DRY samplers of recent settings, copied for the replies that ask for them again.
+    let drySamplers = DRYSamplerCache()
     /// Where the model runs: the CPU, or how many of its layers a GPU holds.
     public let placement: ModelPlacement
 

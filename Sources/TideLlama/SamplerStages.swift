@@ -143,12 +143,12 @@ enum PenaltiesStage: SamplerStage {
 enum DRYStage: SamplerStage {
     static func isOn(_ parameters: GenerationParameters) -> Bool { parameters.dryMultiplier > 0 && parameters.dryPenaltyLastN != 0 }
 
+    /// A copy of the model's DRY sampler of these settings, made once (``DRYSamplerCache``).
     static func sampler(_ parameters: GenerationParameters, model: LlamaModel) -> UnsafeMutablePointer<llama_sampler>? {
-        let breakers = parameters.drySequenceBreakers.map { strdup($0) }
-        defer { breakers.forEach { free($0) } }
-        var pointers = breakers.map { UnsafePointer<CChar>($0) }
-        return llama_sampler_init_dry(model.vocab, Float(parameters.dryMultiplier), Float(parameters.dryBase),
-                                      Int32(parameters.dryAllowedLength), Int32(parameters.dryPenaltyLastN), &pointers, pointers.count)
+        model.drySamplers.sampler(DRYSamplerCache.Settings(breakers: parameters.drySequenceBreakers, multiplier: Float(parameters.dryMultiplier),
+                                                           base: Float(parameters.dryBase), allowedLength: Int32(parameters.dryAllowedLength),
+                                                           penaltyLastN: Int32(parameters.dryPenaltyLastN)),
+                                  vocab: model.vocab)
     }
 
     static func history(_ parameters: GenerationParameters) -> Int { parameters.dryPenaltyLastN }

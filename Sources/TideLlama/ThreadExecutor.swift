@@ -1,24 +1,27 @@
 import Foundation
 
-/// A task executor backed by one dedicated thread: every job enqueued runs there, in order.
+/// A task executor backed by dedicated threads (one by default): every job enqueued runs on one
+/// of them, in the order they were enqueued (with one thread, one after another).
 final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     // `jobs` and `stopping` are only touched with `condition` locked.
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
     private var stopping = false
 
-    /// A thread named `name`; with `niceness` above 0 (on Linux), it yields the processor to the
-    /// process's other threads when they compete for it.
-    init(name: String, niceness: Int32 = 0) {
-        let thread = Thread { [self] in
-            #if os(Linux)
-            // On Linux, `who` 0 is the calling thread alone.
-            if niceness != 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
-            #endif
-            run()
+    /// `threads` threads named `name`; with `niceness` above 0 (on Linux), they yield the
+    /// processor to the process's other threads when they compete for it.
+    init(name: String, niceness: Int32 = 0, threads: Int = 1) {
+        for _ in 0..<threads {
+            let thread = Thread { [self] in
+                #if os(Linux)
+                // On Linux, `who` 0 is the calling thread alone.
+                if niceness != 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
+                #endif
+                run()
+            }
+            thread.name = name
+            thread.start()
         }
-        thread.name = name
-        thread.start()
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
@@ -29,11 +32,11 @@ final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Lets the thread end once the jobs already queued have run.
+    /// Lets the threads end once the jobs already queued have run.
     func shutdown() {
         condition.lock()
         stopping = true
-        condition.signal()
+        condition.broadcast()
         condition.unlock()
     }
 

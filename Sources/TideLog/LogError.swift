@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TideFiles
 
 /// Why the conversation log could not be opened or written, said with what to do.
 public struct LogError: Error, Sendable, CustomStringConvertible {
@@ -14,9 +15,13 @@ public struct LogError: Error, Sendable, CustomStringConvertible {
     init(_ error: any Error, path: URL) {
         let file = path.path
         guard let error = error as? DatabaseError else {
-            description = "cannot use the log at \(file): \(error)"
+            // The file system's refusal (its folder could not be made: read-only, no permission).
+            let reason = FileSystemFailure.reason(error)
+            description = error is CocoaError || (error as NSError).domain == NSPOSIXErrorDomain
+                ? "cannot write the log at \(file) (\(reason)): make it writable, or set XDG_DATA_HOME to a writable folder"
+                : "cannot use the log at \(file): \(reason)"
             isTransient = false
-            detail = "\(error)"
+            detail = reason
             return
         }
         isTransient = error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED

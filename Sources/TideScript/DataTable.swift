@@ -167,7 +167,7 @@ public struct DataTable: Sendable, Hashable {
             guard record.fields.count == names.count else {
                 let column = record.fields.count > names.count ? record.fields[names.count].column : record.fields.last?.column ?? 1
                 throw DataFileError(file: file, line: record.line, column: column,
-                                    message: "\(record.fields.count) fields where the header names \(names.count) columns (\(names.joined(separator: ", ")))")
+                                    message: "\(record.fields.count) fields where the header names \(names.count) columns (\(ScriptParser.listed(names)))")
             }
             return Record(line: record.line, columns: zip(names, record.fields).map { DataRow.Column(name: $0, value: $1.value) })
         }

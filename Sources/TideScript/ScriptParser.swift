@@ -233,13 +233,19 @@ struct ScriptParser {
             .map { ($0.text.dropFirst(5).trimmingBlanks(), $0.line) }
     }
 
+    /// `names` for a message: the first 20, then how many more.
+    static func listed(_ names: [String]) -> String {
+        let shown = names.prefix(20).joined(separator: ", ")
+        return names.count > 20 ? shown + " and \(names.count - 20) more" : shown
+    }
+
     /// The value of the variable `name`: the row's, the script's `@var`, or the command line's.
     private mutating func value(of name: String) throws(ExpansionFailure) -> String {
         guard let value = variables.row?[name] ?? scriptValues[name] ?? variables.commandLine[name] else {
             let sources = "@var \(name) VALUE in the script, --var \(name)=VALUE, or a column \(name) in its data file (--data, @data)"
             if let row = variables.row {
                 throw ExpansionFailure(name: name, message: "\(row.location) has no column \(name), and no @var or --var gives it a value; "
-                                       + "its columns are \(row.columns.map(\.name).joined(separator: ", "))")
+                                       + "its columns are \(Self.listed(row.columns.map(\.name)))")
             }
             throw ExpansionFailure(name: name, message: "{{\(name)}} has no value: give it one with \(sources)")
         }

@@ -33,6 +33,8 @@ public final class ChatServer: Sendable {
     let metrics: ServerMetrics?
     let logger: Logger
     let started = Int(Date.now.timeIntervalSince1970)
+    /// The connections waiting for their request, which a full server sheds and a stop closes.
+    let unanswered = UnansweredConnections()
 
     /// A server on every sequence of `batch`.
     public init(batch: any BackendBatch, configuration: ServeConfiguration, logger: Logger = Logger(label: "tide.serve")) throws {
@@ -49,7 +51,9 @@ public final class ChatServer: Sendable {
     /// closes what is left. `onListening` runs once connections are accepted.
     public func run(host: String, port: Int, onListening: @escaping @Sendable () async -> Void = {}) async throws {
         let app = application(host: host, port: port, onListening: onListening)
-        var services = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // Shut down in reverse: the connections still sending their request close first, then the server stops.
+        var services = ServiceGroupConfiguration(services: [app, UnansweredConnectionsCloser(unanswered: unanswered)],
+                                                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         // Past the grace, the server's tasks are cancelled: replies stop and connections close.
         services.maximumGracefulShutdownDuration = configuration.serverLimits.shutdownGrace
         do {
@@ -59,8 +63,11 @@ public final class ChatServer: Sendable {
         }
     }
 
-    /// The HTTP application: the endpoints behind the API-key check, on `host`:`port`, with the
-    /// connection limits. ``run(host:port:onListening:)`` runs it until a signal; tests drive it
+    /// The HTTP application: the endpoints behind the browsers' check (``BrowserOriginCheck``) and
+    /// the API-key check, on `host`:`port`, with the connection limits: a request must be whole
+    /// within the request timeout (``RequestDeadline``), and at the connection limit the
+    /// connection that has waited longest for its request is closed for the next
+    /// (``SheddingConnectionLimit``). ``run(host:port:onListening:)`` runs it until a signal; tests drive it
     /// directly.
     public func application(host: String, port: Int, onListening: @escaping @Sendable () async -> Void = {})
         -> some ApplicationProtocol
@@ -80,15 +87,20 @@ public final class ChatServer: Sendable {
         ]
         let router = Router(context: BasicRequestContext.self)
         if let metrics { router.add(middleware: RequestCounting(metrics: metrics, paths: Set(endpoints.map(\.path)))) }
+        router.add(middleware: BrowserOriginCheck(access: configuration.browserAccess, host: host, port: port))
         router.add(middleware: BearerTokenCheck(key: configuration.apiKey))
         router.add(middleware: ErrorAnswer(methods: Dictionary(grouping: endpoints) { $0.path }.mapValues { $0.map { $0.method } },
                                            logger: logger))
         for endpoint in endpoints {
             router.on(RouterPath(endpoint.path), method: endpoint.method) { request, _ in try await endpoint.respond(request) }
         }
-        return Application(router: router, server: .http1(configuration: .init(idleTimeout: Self.timeAmount(limits.requestTimeout))),
+        let timeout = Self.timeAmount(limits.requestTimeout)
+        return Application(router: router,
+                           server: .http1(configuration: .init(additionalChannelHandlers: [RequestDeadline(timeout: timeout, unanswered: self.unanswered)],
+                                                               idleTimeout: timeout)),
                            configuration: .init(address: .hostname(host, port: port), serverName: "tide",
-                                                availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections, logger: logger)),
+                                                availableConnectionsDelegate: SheddingConnectionLimit(limits.maximumConnections,
+                                                                                                      unanswered: self.unanswered)),
                            onServerRunning: { _ in await onListening() }, logger: logger)
     }
 
@@ -128,8 +140,10 @@ public final class ChatServer: Sendable {
 
     /// Answers one completion request to `endpoint`.
     func complete(_ request: Request, at endpoint: CompletionEndpoint) async throws -> Response {
+        let arrived = ContinuousClock.now
         var request = request
-        let job = try await readJob(from: &request, at: endpoint)
+        var job = try await readJob(from: &request, at: endpoint)
+        job.arrived = arrived
         let reply = ReplyWriter(model: configuration.modelName, job: job, metrics: metrics)
         let body = request.body
         guard job.stream else { return await completeWhole(job, reply: reply, body: body) }
@@ -212,21 +226,14 @@ public final class ChatServer: Sendable {
     /// The body read as a request to `endpoint`, with the reply format it asks for, over the
     /// server's defaults.
     private func readJob(from request: inout Request, at endpoint: CompletionEndpoint) async throws(APIError) -> CompletionJob {
-        let data = try await readBody(of: &request)
         // Foundation's decoder keeps no key order, and a schema's property order matters: the
-        // fields of a format and of tools are read from the body parsed once more, in order.
-        var ordered: JSONValue?
-        func body() throws -> JSONValue {
-            if let ordered { return ordered }
-            let parsed = try JSONValue(parsing: String(decoding: data, as: UTF8.self))
-            ordered = parsed
-            return parsed
-        }
+        // fields of a format and of tools are read from the body as parsed in order.
+        let (data, ordered) = try await readBody(of: &request)
         func format(_ request: ChatCompletionRequest) throws -> ReplyFormat? {
-            request.asksForFormat ? try ReplyFormat.requested(in: body()) : nil
+            request.asksForFormat ? try ReplyFormat.requested(in: ordered) : nil
         }
         func tools(_ request: ChatCompletionRequest) throws -> ToolOffer? {
-            request.offersTools ? try ToolOffer.requested(in: body()) : nil
+            request.offersTools ? try ToolOffer.requested(in: ordered) : nil
         }
         let kind = endpoint == .chat ? "chat-completion" : "completion"
         do {
@@ -244,34 +251,37 @@ public final class ChatServer: Sendable {
         } catch let error as RequestFieldError {
             throw .invalid(error.message, param: error.field)
         } catch let error as DecodingError {
-            throw .invalid("The body is not a \(kind) request: \(Self.describe(error, in: data))")
+            throw .invalid("The body is not a \(kind) request: \(error.plainDescription)")
         } catch {
             throw .invalid("The body is not a \(kind) request: \(error)")
         }
     }
 
-    /// The request's body, up to ``maximumBodyBytes``.
-    func readBody(of request: inout Request) async throws(APIError) -> Data {
+    /// The request's body, up to ``maximumBodyBytes``, with the JSON document it must be: parsed
+    /// strictly (``TideFormat/JSONValue/init(parsing:)``, which says where it is not JSON), and
+    /// with no key twice in one object — parsers differ on which of two values counts (Foundation's
+    /// keeps the first, most keep the last), so a proxy that checked one could be walked around
+    /// with the other.
+    func readBody(of request: inout Request) async throws(APIError) -> (data: Data, json: JSONValue) {
+        let data: Data
         do {
-            return Data(try await request.collectBody(upTo: Self.maximumBodyBytes).readableBytesView)
+            data = Data(try await request.collectBody(upTo: Self.maximumBodyBytes).readableBytesView)
         } catch is NIOTooManyBytesError {
             throw APIError(status: 413, message: "the request body is over \(Self.maximumBodyBytes >> 20) MiB; send less")
         } catch {
             throw .invalid("the request body ended before it was complete (the client left or stopped sending): \(error)")
         }
-    }
-
-    /// What is wrong with `data`, where `error` says it. For a body that is not JSON, the decoder
-    /// says only that; Foundation's other parser says where.
-    static func describe(_ error: DecodingError, in data: Data) -> String {
-        guard case .dataCorrupted(let context) = error, context.codingPath.isEmpty else { return error.plainDescription }
+        let json: JSONValue
         do {
-            _ = try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
-            return error.plainDescription
+            json = try JSONValue(parsing: String(decoding: data, as: UTF8.self))
         } catch {
-            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
-            return "not valid JSON" + (detail.map { ": \($0)" } ?? "")
+            throw .invalid("The body is not valid JSON: \(error)")
         }
+        if let duplicate = json.firstDuplicateKey {
+            throw .invalid("The body has the key '\(duplicate.key)' twice in \(duplicate.path.isEmpty ? "its top-level object" : duplicate.path); "
+                               + "send each key once", param: duplicate.path.isEmpty ? duplicate.key : "\(duplicate.path).\(duplicate.key)")
+        }
+        return (data, json)
     }
 
     /// The largest request body read.

@@ -30,6 +30,8 @@ struct CompletionJob: Sendable {
     var includeUsage: Bool
     /// Text the reply repeats before its own (a text completion's prompt, when it asks for `echo`).
     var echo = ""
+    /// When the request arrived: its client's wait counts from there.
+    var arrived = ContinuousClock.now
 
     /// The whole conversation the reply answers.
     var messages: [ChatMessage] { history + (question.map { [ChatMessage(.user, $0)] } ?? []) }
@@ -182,7 +184,11 @@ struct CompletionJob: Sendable {
             throw .invalid("messages holds \(messages.count) messages, over this server's limit of \(limits.maximumMessages); "
                                + "send fewer (tide serve --max-messages sets the limit)", param: "messages", code: "too_many_messages")
         }
-        let characters = messages.reduce(0) { $0 + $1.content.unicodeScalars.count }
+        // Every text a message carries counts: its content, its reasoning, its calls' names and arguments.
+        let characters = messages.reduce(0) { total, message in
+            total + message.content.unicodeScalars.count + (message.reasoningContent?.unicodeScalars.count ?? 0)
+                + (message.toolCalls ?? []).reduce(0) { $0 + $1.function.name.unicodeScalars.count + $1.function.arguments.unicodeScalars.count }
+        }
         guard characters <= limits.maximumCharacters else {
             let what = endpoint == .chat ? "the messages hold" : "the prompt holds"
             throw .invalid("\(what) \(characters) characters, over this server's limit of \(limits.maximumCharacters); "

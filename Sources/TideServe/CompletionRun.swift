@@ -14,6 +14,8 @@ final class CompletionRun: @unchecked Sendable {
     private var first: ReplyEvent?
     private let returned = Mutex(false)
     private let logger: Logger
+    /// When the pool lent the request its sequences.
+    let sequenceLent: ContinuousClock.Instant
 
     /// Waits for a sequence for each of the request's choices (all at once), starts their replies
     /// and waits for each one's first event, so that a prompt that does not fit is an error before
@@ -26,9 +28,10 @@ final class CompletionRun: @unchecked Sendable {
         async throws -> [CompletionRun]
     {
         let backends = try await pool.acquire(job.choices, for: job.messages)
+        let lent = ContinuousClock.now
         let first: CompletionRun
         do {
-            first = try await start(job, choice: 0, on: backends[0], configuration: configuration, pool: pool, logger: logger)
+            first = try await start(job, choice: 0, on: backends[0], lent: lent, configuration: configuration, pool: pool, logger: logger)
         } catch {
             for backend in backends.dropFirst() { await pool.release(backend, holding: []) }
             throw error
@@ -40,7 +43,7 @@ final class CompletionRun: @unchecked Sendable {
                     // A choice that fails to start has returned its sequence.
                     await backend.copyCache(of: backends[0])
                     do {
-                        return (index, .success(try await start(job, choice: index, on: backend, configuration: configuration,
+                        return (index, .success(try await start(job, choice: index, on: backend, lent: lent, configuration: configuration,
                                                                 pool: pool, logger: logger)))
                     } catch {
                         return (index, .failure(error))
@@ -62,8 +65,8 @@ final class CompletionRun: @unchecked Sendable {
 
     /// Starts choice number `choice` of `job` on `backend`, lent by `pool`, and waits for its first
     /// event; on failure, the sequence has gone back to the pool.
-    private static func start(_ job: CompletionJob, choice: Int, on backend: any ChatBackend, configuration: ServeConfiguration,
-                              pool: SequencePool, logger: Logger) async throws -> CompletionRun
+    private static func start(_ job: CompletionJob, choice: Int, on backend: any ChatBackend, lent: ContinuousClock.Instant,
+                              configuration: ServeConfiguration, pool: SequencePool, logger: Logger) async throws -> CompletionRun
     {
         let hooks: [any ChatHook]
         do {
@@ -75,7 +78,7 @@ final class CompletionRun: @unchecked Sendable {
         var parameters = job.parameters
         parameters.seed = parameters.seed.map { $0 &+ UInt32(choice) }
         let run = CompletionRun(job, parameters: parameters, backend: backend, hooks: hooks, hookErrorPolicy: configuration.hookErrorPolicy,
-                                recorder: configuration.recorder?(job.endpoint.path), pool: pool, logger: logger)
+                                recorder: configuration.recorder?(job.endpoint.path), pool: pool, lent: lent, logger: logger)
         do {
             run.first = try await run.iterator.next()
         } catch {
@@ -86,8 +89,9 @@ final class CompletionRun: @unchecked Sendable {
     }
 
     private init(_ job: CompletionJob, parameters: GenerationParameters, backend: any ChatBackend, hooks: [any ChatHook], hookErrorPolicy: HookErrorPolicy,
-                 recorder: (any ExchangeRecorder)?, pool: SequencePool, logger: Logger) {
+                 recorder: (any ExchangeRecorder)?, pool: SequencePool, lent: ContinuousClock.Instant, logger: Logger) {
         self.pool = pool
+        sequenceLent = lent
         self.backend = backend
         self.logger = logger
         session = ChatSession(backend: backend, systemPrompt: nil, parameters: parameters, hooks: hooks,

@@ -16,14 +16,14 @@ extension ChatServer {
                                + "or --embeddings for the served model's own", type: "not_implemented_error")
         }
         var request = request
-        let data = try await readBody(of: &request)
+        let (data, _) = try await readBody(of: &request)
         let body: EmbeddingRequest
         do {
             body = try JSONDecoder().decode(EmbeddingRequest.self, from: data)
         } catch let error as RequestFieldError {
             throw .invalid(error.message, param: error.field)
         } catch let error as DecodingError {
-            throw .invalid("The body is not an embeddings request: \(Self.describe(error, in: data))")
+            throw .invalid("The body is not an embeddings request: \(error.plainDescription)")
         } catch {
             throw .unexpected(error)
         }

@@ -64,10 +64,10 @@ struct ReplyWriter: Sendable {
                 // Calls of the client's tools end the reply (its summary has them).
                 case .toolCall, .toolResult: break
                 case .finished(let summary) where summary.stopReason == .cancelled && shutdown.happened:
-                    log(summary, logger: logger)
+                    log(summary, of: runs[index], logger: logger)
                     throw ShutdownCut.Happened(generatedTokens: summary.statistics.generatedTokens)
                 case .finished(let summary):
-                    log(summary, logger: logger)
+                    log(summary, of: runs[index], logger: logger)
                     try Self.checkCalls(summary)
                     for (number, call) in summary.toolCalls.enumerated() {
                         for piece in WireToolCallDelta.pieces(of: call, index: number) {
@@ -132,7 +132,7 @@ struct ReplyWriter: Sendable {
             guard let summary = try await Self.summary(of: run) else {
                 throw APIError(status: 500, message: "the reply ended without a summary", type: "server_error")
             }
-            log(summary, logger: logger)
+            log(summary, of: run, logger: logger)
             try Self.checkCalls(summary)
             summaries.append(summary)
         }
@@ -200,8 +200,8 @@ struct ReplyWriter: Sendable {
         try await writer.write(ByteBuffer(bytes: ServerSentEvent.encoded(data: try encoder.encode(value))))
     }
 
-    private func log(_ summary: ReplySummary, logger: Logger) {
-        metrics?.record(summary)
+    private func log(_ summary: ReplySummary, of run: CompletionRun, logger: Logger) {
+        metrics?.record(summary, waited: run.sequenceLent - job.arrived)
         let statistics = summary.statistics
         logger.info("\(id): \(statistics.promptTokens) prompt tokens (\(statistics.reusedPromptTokens) cached), \(statistics.generatedTokens) generated, stop \(summary.stopReason)\(calls(summary))\(job.stream ? ", streamed" : "")")
     }

@@ -23,6 +23,9 @@ public struct ServeConfiguration: Sendable {
     public var hookErrorPolicy: HookErrorPolicy
     /// The bearer token clients must send; `nil` for none.
     public var apiKey: String?
+    /// Which web pages may call the server, and which host names it answers to
+    /// (`--cors-origin`, `--allowed-hosts`); by default no page, and only its own address.
+    public var browserAccess = BrowserAccess()
     /// Whether `GET /metrics` answers with the server's metrics (``ServerMetrics``); off by
     /// default, as llama-server's.
     public var metrics = false

@@ -7,10 +7,13 @@ public struct ServerLimits: Sendable, Hashable {
     /// The most characters (Unicode scalars) the messages of one request may hold together; more
     /// is a 400 before any work.
     public var maximumCharacters: Int
-    /// How long a connection may send nothing while its request is being read (or between
-    /// requests) before it is closed.
+    /// How long a connection has to send its whole request, head and body, from its start or
+    /// its last response's end (and so how long it may stay silent between requests) before it
+    /// is closed.
     public var requestTimeout: Duration
-    /// Connections served at once; further ones wait in the listen queue until one closes.
+    /// Connections served at once. At the limit, the one that has waited longest for its request
+    /// is closed to take the next; while every one is being answered, further ones wait in the
+    /// listen queue.
     public var maximumConnections: Int
     /// How long a stop (SIGTERM, SIGINT) lets running replies finish before their connections
     /// are closed.

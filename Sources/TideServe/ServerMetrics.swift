@@ -7,9 +7,10 @@ import TideCore
 /// swift-prometheus and written in Prometheus' text format at `GET /metrics`:
 /// - `tide_requests_total{endpoint, status}`: requests answered, by path and HTTP status;
 /// - `tide_prompt_tokens_total`, `tide_prompt_tokens_cached_total`, `tide_generated_tokens_total`;
-/// - `tide_time_to_first_token_seconds` (from a reply's start, once it has a sequence: the wait
-///   for one is `tide_requests_waiting`'s) and `tide_time_per_output_token_seconds` (a reply's
-///   mean time between its tokens), histograms;
+/// - `tide_time_to_first_token_seconds` (from the request's arrival, as its client waits, the wait
+///   for a sequence included), `tide_sequence_wait_seconds` (from the request's arrival to its
+///   sequences being lent) and `tide_time_per_output_token_seconds` (a reply's mean time between
+///   its tokens), histograms;
 /// - `tide_plugin_seconds_total` (time in the plugins' hooks), `tide_tool_calls_total{runs_on}`
 ///   (`server` for the plugins' tools, `client` for calls left to the client);
 /// - gauges read when scraped: `tide_requests_waiting`, `tide_sequences_busy`, `tide_sequences`,
@@ -21,6 +22,7 @@ final class ServerMetrics: Sendable {
     private let cachedPromptTokens: Counter
     private let generatedTokens: Counter
     private let timeToFirstToken: DurationHistogram
+    private let sequenceWait: DurationHistogram
     private let timePerToken: DurationHistogram
     private let pluginSeconds: Counter
     private let serverToolCalls: Counter
@@ -38,7 +40,9 @@ final class ServerMetrics: Sendable {
         generatedTokens = registry.makeCounter(name: "tide_generated_tokens_total", help: "Tokens generated")
         let latencies: [Duration] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30].map { .milliseconds(Int($0 * 1000)) }
         timeToFirstToken = registry.makeDurationHistogram(name: "tide_time_to_first_token_seconds", buckets: latencies,
-                                                          help: "Time from a reply's start, once it has a sequence, to its first token")
+                                                          help: "Time from a request's arrival to its first token")
+        sequenceWait = registry.makeDurationHistogram(name: "tide_sequence_wait_seconds", buckets: latencies,
+                                                      help: "Time from a request's arrival to its sequences being lent")
         timePerToken = registry.makeDurationHistogram(name: "tide_time_per_output_token_seconds", buckets: latencies,
                                                       help: "A reply's mean time between two of its tokens")
         pluginSeconds = registry.makeCounter(name: "tide_plugin_seconds_total", help: "Time spent in the plugins' hooks")
@@ -58,13 +62,14 @@ final class ServerMetrics: Sendable {
                              help: "Requests answered, by endpoint and HTTP status").increment()
     }
 
-    /// Adds what a finished reply made and took.
-    func record(_ summary: ReplySummary) {
+    /// Adds what a finished reply made and took, `waited` from its request's arrival before it had a sequence.
+    func record(_ summary: ReplySummary, waited: Duration) {
         let statistics = summary.statistics
         promptTokens.increment(by: Int64(statistics.promptTokens))
         cachedPromptTokens.increment(by: Int64(statistics.reusedPromptTokens))
         generatedTokens.increment(by: Int64(statistics.generatedTokens))
-        if let first = statistics.timeToFirstToken { timeToFirstToken.record(first) }
+        sequenceWait.record(waited)
+        if let first = statistics.timeToFirstToken { timeToFirstToken.record(waited + first) }
         if statistics.generatedTokens > 1 { timePerToken.record(statistics.decodeDuration / (statistics.generatedTokens - 1)) }
         pluginSeconds.increment(by: statistics.hookDuration.seconds)
         serverToolCalls.increment(by: Int64(statistics.toolResults.count))

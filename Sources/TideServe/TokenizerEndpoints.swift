@@ -78,12 +78,30 @@ extension ChatServer {
     func detokenize(_ request: Request) async throws(APIError) -> Response {
         struct Body: Decodable {
             var tokens: [Int]
+
+            enum Keys: String, CodingKey { case tokens }
+
+            /// `tokens` as whole numbers; a fraction is named by its place.
+            init(from decoder: any Decoder) throws {
+                let numbers = try decoder.container(keyedBy: Keys.self).decode([Double].self, forKey: .tokens)
+                tokens = try numbers.enumerated().map { index, number in
+                    guard let token = Int(exactly: number) else {
+                        throw RequestFieldError(field: "tokens[\(index)]", message: "tokens[\(index)] must be a whole token id, not \(number)")
+                    }
+                    return token
+                }
+            }
         }
         struct Text: Encodable {
             var content: String
             var prompt: String
         }
         return try await answer(request, as: Body.self) { body, tokenizer, _ in
+            let limit = configuration.serverLimits.maximumCharacters
+            guard body.tokens.count <= limit else {
+                throw APIError.invalid("tokens holds \(body.tokens.count) tokens, over this server's limit of \(limit); send fewer "
+                                           + "(tide serve --max-characters sets the limit)", param: "tokens", code: "request_too_large")
+            }
             var bytes: [UInt8] = []
             for (index, token) in body.tokens.enumerated() {
                 guard (0..<tokenizer.vocabularySize).contains(token) else {
@@ -107,8 +125,8 @@ extension ChatServer {
         struct Prompt: Encodable {
             var prompt: String
         }
-        return try await answer(request, as: Body.self) { body, tokenizer, data in
-            let tools = try ToolOffer.requested(in: JSONValue(parsing: String(decoding: data, as: UTF8.self)))
+        return try await answer(request, as: Body.self) { body, tokenizer, json in
+            let tools = try ToolOffer.requested(in: json)
             let job = try CompletionJob(ChatCompletionRequest(model: configuration.modelName, messages: body.messages), format: nil,
                                         tools: tools, configuration: configuration, sequences: pool.capacity)
             let offered = job.parameters.offersTools ? job.parameters.tools : []
@@ -130,25 +148,25 @@ extension ChatServer {
         return try Response.json(Info(bosToken: tokenizer.beginningText, eosToken: tokenizer.endText, modelMaxLength: contextSize))
     }
 
-    /// Reads `request`'s body as `Body` and answers with `respond`, given the body's bytes too;
+    /// Reads `request`'s body as `Body` and answers with `respond`, given the body's JSON too;
     /// every failure is an ``APIError``.
     private func answer<Body: Decodable>(_ request: Request, as type: Body.Type,
-                                          _ respond: (Body, any ModelTokenizer, Data) throws -> Response) async throws(APIError) -> Response {
+                                          _ respond: (Body, any ModelTokenizer, JSONValue) throws -> Response) async throws(APIError) -> Response {
         var request = request
         let tokenizer = try servedTokenizer()
-        let data = try await readBody(of: &request)
+        let (data, json) = try await readBody(of: &request)
         let body: Body
         do {
             body = try JSONDecoder().decode(Body.self, from: data)
         } catch let error as DecodingError {
-            throw .invalid("The body is not a \(request.uri.path) request: \(Self.describe(error, in: data))")
+            throw .invalid("The body is not a \(request.uri.path) request: \(error.plainDescription)")
         } catch let error as RequestFieldError {
             throw .invalid(error.message, param: error.field)
         } catch {
             throw .unexpected(error)
         }
         do {
-            return try respond(body, tokenizer, data)
+            return try respond(body, tokenizer, json)
         } catch let error as RequestFieldError {
             throw .invalid(error.message, param: error.field)
         } catch let error as APIError {

@@ -17,8 +17,16 @@ struct EmbeddingOptions: ParsableArguments {
         LazyTextEmbedder { [embeddingModel] in try Self.local(embeddingModel) }
     }
 
-    /// An embedder on the local model `name` (a registry name or a path to a GGUF file).
+    /// An embedder on the local model `name` (a registry name or a path to a GGUF file). A model
+    /// that names no pooling (a chat model) is said to give its states' mean, which it was not
+    /// trained to make comparable.
     static func local(_ name: String, threads: Int? = nil) throws -> LlamaEmbedder {
-        try LlamaEmbedder(model: try LlamaModel.load(path: try ModelStore.standard.resolve(name).path), threads: threads)
+        let model = try LlamaModel.load(path: try ModelStore.standard.resolve(name).path)
+        if model.facts.pooling == nil {
+            Terminal.warn("note: \(name) is not an embedding model (it names no pooling): its vectors are the mean of its last "
+                              + "layer's states, which it was not trained to make comparable, so similarities from it mean little; "
+                              + "name an embedding model (tide models list shows their purpose), such as \(ModelRegistry.defaultEmbeddingModelID)")
+        }
+        return try LlamaEmbedder(model: model, threads: threads)
     }
 }

@@ -122,12 +122,18 @@ enum ParameterArguments {
     /// The command `arguments` run (`tide help chat` names `chat`): the subcommands named from
     /// the first argument on.
     static func command(of arguments: [String]) -> ParsableCommand.Type {
-        var command: ParsableCommand.Type = Tide.self
+        commandPath(of: arguments).last ?? Tide.self
+    }
+
+    /// The subcommands `arguments` name, outermost first (`mcp`, `list`); empty for the root.
+    static func commandPath(of arguments: [String]) -> [ParsableCommand.Type] {
+        var path: [ParsableCommand.Type] = []
         for argument in arguments.drop(while: { $0 == "help" }) {
+            let command = path.last ?? Tide.self
             guard let next = command.configuration.subcommands.first(where: { $0._commandName == argument }) else { break }
-            command = next
+            path.append(next)
         }
-        return command
+        return path
     }
 
     /// `command`'s help as `tide help COMMAND` prints it, 80 columns wide: with the parameters'

@@ -23,10 +23,11 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
             requests wait for a free sequence. Sampling options set the defaults that a request's \
             own fields override.
 
-            Limits: a request over --max-messages or --max-characters is refused with a 400 before \
-            any work; a connection silent for --request-timeout seconds while its request is sent \
-            (or between requests) is closed; past --max-connections, new connections wait to be \
-            accepted. SIGTERM or Ctrl-C stops accepting, lets running replies finish for \
+            Limits: a request over --max-messages or --max-characters, or with a list past its \
+            bound, is refused with a 400 before any work; a connection whose request is not whole \
+            within --request-timeout seconds (or silent as long between requests) is closed; at \
+            --max-connections, the connection waiting longest for its request is closed for the \
+            next. A request from a web page (Origin) is refused unless --cors-origin allows it. SIGTERM or Ctrl-C stops accepting, lets running replies finish for \
             --shutdown-grace seconds, then closes what is left.
 
             Examples:
@@ -67,6 +68,16 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
                                valueName: "key"))
     var apiKey: String?
 
+    @Option(name: .customLong("cors-origin"), help: ArgumentHelp(
+        "A web page's origin (https://app.example, or * for any) whose requests the server answers, with CORS headers "
+            + "(repeatable); by default requests from web pages are refused with 403.", valueName: "origin"))
+    var corsOrigins: [String] = []
+
+    @Option(name: .customLong("allowed-hosts"), parsing: .upToNextOption, help: ArgumentHelp(
+        "Host names a request may give besides the address listened on and localhost (checked when listening on loopback, "
+            + "or whenever names are given).", valueName: "name"))
+    var allowedHosts: [String] = []
+
     @Flag(inversion: .prefixedNo,
           help: "Keep every request's exchange in the conversation log (tide logs); off by default: a server's clients are other people.")
     var log = false
@@ -87,8 +98,8 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
     @Option(help: "The most characters the messages of one request may hold together; more is refused with a 400.")
     var maxCharacters = ServerLimits().maximumCharacters
 
-    @Option(help: ArgumentHelp("Seconds a connection may send nothing while its request is sent, or between requests, "
-                                   + "before it is closed.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Seconds a connection has to send its whole request (head and body), and may stay silent "
+                                   + "between requests, before it is closed.", valueName: "seconds"))
     var requestTimeout = Double(ServerLimits().requestTimeout.components.seconds)
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Connections served at once; more wait to be accepted (default: \(ServerLimits().maximumConnections), "
@@ -109,6 +120,16 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
         }
         if embeddings, embeddingModel != nil {
             throw ValidationError("--embeddings uses the served model and --embedding-model another: choose one")
+        }
+        for origin in corsOrigins where origin != "*" {
+            guard let url = URL(string: origin), ["http", "https"].contains(url.scheme ?? ""), url.host?.isEmpty == false,
+                  url.path.isEmpty || url.path == "/", url.query == nil else {
+                throw ValidationError("--cors-origin takes an origin such as https://app.example or http://localhost:3000 "
+                                          + "(scheme, host and port, no path), or *; not '\(origin)'")
+            }
+        }
+        if let name = allowedHosts.first(where: { $0.isEmpty || $0.contains("/") || $0.contains(" ") }) {
+            throw ValidationError("--allowed-hosts takes host names such as tide.lan, without scheme or path; not '\(name)'")
         }
         if alias?.isEmpty == true { throw ValidationError("--alias must not be empty: give the name clients should use, or leave --alias out") }
         if maxMessages < 1 { throw ValidationError("--max-messages must be at least 1, not \(maxMessages)") }
@@ -165,6 +186,7 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
         configuration.modelName = alias ?? model.name
         configuration.placement = (model as? LocalModel)?.weights.placement.description
         configuration.strictModel = strictModel
+        configuration.browserAccess = BrowserAccess(corsOrigins: corsOrigins, allowedHosts: allowedHosts)
         configuration.metrics = metrics
         configuration.systemPrompt = system ?? model.defaultSystemPrompt
         if let embeddingModel {

@@ -38,11 +38,12 @@ struct Tide: AsyncParsableCommand {
                 print(fullMessage(for: error) + "\n\n" + ParameterArguments.help)
                 Foundation.exit(0)
             }
-            if exitCode(for: error) == .validationFailure {
+            // A parameter's value only the model can check (a token id it lacks) is a usage mistake too.
+            if exitCode(for: error) == .validationFailure || error is InvalidParameterError {
                 // Found while the command ran (its model, say): its usage, not the root's.
-                let command = ParameterArguments.command(of: arguments)
-                let message = command == Tide.self ? fullMessage(for: error)
-                    : "Error: \(Tide.message(for: error))\n  See 'tide \(command._commandName) --help' for more information."
+                let path = ParameterArguments.commandPath(of: arguments)
+                let message = path.isEmpty ? fullMessage(for: error)
+                    : "Error: \(Tide.message(for: error))\n  See 'tide \(path.map { $0._commandName }.joined(separator: " ")) --help' for more information."
                 FileHandle.standardError.write(Data((message + "\n").utf8))
                 Foundation.exit(2)
             }

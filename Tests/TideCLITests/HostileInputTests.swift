@@ -108,6 +108,41 @@ extension CommandLineTests {
             #expect(result.stderr.contains("\(plugin): cannot read the plugin: it is a named pipe (FIFO)"), "\(result.stderr)")
         }
 
+        /// Mistakes found while a command runs are said as mistakes: a token id the model lacks is a
+        /// usage error (exit 2) like a malformed bias; a subcommand's usage is named whole
+        /// (`tide mcp list --help`); a file in /proc is not blamed on a full disk; a missing column
+        /// among thousands lists a few; a log folder that cannot be made is said in words.
+        @Test(.enabled(if: ScratchFileSystem.available, "needs root to mount a tmpfs"))
+        func mistakesFoundWhileRunningAreSaidPlainly() throws {
+            let bias = try TideProcess.run(["generate", "--logit-bias", "99999999=-100", "--max-tokens", "1", "Hi"])
+            #expect(bias.status == 2 && bias.stderr.contains("a token id of this model"), "\(bias.status): \(bias.stderr)")
+            let mcp = try TideProcess.run(["mcp", "list", "--mcp", "-x: true"])
+            #expect(mcp.stderr.contains("See 'tide mcp list --help'"), "\(mcp.stderr)")
+
+            let folder = try scratchFolder()
+            let script = folder.appendingPathComponent("hello.tide")
+            try Data("@max-tokens 1\nuser: Hi\n".utf8).write(to: script)
+            let proc = try TideProcess.run(["run", "--html", "/proc/version", script.path])
+            #expect(proc.status != 0 && !proc.stderr.contains("no space left"), "\(proc.stderr)")
+
+            let columns = (0..<10_000).map { "c\($0)" }
+            try (columns.joined(separator: ",") + "\n" + columns.map { _ in "1" }.joined(separator: ",") + "\n")
+                .write(to: folder.appendingPathComponent("wide.csv"), atomically: true, encoding: .utf8)
+            let wide = folder.appendingPathComponent("wide.tide")
+            try "@data wide.csv\n@max-tokens 1\nuser: {{missing}}\n".write(to: wide, atomically: true, encoding: .utf8)
+            let missing = try TideProcess.run(["run", wide.path])
+            #expect(missing.status != 0 && (missing.stdout + missing.stderr).contains("c19 and 9980 more"), "\((missing.stdout + missing.stderr).prefix(2000))")
+            #expect((missing.stdout + missing.stderr).count < 20_000)
+
+            let readOnly = try ScratchFileSystem(bytes: 1 << 20)
+            try readOnly.makeReadOnly()
+            let logged = try TideProcess.run(["generate", "--max-tokens", "1", "Hi"],
+                                             environment: ["XDG_DATA_HOME": readOnly.folder.appendingPathComponent("data").path])
+            #expect(logged.stderr.contains("cannot write the log at") && logged.stderr.contains("make it writable, or set XDG_DATA_HOME"),
+                    "\(logged.stderr)")
+            #expect(!logged.stderr.contains("NSCocoaErrorDomain"), "\(logged.stderr)")
+        }
+
         @Test func aScriptWithAByteOrderMarkParses() throws {
             let folder = try scratchFolder()
             let script = folder.appendingPathComponent("bom.tide")

@@ -33,7 +33,7 @@ extension CommandLineTests.ServeCommandTests {
         #expect(result["statuses"] as? [Int] == [401, 404])
         let families = try #require(result["families"] as? [String: [[Any]]])
         for name in ["tide_requests", "tide_prompt_tokens", "tide_prompt_tokens_cached", "tide_generated_tokens",
-                     "tide_time_to_first_token_seconds", "tide_time_per_output_token_seconds", "tide_plugin_seconds", "tide_tool_calls",
+                     "tide_time_to_first_token_seconds", "tide_sequence_wait_seconds", "tide_time_per_output_token_seconds", "tide_plugin_seconds", "tide_tool_calls",
                      "tide_requests_waiting", "tide_sequences_busy", "tide_sequences", "tide_kv_cache_tokens", "tide_kv_cache_usage_ratio"] {
             #expect(families[name] != nil, "\(name) missing from \(families.keys.sorted())")
         }
@@ -52,5 +52,34 @@ extension CommandLineTests.ServeCommandTests {
         let plain = try await TideServer()
         let (status, json, _) = try await plain.send("GET", "metrics")
         #expect(status == 501 && ((json["error"] as? [String: Any])?["message"] as? String ?? "").contains("--metrics"), "\(json)")
+    }
+
+    /// Time to first token counts from the request's arrival, as its client waits: a request
+    /// that waited for the one sequence while another reply ran has that wait in its figure, and
+    /// the wait has a histogram of its own.
+    @Test func timeToFirstTokenCountsTheWaitForASequence() async throws {
+        let server = try await TideServer(["--metrics", "--parallel", "1", "--plugin", ScratchPlugins.noEndFile])
+        let result = try #require(try server.python("""
+            import json, sys, threading, urllib.request, openai
+            from prometheus_client.parser import text_string_to_metric_families
+            client = openai.OpenAI(base_url=sys.argv[1], api_key="k")
+            def ask(tokens):
+                client.chat.completions.create(model="m", max_tokens=tokens, messages=[{"role": "user", "content": "Tell a story."}])
+            long = threading.Thread(target=ask, args=(60,))
+            long.start()
+            while json.load(urllib.request.urlopen(sys.argv[1].removesuffix("/v1") + "/health"))["busy"] == 0: pass
+            ask(1)
+            long.join()
+            samples = {sample.name: sample.value for family in text_string_to_metric_families(
+                urllib.request.urlopen(sys.argv[1].removesuffix("/v1") + "/metrics").read().decode()) for sample in family.samples
+                if not sample.labels.get("le")}
+            print(json.dumps({name: samples.get(name) for name in ["tide_sequence_wait_seconds_count", "tide_sequence_wait_seconds_sum",
+                "tide_time_to_first_token_seconds_sum", "tide_time_to_first_token_seconds_count"]}))
+            """) as? [String: Double])
+        #expect(result["tide_sequence_wait_seconds_count"] == 2 && result["tide_time_to_first_token_seconds_count"] == 2, "\(result)")
+        let waited = try #require(result["tide_sequence_wait_seconds_sum"])
+        let first = try #require(result["tide_time_to_first_token_seconds_sum"])
+        // The second request waited while the first generated its tokens: that wait is in its time to first token.
+        #expect(waited > 0 && first > waited, "\(result)")
     }
 }

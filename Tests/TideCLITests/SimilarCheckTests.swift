@@ -49,6 +49,28 @@ extension CommandLineTests {
             #expect(missing.status == 1 && missing.stdout.contains("the embedding model failed:"), "\(missing.stdout)\(missing.stderr)")
         }
 
+        /// An empty reply has no meaning to compare: it fails a similarity check (with `not` too),
+        /// saying so, though its vector was 0.51 from "hello"; an embedding model that is a chat
+        /// model is said to give vectors of little meaning.
+        @Test func anEmptyReplyFailsSimilarityChecks() throws {
+            let folder = try CommandLineTests.scratchFolder("similar-empty")
+            let script = folder.appendingPathComponent("empty.tide")
+            try """
+                @max-tokens 0
+                user: Say hello.
+                expect: similar "hello" >= 0.5
+                expect: not similar "hello" >= 0.99
+
+                """.write(to: script, atomically: true, encoding: .utf8)
+            let run = try TideProcess.run(["run", "-v", script.path])
+            #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+            for check in [#"✗ expect: similar "hello" >= 0.5 — the reply is empty"#, #"✗ expect: not similar "hello" >= 0.99 — the reply is empty"#] {
+                #expect(run.stdout.contains(check), "\(run.stdout)")
+            }
+            let chat = try TideProcess.run(["embed", "--model", "smollm2-135m-instruct", "hello"])
+            #expect(chat.stderr.contains("is not an embedding model"), "\(chat.stderr)")
+        }
+
         @Test func aBoundOutsideACosinesRangeIsRefusedWhenRead() throws {
             let folder = try CommandLineTests.scratchFolder("similar-bound")
             let script = folder.appendingPathComponent("bad.tide")

@@ -81,6 +81,27 @@ import TideTestSupport
         #expect(throws: InvalidParameterError(unknown: "top-q")) { try ParameterSetting(name: "top-q", text: "1") }
     }
 
+    /// Every list a request may send is bounded, in count and in each text's bytes, on every
+    /// surface (a request's JSON, an option's words): what the sampler prepares stays small.
+    @Test func listsAreBoundedInCountAndLength() throws {
+        let texts = { (count: Int, bytes: Int) in ParameterValue.list((0..<count).map { .text(String(repeating: "x", count: bytes - 1) + "\($0 % 10)") }) }
+        for (name, count, bytes) in [("stop", 64, 1024), ("dry-sequence-breakers", 64, 40)] {
+            _ = try ParameterSetting(name: name, value: texts(count, bytes))
+            #expect(throws: InvalidParameterError.self, "\(name) × \(count + 1)") { try ParameterSetting(name: name, value: texts(count + 1, 1)) }
+            #expect(throws: InvalidParameterError.self, "\(name) of \(bytes + 1) bytes") { try ParameterSetting(name: name, value: texts(1, bytes + 1)) }
+            #expect(GenerationParameters.declaration(named: name)?.requirement.contains("at most \(count)") == true)
+        }
+        // "é" is two bytes: a bound counts bytes, as llama.cpp's does.
+        #expect(throws: InvalidParameterError.self) { try ParameterSetting(name: "dry-sequence-breakers", value: [.text(String(repeating: "é", count: 21))]) }
+        let biases = { (count: Int) in ParameterValue.map(Dictionary(uniqueKeysWithValues: (0..<count).map { ("\($0)", ParameterValue.number(-1)) })) }
+        _ = try ParameterSetting(name: "logit-bias", value: biases(1024))
+        #expect(throws: InvalidParameterError.self) { try ParameterSetting(name: "logit-bias", value: biases(1025)) }
+        #expect(throws: InvalidParameterError.self) { try ParameterSetting(name: "logit-bias", value: .map([String(repeating: "w", count: 257): 1])) }
+        #expect(throws: InvalidParameterError.self) {
+            try ParameterSetting(name: "logit-bias", text: (0...1024).map { "\($0)=1" }.joined(separator: " "))
+        }
+    }
+
     @Test func logitBiasesReadEveryWayTheyAreWritten() throws {
         let text = try ParameterSetting(name: "logit-bias", text: #"15=-100 Paris=2.5 "a b=c"=-inf"#)
         #expect(text.value == [[15, -100], ["Paris", 2.5], ["a b=c", false]])
