@@ -20,6 +20,13 @@ final class HookChain {
         hooks.filter { $0.points.contains(point) && !disabled.contains(ObjectIdentifier($0)) }
     }
 
+    /// Every hook that implements `point`, in order, with whether it is disabled: a policy point
+    /// (``HookPoint/toolCall``, ``HookPoint/toolResult``) reads the disabled ones too, so that a
+    /// policy that failed once keeps refusing, never lets later calls through unchecked.
+    func implementing(_ point: HookPoint) -> [(hook: any ChatHook, disabled: Bool)] {
+        hooks.filter { $0.points.contains(point) }.map { ($0, disabled.contains(ObjectIdentifier($0))) }
+    }
+
     /// Whether any enabled hook implements `point`.
     func has(_ point: HookPoint) -> Bool { !active(at: point).isEmpty }
 

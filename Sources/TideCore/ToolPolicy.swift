@@ -34,13 +34,15 @@ extension ToolBox {
     /// `on_tool_call` in hook order may rewrite its arguments, or end it with a refusal or an
     /// answer of its own; a call left to run is then put to `approval` (the user's, under
     /// `--approve-tools`) and run. A policy hook that fails refuses the call (and is handled
-    /// as any hook's failure): a broken policy never lets through what it was there to stop.
+    /// as any hook's failure), and every later call while it is disabled: a broken policy never
+    /// lets through what it was there to stop.
     func run(_ call: ToolCall, round: Int, policy chain: HookChain, approval: ToolApproval?) async throws(HookFailure) -> ToolResult {
         var review = ToolCallReview(call: call, provider: provider(of: call.name), round: round)
-        for hook in chain.active(at: .toolCall) {
+        for (hook, disabled) in chain.implementing(.toolCall) {
             let refused = { (reason: String) in
                 ToolResult(call: review.call, content: "error: \(hook.name) refused this call: \(reason)", failed: true, duration: .zero)
             }
+            if disabled { return refused("its policy failed earlier (the plugin is disabled), so no call runs unchecked") }
             guard let decision = try chain.call(hook, at: .toolCall, { try hook.onToolCall(review) }) else {
                 return refused("its policy failed (the plugin is disabled)")
             }
@@ -59,12 +61,19 @@ extension ToolBox {
 
     /// `results`, as fitted to the context, after each `on_tool_result` in hook order: what one
     /// returns replaces what the model reads, cut to `limit` bytes. A hook that fails withholds
-    /// the result (and is handled as any hook's failure).
+    /// the result (and is handled as any hook's failure), and every later result while it is disabled.
     func reviewed(_ results: [ToolResult], round: Int, limit: Int, policy chain: HookChain) throws(HookFailure) -> [ToolResult] {
         var reviewed: [ToolResult] = []
         for var result in results {
             let review = ToolCallReview(call: result.call, provider: provider(of: result.call.name), round: round)
-            for hook in chain.active(at: .toolResult) {
+            for (hook, disabled) in chain.implementing(.toolResult) {
+                if disabled {
+                    // A disabled hook that also reviews calls refused this one: nothing ran to withhold.
+                    if hook.points.contains(.toolCall) { continue }
+                    result.content = "error: the result was withheld: \(hook.name) failed earlier (the plugin is disabled)"
+                    result.failed = true
+                    break
+                }
                 guard let replacement = try chain.call(hook, at: .toolResult, { try hook.onToolResult(result, review: review) }) else {
                     result.content = "error: the result was withheld: \(hook.name) failed on it (the plugin is disabled)"
                     result.failed = true

@@ -29,7 +29,8 @@ final class PluginHost: @unchecked Sendable {
     /// Lua-side conveniences of the prelude. The state must not outlive this object.
     func install(in lua: LuaState) throws(LuaError) {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        for function in ["_log", "_stop", "_rewind", "_rewind_keeping", "_tokenize", "_detokenize", "_token_text", "_top", "_bias", "_ban"] {
+        for function in ["_log", "_stop", "_rewind", "_rewind_keeping", "_tokenize", "_detokenize", "_token_text", "_top", "_bias", "_ban",
+                         "_realpath", "_nfkc"] {
             tide_lua_add_host_function(lua.pointer, function, pluginHostFunction, context)
         }
         lua.setTideField("state", to: .table(array: [], fields: [:]))
@@ -89,6 +90,18 @@ final class PluginHost: @unchecked Sendable {
         function view:bias(id, delta) bias(math.tointeger(id) or error('token ids are integers', 2), tonumber(delta) or 0) end
         function view:ban(id) ban(math.tointeger(id) or error('token ids are integers', 2)) end
         tide._view = view
+        local realpath, nfkc, pcall = tide._realpath, tide._nfkc, pcall
+        tide._realpath, tide._nfkc = nil, nil
+        function tide.realpath(path)
+          if type(path) ~= 'string' then error('tide.realpath needs a path (a string), not ' .. type(path), 2) end
+          local ok, result, lookups = pcall(realpath, path)
+          if ok then return result, math.tointeger(lookups[1]) end
+          return nil, result
+        end
+        function tide.nfkc(text)
+          if type(text) ~= 'string' and type(text) ~= 'number' then error('tide.nfkc needs a string, not ' .. type(text), 2) end
+          return (nfkc(tostring(text)))
+        end
         """
 
     /// Serves a host function call. Never touches the Lua state: C pushes the results.
@@ -145,6 +158,18 @@ final class PluginHost: @unchecked Sendable {
                 guard delta.isFinite else { return fail(output, "the bias for token \(id) must be a finite number, not \(input.number)") }
                 logits.bias(id, by: delta)
             }
+        case "_realpath":
+            let path = Array(UnsafeRawBufferPointer(start: input.text, count: input.text_length))
+            switch PathResolution.resolve(path, lookup: { input.state.map { tide_lua_spend($0, PathResolution.costPerLookup) == 0 } ?? true }) {
+            case .success(let resolved):
+                give(bytes: resolved.path, to: output)
+                give(numbers: [Double(resolved.lookups)], to: output)
+            case .failure(let failure): fail(output, failure.description)
+            }
+        case "_nfkc":
+            if let state = input.state,
+               tide_lua_spend(state, TokenizingCost.call + PathResolution.costPerNormalisedByte * Int64(input.text_length)) != 0 { return }
+            give(text: PathResolution.nfkc(text ?? ""), to: output)
         default: fail(output, "unknown host function \(function)")
         }
     }
@@ -170,7 +195,11 @@ final class PluginHost: @unchecked Sendable {
     }
 
     private func give(text: String, to output: UnsafeMutablePointer<tide_host_output>) {
-        let bytes = Array(text.utf8).map { CChar(bitPattern: $0) }
+        give(bytes: Array(text.utf8), to: output)
+    }
+
+    private func give(bytes: [UInt8], to output: UnsafeMutablePointer<tide_host_output>) {
+        let bytes = bytes.map { CChar(bitPattern: $0) }
         output.pointee.text = Self.mallocCopy(of: bytes)
         output.pointee.text_length = bytes.count
         output.pointee.has_text = 1

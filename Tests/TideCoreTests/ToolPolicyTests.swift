@@ -37,7 +37,7 @@ import TideTestSupport
         func onToolResult(_ result: ToolResult, review: ToolCallReview) throws -> String? { throw ToolFailure("no") }
     }
 
-    /// How many times the user was asked.
+    /// How many times the user was asked (or anything else was counted).
     final class Approvals: Sendable {
         let count = Mutex(0)
     }
@@ -91,6 +91,26 @@ import TideTestSupport
         let withheld = try await session([Policy("redactor", result: { _ in nil }), FailingResult(), ToolRoundsTests.Adder()])
             .reply(to: "Add.").collect()
         #expect(withheld.toolResults.map(\.content) == ["error: the result was withheld: leaky failed on it (the plugin is disabled)"])
+        // Disabled, a policy still refuses: the next call (a turn later in the same session) does not run unchecked.
+        let calls = Approvals()
+        let failedOnce = Policy("flaky", decide: { _ in
+            // Fails on the first call alone: before, it was disabled then, and the next call ran unchecked.
+            if calls.count.withLock({ count in
+                defer { count += 1 }
+                return count == 0
+            }) { throw Broken() }
+            return .refuse(reason: "never")
+        })
+        let flaky = session([failedOnce, ToolRoundsTests.Adder()])
+        _ = try await flaky.reply(to: "Add.").collect()
+        let later = try await flaky.reply(to: "Add again.").collect()
+        #expect(later.toolResults.map(\.content)
+                    == ["error: flaky refused this call: its policy failed earlier (the plugin is disabled), so no call runs unchecked"],
+                "\(later.toolResults)")
+        let leaky = session([FailingResult(), ToolRoundsTests.Adder()])
+        _ = try await leaky.reply(to: "Add.").collect()
+        let laterResult = try await leaky.reply(to: "Add again.").collect()
+        #expect(laterResult.toolResults.map(\.content) == ["error: the result was withheld: leaky failed earlier (the plugin is disabled)"])
         await #expect(throws: HookFailure.self) {
             _ = try await session([Policy("broken", decide: { _ in throw Broken() }), ToolRoundsTests.Adder()], policy: .failReply)
                 .reply(to: "Add.").collect()

@@ -80,7 +80,10 @@ import TideLua
                 == .refuse(reason: "argument options (/tmp/b) is outside /srv/repo"))
         #expect(try decision("git__git_status", #"{"files": ["notes.txt"]}"#)
                 == .refuse(reason: "argument files: a path in a list or table must be absolute, not notes.txt"))
-        #expect(try decision("git__git_status", #"{"files": ["/srv/repo/notes.txt"], "message": "/etc"}"#) == .run)
+        #expect(try decision("git__git_status", #"{"files": ["/srv/repo/notes.txt"], "message": "text"}"#) == .run)
+        // Every string is read as a path, whatever its name (ToolAllowPathTests has the rest).
+        #expect(try decision("git__git_status", #"{"files": ["/srv/repo/notes.txt"], "message": "/etc"}"#)
+                == .refuse(reason: "argument message (/etc) is outside /srv/repo"))
         // A mistake in the options refuses every call, and says which.
         let misconfigured = try LuaPlugin(spec: PluginSpec(parsing: "tool-allow tools=* folder=relative/dir"))
         #expect(try misconfigured.onToolCall(Self.review)
