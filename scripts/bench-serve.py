@@ -28,9 +28,11 @@ Three comparisons, each alternating its two sides round by round in one run:
     (time per token: the gaps between a reply's streamed pieces), alone and then beside a ninth
     client that keeps sending the heaviest requests the server's bounds allow, one after another
     until the eight are done: 64 DRY sequence breakers of 40 bytes, 1,024 logit biases on texts of
-    256 bytes, 64 stop strings of 1,024 bytes; 128 small tools with a call required (their prompt
-    fits, so the call's grammar is compiled); 128 larger tools (rendered and tokenized, then
-    refused: their prompt does not fit); and a prompt of 1,000,000 characters (the same). The figure is the p99 of the
+    256 bytes, 64 stop strings of 1,024 bytes; 128 small tools and 128 larger ones with a call
+    required; and a prompt of 1,000,000 characters. The last three are rendered and tokenized, then
+    refused: their prompts do not fit a sequence's 4,096 tokens. (A prompt that fits is evaluated
+    in the shared batch, in steps of its own: that is the batch's work, not a request's
+    preparation; docs/benchmarks.md measures it apart.) The figure is the p99 of the
     eight clients' time per token beside it, over alone (goal: at most 1.5).
 
 Each chat request is streamed with the official `openai` client (greedy: temperature 0 and
