@@ -5,8 +5,9 @@
 /// `pattern` (see ``PatternTranslator`` for the subset), `format` (`date`, `time`, `date-time`,
 /// `uuid`; see ``StringFormat``), `anyOf`, `oneOf` (branches must be provably disjoint; see
 /// ``OneOfCheck``), `$ref` (`#`, `#/$defs/…`, `#/definitions/…` or any `#/…` pointer to a
-/// subschema), `$defs`/`definitions`, and `minimum`, `maximum`, `exclusiveMinimum`,
-/// `exclusiveMaximum` on integers only. Annotations (`title`, `description`, `$schema`, `$id`,
+/// subschema of the schema resource it is written in: the innermost subschema with an `$id`
+/// around it, else the document), `$defs`/`definitions`, and `minimum`, `maximum`,
+/// `exclusiveMinimum`, `exclusiveMaximum` on integers only. Annotations (`title`, `description`, `$schema`, `$id`,
 /// `$comment`, `examples`, `default`, `readOnly`, `writeOnly`, `deprecated`) are ignored and
 /// `true`/`false` schemas work. Anything else is refused with a ``SchemaError``.
 ///

@@ -1,7 +1,11 @@
 import TideRegex
 
 /// Checks a schema document keyword by keyword and turns it into ``SchemaNode``s, resolving
-/// every `$ref`. Limits: subschemas nest at most ``maximumDepth`` (64) deep; `maxLength`,
+/// every `$ref`: a `#…` reference points into the schema resource it is written in, the
+/// innermost subschema with an `$id` (a URI, not a `#name` anchor) around it, else the
+/// document. So a schema embedded in another with an `$id` of its own (a tool's parameters in
+/// the grammar of its calls) keeps its references (`#/$defs/Location`, as pydantic writes
+/// them). Limits: subschemas nest at most ``maximumDepth`` (64) deep; `maxLength`,
 /// `minLength`, `minItems` and `maxItems` are at most ``maximumCount`` (1000), the most a
 /// grammar repetition can enforce.
 struct SchemaReader {
@@ -23,7 +27,9 @@ struct SchemaReader {
     private let document: JSONValue
     private(set) var nodes: [SchemaNode] = []
     private var byPointer: [String: Int] = [:]
-    private var references: [(node: Int, target: String)] = []
+    private var references: [(node: Int, target: String, resource: String)] = []
+    /// The pointer of the schema resource being read: where its `#…` references start.
+    private var resource = ""
 
     /// Reads `document`; node 0 is the root.
     static func read(_ document: JSONValue) throws(SchemaError) -> [SchemaNode] {
@@ -49,6 +55,9 @@ struct SchemaReader {
         case .bool(let accepts):
             nodes[index].isFalse = !accepts
         case .object(let object):
+            let enclosing = resource
+            if case .string(let id)? = object["$id"], !id.hasPrefix("#") { resource = pointer }
+            defer { resource = enclosing }
             nodes[index] = try readObject(object, at: pointer, depth: depth, index: index)
         default:
             throw SchemaError(pointer, nil, "a schema must be an object or a boolean, not \(JSONType.of(value).rawValue)")
@@ -149,7 +158,7 @@ struct SchemaReader {
             if key == "anyOf" { node.anyOf = branches } else { node.oneOf = branches }
         case "$ref":
             guard case .string(let target) = value else { throw fail("must be a string such as '#/$defs/name'") }
-            references.append((index, target))
+            references.append((index, target, resource))
         case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
             guard case .number(let bound) = value else { throw fail("must be a number") }
             switch key {
@@ -200,13 +209,13 @@ struct SchemaReader {
     // MARK: References
 
     private mutating func resolveReferences() throws(SchemaError) {
-        for (node, target) in references {
+        for (node, target, resource) in references {
             let pointer = nodes[node].pointer
             guard target.hasPrefix("#") else {
                 throw SchemaError(pointer, "$ref", "'$ref' \(target) is not local; only '#', '#/$defs/…', '#/definitions/…' "
                                   + "and other '#/…' pointers into this schema are supported")
             }
-            guard let resolved = byPointer[String(target.dropFirst())] else {
+            guard let resolved = byPointer[resource + target.dropFirst()] else {
                 throw SchemaError(pointer, "$ref", "'$ref' \(target) points to no schema in this document; define it under "
                                   + "'$defs' (e.g. #/$defs/name)")
             }

@@ -28,7 +28,7 @@ struct ToolCallGrammar {
                 .init(key: "type", value: .string("object")),
                 .init(key: "properties", value: .object(JSONObject([
                     .init(key: "name", value: .object(JSONObject([.init(key: "const", value: .string(tool.name))]))),
-                    .init(key: argumentsKey, value: parameters),
+                    .init(key: argumentsKey, value: resource(parameters, named: tool.name)),
                 ]))),
                 .init(key: "required", value: .array([.string("name"), .string(argumentsKey)])),
                 .init(key: "additionalProperties", value: .bool(false)),
@@ -40,6 +40,15 @@ struct ToolCallGrammar {
         } catch {
             throw ToolFailure("the tools' parameters cannot be enforced: \(error)")
         }
+    }
+
+    /// `parameters` as a schema resource of its own (an `$id`, the last of its members, so the one
+    /// read), so that its references (`#/$defs/…`) still point into it once it is embedded in
+    /// the schema of a call.
+    private static func resource(_ parameters: JSONValue, named name: String) -> JSONValue {
+        guard case .object(var object) = parameters else { return parameters }
+        object.members.append(.init(key: "$id", value: .string("urn:tide:tool:\(name)")))
+        return .object(object)
     }
 
     /// Gives the root rule another name, for a new root to use it.

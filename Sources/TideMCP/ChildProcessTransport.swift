@@ -7,15 +7,19 @@ import MCP
 import Synchronization
 
 /// MCP over a child process's standard input and output, one JSON message a line, bounded
-/// where the SDK's own stdio transport is not: a line over ``lineLimit`` or one that is not
-/// JSON ends the connection with an error that says so, and so does the child's exit, so that
-/// nothing waits on a server that is gone. `disconnect()` closes the child's input, then
-/// terminates it, then kills it.
+/// where the SDK's own stdio transport is not: a message over ``MessageScanner/messageLimit``, one
+/// nested deeper than ``MessageScanner/nestingLimit`` or one that is not JSON ends the connection
+/// with an error that says so, and so does the child's exit, so that nothing waits on a server
+/// that is gone; a string is kept only as long as a result can be shown (``MessageScanner``),
+/// and what was cut of a result is told by its request (``cuts``). `disconnect()` closes the
+/// child's input, then terminates it, then kills it, with whatever it started.
 actor ChildProcessTransport: Transport {
     nonisolated let logger: Logger
+    /// The results whose content was cut as it arrived, by their request's id, until taken.
+    nonisolated let cuts = ResultCuts()
     private let command: [String]
     private let serverName: String
-    private var process: Process?
+    private var process: ChildProcess?
     private var input: FileHandle?
     private let stream: AsyncThrowingStream<Data, any Error>
     private let continuation: AsyncThrowingStream<Data, any Error>.Continuation
@@ -23,9 +27,6 @@ actor ChildProcessTransport: Transport {
     private let errorTail = OutputTail(limit: 2048)
     /// Called once when the connection ends (the child exited, or sent what cannot be read).
     private let onEnd: @Sendable (MCPServerFailure) -> Void
-
-    /// The most bytes one message may take.
-    static let lineLimit = 256 << 20
 
     /// A transport that will run `command`; `onEnd` hears why the connection ended.
     init(command: [String], serverName: String, onEnd: @escaping @Sendable (MCPServerFailure) -> Void) {
@@ -39,19 +40,12 @@ actor ChildProcessTransport: Transport {
     }
 
     func connect() async throws {
-        let process = Process()
-        // env(1) finds the program on the PATH. (Foundation starts the child in a process group of
-        // its own, so Ctrl-C at the terminal, which stops a reply, does not reach the server, and
-        // ending the group ends a launcher's children too.)
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = command
-        process.environment = Self.environment()
         let (stdin, stdout, stderr) = (Pipe(), Pipe(), Pipe())
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
+        let process: ChildProcess
         do {
-            try process.run()
+            process = try ChildProcess(command, environment: Self.environment(), standardInput: stdin.fileHandleForReading.fileDescriptor,
+                                       standardOutput: stdout.fileHandleForWriting.fileDescriptor,
+                                       standardError: stderr.fileHandleForWriting.fileDescriptor)
         } catch {
             throw MCPServerFailure(server: serverName, message: "could not start \(command[0]): \(error.localizedDescription)")
         }
@@ -64,45 +58,40 @@ actor ChildProcessTransport: Transport {
         startReading(stdout.fileHandleForReading, stderr: stderr.fileHandleForReading, process: process)
     }
 
-    /// Reads the child's output on threads of their own (their reads block): each line is a
-    /// message; the end of the output ends the stream with why.
-    private nonisolated func startReading(_ output: FileHandle, stderr: FileHandle, process: Process) {
-        let (continuation, errorTail, serverName, onEnd) = (continuation, errorTail, serverName, onEnd)
+    /// Reads the child's output on threads of their own (their reads block): its messages, as
+    /// the scanner finds them; the end of the output ends the stream with why.
+    private nonisolated func startReading(_ output: FileHandle, stderr: FileHandle, process: ChildProcess) {
+        let (continuation, errorTail, serverName, onEnd, cuts) = (continuation, errorTail, serverName, onEnd, cuts)
         let errorEnded = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
-            while let chunk = Self.read(stderr), !chunk.isEmpty {
-                errorTail.append(chunk)
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while let count = Self.read(stderr, into: &buffer), count > 0 {
+                errorTail.append(Data(buffer[..<count]))
             }
             errorEnded.signal()
         }
         Thread.detachNewThread {
-            var buffer = Data()
+            var scanner = MessageScanner()
+            var buffer = [UInt8](repeating: 0, count: 65_536)
             var failure: MCPServerFailure?
-            reading: while true {
-                guard let chunk = Self.read(output), !chunk.isEmpty else { break }
-                // Only the new bytes are searched for the line's end, so a long line costs its length once.
-                var searched = buffer.count
-                buffer.append(chunk)
-                while let newline = buffer[(buffer.startIndex + searched)...].firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = buffer[buffer.startIndex..<newline]
-                    buffer = Data(buffer[buffer.index(after: newline)...])
-                    searched = 0
-                    let trimmed = line.last == UInt8(ascii: "\r") ? line.dropLast() : line
-                    if trimmed.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-                    // A message is a JSON object or array; a long one is left to the SDK to read whole.
-                    let first = trimmed.first { $0 != 0x20 && $0 != 0x09 }
-                    let message: Any? = trimmed.count > 1 << 20 ? (first == UInt8(ascii: "{") || first == UInt8(ascii: "[") ? [:] as [String: Any] : nil)
-                        : try? JSONSerialization.jsonObject(with: Data(trimmed))
-                    guard message is [String: Any] || message is [Any] else {
-                        let shown = String(decoding: trimmed.prefix(120), as: UTF8.self)
-                        failure = MCPServerFailure(server: serverName, message: "sent a line that is not a JSON-RPC message: \(shown.debugDescription)")
+            reading: while let count = Self.read(output, into: &buffer), count > 0 {
+                let messages: [MessageScanner.Message]
+                do {
+                    messages = try buffer.withUnsafeBytes { try scanner.read(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+                } catch {
+                    let message = error as? MessageScanner.Failure == .tooDeep
+                        ? "sent a message that nests arrays and objects deeper than \(MessageScanner.nestingLimit) levels, the most Tide reads"
+                        : "sent a message over \(MessageScanner.messageLimit >> 20) MiB"
+                    failure = MCPServerFailure(server: serverName, message: message)
+                    break
+                }
+                for message in messages {
+                    if let problem = Self.problem(with: message.data) {
+                        failure = MCPServerFailure(server: serverName, message: problem)
                         break reading
                     }
-                    continuation.yield(Data(trimmed))
-                }
-                if buffer.count > Self.lineLimit {
-                    failure = MCPServerFailure(server: serverName, message: "sent a message over \(Self.lineLimit >> 20) MiB")
-                    break
+                    if let id = message.id, !message.cuts.isEmpty { cuts.record(message.cuts, for: id) }
+                    continuation.yield(message.data)
                 }
             }
             if failure == nil {
@@ -117,6 +106,17 @@ actor ChildProcessTransport: Transport {
             continuation.finish(throwing: ended)
             onEnd(ended)
         }
+    }
+
+    /// Why `line` is not a JSON-RPC message (a JSON object or array); `nil` when it may be one.
+    /// A line over 1 MiB is left to the SDK to read whole.
+    private static func problem(with line: Data) -> String? {
+        let first = line.first { $0 != 0x20 && $0 != 0x09 }
+        let message: Any? = line.count > 1 << 20 ? (first == UInt8(ascii: "{") || first == UInt8(ascii: "[") ? [:] as [String: Any] : nil)
+            : try? JSONSerialization.jsonObject(with: line)
+        if message is [String: Any] || message is [Any] { return nil }
+        let shown = String(decoding: line.prefix(120), as: UTF8.self)
+        return "sent a line that is not a JSON-RPC message: \(shown.debugDescription)"
     }
 
     /// Writes `data` on a thread of its own: a server that stops reading fills the pipe, and the
@@ -181,21 +181,22 @@ actor ChildProcessTransport: Transport {
     }
 
     /// How `process`, which has ended, ended, with the last lines it wrote to standard error.
-    private static func exit(of process: Process, serverName: String, errorTail: OutputTail) -> MCPServerFailure {
-        let how = process.terminationReason == .uncaughtSignal ? "was killed by signal \(process.terminationStatus)"
-            : "exited with status \(process.terminationStatus)"
+    private static func exit(of process: ChildProcess, serverName: String, errorTail: OutputTail) -> MCPServerFailure {
+        let how = switch process.waitUntilExit() {
+        case .exited(let status): "exited with status \(status)"
+        case .killed(let signal): "was killed by signal \(signal)"
+        }
         let text = errorTail.text.trimmingCharacters(in: .whitespacesAndNewlines)
         let tail = text.isEmpty ? "" : "; its last words on standard error: \(text.split(separator: "\n").suffix(3).joined(separator: " | "))"
         return MCPServerFailure(server: serverName, message: how + tail)
     }
 
-    /// What one read(2) of `handle` gives: as much as is there, waiting for some; empty at the
+    /// One read(2) of `handle` into `buffer`: how many bytes it gave, waiting for some; 0 at the
     /// end, `nil` on an error. (FileHandle's `read(upToCount:)` waits for the whole count.)
-    private static func read(_ handle: FileHandle) -> Data? {
-        var buffer = [UInt8](repeating: 0, count: 65_536)
+    private static func read(_ handle: FileHandle, into buffer: inout [UInt8]) -> Int? {
         while true {
             let count = buffer.withUnsafeMutableBytes { Glibc.read(handle.fileDescriptor, $0.baseAddress, $0.count) }
-            if count >= 0 { return Data(buffer[..<count]) }
+            if count >= 0 { return count }
             if errno != EINTR { return nil }
         }
     }

@@ -132,8 +132,9 @@ public final class MCPConnection: Sendable {
             }) {
                 try await request.value
             }
-            return (MCPResultText.text(of: result.content), result.isError ?? false)
+            return (MCPResultText.text(of: result.content, cuts: transport.cuts.take(request.requestID.description)), result.isError ?? false)
         } catch {
+            _ = transport.cuts.take(request.requestID.description)
             if let failure = ended.reason { return ("\(failure)", true) }
             // Given up on: the server is told to stop, and a late answer is dropped.
             Task { try? await client.cancelRequest(request.requestID, reason: "Tide stopped waiting: \(error)") }

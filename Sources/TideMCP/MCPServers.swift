@@ -63,10 +63,12 @@ public final class MCPServers: Sendable {
         for connection in connections { await connection.close() }
     }
 
-    /// Ends the servers Tide started when SIGTERM or SIGHUP comes, then ends Tide with status
-    /// 128 + the signal's number, as a shell reports it: for a command with no graceful stop of its own (`tide serve` has one, and
-    /// closes its servers after it). At exit they are ended anyway.
-    public static func endOnTerminationSignals() {
-        ChildProcesses.shared.endOnTerminationSignals()
+    /// Ends the servers Tide started, and whatever they started, when SIGTERM or SIGHUP comes
+    /// (and SIGINT, with `includingInterrupt`), then ends Tide with status 128 + the signal's
+    /// number, as a shell reports it: for a command with no graceful stop of its own (`tide serve`
+    /// has one, and closes its servers after it); SIGINT only for one that does not make Ctrl-C
+    /// stop a reply instead (`tide run`). At exit they are ended anyway.
+    public static func endOnTerminationSignals(includingInterrupt: Bool = false) {
+        ChildProcesses.shared.endOnTerminationSignals(interrupt: includingInterrupt)
     }
 }

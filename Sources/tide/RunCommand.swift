@@ -394,7 +394,7 @@ extension RunCommand {
         // they end when Tide does (ChildProcesses).
         runner.mcp = pluginOptions.mcpOptions.mcp
         runner.mcpServers = MCPServerPool(timeouts: pluginOptions.mcpOptions.timeouts)
-        MCPServers.endOnTerminationSignals()
+        MCPServers.endOnTerminationSignals(includingInterrupt: true)
         for spec in try pluginOptions.mcpOptions.servers {
             let connection = try await runner.mcpServers.connection(for: spec)
             MCPOptions.noteLeftOut(connection)

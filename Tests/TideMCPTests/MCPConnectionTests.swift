@@ -73,12 +73,24 @@ struct MCPConnectionTests {
         #expect(!echoFailed && echo == "still here")
     }
 
-    @Test func aResultOf50MiBArrivesWhole() async throws {
-        // The Python SDK takes seconds to write it. The tool box cuts what the model reads (ToolBox.fitting).
+    @Test func aResultOf50MiBArrivesCutToWhatCanBeShown() async throws {
+        // The Python SDK takes seconds to write it (twice: as text and as structured content). The
+        // tool box cuts what the model reads further (ToolBox.fitting).
         let server = try await start(MCPTestServers.misbehaving(), timeouts: MCPTimeouts(start: .seconds(20), call: .seconds(120)))
         defer { Task { await server.close() } }
         let (big, bigFailed) = await server.call("misbehaving__big", arguments: #"{"mebibytes": 50}"#)
-        #expect(!bigFailed && big.utf8.count == 50 << 20, "\(big.prefix(300))")
+        let kept = GenerationParameters.maximumToolResult
+        let note = "\n[the result was cut: \(50 << 20) bytes, of which the first \(kept) are shown]"
+        #expect(!bigFailed && big.hasSuffix(note) && big.utf8.count == kept + note.utf8.count, "\(big.suffix(300))")
+    }
+
+    @Test func aServerStartsWithNoSignalBlockedOrIgnored() async throws {
+        // Its shell reports its state before it runs the server. (These tests' threads block most signals too.)
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("signals-\(UUID().uuidString)")
+        let server = try await start(MCPFixtures.reportingSignals(to: report, then: MCPTestServers.misbehaving()))
+        defer { Task { await server.close() } }
+        let status = try String(contentsOf: report, encoding: .utf8)
+        #expect(status.contains("SigBlk:\t0000000000000000") && status.contains("SigIgn:\t0000000000000000"), "\(status)")
     }
 
     @Test func aServerThatCrashesFailsTheCallAndEveryOneAfter() async throws {
@@ -95,6 +107,20 @@ struct MCPConnectionTests {
         defer { Task { await server.close() } }
         let (garbage, failed) = await server.call("misbehaving__garbage", arguments: "{}")
         #expect(failed && garbage.contains("sent a line that is not a JSON-RPC message: \"this is not JSON\""), "\(garbage)")
+    }
+
+    /// A server that ends with its input leaves its helper (in its session, deaf to SIGTERM)
+    /// behind: closing the connection ends the helper too. (Its daemon, which left the session,
+    /// ends with Tide: `ServerLifetimeTests`.)
+    @Test func closingAServerEndsTheHelpersItLeaves() async throws {
+        let marker = UUID().uuidString
+        let server = try await start(MCPFixtures.detaching(marker, polite: true))
+        let tagged = { (tag: String) in !ProcessList.running(holding: "\(tag)-\(marker)").isEmpty }
+        for _ in 0..<100 where !tagged("detached") { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(tagged("child") && tagged("detached"))
+        await server.close()
+        #expect(!tagged("child"), "the helper ended with its server")
+        for process in ProcessList.running(holding: marker) { kill(process.pid, SIGKILL) }
     }
 
     @Test func aServerThatIgnoresSIGTERMIsKilled() async throws {
