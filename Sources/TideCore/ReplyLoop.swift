@@ -73,10 +73,11 @@ struct ReplyLoop {
         // Read once: the reader offers the tools in the prompt, and reads the calls at the end.
         let reader = backend.toolCallReader
         let messages = reader?.prompt(prompt.messages, offering: parameters.offersTools ? parameters.tools : []) ?? prompt.messages
-        let fitted = try await overflowPolicy.fit(messages, parameters: parameters, backend: backend)
         let skipped = recorded == nil ? nil : TeacherForcing.skipped(on: backend, parameters: parameters)
         let decoder: any ReplyDecoder
         do {
+            // Counting the prompt's tokens waits on the backend too (a local model's prompt threads).
+            let fitted = try await overflowPolicy.fit(messages, parameters: parameters, backend: backend)
             if let recorded, skipped == nil {
                 decoder = try await backend.startReply(to: fitted, parameters: parameters, forcing: recorded)
             } else {

@@ -22,7 +22,12 @@ extension ToolBox {
             let messages = kept + cutting(to: limit).map { ChatMessage(.tool, $0.content, toolCallID: $0.call.id) }
             let prompt = backend.toolCallReader?.prompt(messages, offering: parameters.offersTools ? parameters.tools : [])
                 ?? messages
-            return try await backend.promptTokenCount(for: prompt, rawPrompt: parameters.rawPrompt) <= room
+            do {
+                return try await backend.promptTokenCount(for: prompt, rawPrompt: parameters.rawPrompt) <= room
+            } catch is CancellationError {
+                // The turn was stopped (Ctrl-C during a call): its next round ends at once, and reads none of them.
+                return true
+            }
         }
         var limit = min(parameters.maxToolResult, results.map(\.content.utf8.count).max() ?? 0)
         if try await !fits(limit) {
