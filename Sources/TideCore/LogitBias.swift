@@ -81,8 +81,8 @@ extension ParameterCodec where Value == [LogitBias] {
     /// is a distinct token id and no bias bans (what OpenAI takes), else as pairs.
     static var logitBias: Self {
         ParameterCodec(
-            requirement: "at most \(LogitBias.maximumCount) token ids or texts (of at most \(LogitBias.maximumTextBytes) bytes each)"
-                + ", each with a bias from -100 to 100 (or -inf, false in JSON, to ban)",
+            requirement: "token ids or texts, each with a bias from -100 to 100 (or -inf, false in JSON, to ban), at most "
+                + "\(LogitBias.maximumCount) of them, a text of at most \(LogitBias.maximumTextBytes) bytes",
             placeholder: "token=bias",
             decode: LogitBias.decode,
             encode: { biases in
