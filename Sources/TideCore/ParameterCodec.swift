@@ -118,8 +118,8 @@ extension ParameterCodec where Value == [String] {
     /// string alone reads as a list of one, as OpenAI's `stop` is); `nonEmpty` when the list must
     /// hold at least one. The bounds keep what one request makes the sampler prepare small.
     static func texts(nonEmpty: Bool = false, atMost count: Int, ofAtMostBytes bytes: Int) -> Self {
-        ParameterCodec(requirement: (nonEmpty ? "a non-empty list of" : "a list of")
-                           + " at most \(count) non-empty strings of at most \(bytes) bytes (UTF-8) each",
+        ParameterCodec(requirement: (nonEmpty ? "a non-empty list of non-empty strings" : "a list of non-empty strings")
+                           + ", at most \(count) of them, of at most \(bytes) bytes (UTF-8) each",
                        placeholder: "text",
                        decode: { value in
                            let texts: [String]

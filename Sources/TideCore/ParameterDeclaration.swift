@@ -79,10 +79,12 @@ public struct ParameterDeclaration: Sendable {
     /// The value its text form gives: the words after `@top-k` or `/set top-k` (a list's
     /// elements, quoted where they hold blanks), each checked as ``set(_:in:)`` checks.
     public func value(reading text: some StringProtocol) throws(InvalidParameterError) -> ParameterValue {
+        // A long value is shown by its start: the message names it, it does not repeat it.
+        let shown = text.count > 200 ? "'\(text.prefix(200))…' (\(text.count) characters)" : "'\(text)'"
         guard let words = ParameterText.words(in: text) else {
-            throw InvalidParameterError(name: name, value: "'\(text)'", requirement: "text whose quoted strings are closed")
+            throw InvalidParameterError(name: name, value: shown, requirement: "text whose quoted strings are closed")
         }
-        return try value(words: words, shown: "'\(text)'")
+        return try value(words: words, shown: shown)
     }
 
     /// The value that the option's arguments give: each a whole element of a list (`--stop END`),
