@@ -30,10 +30,9 @@ Three comparisons, each alternating its two sides round by round in one run:
     until the eight are done: 64 DRY sequence breakers of 40 bytes, 1,024 logit biases on texts of
     256 bytes, 64 stop strings of 1,024 bytes; 128 small tools and 128 larger ones with a call
     required; and a prompt of 1,000,000 characters. The last three are rendered and tokenized, then
-    refused: their prompts do not fit a sequence's 4,096 tokens. (A prompt that fits is evaluated
-    in the shared batch, in steps of its own: that is the batch's work, not a request's
-    preparation; docs/benchmarks.md measures it apart.) The figure is the p99 of the
-    eight clients' time per token beside it, over alone (goal: at most 1.5).
+    refused: their prompts do not fit a sequence's 4,096 tokens; and the longest prompt that fits
+    (3,900 words), new each time, evaluated a piece a step beside the clients' replies. The figure
+    is the p99 of the eight clients' time per token beside it, over alone (goal: at most 1.5).
 
 Each chat request is streamed with the official `openai` client (greedy: temperature 0 and
 repeat_penalty 1, an explicit system prompt, `max_tokens` 128, usage in the last chunk). For each
@@ -233,7 +232,8 @@ def token_gaps(client, question, max_tokens):
 
 
 def heaviest_requests():
-    """The heaviest requests within tide serve's bounds, each refused or answered in a token."""
+    """The heaviest requests within tide serve's bounds, each refused or answered in a token: for
+    each, the body to send as the neighbour's request number `sent`."""
     letters = "abcdefghijklmnopqrstuvwxyz"
     question = [{"role": "user", "content": "Hi"}]
     sampler = {"messages": question, "max_tokens": 1, "dry_multiplier": 1.0,
@@ -251,7 +251,10 @@ def heaviest_requests():
     tools = {"messages": question, "max_tokens": 1, "tools": [small(index) for index in range(128)], "tool_choice": "required"}
     big_tools = {"messages": question, "max_tokens": 1, "tools": [tool(index) for index in range(128)], "tool_choice": "required"}
     prompt = {"messages": [{"role": "user", "content": "word " * 200_000}], "max_tokens": 1}
-    return [sampler, tools, big_tools, prompt]
+    # The longest prompt a sequence holds, new each time it is sent (its first words differ), so
+    # that no cached prefix spares its evaluation.
+    fitting = lambda sent: {"messages": [{"role": "user", "content": f"Message {sent}: " + "word " * 3_900}], "max_tokens": 1}
+    return [lambda sent, body=body: body for body in (sampler, tools, big_tools, prompt)] + [fitting]
 
 
 def against_noisy_neighbour(arguments):
@@ -260,7 +263,8 @@ def against_noisy_neighbour(arguments):
     server = start([arguments.tide, "serve", "--port", str(port), "--parallel", str(arguments.clients + 1)], port, "tide serve")
     base = f"http://127.0.0.1:{port}/v1"
     heavy = heaviest_requests()
-    for body in heavy:
+    request = lambda sent: heavy[sent % len(heavy)](sent)
+    for body in [request(index) for index in range(len(heavy))]:
         for key, bound in (("dry_sequence_breakers", 64), ("stop", 64)):
             assert len(body.get(key, [])) <= bound and all(len(text.encode()) <= (40 if key.startswith("dry") else 1024)
                                                              for text in body.get(key, []))
@@ -269,7 +273,7 @@ def against_noisy_neighbour(arguments):
         client = openai.OpenAI(base_url=base, api_key="unused", max_retries=0)
         token_gaps(client, "Hello!", 8)  # warm-up
         statuses = {}
-        for body in heavy:  # each is within the bounds: answered, or refused for its prompt's length alone
+        for body in [request(index) for index in range(len(heavy))]:  # each within the bounds: answered, or refused for its prompt's length alone
             reply = httpx.post(base + "/chat/completions", json={"model": "m", **body}, timeout=300)
             statuses[len(statuses)] = [reply.status_code, (reply.json().get("error") or {}).get("code")]
         gaps = {"alone": [], "beside": []}
@@ -284,7 +288,7 @@ def against_noisy_neighbour(arguments):
                 def neighbour():
                     with httpx.Client(timeout=300) as http:
                         while not done.is_set():
-                            http.post(base + "/chat/completions", json={"model": "m", **heavy[sent[0] % len(heavy)]})
+                            http.post(base + "/chat/completions", json={"model": "m", **request(sent[0])})
                             sent[0] += 1
 
                 def run(index):

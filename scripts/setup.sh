@@ -53,9 +53,14 @@ APT_PACKAGES=(liblua5.4-dev libedit-dev pkg-config build-essential cmake ninja-b
 LLAMA_CMAKE_ARGS="-DGGML_OPENMP=OFF -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF \
 -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAVA_BUILD=OFF \
 -DCMAKE_BUILD_TYPE=Release"
-# The instructions: this CPU's own (native), or a fixed set for another kind of machine.
+# The instructions: this CPU's own (native), or a fixed set for another kind of machine. Never
+# AMX: this llama.cpp's AMX kernels die with "Illegal instruction" at their first tile
+# instruction (seen on a 2-core VM of an AMX Xeon, whose kernel grants the tile state), and
+# -march=native turns them on wherever the CPU has AMX; the explicit -mno-amx-* outrank it.
+LLAMA_CFLAGS=""
 case "${TIDE_LLAMA_CPU:-native}" in
-    native) LLAMA_CMAKE_ARGS="-DGGML_NATIVE=ON $LLAMA_CMAKE_ARGS" ;;
+    native) LLAMA_CMAKE_ARGS="-DGGML_NATIVE=ON $LLAMA_CMAKE_ARGS"
+            LLAMA_CFLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16" ;;
     avx2) LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON \
 -DGGML_AVX512=OFF $LLAMA_CMAKE_ARGS" ;;
     avx512) LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON \
@@ -148,7 +153,7 @@ install_apt_packages() {
 llama_build_id() {
     local cpu options
     cpu=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | sha256sum | cut -c1-16 || echo unknown)
-    options=$(echo "$LLAMA_CMAKE_ARGS $LLAMA_PATCH_NAME $LLAMA_PATCH_TO" | sha256sum | cut -c1-16)
+    options=$(echo "$LLAMA_CMAKE_ARGS $LLAMA_CFLAGS $LLAMA_PATCH_NAME $LLAMA_PATCH_TO" | sha256sum | cut -c1-16)
     if [ "$GPU" = cuda ]; then
         echo "llama-cpp-python $LLAMA_CPP_PYTHON_VERSION options $options cpu $cpu gpu cuda ${GPU_NAME:-any}"
     else
@@ -221,7 +226,7 @@ llama_wheel() {
         fi
         sed -i "s|$LLAMA_PATCH_FROM|$LLAMA_PATCH_TO|" "$file"
         rm -rf "$folder.partial"
-        if ! CMAKE_ARGS="$LLAMA_CMAKE_ARGS" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
+        if ! CMAKE_ARGS="$LLAMA_CMAKE_ARGS" CFLAGS="$LLAMA_CFLAGS" CXXFLAGS="$LLAMA_CFLAGS" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
             python3 -m pip wheel --quiet --no-cache-dir --no-deps --wheel-dir "$folder.partial" "$tree" >&2; then
             rm -rf "$source" "$folder.partial"
             if [ "$GPU" = cuda ]; then

@@ -292,8 +292,10 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     /// tools warm up at start. A request queued meanwhile waits for it. An engine of one sequence
     /// whose scores are on a GPU warms up with the greedy choice in its graph already set
     /// (``GraphChoice/best``), as a plain greedy reply will have it there, so that reply's first
-    /// decode plans no graph again.
+    /// decode plans no graph again. Then reads whether batches score exactly (the first time on a
+    /// machine, a probe of about 55 small decodes), which decides how prompts are cut.
     private func warmUp() {
+        scoresExactly = scoresBatchesExactly
         let token = llama_vocab_bos(model.vocab) >= 0 ? llama_vocab_bos(model.vocab) : 0
         threadShare.withLock { $0.size(context) }
         if sequenceCapacity == 1 && machine.isReal && model.placement.scoresOnGPU { sampleOnBackend(0, .best) }
@@ -310,27 +312,38 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     /// Decodes the queued tokens in one step (``StepSelection`` chooses them): the next token of
     /// every reply in progress, and requests of several tokens (new prompts, chunks of a
     /// recorded reply) in the order they came, up to ``sharedTokensPerStep`` in all, together in
-    /// one `llama_decode` in sequence order — or, when the oldest holds more than that, it alone
-    /// in a second one. The others wait for the next step, in the order they came. Between steps
-    /// the replies run, so a reply streams its first token as soon as its prompt is decoded, and
-    /// prompts that arrive together are decoded a few at a time instead of all before any first
-    /// token.
+    /// one `llama_decode` in sequence order — and, when the oldest holds more than that, a piece
+    /// of it in a second one (``promptPiece`` tokens, fewer beside replies in progress: as many as
+    /// ``PrefillPace`` allows). The others wait for the next step, in the order they came. Between
+    /// steps the replies run, so a reply streams its first token as soon as its prompt is
+    /// decoded, prompts that arrive together are decoded a few at a time instead of all before
+    /// any first token, and a long prompt slows the replies beside it by a share of each step
+    /// instead of stopping them while it is read (chunked prefill).
     ///
     /// Why not more in one decode: llama.cpp splits a batch over a cache per sequence into
     /// parts of equal tokens per sequence, and its flash attention computes a part of 64 tokens
     /// or more per sequence with other kernels than a smaller one. Up to
     /// `sharedTokensPerStep`, every part is small and each token is computed as it would be
-    /// alone; a longer run decoded alone is cut exactly as a sequential replay cuts it. Either
-    /// way a sequence's tokens get the values they get in a context of its own (where batches
-    /// score exactly), so the replies stay those of sequential replay.
+    /// alone; where batches score exactly, every engine cuts long prompts into such pieces too,
+    /// so a sequence's tokens get the values they get in a context of its own however the steps
+    /// cut them, and the replies stay those of sequential replay.
     private func decode(_ requests: [StepRequest]) {
         let start = ContinuousClock.now
         sequencesInLastStep.store(Set(requests.map(\.sequence)).count, ordering: .relaxed)
         for request in requests { request.prepare(context) }
         let selection = StepSelection(tokenCounts: requests.map(\.tokens.count), budget: sharedBudget)
         let shared = selection.shared.map { requests[$0] }.sorted { $0.sequence < $1.sequence }
-        var leftover = shared.isEmpty ? [] : decode(together: shared, fillingGaps: true)
-        if let alone = selection.alone { leftover += decode(together: [requests[alone]]) }
+        var leftover: [StepRequest] = []
+        if !shared.isEmpty {
+            let step = decode(together: shared, fillingGaps: true)
+            leftover += step.leftover
+            if selection.alone != nil { prefillPace.recordStep(seconds: step.seconds) }
+        }
+        if let alone = selection.alone {
+            let piece = decode(together: [requests[alone]], piece: shared.isEmpty ? promptPiece : prefillPace.tokens(limit: promptPiece))
+            leftover += piece.leftover
+            if !shared.isEmpty { prefillPace.recordPiece(tokens: piece.tokens, seconds: piece.seconds) }
+        }
         leftover += selection.later.map { requests[$0] }
         if !leftover.isEmpty {
             // What waiting costs a request: the steps it was not completed in.
@@ -341,6 +354,25 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
             condition.unlock()
         }
     }
+
+    /// How many prompt tokens a step decodes beside the replies in progress (used on the
+    /// engine's thread only).
+    private var prefillPace = PrefillPace()
+
+    /// The most tokens of one request a decode takes: ``sharedTokensPerStep`` where batches
+    /// score exactly (every piece is computed as alone, so any cut gives a sequential replay's
+    /// values; a 512-token decode reads a prompt about a quarter faster, docs/speed.md), the
+    /// batch size elsewhere.
+    var promptPiece: Int { scoresExactly ? Self.sharedTokensPerStep : batch.capacity }
+    /// The most tokens a request that keeps the scores of every token (a prompt's logprobs) sends
+    /// at once: such a request is not cut into pieces, so in an engine of several sequences (or
+    /// where batches score exactly) it is no longer than a step shares, and decodes beside the
+    /// replies in progress like a short prompt.
+    var scoringPiece: Int {
+        sequenceCapacity > 1 || scoresBatchesExactly ? max(1, sharedBudget) : batch.capacity
+    }
+    /// ``scoresBatchesExactly``, read once at warm-up (used on the engine's thread only).
+    private var scoresExactly = false
 
     /// The most tokens of requests of several tokens one step decodes together with the
     /// replies' next tokens: fewer than the 64 per sequence from which llama.cpp's flash
@@ -362,9 +394,13 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     var isShared: Bool { sequencesInLastStep.load(ordering: .relaxed) > 1 }
     /// How many sequences had tokens queued in the last step.
     private let sequencesInLastStep = Atomic<Int>(0)
+    /// How many throwaway tokens have filled gaps between sequences (`fillingGaps`).
+    var gapTokensFilled: Int { gapTokens.load(ordering: .relaxed) }
+    private let gapTokens = Atomic<Int>(0)
 
-    /// One `llama_decode` of the requests' tokens (as many as the batch holds); completes those
-    /// whose last token was in it and returns the others.
+    /// One `llama_decode` of the requests' tokens (as many as the batch holds, and of a request
+    /// of one output at most `piece`); completes those whose last token was in it and returns the
+    /// others, with the seconds the decode took and how many tokens it decoded.
     ///
     /// With `fillingGaps` (requests in sequence order), each sequence missing between the
     /// first and the last gets a throwaway token without logits, after what its cache holds, in
@@ -373,21 +409,28 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     /// middle that has finished, or is between turns) made every step two passes: 7 sequences
     /// with a gap took 38 ms a step, 7 or 8 consecutive ones 29 ms. A token's scores do not depend
     /// on the others in a batch of fewer than 64 tokens per sequence, so the padding changes
-    /// nothing but the time.
-    private func decode(together requests: [StepRequest], fillingGaps: Bool = false) -> [StepRequest] {
+    /// nothing but the time. Except a sequence whose cache reaches further than every request's
+    /// tokens: llama.cpp attends over as many cells for every sequence of a pass as its furthest
+    /// reaches, so a throwaway token after an idle conversation of 3,900 tokens made each step of
+    /// eight short replies several times as slow (docs/benchmarks.md); such a gap is left.
+    private func decode(together requests: [StepRequest], fillingGaps: Bool = false, piece: Int? = nil)
+        -> (leftover: [StepRequest], seconds: Double, tokens: Int)
+    {
         batch.clear()
         var included: [(request: StepRequest, count: Int, logitsIndex: Int32?)] = []
         var leftover: [StepRequest] = []
         var filled: [(sequence: Int32, position: Int32)] = []
         var nextSequence = requests.first?.sequence ?? 0
+        let reach = requests.map { $0.position + $0.tokens.count }.max() ?? 0
         for request in requests {
             sampleOnBackend(request.sequence, request.graphChoice)
             if fillingGaps {
                 for sequence in nextSequence..<max(nextSequence, request.sequence) where batch.count < batch.capacity - 1 {
                     let position = llama_memory_seq_pos_max(llama_get_memory(context), sequence) + 1
-                    guard Int(position) < contextSizePerSequence else { continue }
+                    guard Int(position) < min(contextSizePerSequence, reach) else { continue }
                     batch.add(0, position: Int(position), sequence: sequence, logits: false)
                     filled.append((sequence, position))
+                    gapTokens.add(1, ordering: .relaxed)
                 }
                 nextSequence = request.sequence + 1
             }
@@ -396,7 +439,9 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
                 leftover.append(request)
                 continue
             }
-            let chunk = request.tokens.prefix(room)
+            // A request that keeps the scores of several tokens is never cut.
+            let limit = request.outputs == 1 ? piece ?? room : room
+            let chunk = request.tokens.prefix(min(room, limit))
             let complete = chunk.count == request.tokens.count
             precondition(complete || request.outputs == 1, "a request with the logits of several tokens fits in one batch")
             var logitsIndex: Int32?
@@ -425,6 +470,6 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
                 leftover.append(request)
             }
         }
-        return leftover
+        return (leftover, seconds, included.reduce(0) { $0 + $1.count })
     }
 }

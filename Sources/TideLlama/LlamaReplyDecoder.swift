@@ -96,10 +96,10 @@ final class LlamaReplyDecoder: ReplyDecoder {
     }
 
     /// Reads the prompt from its start, but for its last token (which the first step decodes), a
-    /// batch at a time with the scores of every entry, and scores each token by the entry before it.
-    /// What the cache held of it is read again: a cached position's scores are not kept. A BOS
-    /// token the model starts every text with is not the prompt's: the first token after it is
-    /// scored, given it.
+    /// piece at a time (``LlamaBatchEngine/scoringPiece``) with the scores of every entry, and
+    /// scores each token by the entry before it. What the cache held of it is read again: a cached
+    /// position's scores are not kept. A BOS token the model starts every text with is not the
+    /// prompt's: the first token after it is scored, given it.
     func scorePrompt(top: Int) async throws -> PromptLogprobs {
         precondition(!started && scoredPromptLength == nil, "the prompt is scored before the reply's first step")
         let addsBOS = llama_vocab_get_add_bos(model.vocab)
@@ -108,7 +108,7 @@ final class LlamaReplyDecoder: ReplyDecoder {
         let end = prompt.count - 1
         var position = 0
         while position < end {
-            let tokens = prompt[position..<min(end, position + backend.engine.batchCapacity)]
+            let tokens = prompt[position..<min(end, position + backend.engine.scoringPiece)]
             scored.rest += try await score(tokens, at: position, top: top)
             position = tokens.endIndex
         }

@@ -4,13 +4,13 @@
 /// Every single token is decoded (the next token of a reply in progress). Requests of several
 /// tokens (new prompts, chunks of a recorded reply) are taken in the order they came, each that
 /// fits in what is left of `budget` tokens (a shorter, later one may fill what an earlier one
-/// could not); when the oldest of them holds more than `budget`, it is decoded alone instead,
-/// and no other request of several tokens is. The oldest is always taken, so none waits for
+/// could not); when the oldest of them holds more than `budget`, a piece of it is decoded in a
+/// `llama_decode` of its own instead (``PrefillPace``), and no other request of several tokens is. The oldest is always taken, so none waits for
 /// ever; the rest wait for the next step, in order.
 struct StepSelection: Equatable {
     /// The requests decoded together in one `llama_decode`.
     var shared: [Int] = []
-    /// A request decoded alone, in a `llama_decode` of its own.
+    /// A request a piece of which is decoded alone, in a `llama_decode` of its own.
     var alone: Int?
     /// The requests left for the next step, in their order.
     var later: [Int] = []

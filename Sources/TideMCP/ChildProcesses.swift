@@ -1,4 +1,5 @@
 import Foundation
+import TideCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,7 +18,6 @@ final class ChildProcesses: Sendable {
     /// The session of every server started and not yet ended with all its processes: what stays
     /// in one is that server's, after it has exited too. `nil` until a server starts.
     private let sessions = Mutex<Set<pid_t>?>(nil)
-    private let signalSources = Mutex<[any DispatchSourceSignal]>([])
 
     private init() {
         atexit { ChildProcesses.shared.killAll() }
@@ -63,22 +63,15 @@ final class ChildProcesses: Sendable {
         }
     }
 
-    /// Kills the servers' processes when SIGTERM or SIGHUP comes (and SIGINT, with `interrupt`),
-    /// then ends the process with the status a shell gives one that signal ends (128 + its
-    /// number). For commands without a graceful stop of their own (`tide serve` has one, and
-    /// ends its servers after it); SIGINT only for those that do not turn it into stopping a reply.
+    /// Kills the servers' processes when SIGTERM or SIGHUP comes (and SIGINT, with `interrupt`)
+    /// and no other handler takes it (``SignalHandlers``: Ctrl-C stopping a reply), then ends the
+    /// process with the status a shell gives one that signal ends (128 + its number). For commands
+    /// without a graceful stop of their own (`tide serve` has one, and ends its servers after it).
     func endOnTerminationSignals(interrupt: Bool) {
-        signalSources.withLock { sources in
-            let numbers = [SIGTERM, SIGHUP] + (interrupt ? [SIGINT] : [])
-            for number in numbers where !sources.contains(where: { Int32($0.handle) == number }) {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler {
-                    ChildProcesses.shared.killAll()
-                    _exit(128 + number)
-                }
-                source.resume()
-                sources.append(source)
+        for number in [SIGTERM, SIGHUP] + (interrupt ? [SIGINT] : []) {
+            SignalHandlers.setFallback(number) {
+                ChildProcesses.shared.killAll()
+                _exit(128 + number)
             }
         }
     }

@@ -64,10 +64,12 @@ public final class MCPServers: Sendable {
     }
 
     /// Ends the servers Tide started, and whatever they started, when SIGTERM or SIGHUP comes
-    /// (and SIGINT, with `includingInterrupt`), then ends Tide with status 128 + the signal's
-    /// number, as a shell reports it: for a command with no graceful stop of its own (`tide serve`
-    /// has one, and closes its servers after it); SIGINT only for one that does not make Ctrl-C
-    /// stop a reply instead (`tide run`). At exit they are ended anyway.
+    /// (and SIGINT, with `includingInterrupt`) and no other handler takes it (``SignalHandlers``:
+    /// Ctrl-C stopping a reply), then ends Tide with status 128 + the signal's number, as a shell
+    /// reports it: for a command with no graceful stop of its own (`tide serve` has one, and
+    /// closes its servers after it). The servers start in sessions of their own, so the terminal's
+    /// Ctrl-C does not reach them: without this they would outlive a Tide it ended. At exit they
+    /// are ended anyway.
     public static func endOnTerminationSignals(includingInterrupt: Bool = false) {
         ChildProcesses.shared.endOnTerminationSignals(interrupt: includingInterrupt)
     }

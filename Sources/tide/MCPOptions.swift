@@ -33,11 +33,11 @@ struct MCPOptions: ParsableArguments {
     /// Starts the model's MCP servers (its defaults' `mcp`), then the `--mcp` ones, a server both
     /// name once (none when none is given); a server that cannot start is an error before
     /// generation starts. Unless `gracefulStop` (`tide serve`, which closes them after its own),
-    /// SIGTERM and SIGHUP end them with Tide.
+    /// SIGTERM, SIGHUP and Ctrl-C (unless it stops a reply) end them with Tide.
     func start(after modelServers: [String] = [], gracefulStop: Bool = false) async throws -> MCPServers {
         var specs: [MCPServerSpec] = []
         for spec in try modelServers.map(MCPServerSpec.init(parsing:)) + servers where !specs.contains(spec) { specs.append(spec) }
-        if !gracefulStop && !specs.isEmpty { MCPServers.endOnTerminationSignals() }
+        if !gracefulStop && !specs.isEmpty { MCPServers.endOnTerminationSignals(includingInterrupt: true) }
         let servers = try await MCPServers.start(specs, timeouts: timeouts)
         for connection in servers.connections { Self.noteLeftOut(connection) }
         return servers

@@ -64,21 +64,3 @@ struct ReplyPrinter {
         return outcome
     }
 }
-
-/// Turns SIGINT into a callback while it lives, instead of ending the process.
-final class InterruptHandler {
-    private let source: any DispatchSourceSignal
-
-    init(_ onInterrupt: @escaping @Sendable () -> Void) {
-        signal(SIGINT, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler(handler: onInterrupt)
-        source.resume()
-    }
-
-    /// Restores the default behaviour of SIGINT.
-    func stop() {
-        source.cancel()
-        signal(SIGINT, SIG_DFL)
-    }
-}

@@ -181,6 +181,32 @@ extension CommandLineTests {
             #expect(!MCPTestServers.isRunning(marker: served), "the server that ignores SIGTERM ended with tide serve")
         }
 
+        /// Ctrl-C while a server starts (no reply to stop yet) ends Tide as usual, and the server
+        /// with it: servers start in sessions of their own, which the terminal's SIGINT does not
+        /// reach, and one that outlives its input stays.
+        @Test func ctrlCWhileAServerStartsEndsTheServerToo() async throws {
+            let marker = UUID().uuidString
+            for arguments in [["mcp", "list"], ["generate", "--max-tokens", "4"]] {
+                let tide = Process()
+                tide.executableURL = TideProcess.executable
+                let command = arguments + ["--mcp-timeout", "600", "--mcp", Self.server("quiet", MCPTestServers.misbehaving("silent", marker: marker))]
+                tide.arguments = command + (arguments[0] == "generate" ? ["Hello"] : [])
+                tide.standardOutput = FileHandle.nullDevice
+                tide.standardError = FileHandle.nullDevice
+                try tide.run()
+                // The server is running, and waits for ever (it never answers tools/list).
+                for _ in 0..<600 where !MCPTestServers.isRunning(marker: marker) { try await Task.sleep(for: .milliseconds(50)) }
+                #expect(MCPTestServers.isRunning(marker: marker), "the server started")
+                try await Task.sleep(for: .milliseconds(300))
+                kill(tide.processIdentifier, SIGINT)
+                for _ in 0..<400 where tide.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+                #expect(!tide.isRunning && tide.terminationStatus == 130, "tide \(arguments[0]) ended by Ctrl-C: \(tide.terminationStatus)")
+                if tide.isRunning { tide.terminate() }
+                for _ in 0..<50 where MCPTestServers.isRunning(marker: marker) { try await Task.sleep(for: .milliseconds(100)) }
+                #expect(!MCPTestServers.isRunning(marker: marker), "the server ended with tide \(arguments[0])'s Ctrl-C")
+            }
+        }
+
         /// The reference git server, kept to reading one repository by the policy plugin that
         /// docs/plugins.md shows (taken from there, its folder made this test's).
         @Test func theGitServerReadsOneRepositoryUnderThePolicyTheDocsShow() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TideCore
 @testable import TideLlama
@@ -79,6 +80,75 @@ extension RealModelTests {
             #expect(replies == expected)
         }
 
+        /// A long prompt that arrives while another reply streams is read a piece a step beside it
+        /// (chunked prefill): the reply goes on getting tokens while the prompt is read — a piece is
+        /// at most 63 tokens, so a prompt of 700 takes a dozen steps or more, where a prompt read
+        /// in batches of 512 left the reply without a token for two — and both replies are the
+        /// one-at-a-time replies.
+        @Test func aLongPromptIsReadBesideAReplyInProgress() async throws {
+            let passage = "The tide comes in twice a day, as the moon pulls the sea toward the shore and lets it go again. "
+            let long = "Read this and say what the text repeats: " + String(repeating: passage, count: 30)
+            let short = "Describe the sea."
+            let single = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024))
+            func session(_ backend: any ChatBackend, _ maxTokens: Int) -> ChatSession {
+                let session = ChatSession(backend: backend, parameters: greedy(maxTokens))
+                session.hooks = [EndBan()]
+                return session
+            }
+            let expectedShort = try await session(single, 160).reply(to: short).collect().text
+            single.clearCache()
+            let expectedLong = try await session(single, 8).reply(to: long).collect()
+            let longPrompt = try #require(expectedLong.summary).statistics.promptTokens
+            #expect(longPrompt > 600, "the long prompt is long: \(longPrompt) tokens")
+
+            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: LlamaContextOptions(contextSize: 1024))
+            defer { engine.shutdown() }
+            let running = session(try engine.makeBackend(), 160)
+            let arriving = session(try engine.makeBackend(), 8)
+            // In the order they happen: "s" for each piece of the short reply, "L" when the long
+            // prompt is sent, "F" at the long reply's first piece.
+            let events = EventLog()
+            let (shortText, longText) = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+                let started = AsyncStream<Void>.makeStream()
+                group.addTask {
+                    defer { started.continuation.finish() }
+                    var text = ""
+                    for try await event in running.reply(to: short) {
+                        guard case .text(let piece) = event else { continue }
+                        text += piece
+                        let count = events.add("s")
+                        if count == 4 { started.continuation.finish() }
+                    }
+                    return (0, text)
+                }
+                for await _ in started.stream {}
+                group.addTask {
+                    events.add("L")
+                    var text = ""
+                    for try await event in arriving.reply(to: long) {
+                        guard case .text(let piece) = event else { continue }
+                        if text.isEmpty { events.add("F") }
+                        text += piece
+                    }
+                    return (1, text)
+                }
+                var texts = ["", ""]
+                for try await (index, text) in group { texts[index] = text }
+                return (texts[0], texts[1])
+            }
+            if engine.scoresBatchesExactly {
+                #expect(shortText == expectedShort)
+                #expect(longText == expectedLong.text)
+            }
+            let order = events.text
+            let sent = try #require(order.firstIndex(of: "L"))
+            let first = try #require(order.firstIndex(of: "F"))
+            let besideRead = order[sent..<first].filter { $0 == "s" }.count
+            // Where batches do not score exactly a piece may be the batch size, if the machine reads
+            // prompts fast enough.
+            #expect(besideRead >= (engine.scoresBatchesExactly ? 10 : 1), "the reply got \(besideRead) pieces while the prompt was read: \(order)")
+        }
+
         @Test func aSequenceKeepsItsConversationAcrossTurns() async throws {
             let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: LlamaContextOptions(contextSize: 1024))
             defer { engine.shutdown() }
@@ -126,6 +196,32 @@ extension RealModelTests {
             let next = try await sessions[1].reply(to: "What is 2 + 2?").collect()
             #expect(next.summary.map { $0.statistics.reusedPromptTokens > 20 } == true)
             #expect(next.text == middleExpected[1])
+        }
+
+        /// An idle conversation between two others gets a throwaway token in their steps while its
+        /// cache reaches no further than theirs, and none once it reaches further: llama.cpp would
+        /// attend over all of it for every sequence of the step.
+        @Test func aGapIsFilledOnlyWhereItsCacheReachesNoFurther() async throws {
+            let passage = "The tide comes in twice a day, as the moon pulls the sea toward the shore and lets it go again. "
+            let long = "Read this: " + String(repeating: passage, count: 12)
+            func filled(middle: String, sides: String) async throws -> Int {
+                let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 3, options: LlamaContextOptions(contextSize: 1024))
+                defer { engine.shutdown() }
+                let sessions = try (0..<3).map { index in
+                    let session = ChatSession(backend: try engine.makeBackend(), parameters: greedy(index == 1 ? 1 : 16))
+                    session.hooks = [EndBan()]
+                    return session
+                }
+                _ = try await sessions[1].reply(to: middle).collect()
+                let before = engine.gapTokensFilled
+                async let left = sessions[0].reply(to: sides).collect()
+                async let right = sessions[2].reply(to: sides).collect()
+                _ = try await (left, right)
+                return engine.gapTokensFilled - before
+            }
+            let short = "Hello there, how are you today?"
+            #expect(try await filled(middle: "Hi", sides: short) > 0, "a short idle conversation is padded")
+            #expect(try await filled(middle: long, sides: short) == 0, "a long idle conversation is left out")
         }
 
         @Test func sequencesAreLimitedAndReleased() async throws {
@@ -199,4 +295,20 @@ extension RealModelTests {
         let given = TestModel.shared.draftCheckCosts(threads: 2, flashAttention: true, machine: SimulatedMachine(checkCosts: .dear))
         #expect(given == .dear)
     }
+}
+
+/// Events in the order they happen, from several tasks.
+private final class EventLog: Sendable {
+    private let events = Mutex<[Character]>([])
+
+    /// Appends `event`; how many there are now.
+    @discardableResult func add(_ event: Character) -> Int {
+        events.withLock { events in
+            events.append(event)
+            return events.count
+        }
+    }
+
+    /// Every event so far, in order.
+    var text: String { events.withLock { String($0) } }
 }
