@@ -40,6 +40,9 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     private let threadPool: CPUThreadPool?
     /// Whether the context uses flash attention (``LlamaContextOptions/flashAttention``).
     let flashAttention: Bool
+    /// Whether long prompts are read a paced piece a step beside the replies in progress
+    /// (``LlamaContextOptions/chunkedPrefill``).
+    let chunkedPrefill: Bool
     /// The machine simulated (``LlamaContextOptions/machine``).
     let machine: SimulatedMachine
 
@@ -82,6 +85,7 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
         threadShare = Mutex(options.threadShare(for: model))
         threadPool = CPUThreadPool(threads: threads)
         flashAttention = options.flashAttention
+        chunkedPrefill = options.chunkedPrefill
         machine = options.machine
         // Each sequence gets its own part of the cache. A unified cache decoded no faster here
         // (within the machine's noise) and changed more greedy replies against sequential replay.
@@ -292,10 +296,8 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     /// tools warm up at start. A request queued meanwhile waits for it. An engine of one sequence
     /// whose scores are on a GPU warms up with the greedy choice in its graph already set
     /// (``GraphChoice/best``), as a plain greedy reply will have it there, so that reply's first
-    /// decode plans no graph again. Then reads whether batches score exactly (the first time on a
-    /// machine, a probe of about 55 small decodes), which decides how prompts are cut.
+    /// decode plans no graph again.
     private func warmUp() {
-        scoresExactly = scoresBatchesExactly
         let token = llama_vocab_bos(model.vocab) >= 0 ? llama_vocab_bos(model.vocab) : 0
         threadShare.withLock { $0.size(context) }
         if sequenceCapacity == 1 && machine.isReal && model.placement.scoresOnGPU { sampleOnBackend(0, .best) }
@@ -313,20 +315,21 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     /// every reply in progress, and requests of several tokens (new prompts, chunks of a
     /// recorded reply) in the order they came, up to ``sharedTokensPerStep`` in all, together in
     /// one `llama_decode` in sequence order — and, when the oldest holds more than that, a piece
-    /// of it in a second one (``promptPiece`` tokens, fewer beside replies in progress: as many as
-    /// ``PrefillPace`` allows). The others wait for the next step, in the order they came. Between
-    /// steps the replies run, so a reply streams its first token as soon as its prompt is
-    /// decoded, prompts that arrive together are decoded a few at a time instead of all before
-    /// any first token, and a long prompt slows the replies beside it by a share of each step
-    /// instead of stopping them while it is read (chunked prefill).
+    /// of it in a second one: as much as a batch holds, or, with ``chunkedPrefill`` beside replies
+    /// in progress, as much as ``PrefillPace`` allows (at most ``sharedTokensPerStep``). The others
+    /// wait for the next step, in the order they came. Between steps the replies run, so a reply
+    /// streams its first token as soon as its prompt is decoded, prompts that arrive together are
+    /// decoded a few at a time instead of all before any first token, and with chunked prefill a
+    /// long prompt slows the replies beside it by a share of each step instead of stopping them.
     ///
     /// Why not more in one decode: llama.cpp splits a batch over a cache per sequence into
     /// parts of equal tokens per sequence, and its flash attention computes a part of 64 tokens
     /// or more per sequence with other kernels than a smaller one. Up to
     /// `sharedTokensPerStep`, every part is small and each token is computed as it would be
-    /// alone; where batches score exactly, every engine cuts long prompts into such pieces too,
-    /// so a sequence's tokens get the values they get in a context of its own however the steps
-    /// cut them, and the replies stay those of sequential replay.
+    /// alone; a longer run decoded in batches is cut exactly as a sequential replay cuts it. Either
+    /// way a sequence's tokens get the values they get in a context of its own (where batches
+    /// score exactly), so the replies stay those of sequential replay — but for a long prompt's
+    /// paced pieces, which a sequential replay's batches may round otherwise.
     private func decode(_ requests: [StepRequest]) {
         let start = ContinuousClock.now
         sequencesInLastStep.store(Set(requests.map(\.sequence)).count, ordering: .relaxed)
@@ -337,12 +340,13 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
         if !shared.isEmpty {
             let step = decode(together: shared, fillingGaps: true)
             leftover += step.leftover
-            if selection.alone != nil { prefillPace.recordStep(seconds: step.seconds) }
+            if chunkedPrefill && selection.alone != nil { prefillPace.recordStep(seconds: step.seconds) }
         }
         if let alone = selection.alone {
-            let piece = decode(together: [requests[alone]], piece: shared.isEmpty ? promptPiece : prefillPace.tokens(limit: promptPiece))
+            let pacing = chunkedPrefill && !shared.isEmpty
+            let piece = decode(together: [requests[alone]], piece: pacing ? prefillPace.tokens(limit: Self.sharedTokensPerStep) : nil)
             leftover += piece.leftover
-            if !shared.isEmpty { prefillPace.recordPiece(tokens: piece.tokens, seconds: piece.seconds) }
+            if pacing { prefillPace.recordPiece(tokens: piece.tokens, seconds: piece.seconds) }
         }
         leftover += selection.later.map { requests[$0] }
         if !leftover.isEmpty {
@@ -359,20 +363,11 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     /// engine's thread only).
     private var prefillPace = PrefillPace()
 
-    /// The most tokens of one request a decode takes: ``sharedTokensPerStep`` where batches
-    /// score exactly (every piece is computed as alone, so any cut gives a sequential replay's
-    /// values; a 512-token decode reads a prompt about a quarter faster, docs/speed.md), the
-    /// batch size elsewhere.
-    var promptPiece: Int { scoresExactly ? Self.sharedTokensPerStep : batch.capacity }
     /// The most tokens a request that keeps the scores of every token (a prompt's logprobs) sends
-    /// at once: such a request is not cut into pieces, so in an engine of several sequences (or
-    /// where batches score exactly) it is no longer than a step shares, and decodes beside the
-    /// replies in progress like a short prompt.
-    var scoringPiece: Int {
-        sequenceCapacity > 1 || scoresBatchesExactly ? max(1, sharedBudget) : batch.capacity
-    }
-    /// ``scoresBatchesExactly``, read once at warm-up (used on the engine's thread only).
-    private var scoresExactly = false
+    /// at once: such a request is not cut into pieces, so with ``chunkedPrefill`` in an engine of
+    /// several sequences it is no longer than a step shares, and decodes beside the replies in
+    /// progress like a short prompt; otherwise a batch.
+    var scoringPiece: Int { chunkedPrefill && sequenceCapacity > 1 ? max(1, sharedBudget) : batch.capacity }
 
     /// The most tokens of requests of several tokens one step decodes together with the
     /// replies' next tokens: fewer than the 64 per sequence from which llama.cpp's flash

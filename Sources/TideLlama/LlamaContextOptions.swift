@@ -19,6 +19,12 @@ public struct LlamaContextOptions: Sendable, Hashable {
     /// The machine whose scores and costs the context gives: this one, or the one `TIDE_MACHINE`
     /// simulates (``SimulatedMachine``).
     public var machine = SimulatedMachine.current
+    /// Whether, in an engine of several sequences, a long prompt is read beside the replies in
+    /// progress a paced piece a step (``PrefillPace``, chunked prefill) rather than in batches of
+    /// `batchSize` that stop them: for a server, whose clients must not stall one another. Its
+    /// pieces may round otherwise than a sequential replay's batches, so `tide run --parallel`,
+    /// which promises that replay's replies, leaves it off.
+    public var chunkedPrefill = false
 
     /// Options with every default.
     public init(contextSize: Int? = nil, threads: Int? = nil, batchSize: Int = 512) {

@@ -5,8 +5,8 @@
 /// (a moving average of each), so the pace follows the machine, the model and how deep into its
 /// context the prompt is.
 ///
-/// Where batches score exactly, a token's values do not depend on how its prompt is cut into
-/// pieces of up to 63 tokens (each is computed as alone), so a reply is the same whatever the pace.
+/// Used where ``LlamaContextOptions/chunkedPrefill`` is on (`tide serve`). A piece is at most 63
+/// tokens, so llama.cpp computes it with the kernels of a short prompt.
 struct PrefillPace {
     /// The part of a replies' step that the prompt beside it may add.
     static let share = 0.3

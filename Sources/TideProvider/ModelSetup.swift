@@ -30,6 +30,9 @@ public struct ModelSetup: Sendable, Hashable {
     /// How the model calls tools (``ToolCallFormat``): `nil` for the preset's, else the format
     /// its chat template tells. Local models only.
     public var toolFormat: ToolCallFormat?
+    /// Whether long prompts are read a paced piece a step beside the replies in progress
+    /// (``LlamaContextOptions/chunkedPrefill``): `tide serve`'s.
+    public var chunkedPrefill = false
 
     /// A setup; the defaults are those of `tide generate`.
     public init(model: String = ModelRegistry.defaultModelID, server: RemoteServer? = nil, template: String? = nil,
@@ -51,7 +54,9 @@ public struct ModelSetup: Sendable, Hashable {
 
     /// The context options this setup asks for.
     public var contextOptions: LlamaContextOptions {
-        LlamaContextOptions(contextSize: contextSize, threads: threads, batchSize: batchSize)
+        var options = LlamaContextOptions(contextSize: contextSize, threads: threads, batchSize: batchSize)
+        options.chunkedPrefill = chunkedPrefill
+        return options
     }
 }
 

@@ -165,7 +165,9 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
     }
 
     func run() async throws {
-        let setup = try await modelOptions.setup()
+        var setup = try await modelOptions.setup()
+        // Clients must not stall one another: a long prompt is read beside the others' replies.
+        setup.chunkedPrefill = true
         let defaults = try setup.modelDefaults()
         let plugins = try pluginOptions.sources(after: defaults.plugins)
         let limits = pluginOptions.limits
