@@ -5,8 +5,9 @@
 /// tokens (new prompts, chunks of a recorded reply) are taken in the order they came, each that
 /// fits in what is left of `budget` tokens (a shorter, later one may fill what an earlier one
 /// could not); when the oldest of them holds more than `budget`, a piece of it is decoded in a
-/// `llama_decode` of its own instead (``PrefillPace``), and no other request of several tokens is. The oldest is always taken, so none waits for
-/// ever; the rest wait for the next step, in order.
+/// `llama_decode` of its own instead (a batch, or a paced piece: ``PrefillPace``), and no other
+/// request of several tokens is. The oldest is always taken, so none waits for ever; the rest
+/// wait for the next step, in order.
 struct StepSelection: Equatable {
     /// The requests decoded together in one `llama_decode`.
     var shared: [Int] = []
