@@ -36,7 +36,7 @@ test: setup
 
 # The suites that need no model file (the scripted backend, parsers, the sandbox, the wire format,
 # downloads from a local server): a quick check while working. `make test` runs them too.
-FAST_SUITES = TideCoreTests|OffloadPlanTests|ThreadShareTests|SetupScriptTests|PromptLookupTests|StepSelectionTests|PrefillPaceTests|TideFilesTests|TideOpenAITests|TideRegexTests|TideFormatTests|TideScriptTests|TideModelsTests|BoundedLibraryTests|LuaSandboxTests|PatternEquivalenceTests|PluginLoadingTests|PluginLocatorTests|PluginHostTests|PromptParameterTests|PromptFormatTests|HookTextLimitTests|ChatInputTests|SlashCommandTests|TabCompletionTests|RewindPluginTests|ScriptedRunTests|ScriptRelocationTests|ScriptOutcomeTests|ScriptedChatTests|ChatServerTests|SequencePoolTests|ConversationLogTests
+FAST_SUITES = TideCoreTests|ArchitectureDocTests|CheckKindTests|SimulatedMachineTests|OffloadPlanTests|ThreadShareTests|SetupScriptTests|PromptLookupTests|StepSelectionTests|PrefillPaceTests|TideFilesTests|TideOpenAITests|TideRegexTests|TideFormatTests|TideScriptTests|TideModelsTests|BoundedLibraryTests|LuaSandboxTests|PatternEquivalenceTests|PluginLoadingTests|PluginLocatorTests|PluginHostTests|PromptParameterTests|PromptFormatTests|HookTextLimitTests|ChatInputTests|SlashCommandTests|TabCompletionTests|RewindPluginTests|ScriptedRunTests|ScriptRelocationTests|ScriptOutcomeTests|ScriptedChatTests|ChatServerTests|SequencePoolTests|ConversationLogTests
 
 test-fast: setup
 	swift build --build-tests

@@ -76,7 +76,7 @@ let package = Package(
             "TideCore", "TideFormat", .product(name: "MCP", package: "swift-sdk"), .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "TideLog", dependencies: ["TideCore", "TideFiles", "TideFormat", "TideScript", .product(name: "GRDB", package: "GRDB.swift")]),
-        .target(name: "TideBench", dependencies: ["TideCore", "TideFormat", "TideLlama", "TideLog", "TideProvider", "TideRemote", "TideRunner", "CLlama"]),
+        .target(name: "TideBench", dependencies: ["TideCore", "TideFormat", "TideLlama", "TideLog", "TideProvider", "TideRemote", "TideRunner", "TideScript", "CLlama"]),
         // The fuzz targets (scripts/fuzz.sh); built plainly, they replay inputs.
         .executableTarget(name: "TideFuzz", dependencies: ["TideCore", "TideFormat", "TideLua", "TideOpenAI", "TideRegex", "TideScript"]),
         .executableTarget(

@@ -303,8 +303,6 @@ void tide_lua_close(lua_State *L) {
     free(box);
 }
 
-size_t tide_lua_memory_used(lua_State *L) { return sandbox_of(L)->used; }
-
 int tide_lua_load(lua_State *L, const char *code, size_t length, const char *chunk_name) {
     sandbox *box = sandbox_of(L);
     box->enforcing = 1;

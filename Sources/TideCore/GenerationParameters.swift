@@ -139,8 +139,7 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
     /// The most bytes (UTF-8) of one stop string.
     public static let maximumStopBytes = 1024
     /// The most DRY sequence breakers: llama.cpp reads the whole vocabulary for each one when
-    /// the sampler is made (for a 49,152-token vocabulary, about 7 ms a one-byte breaker and
-    /// 57 ms a 40-byte one).
+    /// the sampler is made.
     public static let maximumSequenceBreakers = 64
     /// The most bytes (UTF-8) of one DRY sequence breaker: llama.cpp cuts a longer one to this.
     public static let maximumSequenceBreakerBytes = 40

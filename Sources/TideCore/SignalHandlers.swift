@@ -1,4 +1,9 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
 import Synchronization
 
 /// Who handles SIGINT, SIGTERM and SIGHUP: one dispatch source per signal for the whole process,

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A token and its log-probability: the natural log of its probability in the softmax of the
 /// scores the model gave its position, after the plugins' `on_logits` adjustments and before the
@@ -65,23 +69,4 @@ extension Array where Element == TokenLogprob {
     /// The perplexity of the tokens under the model: the exponential of minus their mean
     /// log-probability (1 when the model was certain of each; `nil` for none).
     public var perplexity: Double? { meanLogprob.map { exp(-$0) } }
-}
-
-extension Array where Element == TokenLogprob {
-    /// The tokens as lines of text for a terminal: each token's log-probability and text (quoted,
-    /// as Swift writes strings), then the likeliest at its position; last, their perplexity and
-    /// mean log-probability. What `tide generate --logprobs` and the chat show after a reply.
-    public var table: String {
-        func shown(_ scored: ScoredToken) -> String {
-            "\(scored.text.debugDescription) \(String(format: "%.4f", scored.logprob))"
-        }
-        var lines = map { position in
-            let top = position.top.isEmpty ? "" : "   likeliest: " + position.top.map(shown).joined(separator: ", ")
-            return String(format: "%9.4f  ", position.token.logprob) + position.token.text.debugDescription + top
-        }
-        if let perplexity, let meanLogprob {
-            lines.append(String(format: "perplexity %.3f, mean log-probability %.4f over %d tokens", perplexity, meanLogprob, count))
-        }
-        return lines.joined(separator: "\n")
-    }
 }

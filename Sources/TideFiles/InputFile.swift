@@ -83,7 +83,7 @@ public enum InputFile {
     }
 
     /// `bytes` without a leading UTF-8 byte-order mark (EF BB BF), which some editors write.
-    public static func withoutByteOrderMark(_ bytes: [UInt8]) -> [UInt8] {
+    private static func withoutByteOrderMark(_ bytes: [UInt8]) -> [UInt8] {
         bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
     }
 }

@@ -79,8 +79,8 @@ public struct HermesToolCalls: ToolCallReader {
 
     /// The pattern where a lazy grammar starts: the reply's first ``marker``. Searched for, not
     /// matched against the whole reply: llama.cpp tries the pattern on the reply so far at every
-    /// token, and a pattern that spans the text (`[\s\S]*?(<tool_call>)[\s\S]*`) made decoding
-    /// with tools offered 2.5 times slower (`tide bench --only tools`).
+    /// token, so a pattern that spans the text (`[\s\S]*?(<tool_call>)[\s\S]*`) costs more
+    /// the longer the reply (`tide bench --only tools` measures it).
     public var lazyTrigger: String { "<tool_call>" }
 
     /// The tools block of the system prompt, as Qwen 2.5's template writes it.

@@ -51,7 +51,7 @@ extension ReplyFormat {
         let text: String
         do {
             let bytes = try InputFile.contents(of: url.path, what: what, limit: fileSizeLimit)
-            guard let decoded = String(validating: InputFile.withoutByteOrderMark(bytes), as: UTF8.self) else {
+            guard let decoded = String(validating: bytes, as: UTF8.self) else {
                 throw ReplyFormatError(kind, file: path, problem: "the file is not UTF-8 text")
             }
             text = decoded

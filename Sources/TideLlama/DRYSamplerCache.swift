@@ -4,8 +4,7 @@ import Synchronization
 
 /// DRY samplers already made, by their settings, so that a reply asking for the settings of a
 /// recent one gets a copy (`llama_sampler_clone`) instead of a new one: llama.cpp makes a DRY
-/// sampler by reading the whole vocabulary for each sequence breaker (about 7 ms a one-byte
-/// breaker and 57 ms a 40-byte one for SmolLM2's 49,152 tokens), and clients send the same
+/// sampler by reading the whole vocabulary for each sequence breaker, and clients send the same
 /// breakers with every request (and a request of `n` choices makes one sampler a choice).
 /// Each model keeps its own; the least recently used settings are forgotten past ``capacity``.
 final class DRYSamplerCache: Sendable {

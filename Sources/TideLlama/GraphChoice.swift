@@ -35,9 +35,8 @@ enum GraphChoice: Equatable, Sendable {
     case never
     /// Those that save work on this machine: the few best scores wherever the chain allows, and
     /// the best score's token only where the scores are on a GPU. On the CPU the scores are read
-    /// in place, and llama.cpp's argmax in the graph (one thread, scalar) costs more than Tide's:
-    /// the engine choosing in the graph ran at 0.933–0.950 of it copying on a 2-core Xeon, with
-    /// the builds before and after the candidates (docs/benchmarks.md).
+    /// in place, and llama.cpp's argmax in the graph (one thread, scalar) costs more than Tide's
+    /// (docs/benchmarks.md has the figures).
     case whereTheyPay
     /// Every choice the chain allows, on any device (for tests and benchmarks on a CPU).
     case always

@@ -291,8 +291,8 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
 
     /// Decodes two tokens together, then one alone, and forgets them, before the first request:
     /// the first decodes of a context pay once for what every later one reuses (on a GPU, the
-    /// kernels loaded on their first launch and the math library's set-up: a first request's
-    /// first token took 50 ms against 4–5 ms for the next ones on an H200), as llama.cpp's own
+    /// kernels loaded on their first launch and the math library's set-up; docs/speed.md has
+    /// the figures), as llama.cpp's own
     /// tools warm up at start. A request queued meanwhile waits for it. An engine of one sequence
     /// whose scores are on a GPU warms up with the greedy choice in its graph already set
     /// (``GraphChoice/best``), as a plain greedy reply will have it there, so that reply's first
@@ -372,9 +372,8 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     /// The most tokens of requests of several tokens one step decodes together with the
     /// replies' next tokens: fewer than the 64 per sequence from which llama.cpp's flash
     /// attention changes kernels, and the size of a chunk of a recorded reply. Decoding new
-    /// prompts a few per step (about 50 ms for 17 tokens of this model on two cores) lets each
-    /// reply's first token come as soon as its own prompt is decoded, rather than all after the
-    /// last (docs/benchmarks.md).
+    /// prompts a few per step lets each reply's first token come as soon as its own prompt is
+    /// decoded, rather than all after the last (docs/benchmarks.md).
     static let sharedTokensPerStep = TeacherForcer.chunkSize
 
     /// ``sharedTokensPerStep``, or less when a batch could not hold that many besides a token
@@ -384,8 +383,7 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
 
     /// Whether the last step decoded the tokens of more than one sequence. A sequence drafts only
     /// while it is alone: a step that already decodes other sequences' tokens keeps the cores
-    /// busy, and a draft checked there is paid by every sequence in it (on this 2-core CPU, four
-    /// clients repeating a text went from 62.4 to 51.1 tok/s in all when each drafted; docs/speed.md).
+    /// busy, and a draft checked there is paid by every sequence in it (docs/speed.md).
     var isShared: Bool { sequencesInLastStep.load(ordering: .relaxed) > 1 }
     /// How many sequences had tokens queued in the last step.
     private let sequencesInLastStep = Atomic<Int>(0)
@@ -401,8 +399,8 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     /// first and the last gets a throwaway token without logits, after what its cache holds, in
     /// its place in the order, dropped again after the decode. With a cache per sequence,
     /// llama.cpp splits a batch into passes over consecutive sequences, so a gap (a script in the
-    /// middle that has finished, or is between turns) made every step two passes: 7 sequences
-    /// with a gap took 38 ms a step, 7 or 8 consecutive ones 29 ms. A token's scores do not depend
+    /// middle that has finished, or is between turns) made every step two passes, each paying
+    /// for the weights read again (docs/benchmarks.md). A token's scores do not depend
     /// on the others in a batch of fewer than 64 tokens per sequence, so the padding changes
     /// nothing but the time. Except a sequence whose cache reaches further than every request's
     /// tokens: llama.cpp attends over as many cells for every sequence of a pass as its furthest

@@ -87,7 +87,7 @@ public struct LlamaContextOptions: Sendable, Hashable {
     func resolvedBatchSize(contextSize: Int) -> Int { max(1, min(batchSize, contextSize)) }
 
     /// The machine's cores: more decoding threads than cores make every step wait for threads
-    /// that are not running (a 5-token reply took 16 s with 4 threads on 2 cores, 0.4 s with 2).
+    /// that are not running (docs/speed.md, "Sharing the cores").
     public static var coreCount: Int { ProcessInfo.processInfo.activeProcessorCount }
 
     /// The thread count to use: as asked, but never more than the machine's cores.

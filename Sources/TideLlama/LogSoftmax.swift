@@ -8,8 +8,8 @@ import TideCore
 /// The normaliser takes one vector pass for the best score and one that sums the exponentials of
 /// the scores within ``reach`` of it, 16 at a time, skipping a block whose scores are all further
 /// below: each of those adds less than e⁻⁴⁰ of the best's share, so that a whole vocabulary of
-/// them moves a log-probability by less than 1e-12. (An exponential of every score made a reply
-/// with `logprobs` 3% slower on a 2-core Xeon, most of the vocabulary lying far below.)
+/// them moves a log-probability by less than 1e-12. (Most of a vocabulary lies far below the best,
+/// so an exponential of every score would be work spent on nothing.)
 struct LogSoftmax {
     /// log Σ exp(score), over every token.
     let normaliser: Double

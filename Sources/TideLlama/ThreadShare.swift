@@ -9,10 +9,10 @@ import Glibc
 ///
 /// llama.cpp's CPU threads wait for each other at a barrier after every operation of the graph,
 /// spinning, never sleeping. When more threads want the cores than there are cores, a thread
-/// spins away its time slice waiting for one that is not running, hundreds of times per token:
-/// two processes that each decode on both of two cores ran 44 to 250 times slower than one
-/// alone (docs/speed.md, "Sharing the cores"). With one thread per free core, nothing waits at a barrier for a
-/// thread that is not running, and processes share the cores as they would share any work.
+/// spins away its time slice waiting for one that is not running, hundreds of times per token
+/// (docs/speed.md, "Sharing the cores"). With one thread per free core, nothing waits at a
+/// barrier for a thread that is not running, and processes share the cores as they would share
+/// any work.
 ///
 /// Before each decode, the share reads how many tasks of other processes are ready to run
 /// (``runnableElsewhere()``) and takes the cores they leave. Fewer threads are used at once where two readings in a row say so (or on the first

@@ -24,9 +24,6 @@ public final class LuaState {
 
     deinit { tide_lua_close(pointer) }
 
-    /// Bytes the state holds now.
-    public var memoryUsed: Int { tide_lua_memory_used(pointer) }
-
     /// Loads and runs a text chunk; returns its first result.
     @discardableResult
     public func run(_ code: String, chunkName: String) throws(LuaError) -> LuaValue {

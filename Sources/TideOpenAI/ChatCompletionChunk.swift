@@ -1,61 +1,47 @@
 /// One `data:` event of a streamed chat completion (`object: chat.completion.chunk`).
-public struct ChatCompletionChunk: Codable, Sendable, Hashable {
-    /// What one choice adds.
-    public struct Choice: Codable, Sendable, Hashable {
-        /// The new part of the message.
-        public struct Delta: Codable, Sendable, Hashable {
-            public var role: String?
-            public var content: String?
-            /// Pieces of the reply's tool calls.
-            public var toolCalls: [WireToolCallDelta]?
-            /// The next piece of a thinking model's reasoning (`reasoning_content`).
-            public var reasoningContent: String?
+public typealias ChatCompletionChunk = CompletionBody<ChatCompletionChunkChoice>
 
-            enum CodingKeys: String, CodingKey { case role, content, toolCalls = "tool_calls", reasoningContent = "reasoning_content" }
+/// What one choice of a streamed chat completion adds.
+public struct ChatCompletionChunkChoice: CompletionChoice {
+    public static let object = "chat.completion.chunk"
 
-            public init(role: String? = nil, content: String? = nil, toolCalls: [WireToolCallDelta]? = nil,
-                        reasoningContent: String? = nil) {
-                self.role = role
-                self.content = content
-                self.toolCalls = toolCalls
-                self.reasoningContent = reasoningContent
-            }
-        }
+    /// The new part of the message.
+    public struct Delta: Codable, Sendable, Hashable {
+        public var role: String?
+        public var content: String?
+        /// Pieces of the reply's tool calls.
+        public var toolCalls: [WireToolCallDelta]?
+        /// The next piece of a thinking model's reasoning (`reasoning_content`).
+        public var reasoningContent: String?
 
-        public var index: Int
-        public var delta: Delta
-        /// `stop`, `length`, `tool_calls` on the last chunk of the choice.
-        public var finishReason: String?
-        /// The log-probabilities of the tokens of the delta's content, when the request asked for them.
-        public var logprobs: ChatLogprobs?
+        enum CodingKeys: String, CodingKey { case role, content, toolCalls = "tool_calls", reasoningContent = "reasoning_content" }
 
-        enum CodingKeys: String, CodingKey {
-            case index, delta, logprobs
-            case finishReason = "finish_reason"
-        }
-
-        public init(index: Int = 0, delta: Delta, finishReason: String? = nil, logprobs: ChatLogprobs? = nil) {
-            self.index = index
-            self.delta = delta
-            self.finishReason = finishReason
-            self.logprobs = logprobs
+        public init(role: String? = nil, content: String? = nil, toolCalls: [WireToolCallDelta]? = nil,
+                    reasoningContent: String? = nil) {
+            self.role = role
+            self.content = content
+            self.toolCalls = toolCalls
+            self.reasoningContent = reasoningContent
         }
     }
 
-    public var id: String
-    public var object: String
-    public var created: Int
-    public var model: String
-    public var choices: [Choice]
-    public var usage: Usage?
+    public var index: Int
+    public var delta: Delta
+    /// `stop`, `length`, `tool_calls` on the last chunk of the choice.
+    public var finishReason: String?
+    /// The log-probabilities of the tokens of the delta's content, when the request asked for them.
+    public var logprobs: ChatLogprobs?
 
-    public init(id: String, created: Int, model: String, choices: [Choice], usage: Usage? = nil) {
-        self.id = id
-        object = "chat.completion.chunk"
-        self.created = created
-        self.model = model
-        self.choices = choices
-        self.usage = usage
+    enum CodingKeys: String, CodingKey {
+        case index, delta, logprobs
+        case finishReason = "finish_reason"
+    }
+
+    public init(index: Int = 0, delta: Delta, finishReason: String? = nil, logprobs: ChatLogprobs? = nil) {
+        self.index = index
+        self.delta = delta
+        self.finishReason = finishReason
+        self.logprobs = logprobs
     }
 }
 

@@ -2,7 +2,6 @@ import TideCore
 import TideFormat
 import TideModels
 import TideProvider
-import TideRemote
 
 /// How `expect: judge "RUBRIC"` is decided: a judge model reads the user turn, the reply and the
 /// rubric, and answers under a JSON schema — `{"pass": true|false, "reason": "…"}` — so that any
@@ -70,12 +69,7 @@ struct Judge {
             return setup
         }
         let server = try RemoteServer(parsing: target)
-        let names = try await RemoteBackend.modelNames(at: server.url, apiKey: server.apiKey)
-        guard names.count == 1, let only = names.first else {
-            throw JudgeFailure("the server at \(server) runs \(names.count) models (\(names.joined(separator: ", "))); "
-                               + "name a remote entry of models.json that says which, as the judge")
-        }
-        setup.model = only
+        setup.model = try await server.onlyModel(remedy: "name a remote entry of models.json that says which, as the judge")
         setup.server = server
         return setup
     }

@@ -95,7 +95,7 @@ struct Replay {
         let settings = session.parameters
         if let seedOffset { session.parameters.seed = (settings.seed ?? 0) &+ seedOffset }
         // A check on the reply's likelihood reads its tokens' log-probabilities.
-        if settings.logprobs == nil, step.expectations.contains(where: { $0.expectation.check.needsLogprobs }) {
+        if settings.logprobs == nil, step.expectations.contains(where: { $0.expectation.check.kind.needs.contains(.logprobs) }) {
             session.parameters.logprobs = 0
         }
         defer { session.parameters = settings }
@@ -163,11 +163,12 @@ struct Replay {
     private func similarities(of text: String, for step: ReplyStep, recorded: String?) async -> ExpectationChecker.Similarities {
         var texts: [String] = []
         var wantsRecorded = false
-        for located in step.expectations {
-            switch located.expectation.check {
-            case .similar(let target, _) where !texts.contains(target): texts.append(target)
-            case .similarToRecorded: wantsRecorded = true
-            default: break
+        for located in step.expectations where located.expectation.check.kind.needs.contains(.embeddings) {
+            // A similarity check compares the reply with the text it names, or else with the recording.
+            if let target = located.expectation.check.argument.text {
+                if !texts.contains(target) { texts.append(target) }
+            } else {
+                wantsRecorded = true
             }
         }
         if wantsRecorded, recorded == nil { wantsRecorded = false }
@@ -194,7 +195,8 @@ struct Replay {
     {
         var verdicts: [String: Result<Judge.Verdict, JudgeFailure>] = [:]
         for located in step.expectations {
-            guard case .judge(let rubric) = located.expectation.check, verdicts[rubric] == nil else { continue }
+            guard located.expectation.check.kind.needs.contains(.judge), let rubric = located.expectation.check.argument.text,
+                  verdicts[rubric] == nil else { continue }
             if !rejudge, let kept = recorded?.record.verdicts.first(where: { $0.rubric == rubric }) {
                 verdicts[rubric] = .success(Judge.Verdict(passed: kept.passed, reason: kept.reason, recorded: true))
                 continue
@@ -241,7 +243,7 @@ struct Replay {
     private func forcedText(for step: ReplyStep, recorded: RecordedReply?) -> (RecordedTurn?, TeacherForcing?) {
         guard let recorded else { return (nil, nil) }
         if regenerate { return (nil, .skipped(.asked)) }
-        if step.expectations.contains(where: \.expectation.check.measuresSpeed) { return (nil, .skipped(.speedChecks)) }
+        if step.expectations.contains(where: { $0.expectation.check.kind.needs.contains(.speed) }) { return (nil, .skipped(.speedChecks)) }
         let stop = session.parameters.stop.first { StopReason.stopString($0).description == recorded.record.stopReason }
         var turn = recorded.turn
         turn.answer += stop ?? ""

@@ -195,35 +195,36 @@ public struct ScriptRunner: Sendable {
                 throw ScriptRunError("\(file):\(origin) \(server): \(error)")
             }
         }
-        for step in interpreter.steps {
-            switch step {
-            case .reply(let reply):
-                for located in reply.expectations {
-                    switch located.expectation.check {
-                    case .lua(let code):
-                        do {
-                            _ = try LuaPredicate(code, limits: limits)
-                        } catch {
-                            throw ScriptRunError("\(file):\(located.line): expect-lua does not compile: \(error.message)")
-                        }
-                    case .jsonSchema(let path) where prepared.schemas[path] == nil,
-                         .toolArguments(let path) where prepared.schemas[path] == nil:
-                        let check = if case .jsonSchema = located.expectation.check { "json-schema" } else { "tool-args" }
-                        do {
-                            // tool-args takes a schema written inline too.
-                            let text = check == "tool-args" && path.hasPrefix("{") ? path : try ReplyFormat.reading(
-                                .jsonSchema, file: path, from: URL(fileURLWithPath: file).deletingLastPathComponent()).definition
-                            prepared.schemas[path] = try JSONSchema(JSONValue(parsing: text))
-                        } catch {
-                            throw ScriptRunError("\(file):\(located.line): expect: \(check) \(path): \(error)")
-                        }
-                    default: break
-                    }
-                }
-            default: break
-            }
+        for case .reply(let reply) in interpreter.steps {
+            for located in reply.expectations { try prepare(located, of: file, into: &prepared) }
         }
         return prepared
+    }
+
+    /// Compiles an `expect-lua:` expression, and loads the JSON schema a check reads (from the
+    /// file it names, relative to the script's folder, or written inline) unless it is loaded.
+    private func prepare(_ located: LocatedExpectation, of file: String, into prepared: inout PreparedScript) throws {
+        let check = located.expectation.check
+        guard let text = check.argument.text else { return }
+        switch check.kind.form {
+        case .luaExpression:
+            do {
+                _ = try LuaPredicate(text, limits: limits)
+            } catch {
+                throw ScriptRunError("\(file):\(located.line): expect-lua does not compile: \(error.message)")
+            }
+        case .schemaFile, .schema:
+            guard prepared.schemas[text] == nil else { return }
+            do {
+                let schema = try check.namedFile.map {
+                    try ReplyFormat.reading(.jsonSchema, file: $0, from: URL(fileURLWithPath: file).deletingLastPathComponent()).definition
+                } ?? text
+                prepared.schemas[text] = try JSONSchema(JSONValue(parsing: schema))
+            } catch {
+                throw ScriptRunError("\(file):\(located.line): expect: \(check.kind) \(text): \(error)")
+            }
+        case .none, .text, .word, .texts, .count, .measure, .similarity, .textAndSimilarity: break
+        }
     }
 
     /// Plugin log lines go to standard error.

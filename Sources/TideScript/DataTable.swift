@@ -22,7 +22,7 @@ public struct DataTable: Sendable, Hashable {
 
     /// Reads `file`: JSON Lines when its name ends in `.jsonl` or `.ndjson`, CSV otherwise.
     public init(contentsOf file: String) throws {
-        let bytes = InputFile.withoutByteOrderMark(try InputFile.contents(of: file, what: "data file", limit: Self.fileSizeLimit))
+        let bytes = try InputFile.contents(of: file, what: "data file", limit: Self.fileSizeLimit)
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw DataFileError(file: file, line: 1, column: 1, message: "the file is not UTF-8 text")
         }

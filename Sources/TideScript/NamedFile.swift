@@ -15,9 +15,10 @@ public enum NamedFile: Sendable, Hashable {
 
 extension ConversationScript {
     /// The script with every file it names (``NamedFile``) replaced by what `transform` answers
-    /// for it. The switches below name every directive and every check, so a new one cannot be
-    /// added without saying whether it names a file. A `@model` path is relative to the folder
-    /// Tide runs in, as `--model`'s is, so no move of the script changes it.
+    /// for it. The switch below names every directive, so a new one cannot be added without
+    /// saying whether it names a file; a check names one where its form says so. A `@model`
+    /// path is relative to the folder Tide runs in, as `--model`'s is, so no move of the script
+    /// changes it.
     public func mappingNamedFiles(_ transform: (NamedFile) -> String) -> ConversationScript {
         var script = self
         for index in script.entries.indices {
@@ -50,12 +51,20 @@ extension ConversationScript {
     }
 
     private static func mapping(_ check: Expectation.Check, _ transform: (NamedFile) -> String) -> Expectation.Check {
-        switch check {
-        case .jsonSchema(let file): .jsonSchema(file: transform(.file(file)))
-        case .toolArguments(let schema) where !schema.hasPrefix("{"): .toolArguments(transform(.file(schema)))
-        case .toolArguments, .contains, .matches, .containsAny, .containsAll, .words, .sentences, .timeToFirstToken,
-             .rate, .regex, .length, .tokens, .stop, .lua, .json, .sameAsRecorded, .toolCall, .toolRounds, .perplexity, .meanLogprob, .similar, .similarToRecorded, .judge:
-            check
+        guard let file = check.namedFile else { return check }
+        return Expectation.Check(check.kind, .text(transform(.file(file))))
+    }
+}
+
+extension Expectation.Check {
+    /// The file the check names, as written: where its form says it names one
+    /// (``ArgumentForm/schemaFile``, and ``ArgumentForm/schema`` unless written inline).
+    public var namedFile: String? {
+        guard case .text(let text) = argument else { return nil }
+        return switch kind.form {
+        case .schemaFile: text
+        case .schema: ArgumentForm.isInline(schema: text) ? nil : text
+        case .none, .text, .word, .texts, .count, .measure, .similarity, .textAndSimilarity, .luaExpression: nil
         }
     }
 }

@@ -9,15 +9,19 @@ extension ConversationScript {
     /// taking their values from `variables` and its `@var` lines.
     /// A byte-order mark at the start is ignored.
     public init(parsing text: String, variables: ScriptVariables = ScriptVariables()) throws(ScriptParseError) {
-        var parser = ScriptParser(text: text.hasPrefix("\u{FEFF}") ? String(text.unicodeScalars.dropFirst()) : text,
-                                  variables: variables)
+        var parser = ScriptParser(text: Self.withoutByteOrderMark(text), variables: variables)
         self.init(entries: try parser.parse())
         self.variables = parser.values
     }
 
     /// The data file a script's `@data` line names, as written, and the line; `nil` when it has none.
     public static func dataFile(in text: String) -> (file: String, line: Int)? {
-        ScriptParser.dataFile(in: text.hasPrefix("\u{FEFF}") ? String(text.unicodeScalars.dropFirst()) : text)
+        ScriptParser.dataFile(in: withoutByteOrderMark(text))
+    }
+
+    /// `text` without a leading byte-order mark, which some editors write.
+    private static func withoutByteOrderMark(_ text: String) -> String {
+        text.hasPrefix("\u{FEFF}") ? String(text.unicodeScalars.dropFirst()) : text
     }
 
     /// Parses the bytes of a script file, which must be UTF-8.
@@ -198,7 +202,7 @@ struct ScriptParser {
                 guard !code.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                     throw error("expect-lua needs a Lua expression, like expect-lua: #reply < 200", line: start, column: column + 11)
                 }
-                try expectation(Expectation(.lua(code)), line: start, column: column)
+                try expectation(Expectation(.init(.lua, .text(code))), line: start, column: column)
             } else if text.hasPrefix("expect:") {
                 try expect(text.dropFirst("expect:".count), column: column + 7)
             } else if let role = TurnRole.allCases.first(where: { text.hasPrefix("\($0.rawValue):") }) {
@@ -423,83 +427,49 @@ struct ScriptParser {
             cursor.skipSpaces()
         }
         let kindColumn = cursor.column
-        let kind = cursor.consumeWord()
+        let name = cursor.consumeWord()
         cursor.skipSpaces()
-        let check: Expectation.Check
-        switch kind {
-        case "contains", "icontains":
-            check = .contains(try argument(&cursor, what: "the text to look for"), ignoringCase: kind == "icontains")
-        case "regex":
-            let written = cursor
-            let pattern = try argument(&cursor, what: "a regular expression")
-            do {
-                _ = try Pattern(pattern)
-            } catch {
-                throw self.error("this regular expression does not compile: \(error)",
-                                 column: written.column + written.offset(ofScalar: error.offset, quoted: written.peek == "\""))
-            }
-            check = .regex(pattern)
-        case "length": check = .length(try bound(&cursor))
-        case "tokens": check = .tokens(try bound(&cursor))
-        case "stop": check = .stop(try argument(&cursor, what: "a stop reason such as eos, max-tokens, stop-string or plugin:NAME"))
-        case "equals", "iequals", "starts-with", "istarts-with", "ends-with", "iends-with":
-            let ignoringCase = kind.hasPrefix("i")
-            let place = TextPlace(rawValue: String(kind.dropFirst(ignoringCase ? 1 : 0)))!
-            check = .matches(place, try argument(&cursor, what: "the text to compare with"), ignoringCase: ignoringCase)
-        case "contains-any", "icontains-any", "contains-all", "icontains-all":
-            let texts = try arguments(&cursor, what: "the texts to look for, such as \"Paris\" \"Rome\"")
-            check = kind.hasSuffix("any") ? .containsAny(texts, ignoringCase: kind.hasPrefix("i"))
-                                           : .containsAll(texts, ignoringCase: kind.hasPrefix("i"))
-        case "words": check = .words(try bound(&cursor))
-        case "sentences": check = .sentences(try bound(&cursor))
-        case "ttft": check = .timeToFirstToken(try bound(&cursor, unit: "ms"))
-        case "rate": check = .rate(try bound(&cursor, unit: "tok/s"))
-        case "json": check = .json
-        case "json-schema": check = .jsonSchema(file: try argument(&cursor, what: "the JSON schema's file"))
-        case "same-as-recorded": check = .sameAsRecorded
-        case "tool-call":
-            let nameColumn = cursor.column
-            let name = try argument(&cursor, what: "the tool's name")
-            if let problem = ToolDefinition.problem(withName: name) { throw error(problem, column: nameColumn) }
-            check = .toolCall(name)
-        case "tool-args":
-            let schemaColumn = cursor.column
-            let schema = try argument(&cursor, what: "a JSON schema's file, or a schema written inline ({…})")
-            if schema.hasPrefix("{") {
-                do {
-                    _ = try JSONSchema(JSONValue(parsing: schema))
-                } catch {
-                    throw self.error("this schema is not one Tide can check: \(error)", column: schemaColumn)
-                }
-            }
-            check = .toolArguments(schema)
-        case "tool-rounds": check = .toolRounds(try bound(&cursor))
-        case "perplexity": check = .perplexity(try measureBound(&cursor))
-        case "mean-logprob": check = .meanLogprob(try measureBound(&cursor))
-        case "similar":
-            guard cursor.peek == "\"" else {
-                throw error("similar needs the text to compare with, quoted, then a bound: similar \"Paris is in France.\" >= 0.8",
-                            column: cursor.column)
-            }
-            let text = try expandedQuoted(&cursor)
-            cursor.skipSpaces()
-            check = .similar(text, try similarityBound(&cursor))
-        case "similar-to-recorded": check = .similarToRecorded(try similarityBound(&cursor))
-        case "judge": check = .judge(try argument(&cursor, what: "the rubric the reply must meet, such as \"names Paris in one sentence\""))
-        case "":
-            throw error("expect: needs a check: \(Self.checkNames) (and `not` before it)", column: kindColumn)
-        default:
-            throw error("unknown check '\(kind)'; use \(Self.checkNames) (or expect-lua: for a Lua expression)",
-                        column: kindColumn)
+        guard !name.isEmpty else {
+            throw error("expect: needs a check: \(CheckKind.listed) (and `not` before it)", column: kindColumn)
         }
+        guard let kind = CheckKind.named(name) else {
+            throw error("unknown check '\(name)'; use \(CheckKind.listed) (or expect-lua: for a Lua expression)", column: kindColumn)
+        }
+        let check = Expectation.Check(kind, try checkArgument(of: kind, &cursor))
         cursor.skipSpaces()
         guard cursor.isAtEnd else { throw error("unexpected text after the check", column: cursor.column) }
         try expectation(Expectation(check, negated: negated), line: number, column: column - 7)
     }
 
-    static let checkNames = "contains, equals, starts-with, ends-with, contains-any, contains-all (each also with i- to "
-        + "ignore case), regex, length, words, sentences, tokens, ttft, rate, stop, json, json-schema, same-as-recorded, tool-call, "
-        + "tool-args, tool-rounds, perplexity, mean-logprob, similar, similar-to-recorded or judge"
+    /// The argument of a check of `kind`, read as its form is written and checked as the kind asks.
+    private mutating func checkArgument(of kind: CheckKind, _ cursor: inout Cursor) throws(ScriptParseError) -> CheckArgument {
+        let written = cursor
+        let argument: CheckArgument
+        switch kind.form {
+        case .none: return .none
+        case .text(let what), .word(let what): argument = .text(try self.argument(&cursor, what: what))
+        case .schemaFile: argument = .text(try self.argument(&cursor, what: "the JSON schema's file"))
+        case .schema: argument = .text(try self.argument(&cursor, what: "a JSON schema's file, or a schema written inline ({…})"))
+        case .texts(let what): argument = .texts(try arguments(&cursor, what: what))
+        case .count(let unit): argument = .count(try bound(&cursor, unit: unit))
+        case .measure: argument = .measure(try measureBound(&cursor))
+        case .similarity: argument = .measure(try similarityBound(&cursor))
+        case .textAndSimilarity:
+            guard cursor.peek == "\"" else {
+                throw error("\(kind.name) needs the text to compare with, quoted, then a bound: \(kind.name) \"Paris is in France.\" >= 0.8",
+                            column: cursor.column)
+            }
+            let text = try expandedQuoted(&cursor)
+            cursor.skipSpaces()
+            argument = .textAndMeasure(text, try similarityBound(&cursor))
+        case .luaExpression: throw error("a Lua expression is checked with expect-lua:", column: cursor.column)
+        }
+        if let text = argument.text, let problem = kind.problem(text) {
+            let offset = problem.offset.map { written.offset(ofScalar: $0, quoted: written.peek == "\"") } ?? 0
+            throw error(problem.message, column: written.column + offset)
+        }
+        return argument
+    }
 
     private mutating func expectation(_ expectation: Expectation, line: Int, column: Int) throws(ScriptParseError) {
         try requireResults(line: line, column: column)

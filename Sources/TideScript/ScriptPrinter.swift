@@ -81,39 +81,29 @@ extension ParameterSetting {
 
 extension Expectation {
     var printed: String {
-        let not = negated ? "not " : ""
-        switch check {
-        case .contains(let text, let ignoringCase): return "expect: \(not)\(ignoringCase ? "icontains" : "contains") \(QuotedString.quote(text))"
-        case .matches(let place, let text, let ignoringCase):
-            return "expect: \(not)\(ignoringCase ? "i" : "")\(place.rawValue) \(QuotedString.quote(text))"
-        case .containsAny(let texts, let ignoringCase):
-            return "expect: \(not)\(ignoringCase ? "i" : "")contains-any " + texts.map(QuotedString.quote).joined(separator: " ")
-        case .containsAll(let texts, let ignoringCase):
-            return "expect: \(not)\(ignoringCase ? "i" : "")contains-all " + texts.map(QuotedString.quote).joined(separator: " ")
-        case .words(let bound): return "expect: \(not)words \(bound)"
-        case .sentences(let bound): return "expect: \(not)sentences \(bound)"
-        case .timeToFirstToken(let bound): return "expect: \(not)ttft \(bound) ms"
-        case .rate(let bound): return "expect: \(not)rate \(bound) tok/s"
-        case .regex(let pattern): return "expect: \(not)regex \(QuotedString.quote(pattern))"
-        case .length(let bound): return "expect: \(not)length \(bound)"
-        case .tokens(let bound): return "expect: \(not)tokens \(bound)"
-        case .stop(let reason):
-            let bare = !reason.isEmpty && reason.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || "0123456789:_.-".unicodeScalars.contains($0) }
-            return "expect: \(not)stop \(bare ? reason : QuotedString.quote(reason))"
-        case .lua(let code): return "expect-lua:" + ScriptItem.content(code)
-        case .json: return "expect: \(not)json"
-        case .jsonSchema(let file):
-            let bare = !file.hasPrefix("\"") && file.trimmingBlanks() == file && !file.unicodeScalars.contains { $0.value < 0x20 }
-            return "expect: \(not)json-schema \(bare ? file : QuotedString.quote(file))"
-        case .sameAsRecorded: return "expect: \(not)same-as-recorded"
-        case .toolCall(let name): return "expect: \(not)tool-call \(name)"
-        case .toolArguments(let schema): return "expect: \(not)tool-args \(schema)"
-        case .perplexity(let bound): return "expect: \(not)perplexity \(bound)"
-        case .meanLogprob(let bound): return "expect: \(not)mean-logprob \(bound)"
-        case .similar(let text, let bound): return "expect: \(not)similar \(QuotedString.quote(text)) \(bound)"
-        case .similarToRecorded(let bound): return "expect: \(not)similar-to-recorded \(bound)"
-        case .judge(let rubric): return "expect: \(not)judge \(QuotedString.quote(rubric))"
-        case .toolRounds(let bound): return "expect: \(not)tool-rounds \(bound)"
+        let argument = check.argument
+        switch (check.kind.form, argument) {
+        case (.luaExpression, .text(let code)): return "expect-lua:" + ScriptItem.content(code)
+        case (.word, .text(let text)), (.schemaFile, .text(let text)), (.schema, .text(let text)):
+            return line(Self.readsBackBare(text) ? text : QuotedString.quote(text))
+        case (_, .none): return line(nil)
+        case (_, .text(let text)): return line(QuotedString.quote(text))
+        case (_, .texts(let texts)): return line(texts.map(QuotedString.quote).joined(separator: " "))
+        case (.count(let unit), .count(let bound)): return line("\(bound)" + (unit.map { " " + $0 } ?? ""))
+        case (_, .count(let bound)): return line("\(bound)")
+        case (_, .measure(let bound)): return line("\(bound)")
+        case (_, .textAndMeasure(let text, let bound)): return line("\(QuotedString.quote(text)) \(bound)")
         }
+    }
+
+    /// `expect: [not ]KIND[ ARGUMENT]`.
+    private func line(_ argument: String?) -> String {
+        "expect: \(negated ? "not " : "")\(check.kind.name)" + (argument.map { " " + $0 } ?? "")
+    }
+
+    /// Whether `text`, written bare, reads back as itself: not empty, not quoted, without white
+    /// space around it or control characters.
+    private static func readsBackBare(_ text: String) -> Bool {
+        !text.isEmpty && !text.hasPrefix("\"") && text.trimmingBlanks() == text && !text.unicodeScalars.contains { $0.value < 0x20 }
     }
 }

@@ -228,32 +228,28 @@ public final class ChatServer: Sendable {
     private func readJob(from request: inout Request, at endpoint: CompletionEndpoint) async throws(APIError) -> CompletionJob {
         // Foundation's decoder keeps no key order, and a schema's property order matters: the
         // fields of a format and of tools are read from the body as parsed in order.
-        let (data, ordered) = try await readBody(of: &request)
-        func format(_ request: ChatCompletionRequest) throws -> ReplyFormat? {
+        let what = endpoint == .chat ? "a chat-completion request" : "a completion request"
+        func format(_ request: ChatCompletionRequest, _ ordered: JSONValue) throws -> ReplyFormat? {
             request.asksForFormat ? try ReplyFormat.requested(in: ordered) : nil
         }
-        func tools(_ request: ChatCompletionRequest) throws -> ToolOffer? {
-            request.offersTools ? try ToolOffer.requested(in: ordered) : nil
-        }
-        let kind = endpoint == .chat ? "chat-completion" : "completion"
-        do {
-            switch endpoint {
-            case .chat:
-                let decoded = try JSONDecoder().decode(ChatCompletionRequest.self, from: data)
-                return try CompletionJob(decoded, format: try format(decoded), tools: try tools(decoded), configuration: configuration,
-                                         sequences: pool.capacity)
-            case .text:
-                let decoded = try JSONDecoder().decode(TextCompletionRequest.self, from: data)
-                return try CompletionJob(decoded, format: try format(decoded.chat), configuration: configuration, sequences: pool.capacity)
+        switch endpoint {
+        case .chat:
+            let (decoded, ordered) = try await readRequest(ChatCompletionRequest.self, from: &request, what: what)
+            do {
+                return try CompletionJob(decoded, format: format(decoded, ordered),
+                                         tools: decoded.offersTools ? ToolOffer.requested(in: ordered) : nil,
+                                         configuration: configuration, sequences: pool.capacity)
+            } catch {
+                throw .request(error, context: "The body is not \(what)")
             }
-        } catch let error as APIError {
-            throw error
-        } catch let error as RequestFieldError {
-            throw .invalid(error.message, param: error.field)
-        } catch let error as DecodingError {
-            throw .invalid("The body is not a \(kind) request: \(error.plainDescription)")
-        } catch {
-            throw .invalid("The body is not a \(kind) request: \(error)")
+        case .text:
+            let (decoded, ordered) = try await readRequest(TextCompletionRequest.self, from: &request, what: what)
+            do {
+                return try CompletionJob(decoded, format: format(decoded.chat, ordered), configuration: configuration,
+                                         sequences: pool.capacity)
+            } catch {
+                throw .request(error, context: "The body is not \(what)")
+            }
         }
     }
 

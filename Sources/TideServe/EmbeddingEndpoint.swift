@@ -16,17 +16,7 @@ extension ChatServer {
                                + "or --embeddings for the served model's own", type: "not_implemented_error")
         }
         var request = request
-        let (data, _) = try await readBody(of: &request)
-        let body: EmbeddingRequest
-        do {
-            body = try JSONDecoder().decode(EmbeddingRequest.self, from: data)
-        } catch let error as RequestFieldError {
-            throw .invalid(error.message, param: error.field)
-        } catch let error as DecodingError {
-            throw .invalid("The body is not an embeddings request: \(error.plainDescription)")
-        } catch {
-            throw .unexpected(error)
-        }
+        let body = try await readRequest(EmbeddingRequest.self, from: &request, what: "an embeddings request").body
         let name = configuration.embeddingModelName ?? configuration.modelName
         if configuration.strictModel, let model = body.model, model.lowercased() != name.lowercased() {
             throw APIError(status: 404, message: "The model '\(model)' does not exist; this server embeds with '\(name)'",

@@ -143,7 +143,7 @@ struct ReplyWriter: Sendable {
                 var logprobs = LogprobsOut()
                 logprobs.add(summary.logprobs)
                 let calls = summary.toolCalls.isEmpty ? nil : summary.toolCalls.map(WireToolCall.init)
-                return ChatCompletion.Choice(index: index,
+                return ChatCompletionChoice(index: index,
                                              message: .init(role: "assistant", content: summary.text, toolCalls: calls,
                                                             reasoningContent: summary.reasoning.isEmpty ? nil : summary.reasoning),
                                              finishReason: Self.finishReason(summary),
@@ -155,7 +155,7 @@ struct ReplyWriter: Sendable {
                 var logprobs = LogprobsOut()
                 logprobs.add(summary.logprobs)
                 let echoed = summary.promptLogprobs.map { logprobs.take(prompt: $0) }
-                return TextCompletion.Choice(text: job.echo + summary.text, index: index, finishReason: Self.finishReason(summary),
+                return TextCompletionChoice(text: job.echo + summary.text, index: index, finishReason: Self.finishReason(summary),
                                              logprobs: wanted ? logprobs.takeText(after: echoed) ?? TextLogprobs() : nil)
             }
             return TextCompletion(id: id, created: created, model: model, choices: choices, usage: Self.usage(summaries))

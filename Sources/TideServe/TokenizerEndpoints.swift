@@ -154,25 +154,11 @@ extension ChatServer {
                                           _ respond: (Body, any ModelTokenizer, JSONValue) throws -> Response) async throws(APIError) -> Response {
         var request = request
         let tokenizer = try servedTokenizer()
-        let (data, json) = try await readBody(of: &request)
-        let body: Body
-        do {
-            body = try JSONDecoder().decode(Body.self, from: data)
-        } catch let error as DecodingError {
-            throw .invalid("The body is not a \(request.uri.path) request: \(error.plainDescription)")
-        } catch let error as RequestFieldError {
-            throw .invalid(error.message, param: error.field)
-        } catch {
-            throw .unexpected(error)
-        }
+        let (body, json) = try await readRequest(Body.self, from: &request, what: "a \(request.uri.path) request")
         do {
             return try respond(body, tokenizer, json)
-        } catch let error as RequestFieldError {
-            throw .invalid(error.message, param: error.field)
-        } catch let error as APIError {
-            throw error
         } catch {
-            throw .invalid("\(error)")
+            throw .request(error, context: nil)
         }
     }
 

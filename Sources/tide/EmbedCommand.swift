@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import TideCore
 import TideModels
-import TideRemote
+import TideProvider
 
 /// `tide embed`: texts as vectors of an embedding model, one JSON object a line.
 struct EmbedCommand: AsyncParsableCommand {
@@ -68,9 +68,9 @@ struct EmbedCommand: AsyncParsableCommand {
         let embedder: any TextEmbedder
         if let remote {
             let server = try RemoteServer(parsing: remote)
-            embedder = RemoteEmbedder(url: server.url, model: model, apiKey: server.apiKey)
+            embedder = Embedders.remote(server, model: model)
         } else {
-            embedder = try EmbeddingOptions.local(model ?? ModelRegistry.defaultEmbeddingModelID, threads: threads)
+            embedder = try Embedders.local(model ?? ModelRegistry.defaultEmbeddingModelID, threads: threads, note: { Terminal.warn($0) })
         }
         let vectors = try await embedder.embed(texts)
         let encoder = JSONEncoder()

@@ -103,7 +103,7 @@ struct GenerateCommand: AsyncParsableCommand, TakesGenerationParameters {
     }
 }
 
-/// What `tide generate --json` prints (docs/README): every time in seconds, as in `tide run --json`.
+/// What `tide generate --json` prints (docs/commands.md): every time in seconds, as in `tide run --json`.
 private struct GeneratedJSON: Encodable {
     struct Usage: Encodable {
         var prompt_tokens: Int

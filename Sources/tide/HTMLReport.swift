@@ -29,7 +29,7 @@ struct HTMLReport {
             if runs[key] == nil { order.append(key) }
             runs[key, default: [:]][result.target, default: []].append(result)
         }
-        let checkNames = Set(results.flatMap { $0.replies.flatMap { $0.expectations.map(\.expectation.check.name) } }).sorted()
+        let checkNames = Set(results.flatMap { $0.replies.flatMap { $0.expectations.map(\.expectation.check.kind.name) } }).sorted()
         var html = """
             <!DOCTYPE html>
             <html lang="en">
@@ -166,7 +166,7 @@ struct HTMLReport {
         }
         html += "<ul class=\"checks\">\n"
         for check in reply.expectations {
-            html += "<li class=\"check \(check.passed ? "pass" : "fail")\" data-check=\"\(escape(check.expectation.check.name))\">"
+            html += "<li class=\"check \(check.passed ? "pass" : "fail")\" data-check=\"\(escape(check.expectation.check.kind.name))\">"
                 + "<span class=\"mark\">\(check.passed ? "✓" : "✗")</span> line \(check.line): <code>\(escape(check.text))</code>"
             if !check.passed { html += " <span class=\"detail\">\(escape(check.detail))</span>" }
             if let measure = check.measure { html += " <span class=\"measure\">(\(String(format: "%.3f", measure)))</span>" }
@@ -200,8 +200,8 @@ struct HTMLReport {
         var names: Set<String> = []
         for reply in results.flatMap(\.replies) {
             for check in reply.expectations {
-                names.insert(check.expectation.check.name)
-                if !check.passed { names.insert(check.expectation.check.name + "!") }
+                names.insert(check.expectation.check.kind.name)
+                if !check.passed { names.insert(check.expectation.check.kind.name + "!") }
             }
             if let golden = reply.golden {
                 names.insert("golden")

@@ -4,7 +4,6 @@ import TideCore
 import TideLlama
 import TideModels
 import TideProvider
-import TideRemote
 
 /// Options that choose a model and size its context, shared by every command that generates.
 struct ModelOptions: ParsableArguments {
@@ -99,14 +98,7 @@ struct ModelOptions: ParsableArguments {
         let server = try RemoteServer(parsing: remote)
         setup.server = server
         if model == nil {
-            let names = try await RemoteBackend.modelNames(at: server.url, apiKey: server.apiKey,
-                                                           timeout: setup.remoteTimeout ?? RemoteBackend.defaultTimeout)
-            guard names.count == 1, let only = names.first else {
-                throw ValidationError(names.isEmpty
-                    ? "the server at \(server) lists no models; name one with --model"
-                    : "the server at \(server) runs \(names.count) models (\(names.joined(separator: ", "))); choose one with --model")
-            }
-            setup.model = only
+            setup.model = try await server.onlyModel(timeout: setup.remoteTimeout, remedy: "choose one with --model")
         }
         return setup
     }

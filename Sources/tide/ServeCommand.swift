@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import TideCore
 import TideLog
-import TideLlama
 import TideLua
 import TideModels
 import TideProvider
@@ -192,11 +191,11 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
         configuration.metrics = metrics
         configuration.systemPrompt = system ?? model.defaultSystemPrompt
         if let embeddingModel {
-            configuration.embedder = try EmbeddingOptions.local(embeddingModel)
+            configuration.embedder = try Embedders.local(embeddingModel, note: { Terminal.warn($0) })
             configuration.embeddingModelName = ModelStore.isPath(embeddingModel)
                 ? URL(fileURLWithPath: embeddingModel).deletingPathExtension().lastPathComponent : embeddingModel
-        } else if embeddings, let local = model as? LocalModel {
-            configuration.embedder = try LlamaEmbedder(model: local.weights)
+        } else if embeddings {
+            configuration.embedder = try Embedders.own(of: model)
         }
         let log = LogOptions.database(enabled: self.log)
         defer { log?.flush() }

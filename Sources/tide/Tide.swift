@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TideCore
+import TideLlama
 
 /// The `tide` command: a hookable chat engine for local language models.
 @main

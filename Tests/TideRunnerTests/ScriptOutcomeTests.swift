@@ -14,7 +14,7 @@ import TideTestSupport
     func run(_ verdicts: [Bool], failure: String? = nil) -> ScriptResult {
         var result = ScriptResult(file: "s.tide", failure: failure)
         let expectations = verdicts.enumerated().map { index, passed in
-            ExpectationResult(expectation: Expectation(.contains("x", ignoringCase: false)), line: 10 + index, passed: passed,
+            ExpectationResult(expectation: Expectation(.init(.contains, .text("x"))), line: 10 + index, passed: passed,
                               detail: passed ? "" : "missed \(index)")
         }
         result.replies = [ReplyResult(line: 9, user: "u", text: "reply \(verdicts)", stopReason: "eos",

@@ -29,8 +29,9 @@ struct FormatDirectiveTests {
         let checks = script.items.compactMap { item -> TideScript.Expectation? in
             if case .expectation(let expectation) = item { expectation } else { nil }
         }
-        #expect(checks == [TideScript.Expectation(.json), TideScript.Expectation(.jsonSchema(file: "schemas/city.json")),
-                           TideScript.Expectation(.jsonSchema(file: "my schemas/other.json"), negated: true)])
+        #expect(checks == [TideScript.Expectation(.init(.json)),
+                           TideScript.Expectation(.init(.jsonSchema, .text("schemas/city.json"))),
+                           TideScript.Expectation(.init(.jsonSchema, .text("my schemas/other.json")), negated: true)])
         #expect(script.printed() == text.replacingOccurrences(of: "\"my schemas/other.json\"", with: "my schemas/other.json"))
         #expect(try ConversationScript(parsing: script.printed()) .items == script.items)
     }

@@ -157,18 +157,18 @@ enum ScriptGenerator {
                                upper: Int.random(in: 10...500, using: &random))
         let similarity = MeasureBound(lower: Double(Int.random(in: -100...100, using: &random)) / 100)
         let check: TideScript.Expectation.Check = switch Int.random(in: 0..<10, using: &random) {
-        case 9: .judge(text(&random))
-        case 0: .contains(text(&random), ignoringCase: false)
-        case 7: .similar(text(&random), similarity)
-        case 8: .similarToRecorded(similarity)
-        case 1: .contains(text(&random), ignoringCase: true)
-        case 2: .regex(["^The", "[0-9]+", "(?i)paris", "a|b", "\\d{3}"].randomElement(using: &random)!)
-        case 3: .length(bound)
-        case 4: .tokens(bound)
-        case 5: .stop(line(&random))
-        default: .lua(text(&random) + "x")
+        case 9: .init(.judge, .text(text(&random)))
+        case 0: .init(.contains, .text(text(&random)))
+        case 7: .init(.similar, .textAndMeasure(text(&random), similarity))
+        case 8: .init(.similarToRecorded, .measure(similarity))
+        case 1: .init(.icontains, .text(text(&random)))
+        case 2: .init(.regex, .text(["^The", "[0-9]+", "(?i)paris", "a|b", "\\d{3}"].randomElement(using: &random)!))
+        case 3: .init(.length, .count(bound))
+        case 4: .init(.tokens, .count(bound))
+        case 5: .init(.stop, .text(line(&random)))
+        default: .init(.lua, .text(text(&random) + "x"))
         }
-        if case .lua = check { return Expectation(check) }
+        if check.kind == .lua { return Expectation(check) }
         return Expectation(check, negated: Bool.random(using: &random))
     }
 }

@@ -67,13 +67,13 @@ struct ScriptParserTests {
             .blank,
             .turn(Turn(.system, "You are a helpful assistant.")),
             .turn(Turn(.user, "What is the capital of France?")),
-            .expectation(Expectation(.contains("Paris", ignoringCase: false))),
-            .expectation(Expectation(.contains("london", ignoringCase: true), negated: true)),
-            .expectation(Expectation(.regex("^The"))),
-            .expectation(Expectation(.length(CountBound(upper: 200)))),
-            .expectation(Expectation(.tokens(CountBound(lower: 1, upper: 64)))),
-            .expectation(Expectation(.stop("plugin:stop-after-sentences"))),
-            .expectation(Expectation(.lua("#reply < 200"))),
+            .expectation(Expectation(.init(.contains, .text("Paris")))),
+            .expectation(Expectation(.init(.icontains, .text("london")), negated: true)),
+            .expectation(Expectation(.init(.regex, .text("^The")))),
+            .expectation(Expectation(.init(.length, .count(CountBound(upper: 200))))),
+            .expectation(Expectation(.init(.tokens, .count(CountBound(lower: 1, upper: 64))))),
+            .expectation(Expectation(.init(.stop, .text("plugin:stop-after-sentences")))),
+            .expectation(Expectation(.init(.lua, .text("#reply < 200")))),
             .turn(Turn(.user, "Hi")),
             .turn(Turn(.assistant, "Hello! How can I help?")),
             .directive(.parameter(ParameterSetting("seed", nil))),
@@ -162,11 +162,11 @@ struct ScriptParserTests {
             expect: contains "tab\there \"quoted\" \u{1F30A} back\\slash"
             """#)
         #expect(script.items.dropFirst() == [
-            .expectation(Expectation(.length(CountBound(upper: 9)))),
-            .expectation(Expectation(.length(CountBound(lower: 4)))),
-            .expectation(Expectation(.tokens(CountBound(lower: 8, upper: 8)))),
-            .expectation(Expectation(.tokens(CountBound(lower: 2)))),
-            .expectation(Expectation(.contains("tab\there \"quoted\" 🌊 back\\slash", ignoringCase: false))),
+            .expectation(Expectation(.init(.length, .count(CountBound(upper: 9))))),
+            .expectation(Expectation(.init(.length, .count(CountBound(lower: 4))))),
+            .expectation(Expectation(.init(.tokens, .count(CountBound(lower: 8, upper: 8))))),
+            .expectation(Expectation(.init(.tokens, .count(CountBound(lower: 2))))),
+            .expectation(Expectation(.init(.contains, .text("tab\there \"quoted\" 🌊 back\\slash")))),
         ])
         #expect(CountBound(lower: 4, upper: 9).contains(4) && !CountBound(lower: 4, upper: 9).contains(10))
     }
@@ -174,7 +174,7 @@ struct ScriptParserTests {
     @Test func windowsLineEndsAndIndentation() throws {
         let script = try ConversationScript(parsing: "@temperature 0\r\n  user: Hi\r\n\texpect: contains \"x\"\r\n")
         #expect(script.items == [.directive(.parameter(ParameterSetting("temperature", 0))), .turn(Turn(.user, "Hi")),
-                                 .expectation(Expectation(.contains("x", ignoringCase: false)))])
+                                 .expectation(Expectation(.init(.contains, .text("x"))))])
     }
 }
 

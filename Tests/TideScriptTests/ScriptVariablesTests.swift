@@ -28,7 +28,7 @@ struct ScriptVariablesTests {
         #expect(setting.description == "temperature 0.5")
         #expect(reply.user == "What is the capital of France?")
         #expect(reply.expectations.map(\.expectation.check) == [
-            .contains("Paris", ignoringCase: true), .words(CountBound(upper: 12)), .containsAny(["Paris", "France"], ignoringCase: false),
+            .init(.icontains, .text("Paris")), .init(.words, .count(CountBound(upper: 12))), .init(.containsAny, .texts(["Paris", "France"])),
         ])
         #expect(script.variables.map(\.name) == ["temperature", "country", "capital", "most"])
     }
@@ -44,8 +44,8 @@ struct ScriptVariablesTests {
         }
         #expect(reply.user == "What is the capital of Italy?")
         // A value's quotes are text, wherever it lands.
-        #expect(reply.expectations[0].expectation.check == .contains("Rome \"Roma\"", ignoringCase: true))
-        #expect(reply.expectations[1].expectation.check == .words(CountBound(upper: 12)))
+        #expect(reply.expectations[0].expectation.check == .init(.icontains, .text("Rome \"Roma\"")))
+        #expect(reply.expectations[1].expectation.check == .init(.words, .count(CountBound(upper: 12))))
         #expect(script.variables.map(\.name) == ["id", "country", "capital", "temperature", "most"])
         // The transcript keeps the lines as written, and the row's values in its @var lines.
         let printed = script.printed()
@@ -150,7 +150,7 @@ struct ScriptVariablesTests {
             return
         }
         #expect(reply.user == "Fill in {{name}} and {{\"x\"}}, {{unclosed")
-        #expect(reply.expectations.first?.expectation.check == .contains("{{name}}", ignoringCase: false))
+        #expect(reply.expectations.first?.expectation.check == .init(.contains, .text("{{name}}")))
         #expect(plain.variables.isEmpty && plain.printed() == text)
         // A @var line, or a value given, makes it read them.
         let given = try ConversationScript(parsing: text, variables: ScriptVariables(commandLine: ["name": "Ada"]))
@@ -187,7 +187,7 @@ struct ScriptVariablesTests {
         let decoded = try JSONSerialization.jsonObject(with: Data(call.utf8)) as? [String: Any]
         #expect((decoded?["arguments"] as? [String: Any])?["text"] as? String == value)
         // A Lua string literal, quotes included: decimal escapes for quotes, backslashes and controls.
-        #expect(reply.expectations.first?.expectation.check == .lua(#""a \034b\034 \092 c\010d é" ~= reply"#))
+        #expect(reply.expectations.first?.expectation.check == .init(.lua, .text(#""a \034b\034 \092 c\010d é" ~= reply"#)))
         // In a @plugin line, a value must be one word.
         #expect {
             try ConversationScript(parsing: "@var word \"a b\"\n@plugin ban-phrases {{word}}\nuser: Hi\n")

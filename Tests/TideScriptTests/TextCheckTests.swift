@@ -24,18 +24,19 @@ struct TextCheckTests {
             if case .expectation(let expectation) = item { expectation } else { nil }
         }
         #expect(checks.map(\.check) == [
-            .matches(.whole, "Hello there.", ignoringCase: false), .matches(.start, "hello", ignoringCase: true),
-            .matches(.end, "?", ignoringCase: false), .containsAny(["Paris", "Rome"], ignoringCase: false),
-            .containsAll(["a b", "c"], ignoringCase: true), .words(CountBound(lower: 2, upper: 40)),
-            .sentences(CountBound(upper: 3)), .timeToFirstToken(CountBound(upper: 500)), .rate(CountBound(lower: 10)),
-            .sameAsRecorded,
+            .init(.equals, .text("Hello there.")), .init(.istartsWith, .text("hello")),
+            .init(.endsWith, .text("?")), .init(.containsAny, .texts(["Paris", "Rome"])),
+            .init(.icontainsAll, .texts(["a b", "c"])), .init(.words, .count(CountBound(lower: 2, upper: 40))),
+            .init(.sentences, .count(CountBound(upper: 3))), .init(.timeToFirstToken, .count(CountBound(upper: 500))),
+            .init(.rate, .count(CountBound(lower: 10))),
+            .init(.sameAsRecorded),
         ])
-        #expect(checks.map(\.check.measuresSpeed) == [false, false, false, false, false, false, false, true, true, false])
+        #expect(checks.map { $0.check.kind.needs.contains(.speed) } == [false, false, false, false, false, false, false, true, true, false])
         #expect(checks.last?.negated == true)
         #expect(checks[2].negated)
         #expect(try ConversationScript(parsing: script.printed()).items == script.items)
         // Bare words are read one by one.
         let bare = try ConversationScript(parsing: "user: Hi\nexpect: contains-all Paris Rome\n")
-        #expect(bare.items.last == .expectation(TideScript.Expectation(.containsAll(["Paris", "Rome"], ignoringCase: false))))
+        #expect(bare.items.last == .expectation(TideScript.Expectation(.init(.containsAll, .texts(["Paris", "Rome"])))))
     }
 }

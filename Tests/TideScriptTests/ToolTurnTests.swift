@@ -61,7 +61,7 @@ struct ToolTurnTests {
                                                                         #"{"name": "log", "arguments": {}}"#],
                                           results: ["8", "logged"])])
         #expect(script.entries[given.entry].item == .turn(Turn(.tool, "logged")), "the reply is written after the results")
-        #expect(given.expectations.map(\.expectation) == [Expectation(.toolRounds(CountBound(lower: 0, upper: 0)))])
+        #expect(given.expectations.map(\.expectation) == [Expectation(.init(.toolRounds, .count(CountBound(lower: 0, upper: 0))))])
 
         #expect(recorded.given.map(\.results) == [["1"]])
         let reply = try #require(recorded.recorded)
@@ -69,7 +69,8 @@ struct ToolTurnTests {
         #expect(reply.rounds == [ToolRound(text: "Then:", calls: [#"{"name": "add", "arguments": {"a": 2}}"#], results: ["2"])])
         #expect(reply.turn.rounds.map(\.calls.first?.arguments) == [#"{"a":2}"#])
         #expect(recorded.expectations.map(\.expectation.check) == [
-            .toolCall("add"), .toolCall("sub"), .toolArguments(#"{"type": "object", "required": ["a"]}"#), .toolArguments("schemas/add.json"),
+            .init(.toolCall, .text("add")), .init(.toolCall, .text("sub")),
+            .init(.toolArguments, .text(#"{"type": "object", "required": ["a"]}"#)), .init(.toolArguments, .text("schemas/add.json")),
         ])
         #expect(recorded.expectations[1].expectation.negated)
         #expect(script.printed() == Self.text + "\n", "printed back as written")

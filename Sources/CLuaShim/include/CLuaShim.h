@@ -26,9 +26,6 @@ lua_State *tide_lua_open(size_t memory_limit);
 /// Closes a state made by tide_lua_open.
 void tide_lua_close(lua_State *L);
 
-/// Bytes the state has allocated now.
-size_t tide_lua_memory_used(lua_State *L);
-
 /// Loads a text chunk (binary chunks are refused) and leaves the function on the stack.
 /// Returns a Lua status; on error the message is on the stack.
 int tide_lua_load(lua_State *L, const char *code, size_t length, const char *chunk_name);

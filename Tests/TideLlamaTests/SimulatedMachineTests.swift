@@ -1,5 +1,6 @@
 import Testing
-@testable import TideCore
+import TideCore
+@testable import TideLlama
 
 /// Another machine simulated (`TIDE_MACHINE`): the score noise is fixed by its seed and a row's
 /// position and token alone — the same alone and in any batch —, differs between seeds, stays

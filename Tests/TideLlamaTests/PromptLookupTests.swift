@@ -1,5 +1,6 @@
 import Testing
 import TideCore
+import TideLlama
 
 @Suite struct PromptLookupTests {
     @Test func draftsWhatFollowedTheLongestLatestMatch() {

@@ -1,8 +1,8 @@
 /// How many tokens a backend drafts before each decode (``PromptLookup``), and on how strong a
 /// match, adapting to what its drafts earn. A batched decode of a token and its draft costs more
-/// than decoding the token alone (for a small model on a CPU, a chunk of 8 takes 3.5 to 5 single
-/// decodes, depending on the weights' format), so a draft pays only when the tokens it yields
-/// (those accepted, and the one sampled after them) outnumber the single decodes its chunk took.
+/// than decoding the token alone (how much more depends on the device, the model and its weights'
+/// format: docs/speed.md), so a draft pays only when the tokens it yields (those accepted, and the
+/// one sampled after them) outnumber the single decodes its chunk took.
 ///
 /// - Drafts grow (3, 7, 15 tokens) while whole drafts are accepted and pay, and shrink when less
 ///   than half of one is accepted.
@@ -100,43 +100,6 @@ public struct DraftPolicy: Sendable, Hashable {
             level = max(level - 1, 0)
         }
     }
-}
-
-/// How drafting went in one reply.
-public struct DraftStatistics: Sendable, Hashable, Codable {
-    /// Batched decodes that checked a draft.
-    public var verifications = 0
-    /// Tokens drafted.
-    public var drafted = 0
-    /// Drafted tokens the model chose too.
-    public var accepted = 0
-
-    /// Empty statistics.
-    public init() {}
-
-    /// The share of drafted tokens accepted.
-    public var acceptanceRate: Double { drafted == 0 ? 0 : Double(accepted) / Double(drafted) }
-    /// Tokens a verification yields: those accepted and the one sampled after them.
-    public var tokensPerVerification: Double {
-        verifications == 0 ? 0 : Double(accepted + verifications) / Double(verifications)
-    }
-}
-
-/// Whether a backend drafts tokens to check in one decode (`--draft`, `/set draft`).
-public enum DraftMode: String, Sendable, Hashable, Codable, CaseIterable {
-    /// The setting's name: `--draft`, `/set draft`.
-    public static let settingName = "draft"
-
-    /// Decode one token at a time.
-    case off
-    /// Draft from the context by prompt lookup (``PromptLookup``) where a check pays
-    /// (``DraftPolicy``); the reply is the same where the backend's batches are exact (see
-    /// ``GenerationParameters/draft``).
-    case lookup
-    /// Draft by prompt lookup whenever the context holds a draft, as long as the lookup allows,
-    /// whatever a check costs: for a machine whose checks cost next to nothing (a GPU), and for
-    /// tests that must draft on any machine.
-    case always
 }
 
 /// What one decode of a chunk of tokens (with scores at each) costs on a machine and model, in
