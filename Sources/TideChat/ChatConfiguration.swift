@@ -17,6 +17,8 @@ public struct ChatConfiguration: Sendable {
     public var locator: PluginLocator
     /// The plugin sandbox's limits.
     public var limits: LuaLimits
+    /// The maker of the chat's plugins: found by ``locator``, run within ``limits``.
+    public var maker: PluginMaker { PluginMaker(locator: locator, limits: limits) }
     /// What a plugin error does: disable the plugin and go on, or fail the reply (`--strict`).
     public var hookErrorPolicy: HookErrorPolicy
     /// What to do when the conversation outgrows the context.

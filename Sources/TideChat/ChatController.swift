@@ -60,8 +60,7 @@ public final class ChatController {
         self.output = output
         setup = configuration.setup
         plugins = try configuration.plugins.map { text in
-            try Self.loadPlugin(PluginSpec(parsing: text), locator: configuration.locator, limits: configuration.limits,
-                                output: output)
+            try Self.loadPlugin(PluginSpec(parsing: text), maker: configuration.maker, output: output)
         }
         model = try models.model(for: setup)
         systemPromptChosen = configuration.systemPrompt != nil
@@ -205,14 +204,12 @@ public final class ChatController {
     var conversationStart: Int { history.first?.role == .system ? 1 : 0 }
 
     /// Loads a plugin from its spec, logging through the chat.
-    func loadPlugin(_ spec: PluginSpec, locator: PluginLocator? = nil) throws -> ActivePlugin {
-        try Self.loadPlugin(spec, locator: locator ?? configuration.locator, limits: configuration.limits, output: output)
+    func loadPlugin(_ spec: PluginSpec) throws -> ActivePlugin {
+        try Self.loadPlugin(spec, maker: configuration.maker, output: output)
     }
 
-    private static func loadPlugin(_ spec: PluginSpec, locator: PluginLocator, limits: LuaLimits,
-                                   output: @escaping @Sendable (ChatEvent) -> Void) throws -> ActivePlugin {
-        ActivePlugin(spec: spec, plugin: try LuaPlugin(spec: spec, locator: locator, limits: limits,
-                                                       log: { output(.notice($0)) }))
+    private static func loadPlugin(_ spec: PluginSpec, maker: PluginMaker, output: @escaping @Sendable (ChatEvent) -> Void) throws -> ActivePlugin {
+        ActivePlugin(spec: spec, plugin: try maker.plugin(spec, log: { output(.notice($0)) }))
     }
 
     /// Makes `plugins` the session's hooks.

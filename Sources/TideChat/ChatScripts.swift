@@ -84,8 +84,8 @@ extension ChatController {
         let script = try ConversationScript(contentsOf: URL(fileURLWithPath: file))  // its errors name the file
         let interpreter: ScriptInterpreter
         do {
-            interpreter = try ScriptInterpreter(script, file: file, loaded: pluginNames, locator: configuration.locator,
-                                                limits: configuration.limits, log: { [output] in output(.notice($0)) })
+            interpreter = try ScriptInterpreter(script, file: file, loaded: pluginNames, maker: configuration.maker,
+                                                log: { [output] in output(.notice($0)) })
         } catch {
             throw ChatError(error.description)
         }

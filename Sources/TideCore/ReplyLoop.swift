@@ -31,6 +31,10 @@ struct ReplyLoop {
     /// The last token kept; `nil` after a rewind.
     var lastID: Int32?
     var statistics = GenerationStatistics()
+    /// The most tokens the reply may generate.
+    private var maxTokens = 0
+    /// When the first token came.
+    private var firstTokenTime: ContinuousClock.Instant?
     /// The log-probability of each token generated so far, by position (`nil` for a reasoning
     /// token's), when the reply asks for them.
     var tokenLogprobs: [TokenLogprob?] = []
@@ -126,104 +130,133 @@ struct ReplyLoop {
 
     /// The token loop: each token's text goes to the tool calls once they have begun, else
     /// through the reasoning split, then through the stop strings, the stop hooks (which may
-    /// rewind) and out to the token hooks. Returns why the reply ended.
+    /// rewind) and out to the token hooks. Returns why the reply ended, which ``ending(after:)``
+    /// alone decides.
     private mutating func decode(with decoder: any ReplyDecoder, parameters: GenerationParameters) async throws -> StopReason {
         text = HeldText(stops: parameters.stop + backend.endOfGenerationStrings + (capture.marker.map { [$0] } ?? []))
         let windows = try rewindWindows()
         ledger = RewindLedger(window: windows.values.max() ?? 0)
         if ledger.window > 0 { try decoder.keepRewindPoints() }
-        let vocabulary = backend.vocabulary
-        var firstToken: ContinuousClock.Instant?
-        defer { if let firstToken { statistics.decodeDuration = clock.now - firstToken } }
-        if parameters.maxTokens == 0 { return try end(.maxTokens) }
+        maxTokens = parameters.maxTokens
+        defer { if let firstTokenTime { statistics.decodeDuration = clock.now - firstTokenTime } }
+        // Before the first token, a budget of none ends the reply at once.
+        var outcome = StepOutcome.next(finishing: true)
         while true {
-            if Task.isCancelled { return try end(.cancelled) }
-            let forced = reasoning?.forcedToken(vocabulary: vocabulary)
-            // Inside a tool call the grammar decides: hooks neither see nor change it.
-            let step: DecodedToken
-            do {
-                step = try await decoder.nextToken(adjustingLogits: capture.isCapturing ? nil : logitsAdjuster(forced: forced))
-            } catch is CancellationError {
-                // Stopped while the backend waited (a server's stream): as stopped between two tokens.
-                reportFailures()
-                return try end(.cancelled)
-            }
-            reportFailures()
-            guard case .token(let id, let bytes) = step else {
-                if step == .endOfGeneration, parameters.logprobs != nil, let scored = decoder.lastLogprob {
-                    // The token that ends the reply is scored too, after its text (as llama-server
-                    // lists it, and as evaluation harnesses count on, which score the tokens
-                    // before the one a request generates).
-                    tokenLogprobs.removeSubrange(min(generated, tokenLogprobs.count)...)
-                    tokenLogprobs.append(scored)
-                }
-                return try end(Task.isCancelled ? .cancelled : StopReason(ending: step))
-            }
-            if firstToken == nil {
-                firstToken = clock.now
-                statistics.timeToFirstToken = clock.now - start
-            }
-            if parameters.logprobs != nil {
-                guard let scored = decoder.lastLogprob else { throw LogprobsUnsupported() }
-                // Positions after a rewind's are sampled again.
-                tokenLogprobs.removeSubrange(min(generated, tokenLogprobs.count)...)
-                tokenLogprobs.append(reasoning?.isActive == true ? nil : scored)
-            }
-            if capture.isCapturing {
-                capture.append(text.characters(bytes))
-                count(id)
-                if generated >= parameters.maxTokens { return .maxTokens }
-                continue
-            }
-            guard let answer = answerText(id, bytes, forced: forced) else {
-                // Cut inside the reasoning: what it held back is given at the end.
-                if generated >= parameters.maxTokens { return try end(.maxTokens) }
-                continue
-            }
-            let match = text.answer(answer)
-            rawText += match.released
-            let progress = ReplyProgress(text: rawText + text.held, tokenCount: generated, elapsed: clock.now - start,
-                                         reasoning: reasoningText)
-            var piece = RewindLedger.Piece(index: generated - 1, id: id, text: match.released, rawEnd: rawText.utf8.count)
-            // Without rewinding hooks, a stop string ends the reply before stop hooks are asked; with
-            // them, the text before the stop string may complete what a hook takes back.
-            var hookStop: StopReason?
-            switch match.stop != nil && ledger.window == 0 ? .proceed : try runStopHooks(progress) {
-            case .rewind(let hook, let rewind):
-                switch try takeBack(rewind, by: hook, window: windows[ObjectIdentifier(hook)] ?? 0, progress: progress, decoder: decoder,
-                                    maxRewinds: parameters.maxRewinds) {
-                case .refused: break
-                case .done: continue
-                case .tooMany: return .rewindLimit
-                }
-            case .stop(let reason): hookStop = reason
-            case .proceed: break
-            }
-            // A stop string ends the reply, unless a rewind took it back above; a tool call's marker
-            // ends what is shown, and the rest of the reply is the calls.
-            if let stop = match.stop {
-                ledger.queue(piece)
-                try release(progress: progress, everything: true)
-                guard stop == capture.marker else {
-                    return backend.endOfGenerationStrings.contains(stop) ? .endOfGeneration : .stopString(stop)
-                }
-                capture.begin(following: match.following)
-                if generated >= parameters.maxTokens { return .maxTokens }
-                continue
-            }
-            let ending = hookStop != nil || generated >= parameters.maxTokens
-            if ending {
-                let tail = capture.shown(text.flush())
-                rawText += tail
-                piece.text += tail
-                piece.rawEnd = rawText.utf8.count
-            }
-            ledger.queue(piece)
-            let tokenStop = try release(progress: progress, everything: ending)
-            if ledger.window > 0 { try decoder.forgetRewindPoints(before: ledger.firstRewindable ?? generated) }
-            if let reason = hookStop ?? tokenStop { return reason }
-            if generated >= parameters.maxTokens { return .maxTokens }
+            if let (reason, finishing) = ending(after: outcome) { return finishing ? try end(reason) : reason }
+            outcome = try await step(with: decoder, parameters: parameters, windows: windows)
         }
+    }
+
+    /// What one step of the token loop left to decide.
+    private enum StepOutcome {
+        /// The reply goes on, unless its token budget is spent; then its held text is finished
+        /// first (`finishing`), or is out already.
+        case next(finishing: Bool)
+        /// The reply goes on whatever the budget: a rewind took tokens back.
+        case again
+        /// The reply ends for `reason`; its held text is finished first (`finishing`), or is out already.
+        case end(StopReason, finishing: Bool)
+    }
+
+    /// Whether the reply ends after a step, and why: the one place that decides it.
+    private func ending(after outcome: StepOutcome) -> (StopReason, finishing: Bool)? {
+        switch outcome {
+        case .end(let reason, let finishing): (reason, finishing)
+        case .next(let finishing) where budgetSpent: (.maxTokens, finishing)
+        case .next, .again: nil
+        }
+    }
+
+    /// Whether the reply has generated all the tokens it may.
+    private var budgetSpent: Bool { generated >= maxTokens }
+
+    /// One token: sampled (after the logits hooks), then given to the tool calls, the reasoning
+    /// split, the stop strings and the hooks.
+    private mutating func step(with decoder: any ReplyDecoder, parameters: GenerationParameters,
+                               windows: [ObjectIdentifier: Int]) async throws -> StepOutcome {
+        if Task.isCancelled { return .end(.cancelled, finishing: true) }
+        let vocabulary = backend.vocabulary
+        let forced = reasoning?.forcedToken(vocabulary: vocabulary)
+        // Inside a tool call the grammar decides: hooks neither see nor change it.
+        let step: DecodedToken
+        do {
+            step = try await decoder.nextToken(adjustingLogits: capture.isCapturing ? nil : logitsAdjuster(forced: forced))
+        } catch is CancellationError {
+            // Stopped while the backend waited (a server's stream): as stopped between two tokens.
+            reportFailures()
+            return .end(.cancelled, finishing: true)
+        }
+        reportFailures()
+        guard case .token(let id, let bytes) = step else {
+            if step == .endOfGeneration, parameters.logprobs != nil, let scored = decoder.lastLogprob {
+                // The token that ends the reply is scored too, after its text (as llama-server
+                // lists it, and as evaluation harnesses count on, which score the tokens
+                // before the one a request generates).
+                tokenLogprobs.removeSubrange(min(generated, tokenLogprobs.count)...)
+                tokenLogprobs.append(scored)
+            }
+            return .end(Task.isCancelled ? .cancelled : StopReason(ending: step), finishing: true)
+        }
+        if firstTokenTime == nil {
+            firstTokenTime = clock.now
+            statistics.timeToFirstToken = clock.now - start
+        }
+        if parameters.logprobs != nil {
+            guard let scored = decoder.lastLogprob else { throw LogprobsUnsupported() }
+            // Positions after a rewind's are sampled again.
+            tokenLogprobs.removeSubrange(min(generated, tokenLogprobs.count)...)
+            tokenLogprobs.append(reasoning?.isActive == true ? nil : scored)
+        }
+        if capture.isCapturing {
+            capture.append(text.characters(bytes))
+            count(id)
+            return .next(finishing: false)
+        }
+        // Cut inside the reasoning: what it held back is given at the end.
+        guard let answer = answerText(id, bytes, forced: forced) else { return .next(finishing: true) }
+        let match = text.answer(answer)
+        rawText += match.released
+        let progress = ReplyProgress(text: rawText + text.held, tokenCount: generated, elapsed: clock.now - start,
+                                     reasoning: reasoningText)
+        var piece = RewindLedger.Piece(index: generated - 1, id: id, text: match.released, rawEnd: rawText.utf8.count)
+        // Without rewinding hooks, a stop string ends the reply before stop hooks are asked; with
+        // them, the text before the stop string may complete what a hook takes back.
+        var hookStop: StopReason?
+        switch match.stop != nil && ledger.window == 0 ? .proceed : try runStopHooks(progress) {
+        case .rewind(let hook, let rewind):
+            switch try takeBack(rewind, by: hook, window: windows[ObjectIdentifier(hook)] ?? 0, progress: progress, decoder: decoder,
+                                maxRewinds: parameters.maxRewinds) {
+            case .refused: break
+            case .done: return .again
+            case .tooMany: return .end(.rewindLimit, finishing: false)
+            }
+        case .stop(let reason): hookStop = reason
+        case .proceed: break
+        }
+        // A stop string ends the reply, unless a rewind took it back above; a tool call's marker
+        // ends what is shown, and the rest of the reply is the calls.
+        if let stop = match.stop {
+            ledger.queue(piece)
+            try release(progress: progress, everything: true)
+            guard stop == capture.marker else {
+                return .end(backend.endOfGenerationStrings.contains(stop) ? .endOfGeneration : .stopString(stop), finishing: false)
+            }
+            capture.begin(following: match.following)
+            return .next(finishing: false)
+        }
+        // The last token's text goes out whole, what was held back for a stop string with it.
+        let last = hookStop != nil || budgetSpent
+        if last {
+            let tail = capture.shown(text.flush())
+            rawText += tail
+            piece.text += tail
+            piece.rawEnd = rawText.utf8.count
+        }
+        ledger.queue(piece)
+        let tokenStop = try release(progress: progress, everything: last)
+        if ledger.window > 0 { try decoder.forgetRewindPoints(before: ledger.firstRewindable ?? generated) }
+        if let reason = hookStop ?? tokenStop { return .end(reason, finishing: false) }
+        return .next(finishing: false)
     }
 
     /// Counts the token `id` as generated.

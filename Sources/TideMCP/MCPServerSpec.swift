@@ -104,3 +104,25 @@ public struct MCPSpecError: Error, Sendable, Hashable, CustomStringConvertible {
         self.description = description
     }
 }
+
+extension MCPServerSpec {
+    /// The servers `settings` name, read, each spec once, in order; two servers of one name are
+    /// refused, since their tools would be named alike. An error names the setting and where it
+    /// was given.
+    public static func reading(_ settings: [Sourced]) throws(SourcedError) -> [MCPServerSpec] {
+        var specs: [MCPServerSpec] = []
+        for setting in settings {
+            do {
+                let spec = try MCPServerSpec(parsing: setting.text)
+                if specs.contains(spec) { continue }
+                if specs.contains(where: { $0.name == spec.name }) {
+                    throw MCPSpecError("another MCP server is named \(spec.name), and their tools would be too: name each ('NAME: COMMAND')")
+                }
+                specs.append(spec)
+            } catch {
+                throw SourcedError(setting, error)
+            }
+        }
+        return specs
+    }
+}

@@ -14,7 +14,7 @@ struct Judge {
     /// The judge's backend, free while no reply of the script runs.
     let backend: any ChatBackend
     /// Its model's plugins (a preset's), fresh for each verdict.
-    let hooks: @Sendable () throws -> [any ChatHook]
+    let hooks: HookFactory
 
     /// A verdict and why; `recorded` when it was taken from the transcript for a reply teacher
     /// forcing confirmed, rather than asked for.
@@ -84,7 +84,7 @@ struct Judge {
     func verdict(rubric: String, user: String, reply: String) async -> Result<Verdict, JudgeFailure> {
         let session: ChatSession
         do {
-            session = ChatSession(backend: backend, systemPrompt: Self.instructions, parameters: Self.parameters, hooks: try hooks())
+            session = ChatSession(backend: backend, systemPrompt: Self.instructions, parameters: Self.parameters, hooks: try hooks.hooks(log: ScriptRunner.log))
         } catch {
             return .failure(JudgeFailure("its plugins did not load: \(error)"))
         }

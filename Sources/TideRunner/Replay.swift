@@ -228,11 +228,8 @@ struct Replay {
             setup = prepared.setup
             backend = self.backend
         }
-        let plugins = try setup.modelDefaults().plugins
-        let (locator, limits) = (self.locator, self.limits)
-        let made = Judge(backend: backend, hooks: {
-            try plugins.map { try LuaPlugin(spec: PluginSpec(parsing: $0), locator: locator, limits: limits, log: ScriptRunner.log) }
-        })
+        let recipe = try RecipeSources(setup: setup).resolve()
+        let made = Judge(backend: backend, hooks: try PluginMaker(locator: locator, limits: limits).factory(recipe.plugins, then: []))
         judge = made
         return made
     }

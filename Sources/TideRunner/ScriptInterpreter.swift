@@ -26,7 +26,7 @@ public struct ScriptInterpreter: Sendable {
 
     /// Loads the plugins of `script` at `file` and checks its `@unload`s, starting from the
     /// plugins named `loaded` (`--plugin`, or those of the chat). Errors name the file and line.
-    public init(_ script: ConversationScript, file: String, loaded: [String], locator: PluginLocator, limits: LuaLimits,
+    public init(_ script: ConversationScript, file: String, loaded: [String], maker: PluginMaker,
                 log: @escaping @Sendable (String) -> Void) throws(ScriptRunError)
     {
         steps = script.steps
@@ -38,7 +38,9 @@ public struct ScriptInterpreter: Sendable {
             case .directive(.plugin(let text), let line):
                 do {
                     let spec = try PluginSpec(parsing: text).relative(toScript: file)
-                    let plugin = try LuaPlugin(spec: spec, locator: locator.forScript(at: file), limits: limits, log: log)
+                    var scriptMaker = maker
+                    scriptMaker.locator = maker.locator.forScript(at: file)
+                    let plugin = try scriptMaker.plugin(spec, log: log)
                     plugins[index] = (spec, plugin)
                     Self.load(plugin.name, into: &names, name: { $0 })
                 } catch {

@@ -157,42 +157,43 @@ public struct ScriptRunner: Sendable {
             default: break
             }
         }
-        let defaults: ModelDefaults
+        let scriptServers = script.entries.compactMap { entry in
+            if case .directive(.mcp(let server)) = entry.item { Sourced(server, from: "\(entry.line): @mcp") } else { nil }
+        }
+        var sources = RecipeSources(setup: setup, commandLine: { [parameterSettings] in
+            var parameters = $0
+            for setting in parameterSettings { setting.apply(to: &parameters) }
+            return parameters
+        }, plugins: plugins, mcpServers: mcp, scriptMCPServers: scriptServers)
+        sources.base = parameters
+        let recipe: ConversationRecipe
         do {
-            defaults = try setup.modelDefaults()
+            recipe = try sources.resolve()
         } catch {
             throw ScriptRunError("\(file): \(error)", cause: error)
         }
-        var parameters = parameters
-        for setting in defaults.parameters + parameterSettings { setting.apply(to: &parameters) }
-        let commandLinePlugins = try (defaults.plugins.map { ($0, "the model's plugin") } + plugins.map { ($0, "--plugin") })
-            .map { spec, origin in
-                do {
-                    return try LuaPlugin(spec: PluginSpec(parsing: spec), locator: locator, limits: limits, log: Self.log)
-                } catch {
-                    throw ScriptRunError("\(file): \(origin) \(spec): \(error)")
-                }
-            }
-        let interpreter = try ScriptInterpreter(script, file: file, loaded: commandLinePlugins.map(\.name), locator: locator,
-                                                limits: limits, log: Self.log)
-        var prepared = PreparedScript(script: script, interpreter: interpreter, setup: setup, parameters: parameters,
+        let maker = PluginMaker(locator: locator, limits: limits)
+        let commandLinePlugins: [LuaPlugin]
+        do {
+            commandLinePlugins = try maker.plugins(recipe.plugins, log: Self.log)
+        } catch {
+            throw ScriptRunError("\(file): \(error)")
+        }
+        let interpreter = try ScriptInterpreter(script, file: file, loaded: commandLinePlugins.map(\.name), maker: maker, log: Self.log)
+        var prepared = PreparedScript(script: script, interpreter: interpreter, setup: setup, parameters: recipe.parameters,
                                       commandLinePlugins: commandLinePlugins, judge: judge)
-        let servers = defaults.mcp.map { ($0, "the model's MCP server") } + mcp.map { ($0, "--mcp") }
-            + script.entries.compactMap { entry in
-                if case .directive(.mcp(let server)) = entry.item { (server, "\(entry.line): @mcp") } else { nil }
-            }
-        var specs: [MCPServerSpec] = []
-        for (server, origin) in servers {
+        let specs: [MCPServerSpec]
+        do {
+            specs = try MCPServerSpec.reading(recipe.mcpServers)
+        } catch {
+            throw ScriptRunError("\(file):\(error)")
+        }
+        for spec in specs {
             do {
-                let spec = try MCPServerSpec(parsing: server)
-                if specs.contains(spec) { continue }
-                if specs.contains(where: { $0.name == spec.name }) {
-                    throw MCPSpecError("another MCP server is named \(spec.name), and their tools would be too: name each ('NAME: COMMAND')")
-                }
-                specs.append(spec)
                 prepared.toolHooks.append(MCPToolHook(connection: try await mcpServers.connection(for: spec)))
             } catch {
-                throw ScriptRunError("\(file):\(origin) \(server): \(error)")
+                let setting = recipe.mcpServers.first { (try? MCPServerSpec(parsing: $0.text)) == spec }
+                throw ScriptRunError("\(file):\(setting.map { SourcedError($0, error).description } ?? "\(error)")")
             }
         }
         for case .reply(let reply) in interpreter.steps {

@@ -55,16 +55,17 @@ struct BenchCommand: AsyncParsableCommand {
         benchmarks.only = only.isEmpty ? nil : Set(only)
         benchmarks.scoresFile = scores
         benchmarks.peerPython = peerPython ?? Self.installedPeerPython
-        benchmarks.plugins = try Self.benchmarkPlugins.map { try LuaPlugin(spec: PluginSpec(parsing: $0)) }
+        let maker = PluginMaker()
+        func plugin(_ spec: String) throws -> LuaPlugin { try maker.plugin(PluginSpec(parsing: spec), log: { _ in }) }
+        benchmarks.plugins = try Self.benchmarkPlugins.map(plugin)
         benchmarks.logitsHook = try LuaPlugin(source: Self.topFortyPlugin, path: "top-40.lua")
-        benchmarks.tool = try LuaPlugin(spec: PluginSpec(parsing: "calculator"))
+        benchmarks.tool = try plugin("calculator")
         if let large = try await loadLargeVocabularyModel() { benchmarks.logitsModels = [large] }
         var original = modelOptions
         original.model = ModelRegistry.bundledOriginalID
         benchmarks.originalModel = try? await original.loadLocal()
-        benchmarks.phraseBans = (try LuaPlugin(spec: PluginSpec(parsing: "ban-phrases slop=true")),
-                                 try LuaPlugin(spec: PluginSpec(parsing: "ban-phrases phrases=\"\(Self.thousandPhrases)\"")),
-                                 try LuaPlugin(spec: PluginSpec(parsing: "ban-phrases phrases=the")))
+        benchmarks.phraseBans = (try plugin("ban-phrases slop=true"), try plugin("ban-phrases phrases=\"\(Self.thousandPhrases)\""),
+                                 try plugin("ban-phrases phrases=the"))
         let report = try await benchmarks.run { Terminal.warn("… \($0)") }
         print(report)
         if !report.withinBudgets { throw ExitCode(1) }

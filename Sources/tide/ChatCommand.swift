@@ -24,31 +24,22 @@ struct ChatCommand: AsyncParsableCommand, TakesGenerationParameters {
             """
     )
 
-    @OptionGroup var modelOptions: ModelOptions
-    @OptionGroup var sampling: SamplingOptions
-    @OptionGroup var formatOptions: FormatOptions
-    @OptionGroup var pluginOptions: PluginOptions
-    @OptionGroup var sessionOptions: SessionOptions
-    @OptionGroup var logOptions: LogOptions
-    @OptionGroup var resumeOptions: ResumeOptions
+    @OptionGroup var options: ConversationOptions
     @Flag(name: .customLong("approve-tools"),
           help: "Ask before each tool call is run: y runs it; anything else declines it, and the model is told so.")
     var approveTools = false
 
     func run() async throws {
-        let resumed = try resumeOptions.conversation(newestFrom: .chat)
-        let setup = try await modelOptions.setup(defaultModel: resumed?.summary.model)
-        let defaults = try setup.modelDefaults()
-        let brought = resumed?.lastSettings(over: defaults.generationParameters)
+        let resumed = try options.resumeOptions.conversation(newestFrom: .chat)
+        let recipe = try await options.recipe(resuming: resumed)
         var configuration = ChatConfiguration(
-            setup: setup, systemPrompt: sessionOptions.system ?? resumed.map { $0.systemPrompt ?? "" },
-            parameters: try formatOptions.over(sampling.parameters(over: brought?.parameters ?? defaults.generationParameters)),
-            plugins: (brought?.plugins ?? defaults.plugins) + pluginOptions.plugins, limits: pluginOptions.limits,
-            hookErrorPolicy: pluginOptions.policy, overflow: sessionOptions.overflow, remedyName: \.flag)
-        configuration.log = logOptions.database()
+            setup: recipe.setup, systemPrompt: options.sessionOptions.system ?? resumed.map { $0.systemPrompt ?? "" },
+            parameters: recipe.parameters, plugins: recipe.plugins.map(\.text), limits: options.pluginOptions.limits,
+            hookErrorPolicy: options.pluginOptions.policy, overflow: options.sessionOptions.overflow, remedyName: \.flag)
+        configuration.log = options.logOptions.database()
         defer { configuration.log?.flush() }
         // The servers end when Tide does (ChildProcesses).
-        configuration.toolHooks = try await pluginOptions.mcpOptions.start(after: defaults.mcp).hooks()
+        configuration.toolHooks = try await options.pluginOptions.mcpOptions.start(recipe.mcpServers).hooks()
         let view = ChatView()
         let answers = ToolAnswers()
         if approveTools { configuration.toolApproval = { call in answers.approve(call) } }

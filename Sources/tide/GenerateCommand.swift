@@ -23,13 +23,7 @@ struct GenerateCommand: AsyncParsableCommand, TakesGenerationParameters {
             """
     )
 
-    @OptionGroup var modelOptions: ModelOptions
-    @OptionGroup var sampling: SamplingOptions
-    @OptionGroup var formatOptions: FormatOptions
-    @OptionGroup var pluginOptions: PluginOptions
-    @OptionGroup var sessionOptions: SessionOptions
-    @OptionGroup var logOptions: LogOptions
-    @OptionGroup var resumeOptions: ResumeOptions
+    @OptionGroup var options: ConversationOptions
 
     @Flag(help: "Print token counts, timings and the stop reason to standard error.")
     var stats = false
@@ -45,25 +39,23 @@ struct GenerateCommand: AsyncParsableCommand, TakesGenerationParameters {
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw ValidationError("the prompt is empty")
         }
-        let resumed = try resumeOptions.conversation(newestFrom: .generate)
-        let setup = try await modelOptions.setup(defaultModel: resumed?.summary.model)
-        let defaults = try setup.modelDefaults()
-        let brought = resumed?.lastSettings(over: defaults.generationParameters)
-        let parameters = try formatOptions.over(sampling.parameters(over: brought?.parameters ?? defaults.generationParameters))
-        let plugins = try pluginOptions.load(after: brought?.plugins ?? defaults.plugins)
+        let resumed = try options.resumeOptions.conversation(newestFrom: .generate)
+        let recipe = try await options.recipe(resuming: resumed)
+        let (setup, parameters) = (recipe.setup, recipe.parameters)
+        let plugins = try options.pluginOptions.maker.plugins(recipe.plugins, log: { Terminal.warn($0) })
         // The servers end when Tide does (ChildProcesses).
-        let servers = try await pluginOptions.mcpOptions.start(after: defaults.mcp)
+        let servers = try await options.pluginOptions.mcpOptions.start(recipe.mcpServers)
         let loaded = try ProgressBarModels().model(for: setup)
         let session = ChatSession(
             backend: try loaded.makeBackend(setup),
-            systemPrompt: sessionOptions.system ?? resumed.map { $0.systemPrompt ?? "" } ?? loaded.defaultSystemPrompt,
+            systemPrompt: options.sessionOptions.system ?? resumed.map { $0.systemPrompt ?? "" } ?? loaded.defaultSystemPrompt,
             parameters: parameters,
             hooks: plugins + servers.hooks(),
-            hookErrorPolicy: pluginOptions.policy,
-            overflowPolicy: sessionOptions.overflow
+            hookErrorPolicy: options.pluginOptions.policy,
+            overflowPolicy: options.sessionOptions.overflow
         )
         if let resumed { session.history = resumed.history.replacingSystemPrompt(session.history.first { $0.role == .system }?.content ?? "") }
-        let log = logOptions.database()
+        let log = options.logOptions.database()
         session.recorder = log.map { log in
             resumed.map { ConversationLog(continuing: $0.summary.id, messages: $0.history, database: log, source: .generate,
                                           model: setup.lastingModelName) }

@@ -28,7 +28,7 @@ struct MCPCommand: AsyncParsableCommand {
         func run() async throws {
             let servers: MCPServers
             do {
-                servers = try await mcpOptions.start()
+                servers = try await mcpOptions.start(mcpOptions.settings)
             } catch {
                 throw CommandFailure("\(error)")
             }

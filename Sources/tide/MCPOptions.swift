@@ -1,4 +1,5 @@
 import ArgumentParser
+import TideCore
 import TideMCP
 
 /// `--mcp` and `--mcp-timeout`: the MCP servers whose tools the model is offered.
@@ -13,13 +14,20 @@ struct MCPOptions: ParsableArguments {
     var mcpTimeout: Int = Int(MCPTimeouts().call.components.seconds)
 
     func validate() throws {
-        _ = try servers
+        do {
+            _ = try servers
+        } catch {
+            throw ValidationError("\(error)")
+        }
         if !(1...3600).contains(mcpTimeout) { throw ValidationError("--mcp-timeout must be from 1 to 3600 (seconds), not \(mcpTimeout)") }
     }
 
+    /// The `--mcp` servers, as a recipe lists them.
+    var settings: [Sourced] { mcp.map { Sourced($0, from: "--mcp") } }
+
     /// The `--mcp` servers, read.
     var servers: [MCPServerSpec] {
-        get throws { try mcp.map { try MCPServerSpec(parsing: $0) } }
+        get throws { try MCPServerSpec.reading(settings) }
     }
 
     /// Says which of the server's tools are not offered, and why.
@@ -30,13 +38,12 @@ struct MCPOptions: ParsableArguments {
     /// How long the servers may take (`--mcp-timeout`).
     var timeouts: MCPTimeouts { MCPTimeouts(start: .seconds(mcpTimeout), call: .seconds(mcpTimeout)) }
 
-    /// Starts the model's MCP servers (its defaults' `mcp`), then the `--mcp` ones, a server both
-    /// name once (none when none is given); a server that cannot start is an error before
-    /// generation starts. Unless `gracefulStop` (`tide serve`, which closes them after its own),
-    /// SIGTERM, SIGHUP and Ctrl-C (unless it stops a reply) end them with Tide.
-    func start(after modelServers: [String] = [], gracefulStop: Bool = false) async throws -> MCPServers {
-        var specs: [MCPServerSpec] = []
-        for spec in try modelServers.map(MCPServerSpec.init(parsing:)) + servers where !specs.contains(spec) { specs.append(spec) }
+    /// Starts the servers a recipe names (the model's, then the `--mcp` ones: a server both name
+    /// once; none when none is given); a server that cannot start is an error before generation
+    /// starts. Unless `gracefulStop` (`tide serve`, which closes them after its own), SIGTERM,
+    /// SIGHUP and Ctrl-C (unless it stops a reply) end them with Tide.
+    func start(_ settings: [Sourced], gracefulStop: Bool = false) async throws -> MCPServers {
+        let specs = try MCPServerSpec.reading(settings)
         if !gracefulStop && !specs.isEmpty { MCPServers.endOnTerminationSignals(includingInterrupt: true) }
         let servers = try await MCPServers.start(specs, timeouts: timeouts)
         for connection in servers.connections { Self.noteLeftOut(connection) }

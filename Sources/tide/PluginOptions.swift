@@ -41,14 +41,6 @@ struct PluginOptions: ParsableArguments {
     /// The error policy the flags choose.
     var policy: HookErrorPolicy { strict ? .failReply : .disableHook }
 
-    /// Loads the model's plugins (its defaults'), then every `--plugin`, in order; any problem
-    /// is an error before generation starts.
-    func load(after modelPlugins: [String]) throws -> [LuaPlugin] {
-        try sources(after: modelPlugins).map { try $0.instantiate(limits: limits, log: { Terminal.warn($0) }) }
-    }
-
-    /// Finds and reads the model's plugins, then every `--plugin`'s file, in order.
-    func sources(after modelPlugins: [String]) throws -> [PluginSource] {
-        try (modelPlugins + plugins).map { try PluginSource(spec: PluginSpec(parsing: $0)) }
-    }
+    /// The maker of plugins within the sandbox limits these flags choose.
+    var maker: PluginMaker { PluginMaker(limits: limits) }
 }

@@ -39,7 +39,7 @@ struct PluginsCommand: ParsableCommand {
         var plugin: String
 
         func run() throws {
-            let loaded = try LuaPlugin(spec: PluginSpec(parsing: plugin))
+            let loaded = try PluginMaker().plugin(PluginSpec(parsing: plugin), log: { _ in })
             let hooks = loaded.points.map(\.rawValue).sorted()
             print("ok: \(loaded.name) \(loaded.version) (\(loaded.path))")
             print("hooks: " + (hooks.isEmpty ? (loaded.tools.isEmpty ? "none (the plugin does nothing)" : "none") : hooks.joined(separator: ", ")))

@@ -164,21 +164,19 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
     }
 
     func run() async throws {
-        var setup = try await modelOptions.setup()
+        var sources = RecipeSources(setup: try await modelOptions.setup(), commandLine: { [sampling] in try sampling.parameters(over: $0) },
+                                    plugins: pluginOptions.plugins, mcpServers: pluginOptions.mcpOptions.mcp)
         // Clients must not stall one another: a long prompt is read beside the others' replies.
-        setup.chunkedPrefill = true
-        let defaults = try setup.modelDefaults()
-        let plugins = try pluginOptions.sources(after: defaults.plugins)
-        let limits = pluginOptions.limits
-        // The MCP servers' tools are the server's own, as plugins' tools are.
-        let servers = try await pluginOptions.mcpOptions.start(after: defaults.mcp, gracefulStop: true)
-        var configuration = ServeConfiguration(modelName: "", parameters: try sampling.parameters(over: defaults.generationParameters),
-                                               hooks: HookFactory { log in
-                                                   try plugins.map { try $0.instantiate(limits: limits, log: log) } + servers.hooks()
-                                               },
-                                               hookErrorPolicy: pluginOptions.policy, apiKey: apiKey, serverLimits: try serverLimits())
+        sources.setup.chunkedPrefill = true
+        let recipe = try sources.resolve()
+        let setup = recipe.setup
         // Every plugin is made once now, so that a mistake stops the server before it starts.
-        _ = try configuration.hooks.hooks(log: { Terminal.warn($0) })
+        _ = try pluginOptions.maker.plugins(recipe.plugins, log: { Terminal.warn($0) })
+        // The MCP servers' tools are the server's own, as plugins' tools are.
+        let servers = try await pluginOptions.mcpOptions.start(recipe.mcpServers, gracefulStop: true)
+        var configuration = ServeConfiguration(modelName: "", parameters: recipe.parameters,
+                                               hooks: try pluginOptions.maker.factory(recipe.plugins, then: servers.hooks()),
+                                               hookErrorPolicy: pluginOptions.policy, apiKey: apiKey, serverLimits: try serverLimits())
         let model = try ProgressBarModels().model(for: setup)
         guard let batch = try model.makeBatch(setup, sequences: parallel, contextSize: nil) else {
             throw ValidationError("tide serve runs a local model")
@@ -209,7 +207,7 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
         let server = try ChatServer(batch: batch, configuration: configuration, logger: logger)
         let banner = "tide serve: \(configuration.modelName) on http://\(host):\(port)/v1 · \(parallel) sequences of "
             + "\(batch.contextSizePerSequence) tokens" + (configuration.placement.map { " · runs on \($0)" } ?? "") + " · plugins: "
-            + (plugins.isEmpty ? "none" : plugins.map(\.spec.description).joined(separator: ", "))
+            + (recipe.plugins.isEmpty ? "none" : recipe.plugins.map { (try? PluginSpec(parsing: $0.text))?.description ?? $0.text }.joined(separator: ", "))
             + (servers.connections.isEmpty ? "" : " · MCP servers: " + servers.connections.map(\.spec.name).joined(separator: ", "))
             + (configuration.apiKey == nil ? "" : " · API key required")
             + (configuration.embedder == nil ? "" : " · embeddings by " + (configuration.embeddingModelName ?? configuration.modelName))
