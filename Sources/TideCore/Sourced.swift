@@ -6,6 +6,7 @@ public struct Sourced: Sendable, Hashable {
     /// Where it was written.
     public var origin: String
 
+    /// `text`, given at `origin`.
     public init(_ text: String, from origin: String) {
         self.text = text
         self.origin = origin
@@ -19,10 +20,12 @@ public struct SourcedError: Error, Sendable, CustomStringConvertible {
     /// Why it could not be used.
     public let reason: String
 
+    /// `setting`, refused for `error`.
     public init(_ setting: Sourced, _ error: any Error) {
         self.setting = setting
         reason = "\(error)"
     }
 
+    /// Where the setting was given, the setting, and why: `--plugin nosuch: no plugin 'nosuch'`.
     public var description: String { "\(setting.origin) \(setting.text): \(reason)" }
 }

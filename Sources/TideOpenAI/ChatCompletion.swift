@@ -3,6 +3,7 @@ public typealias ChatCompletion = CompletionBody<ChatCompletionChoice>
 
 /// The one choice of a chat completion.
 public struct ChatCompletionChoice: CompletionChoice {
+    /// The `object` of a body of such choices.
     public static let object = "chat.completion"
 
     public var index: Int

@@ -3,6 +3,7 @@ public typealias ChatCompletionChunk = CompletionBody<ChatCompletionChunkChoice>
 
 /// What one choice of a streamed chat completion adds.
 public struct ChatCompletionChunkChoice: CompletionChoice {
+    /// The `object` of a body of such choices.
     public static let object = "chat.completion.chunk"
 
     /// The new part of the message.

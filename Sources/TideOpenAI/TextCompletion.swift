@@ -5,6 +5,7 @@ public typealias TextCompletion = CompletionBody<TextCompletionChoice>
 
 /// The one choice of a text completion, or a piece of it.
 public struct TextCompletionChoice: CompletionChoice {
+    /// The `object` of a body of such choices.
     public static let object = "text_completion"
 
     public var text: String
