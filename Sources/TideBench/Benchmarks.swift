@@ -33,7 +33,7 @@ public struct Benchmarks: Sendable {
     public var phraseBans: (slopList: any ChatHook, thousandPhrases: any ChatHook, firing: any ChatHook)?
 
     /// A plugin with a tool taking `{"expression": …}` (the calculator), for the tools figure (none: skipped).
-    public var tool: (any ChatHook)?
+    public var tool: (any ChatHook & ToolProvider)?
 
     /// For the score-drift figure: a file of another llama.cpp build's scores to compare with,
     /// written with this build's when it does not exist (`nil`: batches against single tokens only).

@@ -14,7 +14,7 @@ import TideFormat
 struct ToolsBenchmark {
     let model: LlamaModel
     /// A plugin with a tool that takes `{"expression": …}` (the shipped calculator).
-    let tool: any ChatHook
+    let tool: any ChatHook & ToolProvider
     let tokens: Int
     let rounds: Int
     let threads: Int?

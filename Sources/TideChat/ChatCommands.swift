@@ -216,7 +216,7 @@ extension ChatController {
     /// `/tools`: lists the tools of the loaded plugins and of the MCP servers, each on or off;
     /// `/tools enable|disable NAME|all` turns tools on or off (``GenerationParameters/toolNames``).
     func tools(_ argument: String?) throws {
-        let declared = session.hooks.flatMap { hook in hook.tools.map { (tool: $0, plugin: hook.name) } }
+        let declared = session.allToolProviders.flatMap { provider in provider.tools.map { (tool: $0, plugin: provider.name) } }
         let names = declared.map(\.tool.name)
         guard let argument else {
             guard !declared.isEmpty else {

@@ -31,9 +31,9 @@ public struct ChatConfiguration: Sendable {
     public var log: LogDatabase?
     /// What is asked before each tool call is run (`--approve-tools`); `nil` runs every call.
     public var toolApproval: ToolApproval?
-    /// Hooks that offer tools from elsewhere (an MCP server's, `--mcp`), after the plugins:
+    /// Tools from elsewhere than the plugins (an MCP server's, `--mcp`), after the plugins':
     /// they stay while plugins are loaded and unloaded.
-    public var toolHooks: [any ChatHook] = []
+    public var toolProviders: [any ToolProvider] = []
 
     /// A configuration; the defaults are `tide chat`'s.
     public init(setup: ModelSetup = ModelSetup(), systemPrompt: String? = nil,

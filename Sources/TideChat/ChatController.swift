@@ -75,7 +75,7 @@ public final class ChatController {
                         parameters: GenerationParameters, history: [ChatMessage]) throws -> ChatSession {
         let backend = try model.makeBackend(setup)
         try backend.checkSupport(of: plugins.map(\.plugin))
-        let session = ChatSession(backend: backend, parameters: parameters, hooks: plugins.map(\.plugin) + configuration.toolHooks,
+        let session = ChatSession(backend: backend, parameters: parameters, hooks: plugins.map(\.plugin), toolProviders: configuration.toolProviders,
                                   hookErrorPolicy: configuration.hookErrorPolicy, overflowPolicy: configuration.overflow)
         session.history = history
         session.recorder = configuration.log.map { ConversationLog(database: $0, source: .chat, model: setup.lastingModelName) }
@@ -100,7 +100,7 @@ public final class ChatController {
         let description = session.backend.modelDescription
         return "\(URL(fileURLWithPath: setup.model).lastPathComponent) · context \(description.contextSize) tokens · plugins: "
             + Self.list(pluginNames)
-            + (configuration.toolHooks.isEmpty ? "" : " · tools from " + configuration.toolHooks.map(\.name).joined(separator: ", "))
+            + (configuration.toolProviders.isEmpty ? "" : " · tools from " + configuration.toolProviders.map(\.name).joined(separator: ", "))
     }
 
     /// The names Tab can complete.
@@ -215,9 +215,9 @@ public final class ChatController {
     /// Makes `plugins` the session's hooks.
     func install(_ plugins: [ActivePlugin]) {
         self.plugins = plugins
-        session.hooks = plugins.map(\.plugin) + configuration.toolHooks
+        session.hooks = plugins.map(\.plugin)
         // Tools chosen by name stay chosen while a plugin or a server declares them.
-        let declared = Set(session.hooks.flatMap(\.tools).map(\.name))
+        let declared = Set(session.allToolProviders.flatMap(\.tools).map(\.name))
         session.parameters.toolNames = session.parameters.toolNames?.filter(declared.contains)
     }
 }

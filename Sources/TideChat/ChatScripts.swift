@@ -99,7 +99,7 @@ extension ChatController {
             case .directive(.model(let name), _) where named(name).lastingModelName != setup.lastingModelName:
                 output(.notice("the script names the model \(name); this chat runs \(setup.model) (/model \(name) to switch)"))
             case .directive(.mcp(let server), _)
-                where !configuration.toolHooks.contains { $0.name == "mcp:" + (server.split(separator: ":").first ?? "").trimmingCharacters(in: .whitespaces) }:
+                where !configuration.toolProviders.contains { $0.name == "mcp:" + (server.split(separator: ":").first ?? "").trimmingCharacters(in: .whitespaces) }:
                 output(.notice("the script names the MCP server \(server); this chat offers the tools of the servers it started with "
                                + "(tide chat --mcp '\(server)')"))
             case .system: systemPromptChosen = true

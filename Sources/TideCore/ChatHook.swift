@@ -32,9 +32,6 @@ public protocol ChatHook: AnyObject, Sendable {
     /// How the hook was set up, as a plugin spec that loads it again (`stop-after-sentences
     /// sentences=2`); by default its name. The conversation log keeps it with each reply.
     var specification: String { get }
-    /// Whether it is a plugin that ``specification`` loads again (a resumed conversation does);
-    /// `false` for a hook that only offers tools from elsewhere, such as an MCP server's.
-    var isPlugin: Bool { get }
     /// The pipeline points this hook implements.
     var points: Set<HookPoint> { get }
     /// The most bytes at the end of the reply text that ``shouldStop(_:)`` may take back with a
@@ -54,12 +51,6 @@ public protocol ChatHook: AnyObject, Sendable {
     func onReply(_ reply: inout FinishedReply) throws
     /// Called when the hook joins a session, with the session's backend.
     func attach(to backend: any ChatBackend)
-    /// The tools this hook offers the model (a plugin's `tools` table); empty for none.
-    var tools: [ToolDefinition] { get }
-    /// Runs one of ``tools`` on the call's arguments; what it returns is the model's result. A
-    /// thrown error becomes a failed result that says why. (A Lua tool runs at once; an MCP
-    /// server's waits for its answer.)
-    func runTool(_ call: ToolCall) async throws -> String
     /// Sees a tool call before it runs, whichever plugin or server provides the tool, and
     /// decides: run it, with its arguments rewritten or not, refuse it, or answer in its place.
     func onToolCall(_ review: ToolCallReview) throws -> ToolCallDecision
@@ -70,7 +61,6 @@ public protocol ChatHook: AnyObject, Sendable {
 
 extension ChatHook {
     public var specification: String { name }
-    public var isPlugin: Bool { true }
     public func onPrompt(_ prompt: inout PromptContext) throws -> PromptDecision { .proceed }
     public func onLogits(_ logits: any LogitsView, reply: ReplyProgress) throws {}
     public var rewindWindow: Int { 0 }
@@ -78,8 +68,6 @@ extension ChatHook {
     public func onToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision { .pass }
     public func onReply(_ reply: inout FinishedReply) throws {}
     public func attach(to backend: any ChatBackend) {}
-    public var tools: [ToolDefinition] { [] }
-    public func runTool(_ call: ToolCall) async throws -> String { throw ToolFailure("\(name) has no tool \(call.name)") }
     public func onToolCall(_ review: ToolCallReview) throws -> ToolCallDecision { .run }
     public func onToolResult(_ result: ToolResult, review: ToolCallReview) throws -> String? { nil }
 }

@@ -21,6 +21,7 @@ public final class ChatSession: Sendable {
         var history: [ChatMessage]
         var parameters: GenerationParameters
         var hooks: [any ChatHook]
+        var toolProviders: [any ToolProvider]
         var disabledHooks: Set<ObjectIdentifier> = []
         var hookErrorPolicy: HookErrorPolicy
         var overflowPolicy: ContextOverflowPolicy
@@ -33,19 +34,22 @@ public final class ChatSession: Sendable {
     /// Creates a session.
     /// - Parameters:
     ///   - systemPrompt: the first message, if not `nil` or empty.
-    ///   - hooks: run in this order at every pipeline point.
+    ///   - hooks: run in this order at every pipeline point; those that are ``ToolProvider``s
+    ///     (plugins with tools) offer their tools too.
+    ///   - toolProviders: tools from elsewhere (an MCP server's), after the hooks'.
     public init(
         backend: any ChatBackend,
         systemPrompt: String? = nil,
         parameters: GenerationParameters = GenerationParameters(),
         hooks: [any ChatHook] = [],
+        toolProviders: [any ToolProvider] = [],
         hookErrorPolicy: HookErrorPolicy = .disableHook,
         overflowPolicy: ContextOverflowPolicy = .fail
     ) {
         self.backend = backend
         for hook in hooks { hook.attach(to: backend) }
         let history = [ChatMessage]().replacingSystemPrompt(systemPrompt ?? "")
-        state = Mutex(State(history: history, parameters: parameters, hooks: hooks,
+        state = Mutex(State(history: history, parameters: parameters, hooks: hooks, toolProviders: toolProviders,
                             hookErrorPolicy: hookErrorPolicy, overflowPolicy: overflowPolicy))
     }
 
@@ -72,6 +76,21 @@ public final class ChatSession: Sendable {
                 state.disabledHooks.formIntersection(newValue.map(ObjectIdentifier.init))
             }
         }
+    }
+
+    /// The tools from elsewhere than the hooks (an MCP server's), offered after theirs.
+    public var toolProviders: [any ToolProvider] {
+        get { state.withLock { $0.toolProviders } }
+        set { state.withLock { $0.toolProviders = newValue } }
+    }
+
+    /// Every tool provider, in order: the hooks that are providers, then ``toolProviders``.
+    public var allToolProviders: [any ToolProvider] {
+        state.withLock { Self.providers(of: $0) }
+    }
+
+    private static func providers(of state: State) -> [any ToolProvider] {
+        state.hooks.compactMap { $0 as? any ToolProvider } + state.toolProviders
     }
 
     /// What keeps a record of each reply (the conversation log); `nil` for none.
@@ -146,7 +165,7 @@ public final class ChatSession: Sendable {
             do {
                 // Tools the parameters bring (a server's client's) take the place of the hooks'.
                 let toolBox = snapshot.parameters.tools.isEmpty
-                    ? try ToolBox(hooks: snapshot.hooks, disabled: snapshot.disabledHooks, names: snapshot.parameters.toolNames)
+                    ? try ToolBox(providers: Self.providers(of: snapshot), disabled: snapshot.disabledHooks, names: snapshot.parameters.toolNames)
                     : ToolBox()
                 var parameters = snapshot.parameters
                 parameters.tools = toolBox.definitions + parameters.tools
@@ -276,7 +295,7 @@ public final class ChatSession: Sendable {
         guard let recorder = snapshot.recorder else { return }
         recorder.record(Exchange(messages: snapshot.history + (question.map { [$0] } ?? []), reply: answer, summary: summary,
                                       parameters: snapshot.parameters,
-                                      plugins: snapshot.hooks.filter { $0.isPlugin && !snapshot.disabledHooks.contains(ObjectIdentifier($0)) }
+                                      plugins: snapshot.hooks.filter { !snapshot.disabledHooks.contains(ObjectIdentifier($0)) }
                                         .map(\.specification), rounds: rounds))
     }
 

@@ -1,19 +1,20 @@
-/// The tools a session's enabled hooks offer, by name, and the running of a call: bounded in
-/// what it returns, and never an error for the turn — a failure is a result that says why.
+/// The tools a session's providers offer (its enabled hooks that are providers, and the others it
+/// was given), by name, and the running of a call: bounded in what it returns, and never an error
+/// for the turn — a failure is a result that says why.
 struct ToolBox {
     private(set) var definitions: [ToolDefinition] = []
-    private var owners: [String: any ChatHook] = [:]
+    private var owners: [String: any ToolProvider] = [:]
 
     /// No tools: those of the turn are the caller's.
     init() {}
 
-    /// The tools of `hooks` (disabled ones left out), only those `names` lists when it is not
-    /// `nil`; a name two hooks declare, and a name listed that no hook declares, are refused.
-    init(hooks: [any ChatHook], disabled: Set<ObjectIdentifier>, names: [String]? = nil) throws(ToolSelectionError) {
-        for hook in hooks where !disabled.contains(ObjectIdentifier(hook)) {
-            for tool in hook.tools {
-                if let owner = owners[tool.name] { throw .clash(ToolClash(tool: tool.name, first: owner.name, second: hook.name)) }
-                owners[tool.name] = hook
+    /// The tools of `providers` (disabled ones left out), only those `names` lists when it is not
+    /// `nil`; a name two providers declare, and a name listed that none declares, are refused.
+    init(providers: [any ToolProvider], disabled: Set<ObjectIdentifier>, names: [String]? = nil) throws(ToolSelectionError) {
+        for provider in providers where !disabled.contains(ObjectIdentifier(provider)) {
+            for tool in provider.tools {
+                if let owner = owners[tool.name] { throw .clash(ToolClash(tool: tool.name, first: owner.name, second: provider.name)) }
+                owners[tool.name] = provider
                 definitions.append(tool)
             }
         }
@@ -25,13 +26,13 @@ struct ToolBox {
         owners = owners.filter { names.contains($0.key) }
     }
 
-    /// Whether a hook runs `name` (else it is the caller's, such as a server's client's).
+    /// Whether a provider runs `name` (else it is the caller's, such as a server's client's).
     func runs(_ name: String) -> Bool { owners[name] != nil }
 
-    /// What runs the tool `name`: its hook's name (a plugin's, or `mcp:SERVER`).
+    /// What runs the tool `name`: its provider's name (a plugin's, or `mcp:SERVER`).
     func provider(of name: String) -> String { owners[name]?.name ?? "none" }
 
-    /// Runs `call` on the hook that declared its tool; its result is whole, for
+    /// Runs `call` on the provider that declared its tool; its result is whole, for
     /// ``fitting(_:after:parameters:backend:)`` to cut.
     func run(_ call: ToolCall) async -> ToolResult {
         let start = ContinuousClock.now
@@ -50,11 +51,11 @@ struct ToolBox {
     }
 }
 
-/// Two hooks declaring a tool of the same name.
+/// Two providers declaring a tool of the same name.
 public struct ToolClash: Error, Sendable, Hashable, CustomStringConvertible {
     /// The tool's name.
     public let tool: String
-    /// The hooks (plugins) that declare it.
+    /// The providers (plugins, MCP servers) that declare it.
     public let first: String, second: String
 
     public var description: String {

@@ -13,7 +13,7 @@ import TideCore
 /// let plugin = try LuaPlugin(spec: PluginSpec(parsing: "stop-after-sentences sentences=2"))
 /// let session = ChatSession(backend: backend, hooks: [plugin])
 /// ```
-public final class LuaPlugin: ChatHook, @unchecked Sendable {
+public final class LuaPlugin: ChatHook, ToolProvider, @unchecked Sendable {
     // Every use of `lua` holds `lock`: a session calls hooks from one task at a time, but a
     // plugin object could be shared by mistake, and Lua states are not thread-safe.
     public let name: String

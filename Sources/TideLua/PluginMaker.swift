@@ -33,12 +33,11 @@ public struct PluginMaker: Sendable {
 
     /// The hooks of each conversation (`tide serve` gives every request its own, since plugins
     /// keep state across a reply): the plugins `settings` name, made afresh from their files
-    /// read once now, then `shared` (an MCP server's tools). ``plugins(_:log:)`` made first tells
-    /// a mistake before anything starts.
-    public func factory(_ settings: [Sourced], then shared: [any ChatHook]) throws(SourcedError) -> HookFactory {
+    /// read once now. ``plugins(_:log:)`` made first tells a mistake before anything starts.
+    public func factory(_ settings: [Sourced]) throws(SourcedError) -> HookFactory {
         let sources = try sources(settings)
         let limits = limits
-        return HookFactory { log in try sources.map { try $0.source.instantiate(limits: limits, log: log) } + shared }
+        return HookFactory { log in try sources.map { try $0.source.instantiate(limits: limits, log: log) } }
     }
 
     /// The files `settings` name, read.

@@ -53,9 +53,9 @@ public final class MCPServers: Sendable {
         return MCPServers(connections: specs.indices.compactMap { started[$0] })
     }
 
-    /// A hook for each server's tools, for one conversation.
-    public func hooks() -> [any ChatHook] {
-        connections.map(MCPToolHook.init(connection:))
+    /// The tools of each server, for one conversation.
+    public func tools() -> [any ToolProvider] {
+        connections.map(MCPServerTools.init(connection:))
     }
 
     /// Ends every server.

@@ -40,7 +40,7 @@ struct Replay {
         self.golden = golden
         self.events = events
         session = ChatSession(backend: backend, systemPrompt: model.defaultSystemPrompt, parameters: prepared.parameters,
-                              hooks: prepared.commandLinePlugins + prepared.toolHooks,
+                              hooks: prepared.commandLinePlugins, toolProviders: prepared.toolProviders,
                               hookErrorPolicy: runner.hookErrorPolicy,
                               overflowPolicy: runner.overflow)
         session.recorder = runner.recorder?(file, prepared.setup.lastingModelName)
@@ -229,7 +229,7 @@ struct Replay {
             backend = self.backend
         }
         let recipe = try RecipeSources(setup: setup).resolve()
-        let made = Judge(backend: backend, hooks: try PluginMaker(locator: locator, limits: limits).factory(recipe.plugins, then: []))
+        let made = Judge(backend: backend, hooks: try PluginMaker(locator: locator, limits: limits).factory(recipe.plugins))
         judge = made
         return made
     }

@@ -190,7 +190,7 @@ public struct ScriptRunner: Sendable {
         }
         for spec in specs {
             do {
-                prepared.toolHooks.append(MCPToolHook(connection: try await mcpServers.connection(for: spec)))
+                prepared.toolProviders.append(MCPServerTools(connection: try await mcpServers.connection(for: spec)))
             } catch {
                 let setting = recipe.mcpServers.first { (try? MCPServerSpec(parsing: $0.text)) == spec }
                 throw ScriptRunError("\(file):\(setting.map { SourcedError($0, error).description } ?? "\(error)")")
@@ -245,7 +245,7 @@ struct PreparedScript {
     /// The model's plugins and the `--plugin` instances, loaded first.
     var commandLinePlugins: [LuaPlugin]
     /// The tools of the MCP servers of the script's model, of `--mcp` and of its `@mcp` lines.
-    var toolHooks: [any ChatHook] = []
+    var toolProviders: [any ToolProvider] = []
     /// The judge of its `expect: judge` checks (``ScriptRunner/judge``, or its `@judge`).
     var judge: String?
     /// The schemas `expect: json-schema` names, by file as written.

@@ -77,7 +77,8 @@ final class CompletionRun: @unchecked Sendable {
         }
         var parameters = job.parameters
         parameters.seed = parameters.seed.map { $0 &+ UInt32(choice) }
-        let run = CompletionRun(job, parameters: parameters, backend: backend, hooks: hooks, hookErrorPolicy: configuration.hookErrorPolicy,
+        let run = CompletionRun(job, parameters: parameters, backend: backend, hooks: hooks, toolProviders: configuration.toolProviders,
+                                hookErrorPolicy: configuration.hookErrorPolicy,
                                 recorder: configuration.recorder?(job.endpoint.path), pool: pool, lent: lent, logger: logger)
         do {
             run.first = try await run.iterator.next()
@@ -88,13 +89,14 @@ final class CompletionRun: @unchecked Sendable {
         return run
     }
 
-    private init(_ job: CompletionJob, parameters: GenerationParameters, backend: any ChatBackend, hooks: [any ChatHook], hookErrorPolicy: HookErrorPolicy,
+    private init(_ job: CompletionJob, parameters: GenerationParameters, backend: any ChatBackend, hooks: [any ChatHook],
+                 toolProviders: [any ToolProvider], hookErrorPolicy: HookErrorPolicy,
                  recorder: (any ExchangeRecorder)?, pool: SequencePool, lent: ContinuousClock.Instant, logger: Logger) {
         self.pool = pool
         sequenceLent = lent
         self.backend = backend
         self.logger = logger
-        session = ChatSession(backend: backend, systemPrompt: nil, parameters: parameters, hooks: hooks,
+        session = ChatSession(backend: backend, systemPrompt: nil, parameters: parameters, hooks: hooks, toolProviders: toolProviders,
                               hookErrorPolicy: hookErrorPolicy)
         session.history = job.history
         session.recorder = recorder

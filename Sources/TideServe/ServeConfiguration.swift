@@ -19,6 +19,8 @@ public struct ServeConfiguration: Sendable {
     public var parameters: GenerationParameters
     /// Makes the hooks (the plugins, in hook order) of each request: every request gets fresh instances.
     public var hooks: HookFactory
+    /// The server's tools from elsewhere than its plugins (its MCP servers'), shared by every request.
+    public var toolProviders: [any ToolProvider] = []
     /// What a plugin error does: skip the plugin for the rest of the request, or fail the request.
     public var hookErrorPolicy: HookErrorPolicy
     /// The bearer token clients must send; `nil` for none.

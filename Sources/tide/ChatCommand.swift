@@ -39,7 +39,7 @@ struct ChatCommand: AsyncParsableCommand, TakesGenerationParameters {
         configuration.log = options.logOptions.database()
         defer { configuration.log?.flush() }
         // The servers end when Tide does (ChildProcesses).
-        configuration.toolHooks = try await options.pluginOptions.mcpOptions.start(recipe.mcpServers).hooks()
+        configuration.toolProviders = try await options.pluginOptions.mcpOptions.start(recipe.mcpServers).tools()
         let view = ChatView()
         let answers = ToolAnswers()
         if approveTools { configuration.toolApproval = { call in answers.approve(call) } }

@@ -50,7 +50,8 @@ struct GenerateCommand: AsyncParsableCommand, TakesGenerationParameters {
             backend: try loaded.makeBackend(setup),
             systemPrompt: options.sessionOptions.system ?? resumed.map { $0.systemPrompt ?? "" } ?? loaded.defaultSystemPrompt,
             parameters: parameters,
-            hooks: plugins + servers.hooks(),
+            hooks: plugins,
+            toolProviders: servers.tools(),
             hookErrorPolicy: options.pluginOptions.policy,
             overflowPolicy: options.sessionOptions.overflow
         )

@@ -175,8 +175,9 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
         // The MCP servers' tools are the server's own, as plugins' tools are.
         let servers = try await pluginOptions.mcpOptions.start(recipe.mcpServers, gracefulStop: true)
         var configuration = ServeConfiguration(modelName: "", parameters: recipe.parameters,
-                                               hooks: try pluginOptions.maker.factory(recipe.plugins, then: servers.hooks()),
+                                               hooks: try pluginOptions.maker.factory(recipe.plugins),
                                                hookErrorPolicy: pluginOptions.policy, apiKey: apiKey, serverLimits: try serverLimits())
+        configuration.toolProviders = servers.tools()
         let model = try ProgressBarModels().model(for: setup)
         guard let batch = try model.makeBatch(setup, sequences: parallel, contextSize: nil) else {
             throw ValidationError("tide serve runs a local model")

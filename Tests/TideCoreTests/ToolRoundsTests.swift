@@ -24,7 +24,7 @@ import TideTestSupport
     }
 
     /// A hook with tools: `add` sums `a` and `b`; `fail` throws; `big` returns 20,000 characters.
-    final class Adder: ChatHook, Sendable {
+    final class Adder: ChatHook, ToolProvider, Sendable {
         let name: String
         let points: Set<HookPoint> = []
         init(name: String = "adder") { self.name = name }

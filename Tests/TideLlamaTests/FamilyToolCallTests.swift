@@ -9,7 +9,7 @@ import TideTestSupport
 /// model as the family gives it.
 @Suite struct FamilyToolCallTests {
     /// A thermometer whose only argument is one of two words, so a call is short on any weights.
-    final class Thermometer: ChatHook, Sendable {
+    final class Thermometer: ChatHook, ToolProvider, Sendable {
         let name = "thermometer"
         let points: Set<HookPoint> = []
         var tools: [ToolDefinition] {

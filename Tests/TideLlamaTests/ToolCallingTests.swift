@@ -9,7 +9,7 @@ extension RealModelTests {
     /// prefers, run, and come back as results it reads.
     @Suite struct ToolCallingTests {
         /// A tip calculator, with a schema that leaves the model little room.
-        final class Tipper: ChatHook, Sendable {
+        final class Tipper: ChatHook, ToolProvider, Sendable {
             let name = "tipper"
             let points: Set<HookPoint> = []
             static let schema = #"{"type": "object", "properties": {"bill": {"type": "number"}, "percent": {"type": "integer", "minimum": 0, "maximum": 100}}, "required": ["bill", "percent"], "additionalProperties": false}"#

@@ -70,7 +70,7 @@ import TideProvider
 
     /// The factory reads the plugins' files once and makes each conversation's hooks afresh.
     @Test func aFactoryMakesFreshHooksForEachConversation() throws {
-        let factory = try PluginMaker().factory([Sourced("word-budget words=5", from: "--plugin")], then: [])
+        let factory = try PluginMaker().factory([Sourced("word-budget words=5", from: "--plugin")])
         let first = try factory.hooks(log: { _ in })
         let second = try factory.hooks(log: { _ in })
         #expect(first.map(\.name) == ["word-budget"] && second.map(\.name) == ["word-budget"])

@@ -2,7 +2,7 @@ import TideCore
 
 /// A hook with one tool, `add`, that always gives `5`: for tests of how calls travel, not of
 /// what a tool computes.
-public final class FixedTool: ChatHook, Sendable {
+public final class FixedTool: ChatHook, ToolProvider, Sendable {
     public let name = "adder"
     public let points: Set<HookPoint> = []
 

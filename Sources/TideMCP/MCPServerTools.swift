@@ -1,9 +1,8 @@
 import TideCore
 
-/// An MCP server's tools as a hook offers them: in the same tool box as Lua plugins' tools, so
-/// they take part in the same formats, grammar, rounds, `--tool` choices, approvals and logs. It
-/// acts at no other point.
-public final class MCPToolHook: ChatHook {
+/// An MCP server's tools, offered in the same tool box as Lua plugins' tools, so they take part
+/// in the same formats, grammar, rounds, `--tool` choices, policies, approvals and logs.
+public final class MCPServerTools: ToolProvider {
     /// The running server.
     public let connection: MCPConnection
 
@@ -14,10 +13,6 @@ public final class MCPToolHook: ChatHook {
 
     /// `mcp:NAME`, as tool clashes and logs show it.
     public var name: String { "mcp:\(connection.spec.name)" }
-    /// The `--mcp` value that starts the server again.
-    public var specification: String { "mcp \(connection.spec)" }
-    public var isPlugin: Bool { false }
-    public var points: Set<HookPoint> { [] }
     public var tools: [ToolDefinition] { connection.tools.map(\.definition) }
 
     /// Calls the server; an error result, or a server that failed, is a failed result.
