@@ -48,6 +48,7 @@ let package = Package(
         .target(name: "TideScript", dependencies: ["TideCore", "TideFiles", "TideFormat", "TideRegex"]),
         .target(name: "TideProvider", dependencies: ["TideCore", "TideLlama", "TideModels", "TideRemote"]),
         .target(name: "TideRunner", dependencies: ["TideCore", "TideFiles", "TideFormat", "TideRegex", "TideScript", "TideLua", "TideMCP", "TideModels", "TideProvider", "TideRemote"]),
+        .target(name: "TideReports", dependencies: ["TideCore", "TideOpenAI", "TideRunner", "TideScript"]),
         .target(name: "TideLlama", dependencies: ["TideCore", "TideFiles", "TideFormat", "CLlama"]),
         .target(
             name: "TideModels",
@@ -82,12 +83,12 @@ let package = Package(
         .executableTarget(
             name: "tide",
             dependencies: [
-                "TideCore", "TideFiles", "TideFormat", "TideLlama", "TideLua", "TideModels", "TideRemote", "TideProvider", "TideBench", "TideScript", "TideRunner",
+                "TideCore", "TideFiles", "TideFormat", "TideLlama", "TideLua", "TideModels", "TideRemote", "TideProvider", "TideBench", "TideScript", "TideRunner", "TideReports",
                 "TideChat", "TideServe", "TideLog", "TideOpenAI", "TideMCP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "TideTestSupport", dependencies: ["TideCore", "TideModels", "TideProvider"], path: "Tests/TideTestSupport", exclude: ["Fixtures"]),
+        .target(name: "TideTestSupport", dependencies: ["TideCore", "TideLlama", "TideModels", "TideProvider"], path: "Tests/TideTestSupport", exclude: ["Fixtures"]),
         .testTarget(name: "TideCoreTests", dependencies: ["TideCore", "TideTestSupport"]),
         .testTarget(name: "TideFilesTests", dependencies: ["TideFiles"]),
         .testTarget(name: "TideOpenAITests", dependencies: ["TideOpenAI", "TideCore", "TideFormat", "TideTestSupport"]),

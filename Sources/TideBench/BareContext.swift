@@ -1,6 +1,6 @@
 import CLlama
 import Foundation
-@_spi(Benchmarks) import TideLlama
+import TideLlama
 
 /// A llama.cpp context made with llama.cpp's own API, for measuring llama.cpp alone: no Tide
 /// code between the benchmark and `llama_decode`.

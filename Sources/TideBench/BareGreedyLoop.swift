@@ -1,5 +1,5 @@
 import CLlama
-@_spi(Benchmarks) import TideLlama
+import TideLlama
 
 /// The reference for decode speed: llama.cpp's own minimal greedy loop (as in its `simple`
 /// example) on a backend's context, with no Tide code between the steps.

@@ -1,5 +1,5 @@
 import CLlama
-@_spi(Benchmarks) import TideLlama
+import TideLlama
 
 /// What llama.cpp alone gains from batching on this machine: one `llama_decode` of a token for
 /// each of eight sequences against eight decodes of one token, on the same context, alternating.

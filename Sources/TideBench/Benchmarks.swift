@@ -1,6 +1,6 @@
 import Foundation
 import TideCore
-@_spi(Benchmarks) import TideLlama
+import TideLlama
 
 /// The figures `tide bench` measures, each as a ratio taken in one run on one model so that the
 /// drift of a shared machine cancels out.
@@ -19,6 +19,9 @@ public struct Benchmarks: Sendable {
     public var decodeTokens = 256
     /// Threads for llama.cpp.
     public var threads: Int?
+    /// The machine the score-drift figure reads scores on: this one, unless another is simulated
+    /// (`TIDE_MACHINE`, which the `tide` target reads); every other figure measures this machine.
+    public var machine = SimulatedMachine()
     /// Plugins for the decode comparison with hooks (a pre-prompt hook, a stop rule, a filter).
     public var plugins: [any ChatHook] = []
     /// A hook whose `on_logits` calls `view:top(40)`, for the logits-hook figure (none: skipped).
@@ -128,7 +131,7 @@ public struct Benchmarks: Sendable {
         if wants("score-drift") {
             log("score drift: 8 texts × \(ScoreDriftBenchmark.replyLength) tokens, batches of \(LlamaBackend.forcedChunkSize) "
                 + "against one token at a time" + (scoresFile.map { ", and this build against the scores in \($0)" } ?? ""))
-            report.scoreDrift = try ScoreDriftBenchmark(model: model, threads: threads, scoresFile: scoresFile).run()
+            report.scoreDrift = try ScoreDriftBenchmark(model: model, threads: threads, machine: machine, scoresFile: scoresFile).run()
         }
         if wants("cache-reuse") {
             log("follow-up time to first token on a ~1000-token history, \(rounds) rounds")

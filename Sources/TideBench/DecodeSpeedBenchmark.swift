@@ -1,5 +1,5 @@
 import TideCore
-@_spi(Benchmarks) import TideLlama
+import TideLlama
 
 /// Decode speed of the full engine (ChatSession, no hooks) against the bare llama.cpp loop, on
 /// the same context, thread, prompt and greedy sampler, alternating the two every round; and the

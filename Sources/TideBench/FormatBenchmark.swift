@@ -1,6 +1,6 @@
 import TideCore
 import TideFormat
-@_spi(Benchmarks) import TideLlama
+import TideLlama
 
 /// What a reply format costs: the decode rate of a greedy reply under a JSON schema against free
 /// text of the same length (the rate falls as the context grows, so lengths must match), with the

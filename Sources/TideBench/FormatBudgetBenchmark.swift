@@ -1,7 +1,7 @@
 import Foundation
 import TideCore
 import TideFormat
-@_spi(Benchmarks) import TideLlama
+import TideLlama
 
 /// Replies under a schema that must finish within a budget: for each schema fixture of the
 /// repository (`Tests/TideFormatTests/Fixtures/Schemas`, when run from it), the greedy reply's

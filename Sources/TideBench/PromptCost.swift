@@ -1,5 +1,5 @@
 import CLlama
-@_spi(Benchmarks) import TideLlama
+import TideLlama
 
 /// What llama.cpp alone takes to evaluate a few new tokens after a history already in its KV
 /// cache: the reference for a chat turn's time to first token, which grows with the history only

@@ -1,7 +1,7 @@
 import CLlama
 import Foundation
 import TideCore
-@_spi(Benchmarks) import TideLlama
+import TideLlama
 
 /// How far llama.cpp's scores for the same tokens move from one kernel to another: the
 /// measurement behind Tide's default tolerance (``Tolerance/standard``, docs/conversations.md).
@@ -16,6 +16,8 @@ import TideCore
 struct ScoreDriftBenchmark {
     let model: LlamaModel
     let threads: Int?
+    /// The machine whose scores are read: a simulated one moves them (the figure then measures the simulation).
+    let machine: SimulatedMachine
     /// A file of another build's scores to compare with; written, with this build's, when it
     /// does not exist.
     let scoresFile: String?
@@ -77,7 +79,7 @@ struct ScoreDriftBenchmark {
 
     func run() throws -> Result {
         let build = String(cString: llama_print_system_info()).trimmingCharacters(in: .whitespacesAndNewlines)
-        let backend = try LlamaBackend(model: model, options: LlamaContextOptions(contextSize: 512, threads: threads))
+        let backend = try LlamaBackend(model: model, options: LlamaContextOptions(contextSize: 512, threads: threads, machine: machine))
         var reference: Recording
         var other: Recording?
         if let scoresFile, FileManager.default.fileExists(atPath: scoresFile) {
@@ -185,12 +187,11 @@ struct ScoreDriftBenchmark {
                 batch.logits[offset] = everyLogit || offset == tokens.count - 1 ? 1 : 0
             }
             guard llama_decode(context, batch) == 0 else { throw BenchmarkError("llama.cpp could not decode the score-drift texts") }
-            // On a simulated machine (`TIDE_MACHINE`), its scores: the figure then measures the simulation.
             let rows = tokens.indices.compactMap { index -> ScoredEntry? in
                 let offset = index - tokens.startIndex
                 return batch.logits[offset] == 0 ? nil : ScoredEntry(index: offset, sequence: 0, position: position + offset, token: tokens[index])
             }
-            SimulatedMachine.current.perturb(rows: rows, vocabularySize: model.facts.vocabularySize) { llama_get_logits_ith(context, Int32($0)) }
+            machine.perturb(rows: rows, vocabularySize: model.facts.vocabularySize) { llama_get_logits_ith(context, Int32($0)) }
         }
         try decode(prompt[...], from: 0, everyLogit: false)
         read(0, llama_get_logits_ith(context, -1)!)

@@ -1,7 +1,7 @@
 import Synchronization
 import TideCore
 import TideFormat
-@_spi(Benchmarks) import TideLlama
+import TideLlama
 
 /// What tool calling costs. Offered but not called: the decode rate of a greedy reply that calls
 /// no tool, with the tools offered (the call's marker watched for, the lazy grammar waiting)

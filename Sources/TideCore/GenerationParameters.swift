@@ -117,9 +117,17 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
     /// Parameters with every default.
     public init() {}
 
+    /// Whether the reply takes the likeliest token at each step (temperature 0) rather than a
+    /// random draw: the one place this is decided.
+    public var isGreedy: Bool { temperature == 0 }
+
+    /// Whether XTC removes the likeliest tokens, at random: a threshold above 0.5 leaves at most
+    /// one token above it, which XTC keeps.
+    public var removesTopTokens: Bool { xtcProbability > 0 && xtcThreshold <= 0.5 }
+
     /// Whether every run samples the same reply from the same scores: greedy decoding (without
     /// XTC's random removals), or a random draw from a fixed seed.
-    public var isReproducible: Bool { (temperature == 0 && (xtcProbability == 0 || xtcThreshold > 0.5)) || seed != nil }
+    public var isReproducible: Bool { (isGreedy && !removesTopTokens) || seed != nil }
 
     /// The largest token count a parameter may take: llama.cpp counts tokens in 32-bit integers.
     public static let maximumTokenCount = Int(Int32.max)

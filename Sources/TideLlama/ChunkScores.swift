@@ -41,7 +41,7 @@ struct ChunkScores {
 
     /// One decoding step of `sampler` from the scores of kept entry `index` (0 the first); the
     /// hooks adjust them in place.
-    mutating func step(_ index: Int, sampler: SamplerChain, model: LlamaModel,
+    mutating func step(_ index: Int, sampler: ReplySampler, model: LlamaModel,
                        adjustingLogits: ((any LogitsView) throws -> Void)?) throws -> DecodedToken
     {
         if let (context, first, count) = inContext {

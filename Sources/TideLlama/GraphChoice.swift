@@ -2,14 +2,14 @@ import CLlama
 
 /// How llama.cpp chooses a reply's next token in its graph, so that less than the whole
 /// vocabulary's scores (49,152 floats for SmolLM2) is copied back from where the model runs
-/// (``LlamaBatchEngine``, `llama_set_sampler`). ``SamplerChain/graphChoice`` says which a step
+/// (``LlamaBatchEngine``, `llama_set_sampler`). ``ReplySampler/graphChoice`` says which a step
 /// allows.
 enum GraphChoice: Equatable, Sendable {
     /// The best score's token (``GraphGreedySampler``): its id alone is copied back.
     case best
     /// The `count` best scores and their tokens (llama.cpp's top-k in the graph), among which the
     /// reply's own chain chooses on the CPU as it would among all of them
-    /// (``SamplerChain/chooseAmongGraphCandidates(_:at:model:)``).
+    /// (``ReplySampler/chooseAmongGraphCandidates(_:at:model:)``).
     case candidates(Int)
 
     /// The chain `llama_set_sampler` runs in the graph for this choice; `llama_sampler_free`
@@ -30,7 +30,7 @@ enum GraphChoice: Equatable, Sendable {
 }
 
 /// Which of the choices in llama.cpp's graph (``GraphChoice``) a backend makes.
-@_spi(Benchmarks) public enum GraphChoicePolicy: Sendable {
+public enum GraphChoicePolicy: Sendable {
     /// None: every step copies the scores (what the benchmarks and tests compare with).
     case never
     /// Those that save work on this machine: the few best scores wherever the chain allows, and

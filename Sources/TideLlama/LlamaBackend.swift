@@ -54,26 +54,26 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     }
 
     /// The most recorded tokens teacher forcing evaluates in one decode (``TeacherForcer/chunkSize``).
-    @_spi(Benchmarks) public static let forcedChunkSize = TeacherForcer.chunkSize
-    /// The llama.cpp context, for benchmarks that drive llama.cpp directly on the same state
-    /// (sequence 0 of a backend made with a context of its own).
-    @_spi(Benchmarks) public var context: OpaquePointer { engine.context }
+    public static let forcedChunkSize = TeacherForcer.chunkSize
+    /// The llama.cpp context, for code that drives llama.cpp's C API directly on the same state
+    /// (sequence 0 of a backend made with a context of its own; the bare baselines of `tide bench`).
+    public var context: OpaquePointer { engine.context }
     /// Constrains every token's candidates by the reply format's grammar, instead of checking the
     /// sampled token first: the alternative that benchmarks measure against.
-    @_spi(Benchmarks) public var constrainsEveryToken = false
+    public var constrainsEveryToken = false
     /// Which replies alone in their context that read no scores have llama.cpp choose each token,
     /// or its few candidates, in its graph (``LlamaReplyDecoder``, ``GraphChoice``): those where it
     /// saves work, unless benchmarks and tests ask for all or none.
-    @_spi(Benchmarks) public var graphChoices = GraphChoicePolicy.whereTheyPay
+    public var graphChoices = GraphChoicePolicy.whereTheyPay
     /// Stops choosing this sequence's tokens in llama.cpp's graph before a benchmark decodes it
     /// with llama.cpp alone; the next reply that may starts again.
-    @_spi(Benchmarks) public func stopChoosingOnBackend() { engine.stopSamplingOnBackend(sequence) }
+    public func stopChoosingOnBackend() { engine.stopSamplingOnBackend(sequence) }
     /// Steers a reply under a format to finish within `max-tokens` (``BudgetSteerer``); off only
     /// for the benchmark that measures what it changes.
-    @_spi(Benchmarks) public var steersFormatBudget = true
+    public var steersFormatBudget = true
 
     /// Tokens of the shortest reply `format` allows on this model, its end included.
-    @_spi(Benchmarks) public func shortestReplyTokens(_ format: ReplyFormat) -> Int? {
+    public func shortestReplyTokens(_ format: ReplyFormat) -> Int? {
         BudgetSteerer.shortestReplyTokens(format, model: model)
     }
 
@@ -186,7 +186,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
             let prompt = try countedTokens ?? promptTokens(for: messages, rawPrompt: parameters.rawPrompt)
             guard !prompt.isEmpty else { throw LlamaError.emptyPrompt }
             try Task.checkCancellation()
-            return (prompt, PreparedSampler(try SamplerChain(parameters, model: model, toolCalls: reader,
+            return (prompt, PreparedSampler(try ReplySampler(parameters, model: model, toolCalls: reader,
                                                              checkingSampledTokenFirst: !constrainsEveryToken,
                                                              steeringBudget: steersFormatBudget)))
         }
@@ -200,14 +200,14 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
             state.busy = true
             return min(zip(state.kept.tokens, prompt).prefix { $0 == $1 }.count, prompt.count - 1)
         }
-        sampler.chain.accept(prompt: prompt, model: model)
+        sampler.value.chain.accept(prompt: prompt, model: model)
         let drafter = forcer == nil && parameters.draft != .off && model.canDropCachedTokens
             ? Drafter(prompt: prompt, always: parameters.draft == .always, costsAreGiven: engine.machine.checkCosts != nil,
                       costs: { [engine] in
                           engine.model.draftCheckCosts(threads: engine.threads, flashAttention: engine.flashAttention,
                                                        machine: engine.machine)
                       }) : nil
-        return LlamaReplyDecoder(backend: self, sampler: sampler.chain, prompt: prompt, reused: reused, forcer: forcer, drafter: drafter)
+        return LlamaReplyDecoder(backend: self, sampler: sampler.value, prompt: prompt, reused: reused, forcer: forcer, drafter: drafter)
     }
 
     /// The prompt's tokens, rendered and tokenized on the engine's prompt thread (``onPromptThread(_:)``).
@@ -242,12 +242,12 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     }
 }
 
-/// A sampler chain made on the prompt thread and handed, once, to the reply that uses it.
+/// A reply's sampler made on the prompt thread and handed, once, to the reply that uses it.
 private struct PreparedSampler: @unchecked Sendable {
-    let chain: SamplerChain
+    let value: ReplySampler
 
-    init(_ chain: SamplerChain) {
-        self.chain = chain
+    init(_ value: ReplySampler) {
+        self.value = value
     }
 }
 

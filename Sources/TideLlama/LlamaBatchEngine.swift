@@ -241,11 +241,11 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     /// every token is then chosen from copied scores.
     private var backendSamplingRefused = false
     /// How many tokens llama.cpp chose in its graph (``GraphChoice/best``).
-    @_spi(Benchmarks) public var tokensChosenOnBackend: Int { chosenOnBackend.load(ordering: .relaxed) }
+    public var tokensChosenOnBackend: Int { chosenOnBackend.load(ordering: .relaxed) }
     private let chosenOnBackend = Atomic<Int>(0)
     /// How many tokens were chosen among the few best scores llama.cpp's graph kept
     /// (``GraphChoice/candidates(_:)``).
-    @_spi(Benchmarks) public var tokensChosenAmongGraphCandidates: Int { chosenAmongCandidates.load(ordering: .relaxed) }
+    public var tokensChosenAmongGraphCandidates: Int { chosenAmongCandidates.load(ordering: .relaxed) }
     private let chosenAmongCandidates = Atomic<Int>(0)
 
     /// Has `sequence`'s next decodes choose their token in llama.cpp's graph as `choice` says

@@ -16,9 +16,9 @@ public struct LlamaContextOptions: Sendable, Hashable {
     /// off, batches score otherwise than single tokens, and recordings are checked within the
     /// tolerance (``Tolerance``).
     public var flashAttention = true
-    /// The machine whose scores and costs the context gives: this one, or the one `TIDE_MACHINE`
-    /// simulates (``SimulatedMachine``).
-    public var machine = SimulatedMachine.current
+    /// The machine whose scores and costs the context gives: this one, unless another is
+    /// simulated (``SimulatedMachine``: the `tide` target passes the one `TIDE_MACHINE` names).
+    public var machine: SimulatedMachine
     /// Whether, in an engine of several sequences, a long prompt is read beside the replies in
     /// progress a paced piece a step (``PrefillPace``, chunked prefill) rather than in batches of
     /// `batchSize` that stop them: for a server, whose clients must not stall one another. Its
@@ -26,11 +26,12 @@ public struct LlamaContextOptions: Sendable, Hashable {
     /// which promises that replay's replies, leaves it off.
     public var chunkedPrefill = false
 
-    /// Options with every default.
-    public init(contextSize: Int? = nil, threads: Int? = nil, batchSize: Int = 512) {
+    /// Options with every default: on this machine, unless `machine` simulates another.
+    public init(contextSize: Int? = nil, threads: Int? = nil, batchSize: Int = 512, machine: SimulatedMachine = SimulatedMachine()) {
         self.contextSize = contextSize
         self.threads = threads
         self.batchSize = batchSize
+        self.machine = machine
     }
 
     /// The context size to use with a model trained on `trainedLength` tokens.

@@ -12,8 +12,9 @@ import TideFormat
 /// ```
 public final class LlamaModel: @unchecked Sendable {
     // llama.cpp's model and vocabulary are read-only after loading and safe to share.
-    /// The llama.cpp model, for benchmarks that call the C API directly.
-    @_spi(Benchmarks) public let pointer: OpaquePointer
+    /// The llama.cpp model, for code that calls llama.cpp's C API on it directly (the bare
+    /// llama.cpp baselines of `tide bench`).
+    public let pointer: OpaquePointer
     let vocab: OpaquePointer
     /// The file the model was loaded from.
     public let path: String

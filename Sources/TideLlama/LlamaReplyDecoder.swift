@@ -22,7 +22,7 @@ import TideCore
 /// before the next decode (the same cut a rewind makes).
 final class LlamaReplyDecoder: ReplyDecoder {
     private let backend: LlamaBackend
-    private let sampler: SamplerChain
+    private let sampler: ReplySampler
     private let prompt: [Int32]
     private var started = false
     private var pending: Int32?
@@ -45,7 +45,7 @@ final class LlamaReplyDecoder: ReplyDecoder {
     /// engine's thread if the cache cannot keep them (it then starts over).
     private(set) var reusedPromptTokenCount: Int
 
-    init(backend: LlamaBackend, sampler: SamplerChain, prompt: [Int32], reused: Int, forcer: TeacherForcer?, drafter: Drafter?) {
+    init(backend: LlamaBackend, sampler: ReplySampler, prompt: [Int32], reused: Int, forcer: TeacherForcer?, drafter: Drafter?) {
         self.backend = backend
         self.sampler = sampler
         self.prompt = prompt
@@ -71,8 +71,8 @@ final class LlamaReplyDecoder: ReplyDecoder {
     private var readsChunksInPlace: Bool { backend.engine.sequenceCapacity == 1 }
 
     func nextToken(adjustingLogits: ((any LogitsView) throws -> Void)?) async throws -> DecodedToken {
-        sampler.expectation = forcer?.expectation(tolerance: sampler.tolerance)
-        if sampler.isResampling {
+        sampler.tolerance.expectation = forcer?.expectation(tolerance: sampler.plan.tolerance)
+        if sampler.rewinds.isResampling {
             // A rewound position is sampled again from its saved scores: no decode.
             return keep(try sampler.resample(model: model, adjustingLogits: adjustingLogits))
         }
@@ -163,7 +163,7 @@ final class LlamaReplyDecoder: ReplyDecoder {
     /// token is the model's choice when the sampler chooses it within the tolerance.
     private func draftedToken(adjustingLogits: ((any LogitsView) throws -> Void)?) throws -> DecodedToken {
         if !backend.engine.scoresBatchesExactly {
-            sampler.expectation = drafter!.expectedToken.map { SamplerChain.Expectation(token: $0, tolerance: sampler.tolerance) }
+            sampler.tolerance.expectation = drafter!.expectedToken.map { ToleranceChoice.Expectation(token: $0, tolerance: sampler.plan.tolerance) }
         }
         return try chunk.step(drafter!.index, sampler: sampler, model: model, adjustingLogits: adjustingLogits)
     }
@@ -194,7 +194,7 @@ final class LlamaReplyDecoder: ReplyDecoder {
     private func keep(_ step: DecodedToken) -> DecodedToken {
         sampled += 1
         if forcer?.isForcing == true {
-            if forcer!.check(step, nearTie: sampler.nearTie) {
+            if forcer!.check(step, nearTie: sampler.tolerance.nearTie) {
                 // The model spelled the recording with other tokens: those evaluated leave the cache.
                 if let respelled = forcer!.takeCut() { cut = promptTokenCount + respelled }
                 pending = nil
@@ -261,8 +261,8 @@ final class LlamaReplyDecoder: ReplyDecoder {
                     if timesStep { self.drafter?.timed(seconds + (ContinuousClock.now - copying).seconds) }
                     let first = self.forcer?.isForcing == true ? self.forcer!.indexInChunk : 0
                     if self.forcer == nil, !backend.engine.scoresBatchesExactly {
-                        sampler.expectation = self.drafter!.expectedToken.map {
-                            SamplerChain.Expectation(token: $0, tolerance: sampler.tolerance)
+                        sampler.tolerance.expectation = self.drafter!.expectedToken.map {
+                            ToleranceChoice.Expectation(token: $0, tolerance: sampler.plan.tolerance)
                         }
                     }
                     return try self.chunk.step(first, sampler: sampler, model: model, adjustingLogits: adjust.value)
@@ -273,7 +273,7 @@ final class LlamaReplyDecoder: ReplyDecoder {
     }
 
     /// How a step of `outputs` scored tokens has llama.cpp choose its token in its graph
-    /// (``SamplerChain/graphChoice``: the best score, or a few best among which the reply's chain
+    /// (``ReplySampler/graphChoice``: the best score, or a few best among which the reply's chain
     /// chooses), or `nil` to copy the scores: a step that no hook, recording or draft reads the
     /// scores of, alone in its context (several sequences would each change llama.cpp's graphs as
     /// their replies come and go), on this machine as it is (a simulated one moves the scores
@@ -295,10 +295,10 @@ final class LlamaReplyDecoder: ReplyDecoder {
         return choice
     }
 
-    func keepRewindPoints() throws { sampler.keepRewindPoints() }
+    func keepRewindPoints() throws { sampler.rewinds.keep() }
 
     func rewind(to position: Int) throws {
-        guard sampler.rewind(to: position) else { throw LlamaError.rewindFailed(position: position) }
+        guard sampler.rewinds.rewind(to: position) else { throw LlamaError.rewindFailed(position: position) }
         forcer?.rewind(to: position)
         drafter?.rewind(toContextLength: promptTokenCount + position)
         pending = nil
@@ -306,7 +306,7 @@ final class LlamaReplyDecoder: ReplyDecoder {
         cut = promptTokenCount + position
     }
 
-    func forgetRewindPoints(before position: Int) throws { sampler.forgetRewindPoints(before: position) }
+    func forgetRewindPoints(before position: Int) throws { sampler.rewinds.forget(before: position) }
 
     func close() {
         // The cache as generating would leave it, for the next prompt to be evaluated alike: the

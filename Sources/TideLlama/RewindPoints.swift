@@ -1,76 +1,62 @@
-import CLlama
-import TideCore
-
-/// The rewind points of a sampler chain: a copy of its state and of the scores at each reply
-/// position, so that a position a hook took back is sampled again exactly as it was first
-/// sampled, with no decode.
-extension SamplerChain {
-    /// Copies of the chain's and the grammar's states, to go back to.
-    final class Snapshot {
-        private let sampler: UnsafeMutablePointer<llama_sampler>
-        private let grammar: UnsafeMutablePointer<llama_sampler>?
-
-        /// Copies of `chain` and `grammar`; `nil` when llama.cpp cannot copy them.
-        init?(_ chain: UnsafeMutablePointer<llama_sampler>, grammar: UnsafeMutablePointer<llama_sampler>?) {
-            guard let sampler = llama_sampler_clone(chain) else { return nil }
-            let copy = grammar.flatMap { llama_sampler_clone($0) }
-            if grammar != nil, copy == nil {
-                llama_sampler_free(sampler)
-                return nil
-            }
-            self.sampler = sampler
-            self.grammar = copy
-        }
-
-        deinit {
-            llama_sampler_free(sampler)
-            if let grammar { llama_sampler_free(grammar) }
-        }
-
-        /// Fresh copies of the saved states, the snapshot staying as it is; `nil` when llama.cpp
-        /// cannot copy them.
-        func copies() -> (chain: UnsafeMutablePointer<llama_sampler>, grammar: UnsafeMutablePointer<llama_sampler>?)? {
-            guard let chain = llama_sampler_clone(sampler) else { return nil }
-            guard let grammar else { return (chain, nil) }
-            guard let restored = llama_sampler_clone(grammar) else {
-                llama_sampler_free(chain)
-                return nil
-            }
-            return (chain, restored)
-        }
-    }
-
+/// The per-step policy of a reply a hook may rewind: once asked to, it keeps a copy of the
+/// chain's state and of the scores at each reply position, so that a position a hook took back
+/// is sampled again exactly as it was first sampled, with no decode.
+final class RewindPoints: StepPolicy {
     /// What sampling a reply position again needs: the scores the model gave it, before any
-    /// hook, and the sampler's and the grammar's states before it was sampled.
-    struct RewindPoint {
+    /// hook, and the chain's, the grammar's and the budget's states before it was sampled.
+    private struct Point {
         let logits: [Float]
-        let state: Snapshot
+        let state: SamplerChain.Snapshot
         let steerer: BudgetSteerer?
     }
 
-    /// Puts the states of `snapshot` in place of the chain's and the grammar's; `false` (and
-    /// nothing changed) when they cannot be copied.
-    func restore(_ snapshot: Snapshot) -> Bool {
-        guard let (restoredChain, restoredGrammar) = snapshot.copies() else { return false }
-        llama_sampler_free(chain)
-        chain = restoredChain
-        if let grammar { llama_sampler_free(grammar) }
-        grammar = restoredGrammar
-        return true
+    /// The most positions kept: a rewind reaches at most this many tokens back (each point holds
+    /// a copy of the vocabulary's scores).
+    static let maximum = 256
+
+    private let chain: SamplerChain
+    private let budget: FormatBudget?
+    /// The points of the positions from ``first`` on, while ``isKeeping``.
+    private var points: [Point] = []
+    /// The reply position of the first kept point.
+    private var first = 0
+    /// Whether a point is kept at each position (``keep()``).
+    private var isKeeping = false
+    /// The point to sample again at the next step, after a rewind.
+    private var resampling: Point?
+
+    /// The points of `chain`'s states, and of `budget`'s, if the reply has one.
+    init(chain: SamplerChain, budget: FormatBudget?) {
+        self.chain = chain
+        self.budget = budget
     }
+
+    var readsScores: Bool { isKeeping || resampling != nil }
 
     /// Keeps a rewind point at every position from now on.
-    func keepRewindPoints() {
-        keepsPoints = true
+    func keep() {
+        isKeeping = true
     }
 
-    /// Goes back to reply position `position`: the sampler's state is what it was before that
+    func stepBegins(_ scores: UnsafeMutablePointer<Float>, isNewPosition: Bool) {
+        guard isKeeping, isNewPosition else { return }
+        // Points stay aligned with positions: one that cannot be kept ends what rewinds can reach.
+        if let state = chain.snapshot() {
+            points.append(Point(logits: Array(UnsafeBufferPointer(start: scores, count: chain.plan.vocabularySize)), state: state,
+                                steerer: budget?.steerer))
+            if points.count > Self.maximum { forget(before: first + 1) }
+        } else {
+            forget(before: first + points.count + 1)
+        }
+    }
+
+    /// Goes back to reply position `position`: the chain's state is what it was before that
     /// position was sampled, and the next step samples it again from its saved scores. Returns
     /// false when no point is kept for it.
     func rewind(to position: Int) -> Bool {
-        let offset = position - firstPoint
-        guard canRewind(to: position), restore(points[offset].state) else { return false }
-        steerer = points[offset].steerer
+        let offset = position - first
+        guard canRewind(to: position), chain.restore(points[offset].state) else { return false }
+        if let steerer = points[offset].steerer { budget?.steerer = steerer }
         points.removeSubrange((offset + 1)...)
         resampling = points[offset]
         return true
@@ -78,27 +64,22 @@ extension SamplerChain {
 
     /// Whether a point is kept for `position`.
     func canRewind(to position: Int) -> Bool {
-        keepsPoints && position >= firstPoint && position - firstPoint < points.count
+        isKeeping && position >= first && position - first < points.count
     }
 
-    /// Forgets the rewind points of the positions before `position`.
-    func forgetRewindPoints(before position: Int) {
-        let count = min(max(position - firstPoint, 0), points.count)
+    /// Forgets the points of the positions before `position`.
+    func forget(before position: Int) {
+        let count = min(max(position - first, 0), points.count)
         points.removeFirst(count)
-        firstPoint += count
+        first += count
     }
 
     /// Whether the next step samples a rewound position again (and needs no decode).
     var isResampling: Bool { resampling != nil }
 
-    /// Samples the rewound position again, from its saved scores.
-    func resample(model: LlamaModel, adjustingLogits: ((any LogitsView) throws -> Void)?) throws -> DecodedToken {
-        guard let point = resampling else { preconditionFailure("resample() follows rewind(to:)") }
-        resampling = nil
-        var logits = point.logits
-        return try logits.withUnsafeMutableBufferPointer { buffer in
-            try decide(buffer.baseAddress!, context: nil, at: 0, model: model, adjustingLogits: adjustingLogits)
-        }
+    /// The saved scores of the rewound position, which the next step samples again; once.
+    func takeResampledScores() -> [Float]? {
+        defer { resampling = nil }
+        return resampling?.logits
     }
-
 }

@@ -36,35 +36,10 @@ extension SamplerStage {
 /// The stages in llama.cpp's default order, as `common_sampler` (and so llama-server) builds it:
 /// logit bias, penalties, DRY, top-n-σ, top-k, typical-p, top-p, min-p, XTC, then the
 /// temperature and a random draw (or, at temperature 0, the best token). Mirostat replaces every
-/// stage after the logit bias, after the temperature.
+/// stage after the logit bias, after the temperature. A reply's ``SamplingPlan`` says which it turns on.
 enum SamplerStages {
     static let order: [any SamplerStage.Type] = [LogitBiasStage.self, PenaltiesStage.self, DRYStage.self, TopNSigmaStage.self,
                                                  TopKStage.self, TypicalStage.self, TopPStage.self, MinPStage.self, XTCStage.self]
-
-    /// The stages `parameters` turn on, before the one that chooses the token: under greedy
-    /// decoding, without the cuts that no later stage depends on.
-    static func stages(for parameters: GenerationParameters) -> [any SamplerStage.Type] {
-        let on = (parameters.mirostat == 0 ? order : [LogitBiasStage.self]).filter { $0.isOn(parameters) }
-        guard parameters.temperature == 0 else { return on }
-        guard let last = on.lastIndex(where: { !$0.keepsBest }) else { return [] }
-        return Array(on[...last])
-    }
-
-    /// The sampler that chooses the token after the stages: the best token at temperature 0, else
-    /// the temperature and a random draw, or Mirostat.
-    static func choosers(for parameters: GenerationParameters, model: LlamaModel) -> [UnsafeMutablePointer<llama_sampler>?] {
-        guard parameters.temperature > 0 else { return [llama_sampler_init_greedy()] }
-        // llama.cpp draws a random seed for LLAMA_DEFAULT_SEED (0xFFFFFFFF).
-        let seed = parameters.seed ?? UInt32.max
-        let temperature = llama_sampler_init_temp(Float(parameters.temperature))
-        switch parameters.mirostat {
-        case 1:
-            return [temperature, llama_sampler_init_mirostat(Int32(model.facts.vocabularySize), seed, Float(parameters.mirostatTau),
-                                                             Float(parameters.mirostatEta), 100)]
-        case 2: return [temperature, llama_sampler_init_mirostat_v2(seed, Float(parameters.mirostatTau), Float(parameters.mirostatEta))]
-        default: return [temperature, llama_sampler_init_dist(seed)]
-        }
-    }
 }
 
 /// `logit-bias`: biases added to tokens' scores, a text's to each of its tokens.
@@ -206,7 +181,7 @@ enum MinPStage: SamplerStage {
 
 /// XTC: `xtc-probability`, `xtc-threshold` (it removes the best tokens, at random).
 enum XTCStage: SamplerStage {
-    static func isOn(_ parameters: GenerationParameters) -> Bool { parameters.xtcProbability > 0 && parameters.xtcThreshold <= 0.5 }
+    static func isOn(_ parameters: GenerationParameters) -> Bool { parameters.removesTopTokens }
     static func sampler(_ parameters: GenerationParameters, model: LlamaModel) -> UnsafeMutablePointer<llama_sampler>? {
         llama_sampler_init_xtc(Float(parameters.xtcProbability), Float(parameters.xtcThreshold), 0, parameters.seed ?? UInt32.max)
     }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Another machine, simulated on this one (`TIDE_MACHINE`): scores moved as another CPU's kernels
 /// move them, batches scored otherwise than single tokens as a GPU's are, and the costs Tide
 /// measures to decide (what a drafted check costs) replaced by given ones.
@@ -42,14 +40,10 @@ public struct SimulatedMachine: Sendable, Hashable, CustomStringConvertible {
     /// Whether nothing is simulated.
     public var isReal: Bool { noise == nil && checkCosts == nil && batchDrift == nil }
 
-    /// The machine `TIDE_MACHINE` names in this process's environment; this one when it is unset
-    /// or empty, or when it cannot be read (``fromEnvironment(_:)`` says why: the command line
-    /// refuses to start then).
-    public static let current: SimulatedMachine = (try? fromEnvironment()) ?? SimulatedMachine()
-
-    /// The machine `TIDE_MACHINE` names in `environment`.
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
-        throws(SimulatedMachineError) -> SimulatedMachine
+    /// The machine `TIDE_MACHINE` names in `environment`: this one when it is unset or empty.
+    /// The `tide` target reads its process's environment once and passes the machine in
+    /// (``LlamaContextOptions/machine``); nothing below it reads the environment.
+    public static func fromEnvironment(_ environment: [String: String]) throws(SimulatedMachineError) -> SimulatedMachine
     {
         try SimulatedMachine(parsing: environment[variable] ?? "")
     }

@@ -98,10 +98,10 @@ struct TeacherForcer {
 
     /// What the sampler is to expect at ``position`` while the recording holds: the recorded
     /// token, or the model's end where the recording ended.
-    func expectation(tolerance: Double) -> SamplerChain.Expectation? {
+    func expectation(tolerance: Double) -> ToleranceChoice.Expectation? {
         guard isForcing else { return nil }
         let start = offsets[position]
-        return SamplerChain.Expectation(token: position < tokens.count ? tokens[position] : nil, tolerance: tolerance,
+        return ToleranceChoice.Expectation(token: position < tokens.count ? tokens[position] : nil, tolerance: tolerance,
                                         upcoming: bytes[start..<min(bytes.count, start + Self.upcomingBytes)])
     }
 

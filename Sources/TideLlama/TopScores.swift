@@ -1,7 +1,7 @@
 /// The best scores of a vocabulary, by one pass of partial selection: a sorted buffer of at most
 /// `k` entries that a token enters only if it beats the current worst (ties keep the lower id
 /// first, as an argmax does).
-@_spi(Benchmarks) public enum TopScores {
+public enum TopScores {
     /// The `k` best of the `count` scores at `scores`, best first.
     public static func best(_ k: Int, of scores: UnsafePointer<Float>, count: Int) -> [(id: Int32, logit: Float)] {
         let k = min(max(k, 0), count)

@@ -11,10 +11,15 @@ public struct LocalModel: ChatModel {
     public let entry: ModelEntry?
     public let name: String
     public let defaults: ModelDefaults
+    /// The machine its contexts run on: this one, unless another is simulated.
+    public let machine: SimulatedMachine
 
-    /// `weights`, as `entry` describes them; `name` and `defaults` (a preset's) replace the entry's.
-    public init(weights: LlamaModel, entry: ModelEntry?, name: String? = nil, defaults: ModelDefaults? = nil) {
+    /// `weights`, as `entry` describes them, run on `machine`; `name` and `defaults` (a preset's)
+    /// replace the entry's.
+    public init(weights: LlamaModel, entry: ModelEntry?, name: String? = nil, defaults: ModelDefaults? = nil,
+                machine: SimulatedMachine = SimulatedMachine()) {
         self.weights = weights
+        self.machine = machine
         self.entry = entry
         self.name = name ?? entry?.id ?? URL(fileURLWithPath: weights.path).deletingPathExtension().lastPathComponent
         self.defaults = defaults ?? entry?.defaults ?? ModelDefaults()
@@ -29,7 +34,9 @@ public struct LocalModel: ChatModel {
 
     /// A llama.cpp context with the template and end strings of the registry entry.
     public func makeBackend(_ setup: ModelSetup) throws -> any ChatBackend {
-        try LlamaBackend(model: weights, options: setup.contextOptions, template: template(for: setup),
+        var options = setup.contextOptions
+        options.machine = machine
+        return try LlamaBackend(model: weights, options: options, template: template(for: setup),
                          endOfGenerationStrings: entry?.endOfGenerationStrings ?? [], toolFormat: toolFormat(for: setup))
     }
 
@@ -40,6 +47,7 @@ public struct LocalModel: ChatModel {
     /// else min(4096, the model's)), never more than the model was trained on.
     public func makeBatch(_ setup: ModelSetup, sequences: Int, contextSize: Int?) throws -> (any BackendBatch)? {
         var options = setup.contextOptions
+        options.machine = machine
         let trained = weights.facts.trainedContextLength
         options.contextSize = (contextSize ?? setup.contextSize).map { trained > 0 ? min($0, trained) : $0 }
         return LocalBatch(engine: try LlamaBatchEngine(model: weights, sequences: sequences, options: options),

@@ -15,12 +15,16 @@ public final class ModelCache: ModelProvider {
     }
     private let store: ModelStore
     private let userModels: @Sendable () throws -> UserModels
+    private let machine: SimulatedMachine
 
     /// A cache over `store`, with remote models from `userModels` (read when a name is neither
-    /// a path nor a built-in model's).
-    public init(store: ModelStore = .standard, userModels: @escaping @Sendable () throws -> UserModels = { try UserModels() }) {
+    /// a path nor a built-in model's), whose local models run on `machine`: this one, unless
+    /// another is simulated (`TIDE_MACHINE`, which the `tide` target reads).
+    public init(store: ModelStore = .standard, userModels: @escaping @Sendable () throws -> UserModels = { try UserModels() },
+                machine: SimulatedMachine = SimulatedMachine()) {
         self.store = store
         self.userModels = userModels
+        self.machine = machine
     }
 
     /// The model `setup` names: on its server, a remote registry entry, or a file loaded on
@@ -54,8 +58,9 @@ public final class ModelCache: ModelProvider {
             loaded[key] = weights
             return weights
         }
-        if let pooling = weights.facts.pooling { throw NotAChatModel(name: setup.model ?? resolved.path, pooling: pooling) }
-        return LocalModel(weights: weights, entry: resolved.entry, name: defaults == nil ? nil : setup.model, defaults: defaults)
+        if let pooling = weights.facts.pooling { throw NotAChatModel(name: setup.model, pooling: pooling) }
+        return LocalModel(weights: weights, entry: resolved.entry, name: defaults == nil ? nil : setup.model, defaults: defaults,
+                          machine: machine)
     }
 }
 

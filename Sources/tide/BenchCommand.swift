@@ -50,6 +50,7 @@ struct BenchCommand: AsyncParsableCommand {
     func run() async throws {
         var benchmarks = Benchmarks(model: try await modelOptions.loadLocal(), executable: try Self.executablePath(),
                                     threads: modelOptions.checkedThreads)
+        benchmarks.machine = .current
         benchmarks.rounds = rounds
         benchmarks.decodeTokens = decodeTokens
         benchmarks.only = only.isEmpty ? nil : Set(only)

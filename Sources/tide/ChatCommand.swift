@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TideChat
 import TideLog
+import TideReports
 
 /// `tide chat`: an interactive chat in the terminal, with plugins loaded.
 struct ChatCommand: AsyncParsableCommand, TakesGenerationParameters {
@@ -55,7 +56,7 @@ struct ChatCommand: AsyncParsableCommand, TakesGenerationParameters {
             if !canceller.cancel() && !interactive { Foundation.exit(130) }
         }
         defer { interrupts.stop() }
-        if let editor { view.banner(chat) }
+        if editor != nil { view.banner(chat) }
         if let resumed { chat.resume(resumed) }
         if let editor {
             await converse(chat, editor: editor, view: view)

@@ -1,6 +1,7 @@
 import Foundation
 import TideChat
 import TideCore
+import TideReports
 
 /// Draws a chat's events: replies as they stream on standard output, command output, problems
 /// on standard error. Styles only on a terminal (and never with `NO_COLOR`); piped, standard

@@ -3,6 +3,7 @@ import Foundation
 import TideChat
 import TideCore
 import TideLog
+import TideReports
 
 /// `tide generate`: one reply to one prompt, streamed to standard output.
 struct GenerateCommand: AsyncParsableCommand, TakesGenerationParameters {

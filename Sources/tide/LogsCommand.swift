@@ -3,6 +3,7 @@ import Foundation
 import TideCore
 import TideLog
 import TideProvider
+import TideReports
 import TideRunner
 
 /// `tide logs`: the conversation log — every exchange of `generate`, `chat`, `run` (and `serve

@@ -8,6 +8,7 @@ import TideLua
 import TideMCP
 import TideModels
 import TideProvider
+import TideReports
 
 /// `tide models`: list, describe, fetch, and make presets of models.
 struct ModelsCommand: AsyncParsableCommand {

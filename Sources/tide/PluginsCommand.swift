@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TideCore
 import TideLua
+import TideReports
 
 /// `tide plugins`: list the plugins Tide can find, and check one without a model.
 struct PluginsCommand: ParsableCommand {

@@ -1,12 +1,14 @@
 import Foundation
+import TideLlama
 import TideModels
 import TideProvider
 
-/// Models from a ``ModelCache``, with a progress bar named after the file while one loads.
+/// Models from a ``ModelCache``, with a progress bar named after the file while one loads; local
+/// models run on the machine `TIDE_MACHINE` names (``SimulatedMachine/current``).
 struct ProgressBarModels: ModelProvider {
     let cache: ModelCache
 
-    init(cache: ModelCache = ModelCache()) {
+    init(cache: ModelCache = ModelCache(machine: .current)) {
         self.cache = cache
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import TideCore
 import TideFormat
+import TideReports
 
 /// Streams a reply to standard output as it is generated; Ctrl-C cancels the reply (not the
 /// program), and the partial text stays in the session's history.

@@ -3,6 +3,7 @@ import Foundation
 import TideCore
 import TideLog
 import TideMCP
+import TideReports
 import TideRunner
 import TideScript
 
@@ -185,109 +186,56 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
             throw ExitCode(2)
         }
 
-        let style = TextStyle.standardOutput
-        let machineReadable = json || tap
-        let streaming = !machineReadable && !quiet && sequences == 1 && repetitions == 1 && (verbose || Terminal.stdoutIsTTY)
-        let report = RunReport(showPasses: !quiet && !streaming, style: style)
-        var tapReport = TAPReport()
+        let streaming = !json && !tap && !quiet && sequences == 1 && repetitions == 1 && (verbose || Terminal.stdoutIsTTY)
+        var reporter = RunReporter(output: tap ? .tap : json ? .json : .text(showPasses: !quiet && !streaming, style: .standardOutput),
+                                   repetitions: repetitions, minimumPassRate: minimumPassRate, keepsResults: html != nil)
         // A group is one case on one target; its runs are the repetitions.
-        let groups = cases.count * targets.count
-        let jobs = groups * repetitions
+        let jobs = cases.count * targets.count * repetitions
         let bar = jobs > 1 && !streaming ? ProgressBar(label: "replaying") : nil
         let job = ReplayJob(out: out, golden: golden, update: update, check: check,
-                            view: streaming ? TranscriptView(verbose: verbose, style: style) : nil)
+                            view: streaming ? TranscriptView(verbose: verbose, style: .standardOutput) : nil)
         let start = ContinuousClock.now
-        var (passed, failed, errors, done) = (0, 0, 0, 0)
-        var forcing: [TeacherForcing] = []
-        var outcomes: [ScriptOutcome] = []
-        var results: [ScriptResult] = []
-        if tap { Terminal.write(TAPReport.header + "\n") }
+        for line in reporter.header { Terminal.write(line + "\n") }
         bar?.update(0, detail: "0/\(jobs)")
-        // Results are printed in the order of the cases (each on every target in turn), each as
-        // soon as its runs and those of the groups before it are done.
-        var finished: [Int: [ScriptResult]] = [:]
-        var nextToPrint = 0
-        await withTaskGroup(of: (Int, ScriptResult).self) { group in
-            var started = 0
-            func startNext() {
-                guard started < jobs else { return }
-                let (index, run) = (started / repetitions, started % repetitions)
-                started += 1
-                let (scriptCase, target) = (cases[index / targets.count], targets[index % targets.count])
-                group.addTask {
-                    (index, await job.replay(scriptCase, on: target, seedOffset: repetitions > 1 ? UInt32(run) : nil))
-                }
-            }
-            for _ in 0..<sequences { startNext() }
-            for await (index, result) in group {
-                startNext()
-                done += 1
-                finished[index, default: []].append(result)
-                while finished[nextToPrint]?.count == repetitions, let runs = finished.removeValue(forKey: nextToPrint) {
-                    bar?.finish()
-                    let outcome = repetitions == 1 ? ScriptOutcome(runs[0])
-                        : ScriptOutcome(runs: runs, rates: runs.lazy.compactMap(\.transcript).first?
-                            .minimumPassRates(default: minimumPassRate ?? .all) ?? [])
-                    if tap {
-                        for line in tapReport.lines(for: outcome) { Terminal.write(line + "\n") }
-                    } else if json {
-                        Terminal.write((repetitions == 1 ? RunReport.json(for: runs[0]) : RunReport.json(for: outcome)) + "\n")
-                    } else {
-                        let lines = repetitions == 1 ? report.lines(for: runs[0]) : report.lines(for: outcome)
-                        for line in lines { Terminal.write(line + "\n") }
-                    }
-                    outcomes.append(outcome)
-                    if html != nil { results += runs }
-                    passed += outcome.passed
-                    failed += outcome.failed
-                    errors += outcome.failure == nil ? 0 : 1
-                    forcing += runs.flatMap { $0.replies.compactMap(\.teacherForcing) }
-                    nextToPrint += 1
-                }
-                bar?.update(Double(done) / Double(jobs), detail: "\(done)/\(jobs)")
-            }
+        await ReplayQueue.run(groups: cases.count * targets.count, repetitions: repetitions, concurrency: sequences) { [repetitions] index, run in
+            await job.replay(cases[index / targets.count], on: targets[index % targets.count], seedOffset: repetitions > 1 ? UInt32(run) : nil)
+        } progress: { done in
+            bar?.update(Double(done) / Double(jobs), detail: "\(done)/\(jobs)")
+        } finished: { runs in
+            bar?.finish()
+            for line in reporter.lines(for: runs) { Terminal.write(line + "\n") }
         }
         bar?.finish()
         let seconds = (ContinuousClock.now - start).seconds
-        if tap { Terminal.write(tapReport.plan + "\n") }
+        for line in reporter.footer { Terminal.write(line + "\n") }
         // A report that cannot be written is the report's failure, not a script's: the scripts'
         // counts stand, and the status says something went wrong.
         var reportFailed = false
-        if let junit {
+        func save(_ text: @autoclosure () -> String, to path: String?, what: String) {
+            guard let path else { return }
             do {
-                try ScriptFiles.write(JUnitReport.xml(for: outcomes, seconds: seconds), to: junit, what: "the JUnit report")
+                try ScriptFiles.write(text(), to: path, what: what)
             } catch {
                 Terminal.warn("Error: \(error)")
                 reportFailed = true
             }
         }
-        let matrix = RunMatrix(outcomes: outcomes, targets: targets.compactMap(\.label))
-        var summary = RunReport.summary(passed: passed, failed: failed, errors: errors, scripts: files.count,
-                                        rows: cases.count(where: { $0.row != nil }), targets: targets.count,
-                                        seconds: seconds, forcing: forcing)
-        if repetitions > 1 { summary += "\n" + RunReport.repetitionNote(runs: repetitions) }
-        let counts = summary
-        if targets.count > 1 { summary = report.lines(for: matrix).joined(separator: "\n") + "\n" + summary }
-        if machineReadable { Terminal.warn(summary) } else { Terminal.write(summary + "\n") }
-        if let html {
-            let page = HTMLReport(results: results, targets: targets.compactMap(\.label),
-                                  summary: counts,
-                                  command: Self.reportedCommand(CommandLine.arguments.dropFirst()))
-            do {
-                try ScriptFiles.write(page.page(), to: html, what: "the HTML report")
-            } catch {
-                Terminal.warn("Error: \(error)")
-                reportFailed = true
-            }
-        }
+        // The JUnit file first: written to standard output, it comes before the summary.
+        save(reporter.junit(seconds: seconds), to: junit, what: "the JUnit report")
+        let labels = targets.compactMap(\.label)
+        let counts = reporter.counts(scripts: files.count, rows: cases.count(where: { $0.row != nil }), targets: targets.count, seconds: seconds)
+        let summary = reporter.summary(counts: counts, targets: labels)
+        if reporter.isMachineReadable { Terminal.warn(summary) } else { Terminal.write(summary + "\n") }
+        save(reporter.html(targets: labels, counts: counts, command: Self.reportedCommand(CommandLine.arguments.dropFirst())),
+             to: html, what: "the HTML report")
         do {
             try Terminal.finishOutput()
         } catch {
             Terminal.warn("Error: \(error)")
             reportFailed = true
         }
-        if errors > 0 || reportFailed { throw ExitCode(2) }
-        if failed > 0 { throw ExitCode(1) }
+        if reporter.errors > 0 || reportFailed { throw ExitCode(2) }
+        if reporter.failed > 0 { throw ExitCode(1) }
     }
 
     /// The command line of the run as a report shows it: `tide` and its `arguments` quoted as a

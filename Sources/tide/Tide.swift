@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TideCore
 import TideLlama
+import TideReports
 
 /// The `tide` command: a hookable chat engine for local language models.
 @main
@@ -20,7 +21,7 @@ struct Tide: AsyncParsableCommand {
         do {
             var command = try parseAsRoot(ParameterArguments.rewritten(Array(CommandLine.arguments.dropFirst())))
             do {
-                _ = try SimulatedMachine.fromEnvironment()
+                _ = try SimulatedMachine.fromProcessEnvironment()
             } catch {
                 throw ValidationError("\(error)")
             }

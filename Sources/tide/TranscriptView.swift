@@ -1,4 +1,5 @@
 import Foundation
+import TideReports
 import TideRunner
 
 /// Shows a script's replay as it happens, in the script format: turns and directives as they are

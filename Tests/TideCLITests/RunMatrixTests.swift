@@ -176,7 +176,7 @@ extension CommandLineTests {
             let file = try scriptFile()
             let server = try await TideServer(["--plugin", ScratchPlugins.capitalsFile, "--parallel", "2"])
             defer { _ = server.terminate(waitingAtMost: .seconds(10)) }
-            let script = try Self.script.replacingOccurrences(of: "@plugin \(ScratchPlugins.capitalsFile)\n", with: "")
+            let script = Self.script.replacingOccurrences(of: "@plugin \(ScratchPlugins.capitalsFile)\n", with: "")
             try script.write(to: file, atomically: true, encoding: .utf8)
             let result = try TideProcess.run(["run", "-q", "--parallel", "2",
                                               "--target", "local: --plugin \(ScratchPlugins.capitalsFile)",

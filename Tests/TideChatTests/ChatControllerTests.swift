@@ -11,7 +11,7 @@ import TideRunner
 
 /// The chat's commands on the real model and real Lua plugins.
 @Suite(.serialized) struct ChatControllerTests {
-    static let models = ModelCache()
+    static let models = ModelCache(machine: .underTest)
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 

@@ -1,7 +1,7 @@
 import Synchronization
 import Testing
 import TideCore
-@_spi(Benchmarks) @testable import TideLlama
+@testable import TideLlama
 import TideTestSupport
 
 extension RealModelTests {
@@ -45,7 +45,7 @@ extension RealModelTests {
         func conversation(choosingOnBackend: Bool) async throws -> (replies: [CollectedReply], chosen: Int, amongCandidates: Int) {
             // This machine as it is: a simulated one (`TIDE_MACHINE`) moves the scores after the
             // decode, so its tokens are never chosen in the graph.
-            var options = LlamaContextOptions(contextSize: 2048)
+            var options = LlamaContextOptions(contextSize: 2048, machine: .underTest)
             options.machine = SimulatedMachine()
             let backend = try LlamaBackend(model: TestModel.shared, options: options)
             backend.graphChoices = choosingOnBackend ? .always : .never
@@ -82,7 +82,7 @@ extension RealModelTests {
         /// the scores are on a GPU (on the CPU they are read in place, which costs less than
         /// llama.cpp's argmax there), and a sampled reply copies only the graph's candidates anywhere.
         @Test func byDefaultTheGraphChoosesWhereItSavesWork() async throws {
-            var options = LlamaContextOptions(contextSize: 2048)
+            var options = LlamaContextOptions(contextSize: 2048, machine: .underTest)
             options.machine = SimulatedMachine()
             let backend = try LlamaBackend(model: TestModel.shared, options: options)
             let session = ChatSession(backend: backend, systemPrompt: "You are a helpful assistant.", parameters: Self.turns[0])
@@ -106,7 +106,7 @@ extension RealModelTests {
             func candidates(_ change: (inout GenerationParameters) -> Void) -> Int? {
                 var parameters = GenerationParameters()
                 change(&parameters)
-                return SamplerChain.graphCandidates(parameters, stages: SamplerStages.stages(for: parameters), model: model)
+                return SamplingPlan(parameters, model: model).graphCandidates
             }
             let theTokens = Set(try model.tokenize(" the")).count
             #expect(candidates { $0.temperature = 0.8 } == 40)

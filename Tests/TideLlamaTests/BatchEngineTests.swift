@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import TideCore
 @testable import TideLlama
+import TideTestSupport
 
 extension RealModelTests {
     /// Several conversations decoding as parallel sequences of one batch.
@@ -18,14 +19,14 @@ extension RealModelTests {
         }
 
         @Test func parallelRepliesMatchOneAtATimeReplies() async throws {
-            let single = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024))
+            let single = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024, machine: .underTest))
             var expected: [String] = []
             for question in Self.questions {
                 single.clearCache()
                 expected.append(try await ChatSession(backend: single, systemPrompt: "You are a helpful assistant.",
                                                       parameters: greedy()).reply(to: question).collect().text)
             }
-            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 4, options: LlamaContextOptions(contextSize: 1024))
+            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 4, options: LlamaContextOptions(contextSize: 1024, machine: .underTest))
             defer { engine.shutdown() }
             let sessions = try Self.questions.map { _ in
                 ChatSession(backend: try engine.makeBackend(), systemPrompt: "You are a helpful assistant.", parameters: greedy())
@@ -53,7 +54,7 @@ extension RealModelTests {
                 "Read this and say how often the tide comes in: " + String(repeating: passage, count: 3),
                 "Read this and say what the text repeats: " + String(repeating: passage, count: 24),
             ]
-            let single = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024))
+            let single = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024, machine: .underTest))
             var expected: [String] = []
             var promptSizes: [Int] = []
             for question in questions {
@@ -66,7 +67,7 @@ extension RealModelTests {
             #expect(promptSizes[2] > budget / 2 && promptSizes[2] <= budget && promptSizes[3] > budget && promptSizes[4] > 512,
                     "the prompts have the sizes the test is about: \(promptSizes)")
             let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: questions.count,
-                                              options: LlamaContextOptions(contextSize: 1024))
+                                              options: LlamaContextOptions(contextSize: 1024, machine: .underTest))
             defer { engine.shutdown() }
             let sessions = try questions.map { _ in ChatSession(backend: try engine.makeBackend(), parameters: greedy(24)) }
             let replies = try await withThrowingTaskGroup(of: (Int, String).self) { group in
@@ -89,7 +90,7 @@ extension RealModelTests {
             let passage = "The tide comes in twice a day, as the moon pulls the sea toward the shore and lets it go again. "
             let long = "Read this and say what the text repeats: " + String(repeating: passage, count: 30)
             let short = "Describe the sea."
-            let single = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024))
+            let single = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024, machine: .underTest))
             func session(_ backend: any ChatBackend, _ maxTokens: Int) -> ChatSession {
                 let session = ChatSession(backend: backend, parameters: greedy(maxTokens))
                 session.hooks = [EndBan()]
@@ -101,7 +102,7 @@ extension RealModelTests {
             let longPrompt = try #require(expectedLong.summary).statistics.promptTokens
             #expect(longPrompt > 600, "the long prompt is long: \(longPrompt) tokens")
 
-            var options = LlamaContextOptions(contextSize: 1024)
+            var options = LlamaContextOptions(contextSize: 1024, machine: .underTest)
             options.chunkedPrefill = true
             let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: options)
             defer { engine.shutdown() }
@@ -150,7 +151,7 @@ extension RealModelTests {
         }
 
         @Test func aSequenceKeepsItsConversationAcrossTurns() async throws {
-            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: LlamaContextOptions(contextSize: 1024))
+            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: LlamaContextOptions(contextSize: 1024, machine: .underTest))
             defer { engine.shutdown() }
             let session = ChatSession(backend: try engine.makeBackend(), systemPrompt: "You are a helpful assistant.",
                                       parameters: greedy())
@@ -161,7 +162,7 @@ extension RealModelTests {
             #expect(statistics.reusedPromptTokens > 20)
             #expect(statistics.promptTokens - statistics.reusedPromptTokens < 25)
             // The reply is the one a context of its own gives with the whole conversation.
-            let alone = ChatSession(backend: try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024)),
+            let alone = ChatSession(backend: try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024, machine: .underTest)),
                                     systemPrompt: "You are a helpful assistant.", parameters: greedy())
             #expect(try await alone.reply(to: "I will tell you a secret word: banana.").collect().text == first.text)
             #expect(try await alone.reply(to: "What was the secret word?").collect().text == second.text)
@@ -170,7 +171,7 @@ extension RealModelTests {
         /// The sequences on either side of an idle one decode in one step over a throwaway token for
         /// it; the idle conversation keeps its cache, and every reply is the one-at-a-time reply.
         @Test func aGapBetweenSequencesChangesNoReply() async throws {
-            let single = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024))
+            let single = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024, machine: .underTest))
             func alone(_ questions: [String]) async throws -> [String] {
                 single.clearCache()
                 let session = ChatSession(backend: single, systemPrompt: "You are a helpful assistant.", parameters: greedy(48))
@@ -181,7 +182,7 @@ extension RealModelTests {
             let middleExpected = try await alone(["Name three colours.", "What is 2 + 2?"])
             let leftExpected = try await alone(["Describe the sea in one sentence."])
             let rightExpected = try await alone(["And the sky?"])
-            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 3, options: LlamaContextOptions(contextSize: 1024))
+            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 3, options: LlamaContextOptions(contextSize: 1024, machine: .underTest))
             defer { engine.shutdown() }
             let sessions = try (0..<3).map { _ in
                 ChatSession(backend: try engine.makeBackend(), systemPrompt: "You are a helpful assistant.", parameters: greedy(48))
@@ -205,7 +206,7 @@ extension RealModelTests {
             let passage = "The tide comes in twice a day, as the moon pulls the sea toward the shore and lets it go again. "
             let long = "Read this: " + String(repeating: passage, count: 12)
             func filled(middle: String, sides: String) async throws -> Int {
-                let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 3, options: LlamaContextOptions(contextSize: 1024))
+                let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 3, options: LlamaContextOptions(contextSize: 1024, machine: .underTest))
                 defer { engine.shutdown() }
                 let sessions = try (0..<3).map { index in
                     let session = ChatSession(backend: try engine.makeBackend(), parameters: greedy(index == 1 ? 1 : 16))
@@ -225,7 +226,7 @@ extension RealModelTests {
         }
 
         @Test func sequencesAreLimitedAndReleased() async throws {
-            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: LlamaContextOptions(contextSize: 512))
+            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: LlamaContextOptions(contextSize: 512, machine: .underTest))
             defer { engine.shutdown() }
             var first: LlamaBackend? = try engine.makeBackend()
             let second = try engine.makeBackend()
@@ -246,7 +247,7 @@ extension RealModelTests {
         }
 
         @Test func contextSizeAndLogitsHooksPerSequence() async throws {
-            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: LlamaContextOptions(contextSize: 1024))
+            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: LlamaContextOptions(contextSize: 1024, machine: .underTest))
             defer { engine.shutdown() }
             let small = try engine.makeBackend(contextSize: 100)
             #expect(small.contextSize == 256)

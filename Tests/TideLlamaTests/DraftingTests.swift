@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import TideCore
 import TideLlama
+import TideTestSupport
 
 extension RealModelTests {
     /// Prompt-lookup drafting: replies that copy their prompt draft and check tokens in batches,
@@ -79,10 +80,10 @@ extension RealModelTests {
                       placement: Placement = .alone) async throws -> Conversation
         {
             let engine = placement == .inBatch
-                ? try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: LlamaContextOptions(contextSize: 4096)) : nil
+                ? try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: LlamaContextOptions(contextSize: 4096, machine: .underTest)) : nil
             defer { engine?.shutdown() }
             let backend = try engine?.makeBackend()
-                ?? LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 4096))
+                ?? LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 4096, machine: .underTest))
             let neighbour = try engine.map { engine in
                 ChatSession(backend: try engine.makeBackend(), parameters: self.parameters(temperature: 0.8, seed: 5, maxTokens: 200))
             }
@@ -176,7 +177,7 @@ extension RealModelTests {
         /// drafts the prompt offers, are the same on any machine.
         @Test(arguments: Placement.allCases) func lookupDraftsWhereChecksPayAndAlwaysWhateverTheyCost(placement: Placement) async throws {
             func drafting(_ mode: DraftMode, costs: CheckCosts) async throws -> DraftStatistics? {
-                var options = LlamaContextOptions(contextSize: 1024)
+                var options = LlamaContextOptions(contextSize: 1024, machine: .underTest)
                 options.machine.checkCosts = costs
                 let engine = placement == .inBatch ? try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: options) : nil
                 defer { engine?.shutdown() }
@@ -200,13 +201,13 @@ extension RealModelTests {
         }
 
         @Test func replyCheckedByTeacherForcingDoesNotDraft() async throws {
-            let backend = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 2048))
+            let backend = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 2048, machine: .underTest))
             var parameters = GenerationParameters()
             parameters.temperature = 0
             parameters.maxTokens = 120
             let session = ChatSession(backend: backend, systemPrompt: "You are a helpful assistant.", parameters: parameters)
             let first = try await session.reply(to: Self.turns[0]).collect()
-            let replay = ChatSession(backend: try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 2048)),
+            let replay = ChatSession(backend: try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 2048, machine: .underTest)),
                                      systemPrompt: "You are a helpful assistant.", parameters: parameters)
             let forced = try await replay.reply(to: Self.turns[0], forcing: first.text).collect()
             #expect(forced.text == first.text)

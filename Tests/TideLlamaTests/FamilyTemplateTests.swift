@@ -63,7 +63,7 @@ import TideTestSupport
              {"role": "tool", "tool_call_id": "call_1", "content": "4"}]
             """
         let expected = try ReferenceFiles.render(template: try #require(model.facts.chatTemplate), messages: messages, tools: nil)
-        let reader = try #require(LlamaBackend(model: model, options: LlamaContextOptions(contextSize: 512)).toolCallReader)
+        let reader = try #require(LlamaBackend(model: model, options: LlamaContextOptions(contextSize: 512, machine: .underTest)).toolCallReader)
         let rendered = try model.renderPrompt(reader.prompt(conversation, offering: []), template: .model)
         #expect(rendered == expected)
         #expect(expected.contains("<think>\nI should add.\n</think>") && !expected.contains("A greeting."))

@@ -37,7 +37,7 @@ import TideTestSupport
         try family.checkInstalled()
         let format = try #require(Self.formats[family.name])
         let model = try LlamaModel.load(path: family.path, contextSize: 1024)
-        let backend = try LlamaBackend(model: model, options: LlamaContextOptions(contextSize: 1024))
+        let backend = try LlamaBackend(model: model, options: LlamaContextOptions(contextSize: 1024, machine: .underTest))
         let reader = try #require(backend.toolCallReader)
         #expect("\(type(of: reader))" == format.reader, "\(family)")
         var parameters = GenerationParameters()

@@ -1,7 +1,7 @@
 import Testing
 import TideCore
 import TideFormat
-@_spi(Benchmarks) @testable import TideLlama
+@testable import TideLlama
 import TideTestSupport
 
 extension RealModelTests {
@@ -28,12 +28,12 @@ extension RealModelTests {
                 try #require(GenerationParameters.declaration(field: field)).set(value, in: &parameters)
             }
             let model = TestModel.shared
-            let fast = try SamplerChain(parameters, model: model, toolCalls: ToolCallFormat.hermes.reader)
-            let full = try SamplerChain(parameters, model: model, toolCalls: ToolCallFormat.hermes.reader, comparingTwoScores: false)
-            #expect(fast.greedyOverLoweringStages && !full.greedyOverLoweringStages)
+            let fast = try ReplySampler(parameters, model: model, toolCalls: ToolCallFormat.hermes.reader)
+            let full = try ReplySampler(parameters, model: model, toolCalls: ToolCallFormat.hermes.reader, comparingTwoScores: false)
+            #expect(fast.plan.chooser == .bestAfterLoweringStages && full.plan.chooser == .bestAfterStages)
             let history = try model.tokenize("The tide comes in and the tide goes out. The tide comes in, and out.")
-            fast.accept(prompt: history, model: model)
-            full.accept(prompt: history, model: model)
+            fast.chain.accept(prompt: history, model: model)
+            full.chain.accept(prompt: history, model: model)
             var random = SplitMix(seed: 46)
             var recent = history
             let size = model.facts.vocabularySize
@@ -62,13 +62,13 @@ extension RealModelTests {
                 }
                 var choices: [DecodedToken] = []
                 var margins: [Float?] = []
-                for chain in [fast, full] {
-                    chain.expectation = SamplerChain.Expectation(token: wanted, tolerance: Tolerance.standard)
+                for sampler in [fast, full] {
+                    sampler.tolerance.expectation = ToleranceChoice.Expectation(token: wanted, tolerance: Tolerance.standard)
                     var copy = scores
                     choices.append(try copy.withUnsafeMutableBufferPointer {
-                        try chain.decide($0.baseAddress!, context: nil, at: 0, model: model, adjustingLogits: nil)
+                        try sampler.step($0.baseAddress!, model: model, adjustingLogits: nil)
                     })
-                    margins.append(chain.nearTie)
+                    margins.append(sampler.tolerance.nearTie)
                 }
                 #expect(choices[0] == choices[1], "step \(step)")
                 #expect(margins[0] == margins[1], "step \(step)")
@@ -76,8 +76,39 @@ extension RealModelTests {
                 if case .token(let id?, _) = choices[0] { recent.append(id) }
             }
             // Every path was taken: a few scores, the full rule's other choice, and its near-ties.
-            #expect(fast.confirmedWithoutSampling >= 30 && full.confirmedWithoutSampling == 0, "\(fast.confirmedWithoutSampling)")
+            #expect(fast.chain.confirmedWithoutSampling >= 30 && full.chain.confirmedWithoutSampling == 0, "\(fast.chain.confirmedWithoutSampling)")
             #expect(nearTies > 0)
+        }
+
+        /// Whether a reply is greedy is decided once (``GenerationParameters/isGreedy``): the plan's
+        /// chooser follows it, and so does whether a reply is reproducible without a seed.
+        @Test func thePlanChoosesAsTheParametersSay() throws {
+            let model = TestModel.shared
+            func plan(_ change: (inout GenerationParameters) -> Void) -> (SamplingPlan, GenerationParameters) {
+                var parameters = GenerationParameters()
+                parameters.temperature = 0
+                parameters.repeatPenalty = 1
+                change(&parameters)
+                return (SamplingPlan(parameters, model: model), parameters)
+            }
+            let cases: [(SamplingPlan.Chooser, (inout GenerationParameters) -> Void)] = [
+                (.best, { _ in }),
+                (.best, { $0.topK = 5; $0.topP = 0.5 }),  // cuts that keep the best, left out when greedy
+                (.bestAfterLoweringStages, { $0.repeatPenalty = 1.2 }),
+                (.bestAfterStages, { $0.logitBias = [LogitBias(.text(" tide"), 2)] }),
+                (.bestAfterStages, { $0.typicalP = 0.5 }),
+                (.draw, { $0.temperature = 0.7 }),
+                (.draw, { $0.temperature = 0.7; $0.mirostat = 2 }),
+            ]
+            for (chooser, change) in cases {
+                let (plan, parameters) = plan(change)
+                #expect(plan.chooser == chooser, "\(parameters)")
+                #expect(plan.isGreedy == parameters.isGreedy)
+                #expect(parameters.isReproducible == (parameters.isGreedy && !parameters.removesTopTokens))
+                #expect((plan.graphChoice == .best) == (chooser == .best))
+            }
+            #expect(plan({ $0.xtcProbability = 0.5 }).1.isReproducible == false)
+            #expect(plan({ $0.temperature = 0.7; $0.seed = 3 }).1.isReproducible)
         }
 
         @Test func theBestOfAVocabularyIsTheFirstOfItsEqualsAndItsRivalsAreAllFound() {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TideCore
 @testable import TideLlama
+import TideTestSupport
 
 extension RealModelTests {
     /// Inputs that once crashed, hung or misled the engine.
@@ -22,11 +23,11 @@ extension RealModelTests {
         @Test func aPromptOfNoTokensIsRefused() async throws {
             var parameters = GenerationParameters()
             parameters.rawPrompt = true
-            let single = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 256))
+            let single = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 256, machine: .underTest))
             await #expect(throws: LlamaError.emptyPrompt) {
                 _ = try await single.startReply(to: [ChatMessage(.user, "")], parameters: parameters)
             }
-            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 1, options: LlamaContextOptions(contextSize: 256))
+            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 1, options: LlamaContextOptions(contextSize: 256, machine: .underTest))
             defer { engine.shutdown() }
             let sequence = try engine.makeBackend()
             await #expect(throws: LlamaError.emptyPrompt) {
@@ -38,15 +39,15 @@ extension RealModelTests {
         @Test func aContextLargerThanTheModelWasTrainedOnIsRefusedBeforeAllocating() throws {
             let trained = TestModel.shared.facts.trainedContextLength
             #expect(throws: LlamaError.contextTooLarge(requested: 1 << 24, largest: trained, trained: true)) {
-                _ = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1 << 24))
+                _ = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1 << 24, machine: .underTest))
             }
             #expect(throws: LlamaError.self) {
-                _ = try LlamaBatchEngine(model: TestModel.shared, sequences: 4, options: LlamaContextOptions(contextSize: trained + 1))
+                _ = try LlamaBatchEngine(model: TestModel.shared, sequences: 4, options: LlamaContextOptions(contextSize: trained + 1, machine: .underTest))
             }
             // Within the trained length, but more sequences than the machine's memory holds.
             var refusal = "allocated"
             do {
-                _ = try LlamaBatchEngine(model: TestModel.shared, sequences: 4096, options: LlamaContextOptions(contextSize: trained))
+                _ = try LlamaBatchEngine(model: TestModel.shared, sequences: 4096, options: LlamaContextOptions(contextSize: trained, machine: .underTest))
             } catch {
                 refusal = error.description
             }
@@ -58,7 +59,7 @@ extension RealModelTests {
         }
 
         @Test func sizesThatDoNotFitLlamaCppIntegersAreClampedNotTrapped() throws {
-            let options = LlamaContextOptions(contextSize: 256, threads: 1 << 40, batchSize: 1 << 40)
+            let options = LlamaContextOptions(contextSize: 256, threads: 1 << 40, batchSize: 1 << 40, machine: .underTest)
             #expect(options.resolvedThreads == LlamaContextOptions.coreCount)
             let backend = try LlamaBackend(model: TestModel.shared, options: options)
             #expect(backend.contextSize == 256)

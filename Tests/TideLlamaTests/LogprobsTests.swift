@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import TideCore
 import TideLlama
+import TideTestSupport
 
 extension RealModelTests {
     /// A reply's log-probabilities go out with its text: the tokens of the `logprobs` events,
@@ -37,7 +38,7 @@ extension RealModelTests {
             parameters.maxTokens = 24
             parameters.logprobs = 3
             let rewind = OneRewind()
-            let session = ChatSession(backend: try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024)),
+            let session = ChatSession(backend: try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024, machine: .underTest)),
                                       parameters: parameters)
             if rewinding { session.hooks = [rewind] }
             var sent: [TokenLogprob] = []

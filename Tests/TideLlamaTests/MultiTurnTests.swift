@@ -1,6 +1,7 @@
 import Testing
 import TideCore
 import TideLlama
+import TideTestSupport
 
 extension RealModelTests {
     @Suite struct MultiTurnTests {
@@ -46,7 +47,7 @@ extension RealModelTests {
         }
 
         @Test func dropOldestKeepsAConversationGoingInASmallContext() async throws {
-            let backend = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 256))
+            let backend = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 256, machine: .underTest))
             var parameters = GenerationParameters()
             parameters.temperature = 0
             parameters.maxTokens = 48

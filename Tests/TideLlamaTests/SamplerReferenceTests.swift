@@ -51,7 +51,7 @@ extension RealModelTests {
 
         /// Context options on this machine as it is: scores unmoved by `TIDE_MACHINE`.
         static func options(_ contextSize: Int) -> LlamaContextOptions {
-            var options = LlamaContextOptions(contextSize: contextSize)
+            var options = LlamaContextOptions(contextSize: contextSize, machine: .underTest)
             options.machine = SimulatedMachine()
             return options
         }
@@ -87,7 +87,7 @@ extension RealModelTests {
 
         /// A token id the model does not have is refused when the reply starts, naming it.
         @Test func aLogitBiasOfATokenTheModelLacksIsRefused() async throws {
-            let backend = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 512))
+            let backend = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 512, machine: .underTest))
             let parameters = try Self.parameters(["logit_bias": [[60000, 1]]])
             await #expect(throws: InvalidParameterError(name: "logit-bias", value: "60000", requirement: "a token id of this model, from 0 to 49151")) {
                 _ = try await ChatSession(backend: backend, parameters: parameters).reply(to: "Hi").collect()

@@ -61,17 +61,17 @@ extension RealModelTests {
         }
 
         @Test func greedyRepliesAreConfirmedOnOneContext() async throws {
-            try await expectConfirmed({ try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 2048)) },
+            try await expectConfirmed({ try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 2048, machine: .underTest)) },
                                       parameters())
         }
 
         @Test func seededSamplingIsConfirmedToo() async throws {
-            try await expectConfirmed({ try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 2048)) },
+            try await expectConfirmed({ try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 2048, machine: .underTest)) },
                                       parameters(temperature: 0.9, seed: 7))
         }
 
         @Test func greedyRepliesAreConfirmedOnTheSequencesOfABatch() async throws {
-            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: LlamaContextOptions(contextSize: 2048))
+            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: LlamaContextOptions(contextSize: 2048, machine: .underTest))
             defer { engine.shutdown() }
             try await expectConfirmed({ try engine.makeBackend() }, parameters())
         }
@@ -81,8 +81,8 @@ extension RealModelTests {
         @Test func anEditedReplyIsRegeneratedFromTheEdit() async throws {
             let question = "What is the capital of France?"
             let backends: [any ChatBackend] = [
-                try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024)),
-                try LlamaBatchEngine(model: TestModel.shared, sequences: 1, options: LlamaContextOptions(contextSize: 1024)).makeBackend(),
+                try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024, machine: .underTest)),
+                try LlamaBatchEngine(model: TestModel.shared, sequences: 1, options: LlamaContextOptions(contextSize: 1024, machine: .underTest)).makeBackend(),
             ]
             for backend in backends {
                 // The exact rule: these tests are about where a recording stops holding.
@@ -104,7 +104,7 @@ extension RealModelTests {
         /// from: the reply is still the model's.
         @Test func aReplyEndingElsewhereIsTheModels() async throws {
             func session() throws -> ChatSession {
-                ChatSession(backend: try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024)),
+                ChatSession(backend: try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024, machine: .underTest)),
                             systemPrompt: "You are a helpful assistant.", parameters: exact())
             }
             let (plain, forced) = (try session(), try session())
@@ -157,7 +157,7 @@ extension RealModelTests {
                 func session(_ hooks: [any ChatHook], tolerance: Double) throws -> ChatSession {
                     var parameters = parameters(temperature: temperature, seed: seed, maxTokens: 40)
                     parameters.tolerance = tolerance
-                    return ChatSession(backend: try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024)),
+                    return ChatSession(backend: try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024, machine: .underTest)),
                                        systemPrompt: "You are a helpful assistant.", parameters: parameters, hooks: hooks)
                 }
                 // The tokens the model chose (the tokenizer may spell the text otherwise).
@@ -199,10 +199,10 @@ extension RealModelTests {
             let format = try ReplyFormat.grammar("root ::= \"\(text)\"")
             let paris = try #require(try TestModel.shared.tokenize(" Paris").first)
             try #require(try TestModel.shared.tokenize(" Paris") == [paris])
-            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: LlamaContextOptions(contextSize: 1024))
+            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: LlamaContextOptions(contextSize: 1024, machine: .underTest))
             defer { engine.shutdown() }
             let backends: [() throws -> any ChatBackend] = [
-                { try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024)) },
+                { try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024, machine: .underTest)) },
                 { try engine.makeBackend() },
             ]
             for makeBackend in backends {
@@ -234,7 +234,7 @@ extension RealModelTests {
             for sequenced in [false, true] {
                 /// A backend whose batches drift so (none: `nil`).
                 func backend(_ drift: BatchDrift?) throws -> any ChatBackend {
-                    var options = LlamaContextOptions(contextSize: 1024)
+                    var options = LlamaContextOptions(contextSize: 1024, machine: .underTest)
                     options.machine.batchDrift = drift
                     return sequenced ? try LlamaBatchEngine(model: TestModel.shared, sequences: 1, options: options).makeBackend()
                         : try LlamaBackend(model: TestModel.shared, options: options)
@@ -294,7 +294,7 @@ extension RealModelTests {
         @Test func theProbeTellsExactBatchesFromInexactOnes() throws {
             let threads = LlamaContextOptions.coreCount
             #expect(TestModel.shared.scoresBatchesExactly(threads: threads))
-            var options = LlamaContextOptions(contextSize: 256)
+            var options = LlamaContextOptions(contextSize: 256, machine: .underTest)
             options.machine.batchDrift = BatchDrift(amount: 0.1)
             let drifting = try LlamaBackend(model: TestModel.shared, options: options)
             #expect(drifting.teacherForcingUnavailable(tolerance: 0)?.contains("tolerance is 0") == true)
@@ -302,7 +302,7 @@ extension RealModelTests {
         }
 
         @Test func samplingWithoutASeedIsGenerated() async throws {
-            let backend = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024))
+            let backend = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024, machine: .underTest))
             let session = ChatSession(backend: backend, systemPrompt: nil, parameters: parameters(temperature: 0.8, maxTokens: 8))
             let reply = try await session.reply(to: "Hello", forcing: "Hi there").collect()
             #expect(reply.summary?.teacherForcing == .skipped(.unseeded))

@@ -2,6 +2,7 @@ import Foundation
 import TideCore
 @testable import TideLlama
 import TideModels
+import TideTestSupport
 
 /// The bundled model (installed by scripts/setup.sh), loaded once for all tests.
 enum TestModel {
@@ -19,7 +20,7 @@ enum TestModel {
     static func session(contextSize: Int = 2048, system: String? = "You are a helpful assistant.",
                         configure: (inout GenerationParameters) -> Void = { _ in }) throws -> (ChatSession, LlamaBackend)
     {
-        let backend = try LlamaBackend(model: shared, options: LlamaContextOptions(contextSize: contextSize))
+        let backend = try LlamaBackend(model: shared, options: LlamaContextOptions(contextSize: contextSize, machine: .underTest))
         var parameters = GenerationParameters()
         parameters.temperature = 0
         parameters.maxTokens = 64

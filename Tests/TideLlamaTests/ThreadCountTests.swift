@@ -1,6 +1,7 @@
 import Testing
 import TideCore
 @testable import TideLlama
+import TideTestSupport
 
 extension RealModelTests {
     /// A decode's thread count, which Tide lowers while the machine is busy (``ThreadShare``),
@@ -8,7 +9,7 @@ extension RealModelTests {
     /// thread scores as every core does, a greedy reply is the same on one thread as on all.
     @Suite struct ThreadCountTests {
         func reply(threads: Int) async throws -> String {
-            let backend = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024, threads: threads))
+            let backend = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024, threads: threads, machine: .underTest))
             var parameters = GenerationParameters()
             parameters.temperature = 0
             parameters.maxTokens = 96

@@ -3,6 +3,7 @@ import Testing
 import TideCore
 import TideFormat
 import TideLlama
+import TideTestSupport
 
 extension RealModelTests {
     /// Tools offered to the real model: its calls follow the tool's schema whatever words it
@@ -50,7 +51,7 @@ extension RealModelTests {
         /// the call is the reply's JSON with `parameters`, read, run, and given back as an
         /// `ipython` turn the model answers.
         @Test func llamaThreesFormatCallsRunsAndAnswers() async throws {
-            let backend = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 2048), template: .named("llama3"))
+            let backend = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 2048, machine: .underTest), template: .named("llama3"))
             #expect(backend.toolCallReader is LlamaToolCalls)
             let session = tipping(on: backend)
             let reply = try await session.reply(to: "What is a 15% tip on 80 dollars?").collect()
@@ -80,13 +81,13 @@ extension RealModelTests {
         /// template tells, in the prompt, the calls' grammar and their reading alike, alone or on a
         /// sequence of a batch.
         @Test func aNamedToolFormatReplacesTheTemplatesOwn() async throws {
-            let inferred = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024))
+            let inferred = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024, machine: .underTest))
             #expect(inferred.toolCallFormat == .hermes && inferred.toolCallReader is HermesToolCalls)
-            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 1, options: LlamaContextOptions(contextSize: 1024))
+            let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 1, options: LlamaContextOptions(contextSize: 1024, machine: .underTest))
             #expect(try engine.makeBackend(toolFormat: .phi4Mini).toolCallFormat == .phi4Mini)
             engine.shutdown()
             // The model's own ChatML template, with Llama 3's format named.
-            let backend = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 2048), toolFormat: .llama3)
+            let backend = try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 2048, machine: .underTest), toolFormat: .llama3)
             #expect(backend.toolCallFormat == .llama3 && backend.toolCallReader is LlamaToolCalls)
             let session = tipping(on: backend)
             let reply = try await session.reply(to: "What is a 15% tip on 80 dollars?").collect()

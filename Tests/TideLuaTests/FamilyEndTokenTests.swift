@@ -31,7 +31,7 @@ import TideTestSupport
         var parameters = GenerationParameters()
         parameters.temperature = 0
         parameters.maxTokens = 16
-        let session = ChatSession(backend: try LlamaBackend(model: model, options: LlamaContextOptions(contextSize: 512)),
+        let session = ChatSession(backend: try LlamaBackend(model: model, options: LlamaContextOptions(contextSize: 512, machine: .underTest)),
                                   systemPrompt: "You are terse.", parameters: parameters, hooks: [plugin])
         let reply = try await session.reply(to: "Hi").collect()
         let summary = try #require(reply.summary)

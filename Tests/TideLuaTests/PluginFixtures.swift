@@ -42,7 +42,7 @@ enum PluginFixtures {
         var parameters = GenerationParameters()
         parameters.temperature = 0
         parameters.maxTokens = maxTokens
-        return ChatSession(backend: try LlamaBackend(model: model, options: LlamaContextOptions(contextSize: 1024)),
+        return ChatSession(backend: try LlamaBackend(model: model, options: LlamaContextOptions(contextSize: 1024, machine: .underTest)),
                            systemPrompt: "You are a helpful assistant.", parameters: parameters, hooks: plugins,
                            hookErrorPolicy: policy)
     }

@@ -40,7 +40,7 @@ import TideTestSupport
         parameters.temperature = 0
         parameters.maxTokens = 40
         configure(&parameters)
-        let backend = try LlamaBackend(model: model, options: LlamaContextOptions(contextSize: 1024))
+        let backend = try LlamaBackend(model: model, options: LlamaContextOptions(contextSize: 1024, machine: .underTest))
         return (ChatSession(backend: backend, systemPrompt: "You are terse.", parameters: parameters, hooks: [writer]), model)
     }
 

@@ -9,7 +9,7 @@ import TideTestSupport
 /// The runner on the real model: expectations that hold and fail, transcripts that replay,
 /// scripts that fail without stopping the others.
 @Suite(.serialized) struct ScriptRunnerTests {
-    static let models = ModelCache()
+    static let models = ModelCache(machine: .underTest)
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 

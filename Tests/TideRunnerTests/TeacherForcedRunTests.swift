@@ -11,7 +11,7 @@ import TideTestSupport
 /// the verdicts and transcripts that generating them again gives, with every example's plugins
 /// (stops, filters, biases, rewinds), on the real model.
 @Suite(.serialized) struct TeacherForcedRunTests {
-    static let models = ModelCache()
+    static let models = ModelCache(machine: .underTest)
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 

@@ -2,7 +2,7 @@ import TideCore
 
 extension Remedy {
     /// The flag that applies this remedy, as errors on the command line name it.
-    var flag: String {
+    public var flag: String {
         switch self {
         case .contextSize: "--ctx-size"
         case .dropOldestTurns: "--context-overflow drop-oldest"
@@ -12,7 +12,7 @@ extension Remedy {
     }
 
     /// `error`'s description, followed by the flags of its remedies.
-    static func withFlags(_ error: any Error) -> String {
+    public static func withFlags(_ error: any Error) -> String {
         describe(error, naming: \.flag)
     }
 }
