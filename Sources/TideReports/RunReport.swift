@@ -40,7 +40,7 @@ struct RunReport {
     func lines(for outcome: ScriptOutcome) -> [String] {
         var lines: [String] = []
         for check in outcome.checks where showPasses || !check.passed {
-            let count = "(\(check.passes)/\(check.runs) runs" + (check.rate == .all ? ")" : ", needs \(check.rate))")
+            let count = "(\(check.passes)/\(check.runs) runs, " + Self.figures(of: check) + (check.rate == .all ? ")" : ", needs \(check.rate))")
             lines.append(check.passed
                 ? "\(outcome.label):\(check.line): " + style.green("PASS") + " \(check.text) \(count)"
                 : "\(outcome.label):\(check.line): " + style.red("FAIL") + " \(check.text) \(count): \(check.detail ?? ""); "
@@ -75,6 +75,14 @@ struct RunReport {
         let hiddenPassing = matrix.rows.count - matrix.rowsWithFailures.count
         return ["", style.bold("matrix") + " (checks held per target):"] + lines.map { "  " + $0 }
             + (hidden > 0 ? ["  (\(hidden) more cases not shown; \(hiddenPassing) of the \(matrix.rows.count) pass on every target)"] : [])
+    }
+
+    /// A repeated check's pass rate, its 95% interval and pass@N: `80% [38–96%], pass@5 1.00`.
+    static func figures(of check: CheckOutcome) -> String {
+        let percent = { (value: Double) in String(format: "%.0f", value * 100) }
+        let interval = check.interval
+        return "\(percent(check.passRate))% [\(percent(interval.low))–\(percent(interval.high))%]"
+            + (check.runs > 1 ? String(format: ", pass@%d %.2f", check.runs, check.passAtK.last ?? 0) : "")
     }
 
     /// The most cases the matrix shows.
@@ -252,6 +260,9 @@ private struct RepeatedJSON: Encodable {
         var min_pass: Double
         var passed: Bool
         var detail: String?
+        var pass_rate: Double
+        var interval: [Double]
+        var pass_at_k: [Double]
     }
     var file: String
     var name: String
@@ -276,7 +287,8 @@ private struct RepeatedJSON: Encodable {
         error = outcome.failure
         checks = outcome.checks.map {
             Check(line: $0.line, expectation: $0.text, passes: $0.passes, runs: $0.runs, min_pass: $0.rate.fraction,
-                  passed: $0.passed, detail: $0.passed ? nil : $0.detail)
+                  passed: $0.passed, detail: $0.passed ? nil : $0.detail, pass_rate: $0.passRate,
+                  interval: [$0.interval.low, $0.interval.high], pass_at_k: $0.passAtK)
         }
     }
 }

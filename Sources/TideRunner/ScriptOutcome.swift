@@ -96,4 +96,15 @@ public struct CheckOutcome: Sendable, Hashable {
 
     /// Whether it held in enough runs.
     public var passed: Bool { rate.isMet(passes: passes, runs: runs) }
+
+    /// The share of runs it held in.
+    public var passRate: Double { runs == 0 ? 0 : Double(passes) / Double(runs) }
+
+    /// Where its true pass rate lies, 95% of the time: the Wilson interval of its passes
+    /// (``PassStatistics/wilsonInterval(passes:runs:z:)``).
+    public var interval: (low: Double, high: Double) { PassStatistics.wilsonInterval(passes: passes, runs: runs) }
+
+    /// pass@k for k from 1 to the runs: the chance that at least one of k runs holds it
+    /// (``PassStatistics/passAtK(passes:runs:k:)``).
+    public var passAtK: [Double] { runs == 0 ? [] : (1...runs).map { PassStatistics.passAtK(passes: passes, runs: runs, k: $0) } }
 }

@@ -87,6 +87,13 @@ extension CommandLineTests {
             #expect(checks.map { $0["passes"] as? Int } == [3, 0])
             #expect(checks.map { $0["passed"] as? Bool } == [true, true])
             #expect(checks.map { $0["min_pass"] as? Double } == [1, 0])
+            // Every run or none: pass@k is 1 or 0 for every k, and the interval reaches 100% or 0%.
+            #expect(checks.map { $0["pass_at_k"] as? [Double] } == [[1, 1, 1], [0, 0, 0]])
+            #expect(checks.map { ($0["interval"] as? [Double])?.count } == [2, 2])
+            #expect((checks[0]["interval"] as? [Double])?.last == 1 && (checks[1]["interval"] as? [Double])?.first == 0)
+            let text = try TideProcess.run(["run", "--repeat", "3", file.path])
+            #expect(text.stdout.contains("expect: tokens >= 1 (3/3 runs, 100% [44–100%], pass@3 1.00)"), "\(text.stdout)")
+            #expect(text.stdout.contains("expect: contains \"zzzz\" (0/3 runs, 0% [0–56%], pass@3 0.00, needs 0)"), "\(text.stdout)")
             let usage = try TideProcess.run(["run", "--min-pass", "0.8", file.path])
             #expect(usage.status != 0 && usage.stderr.contains("--min-pass only makes sense with --repeat N"))
             let clash = try TideProcess.run(["run", "--repeat", "2", "--out", "/tmp", file.path])
