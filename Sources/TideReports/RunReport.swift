@@ -75,6 +75,15 @@ struct RunReport {
         let hiddenPassing = matrix.rows.count - matrix.rowsWithFailures.count
         return ["", style.bold("matrix") + " (checks held per target):"] + lines.map { "  " + $0 }
             + (hidden > 0 ? ["  (\(hidden) more cases not shown; \(hiddenPassing) of the \(matrix.rows.count) pass on every target)"] : [])
+            + matrix.comparisons.map { "  " + Self.line(for: $0) }
+    }
+
+    /// A pair of targets compared: `a vs b: 3 cases pass on a only, 1 on b only, of 12 (McNemar p = 0.62)`.
+    static func line(for comparison: RunMatrix.Comparison) -> String {
+        let (first, second) = (comparison.first, comparison.second)
+        let cases = { (count: Int) in count == 1 ? "1 case passes" : "\(count) cases pass" }
+        return "\(first) vs \(second): \(cases(comparison.onlyFirst)) on \(first) only, \(comparison.onlySecond) on \(second) only, "
+            + "of \(comparison.shared) (McNemar p = " + String(format: "%.2g", comparison.pValue) + ")"
     }
 
     /// A repeated check's pass rate, its 95% interval and pass@N: `80% [38–96%], pass@5 1.00`.

@@ -79,6 +79,37 @@ public struct RunMatrix: Sendable {
         }
     }
 
+    /// Two targets set against each other on the cases both ran: how many passed on one only,
+    /// and McNemar's exact p-value of that split (``PassStatistics/mcNemarExactP(onlyFirst:onlySecond:)``).
+    public struct Comparison: Sendable, Hashable {
+        public var first: String
+        public var second: String
+        /// Cases both targets ran.
+        public var shared: Int
+        /// Cases that passed on the first target only, and on the second only.
+        public var onlyFirst: Int
+        public var onlySecond: Int
+        /// How likely a split this uneven is from targets that pass alike: small (below 0.05, say)
+        /// is evidence of a difference; large is none.
+        public var pValue: Double { PassStatistics.mcNemarExactP(onlyFirst: onlyFirst, onlySecond: onlySecond) }
+    }
+
+    /// Every pair of targets, in ``targets``' order, compared on the cases both ran.
+    public var comparisons: [Comparison] {
+        targets.indices.flatMap { first in
+            targets.indices.dropFirst(first + 1).map { second in
+                var comparison = Comparison(first: targets[first], second: targets[second], shared: 0, onlyFirst: 0, onlySecond: 0)
+                for row in rows {
+                    guard let a = row.cells[first], let b = row.cells[second] else { continue }
+                    comparison.shared += 1
+                    if a.isPass && !b.isPass { comparison.onlyFirst += 1 }
+                    if b.isPass && !a.isPass { comparison.onlySecond += 1 }
+                }
+                return comparison
+            }
+        }
+    }
+
     /// The rows whose targets do not all pass.
     public var rowsWithFailures: [Row] {
         rows.filter { !$0.cells.allSatisfy { $0?.isPass ?? true } }

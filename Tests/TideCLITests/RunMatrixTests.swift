@@ -45,6 +45,9 @@ extension CommandLineTests {
             #expect(lines.contains(["\(file.path)[de]", "0/1", "0/1"]))
             #expect(lines.contains(["checks", "held", "2/3", "0/3"]))
             #expect(lines.contains(["cases", "passed", "2/3", "0/3"]))
+            // The pair compared on the cases both ran: two flips one way, none the other.
+            #expect(result.stdout.contains("plain vs short: 2 cases pass on plain only, 0 on short only, of 3 (McNemar p = 0.5)"),
+                    "\(result.stdout)")
             #expect(result.stdout.contains("2 passed, 4 failed (1 script, 3 data rows, 2 targets, "))
 
             // A transcript per target and row, recording its row, that replays as it is.
