@@ -17,6 +17,8 @@ struct HTMLReport {
     var summary: String
     /// The command as given, shown under the title.
     var command: String
+    /// Each pair of targets compared on the cases both ran (none for one target).
+    var comparisons: [RunMatrix.Comparison] = []
 
     /// The page.
     func page() -> String {
@@ -54,6 +56,7 @@ struct HTMLReport {
 
             """
         html += matrix(order: order, runs: runs, columns: columns)
+        html += comparisonTable()
         html += "<section id=\"cases\">\n"
         for (index, key) in order.enumerated() {
             let perTarget = columns.map { runs[key]?[$0] ?? [] }
@@ -112,6 +115,19 @@ struct HTMLReport {
         html += zip(columns, totals).map { "<td data-target=\"\(escape($0 ?? ""))\">\(String(format: "%.1f s", $1.seconds))</td>" }.joined()
         html += "</tr>\n</tfoot>\n</table></section>\n"
         return html
+    }
+
+    /// Each pair of targets on the cases both ran: the flips each way and McNemar's p
+    /// (docs/conversations.md, "Several targets"); nothing for one target.
+    private func comparisonTable() -> String {
+        guard !comparisons.isEmpty else { return "" }
+        var html = "<section id=\"comparisons\"><table>\n<thead><tr><th>targets</th><th>cases both ran</th>"
+            + "<th>pass on the first only</th><th>pass on the second only</th><th>McNemar p</th></tr></thead>\n<tbody>\n"
+        for comparison in comparisons {
+            html += "<tr><th>\(escape(comparison.first)) vs \(escape(comparison.second))</th><td>\(comparison.shared)</td>"
+                + "<td>\(comparison.onlyFirst)</td><td>\(comparison.onlySecond)</td><td>\(String(format: "%.2g", comparison.pValue))</td></tr>\n"
+        }
+        return html + "</tbody>\n</table></section>\n"
     }
 
     /// One run of a case on a target: its error, then each reply.

@@ -104,6 +104,7 @@ public struct RunReporter {
     /// it needs every run kept (`keepsResults`).
     public func html(targets: [String], counts: String, command: String) -> String {
         precondition(keepsResults, "an HTML page shows every run")
-        return HTMLReport(results: results, targets: targets, summary: counts, command: command).page()
+        let comparisons = targets.count > 1 ? RunMatrix(outcomes: outcomes, targets: targets).comparisons : []
+        return HTMLReport(results: results, targets: targets, summary: counts, command: command, comparisons: comparisons).page()
     }
 }

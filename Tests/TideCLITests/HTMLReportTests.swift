@@ -45,6 +45,12 @@ extension CommandLineTests {
             let report = folder.appendingPathComponent("report.html")
             let run = try TideProcess.run(["run", "-q", "--html", report.path] + RunMatrixTests.targets + [folder.path])
             #expect(run.status == 1, "\(run.stdout)\n\(run.stderr)")
+            // The two targets compared on the six cases both ran, as the terminal's summary says.
+            let page = try String(contentsOf: report, encoding: .utf8)
+            let line = try #require(run.stdout.split(separator: "\n").first { $0.contains("plain vs short: ") }, "\(run.stdout)")
+            let counts = line.split(whereSeparator: { !$0.isNumber && $0 != "." }).map(String.init)
+            #expect(page.contains("<tr><th>plain vs short</th><td>6</td><td>\(counts[0])</td><td>\(counts[1])</td><td>\(counts[3])</td></tr>"),
+                    "\(line)")
             return report
         }
 
@@ -108,6 +114,8 @@ extension CommandLineTests {
             #expect(links.count == 3 * 4 && links.allSatisfy(ids.contains), "\(links.filter { !ids.contains($0) })")
             // The command line is shown, but not what --var gave.
             #expect(page.contains("--var &#39;token=…&#39;") && !page.contains("hunter2"))
+            // The targets compared, on the three cases both ran.
+            #expect(page.contains("<section id=\"comparisons\">") && page.contains("<tr><th>plain vs short</th><td>3</td>"))
         }
 
         @Test(.enabled(if: chromium != nil, "Chromium is not installed: make setup installs it (Debian's package chromium)"))
