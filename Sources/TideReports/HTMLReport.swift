@@ -19,6 +19,8 @@ struct HTMLReport {
     var command: String
     /// Each pair of targets compared on the cases both ran (none for one target).
     var comparisons: [RunMatrix.Comparison] = []
+    /// The run against its baseline (`--baseline`): where the baseline came from, and the checks that changed.
+    var baseline: (source: String, comparison: BaselineComparison)? = nil
 
     /// The page.
     func page() -> String {
@@ -57,6 +59,7 @@ struct HTMLReport {
             """
         html += matrix(order: order, runs: runs, columns: columns)
         html += comparisonTable()
+        html += baselineTable()
         html += "<section id=\"cases\">\n"
         for (index, key) in order.enumerated() {
             let perTarget = columns.map { runs[key]?[$0] ?? [] }
@@ -126,6 +129,24 @@ struct HTMLReport {
         for comparison in comparisons {
             html += "<tr><th>\(escape(comparison.first)) vs \(escape(comparison.second))</th><td>\(comparison.shared)</td>"
                 + "<td>\(comparison.onlyFirst)</td><td>\(comparison.onlySecond)</td><td>\(String(format: "%.2g", comparison.pValue))</td></tr>\n"
+        }
+        return html + "</tbody>\n</table></section>\n"
+    }
+
+    /// The checks that changed since the baseline, each as it fared then and now side by side
+    /// (docs/conversations.md, "Against a baseline"); nothing without a baseline.
+    private func baselineTable() -> String {
+        guard let (source, comparison) = baseline else { return "" }
+        var html = "<section id=\"baseline\"><h2>Against the baseline \(escape(source))</h2>\n<p>\(comparison.sharedCases) cases in both: "
+            + escape(RunReport.changes(in: comparison))
+            + (comparison.isRegression ? " — <strong class=\"fail\">a regression</strong>" : "") + "</p>\n"
+        guard !comparison.entries.isEmpty else { return html + "</section>\n" }
+        html += "<table>\n<thead><tr><th>change</th><th>case</th><th>check</th><th>baseline</th><th>this run</th></tr></thead>\n<tbody>\n"
+        for entry in comparison.entries {
+            html += "<tr class=\"\(entry.change.isRegression ? "fail" : "pass")\"><td>\(escape(entry.change.rawValue))</td>"
+                + "<td>\(escape(entry.label)):\(entry.now.line)</td><td>\(escape(entry.now.text))</td>"
+                + "<td>\(escape(entry.then.map(RunReport.tally(of:)) ?? "not in the baseline"))</td>"
+                + "<td>\(escape(RunReport.tally(of: entry.now)))</td></tr>\n"
         }
         return html + "</tbody>\n</table></section>\n"
     }

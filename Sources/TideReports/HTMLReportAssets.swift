@@ -16,6 +16,7 @@ enum HTMLReportAssets {
         td a, th a { color: inherit; text-decoration: none; }
         tr.fail th a, tr.error th a { color: var(--fail); }
         tfoot th, tfoot td { background: var(--soft); font-weight: 600; }
+        #baseline tr.fail td { background: #ffebe9; } #baseline tr.pass td { background: #dafbe1; } strong.fail { color: var(--fail); }
         article.case { border-top: 1px solid var(--line); padding: 4px 0 12px; }
         article.case h2 { font: 600 15px ui-monospace, monospace; margin: 12px 0 4px; }
         article.case h2 a { color: inherit; }

@@ -23,7 +23,7 @@ struct RunReport {
             }
             if let golden = reply.golden, showPasses || !golden.matches {
                 lines.append(golden.matches
-                    ? "\(result.label):\(reply.line): " + style.green("PASS") + " reply same as the golden transcript"
+                    ? "\(result.label):\(reply.line): " + style.green("PASS") + " \(CheckOutcome.goldenText)"
                     : "\(result.label):\(reply.line): " + style.red("FAIL") + " reply differs from the golden transcript:\n"
                         + golden.difference)
             }
@@ -86,12 +86,68 @@ struct RunReport {
             + "of \(comparison.shared) (McNemar p = " + String(format: "%.2g", comparison.pValue) + ")"
     }
 
-    /// A repeated check's pass rate, its 95% interval and pass@N: `80% [38–96%], pass@5 1.00`.
+    /// A repeated check's pass rate, its 95% interval, pass@N and its measure's mean:
+    /// `80% [38–96%], pass@5 1.00, mean 0.83 ± 0.02`.
     static func figures(of check: CheckOutcome) -> String {
+        rate(of: check) + (check.runs > 1 ? String(format: ", pass@%d %.2f", check.runs, check.passAtK.last ?? 0) : "")
+            + (check.measure.map { ", mean " + measure($0) } ?? "")
+    }
+
+    /// A pass rate and its 95% interval: `80% [38–96%]`.
+    static func rate(of check: CheckOutcome) -> String {
         let percent = { (value: Double) in String(format: "%.0f", value * 100) }
         let interval = check.interval
         return "\(percent(check.passRate))% [\(percent(interval.low))–\(percent(interval.high))%]"
-            + (check.runs > 1 ? String(format: ", pass@%d %.2f", check.runs, check.passAtK.last ?? 0) : "")
+    }
+
+    /// A measure's mean and its standard error: `0.83 ± 0.02` (`0.83` from one run).
+    static func measure(_ measure: (mean: Double, standardError: Double?)) -> String {
+        String(format: "%.4g", measure.mean) + (measure.standardError.map { String(format: " ± %.2g", $0) } ?? "")
+    }
+
+    /// How a check fared in a run, for the comparison with a baseline: `held` or `failed` in one
+    /// run, `4/5, 80% [38–96%]` in several, and its measure.
+    static func tally(of check: CheckOutcome) -> String {
+        (check.runs == 1 ? (check.passes == 1 ? "held" : "failed") : "\(check.passes)/\(check.runs), " + rate(of: check))
+            + (check.measure.map { ", " + (check.runs == 1 ? "" : "mean ") + measure($0) } ?? "")
+    }
+
+    /// The changes of a comparison with a baseline counted: `2 new failures, 1 pass rate fell`, or
+    /// that there are none.
+    static func changes(in comparison: BaselineComparison) -> String {
+        let counted = BaselineComparison.Change.allCases.compactMap { change -> String? in
+            let count = comparison.count(change)
+            guard count > 0 else { return nil }
+            let one = count == 1
+            return switch change {
+            case .newFailure: "\(count) new failure" + (one ? "" : "s")
+            case .newPass: "\(count) new pass" + (one ? "" : "es")
+            case .newCheckFailing: "\(count) new check" + (one ? "" : "s") + " failing"
+            case .rateFell, .rateRose, .measureFell, .measureRose:
+                "\(count) " + change.rawValue.replacingOccurrences(of: "rate", with: one ? "rate" : "rates")
+                    .replacingOccurrences(of: "measure", with: one ? "measure" : "measures")
+            }
+        }
+        return counted.isEmpty ? "no check changed beyond noise" : counted.joined(separator: ", ")
+    }
+
+    /// A run against its baseline (`source`): the cases both have and each kind of change
+    /// counted, then the checks that changed (up to ``matrixRows``), each as it fared then and now.
+    func lines(for comparison: BaselineComparison, source: String) -> [String] {
+        let changes = Self.changes(in: comparison)
+        let plural = { (count: Int, noun: String) in "\(count) \(noun)\(count == 1 ? "" : "s")" }
+        var lines = ["", style.bold("against the baseline") + " \(source) (" + plural(comparison.sharedCases, "case") + " in both"
+            + (comparison.newChecks > 0 ? ", " + plural(comparison.newChecks, "new check") : "")
+            + (comparison.missingCases > 0 ? ", " + plural(comparison.missingCases, "case") + " of it not run" : "") + "): "
+            + changes
+            + (comparison.isRegression ? "; " + style.red("a regression") : "")]
+        for entry in comparison.entries.prefix(Self.matrixRows) {
+            let line = "  \(entry.change.rawValue): \(entry.label):\(entry.now.line) \(entry.now.text): "
+                + (entry.then.map { Self.tally(of: $0) + " then" } ?? "not in the baseline") + ", \(Self.tally(of: entry.now)) now"
+            lines.append(entry.change.isRegression ? style.red(line) : line)
+        }
+        if comparison.entries.count > Self.matrixRows { lines.append("  (\(comparison.entries.count - Self.matrixRows) more not shown)") }
+        return lines
     }
 
     /// The most cases the matrix shows.
@@ -272,6 +328,11 @@ private struct RepeatedJSON: Encodable {
         var pass_rate: Double
         var interval: [Double]
         var pass_at_k: [Double]
+        /// What it measured in each run, with their mean and its standard error; absent for a
+        /// check that does not measure.
+        var measures: [Double]?
+        var measure_mean: Double?
+        var measure_standard_error: Double?
     }
     var file: String
     var name: String
@@ -297,7 +358,9 @@ private struct RepeatedJSON: Encodable {
         checks = outcome.checks.map {
             Check(line: $0.line, expectation: $0.text, passes: $0.passes, runs: $0.runs, min_pass: $0.rate.fraction,
                   passed: $0.passed, detail: $0.passed ? nil : $0.detail, pass_rate: $0.passRate,
-                  interval: [$0.interval.low, $0.interval.high], pass_at_k: $0.passAtK)
+                  interval: [$0.interval.low, $0.interval.high], pass_at_k: $0.passAtK,
+                  measures: $0.measures.isEmpty ? nil : $0.measures, measure_mean: $0.measure?.mean,
+                  measure_standard_error: $0.measure?.standardError)
         }
     }
 }

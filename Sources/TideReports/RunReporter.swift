@@ -71,10 +71,30 @@ public struct RunReporter {
         }
     }
 
-    /// The lines after every case's: TAP's plan.
-    public var footer: [String] {
-        if case .tap = output { return [tap.plan] }
-        return []
+    /// The earlier run this one is set against (`--baseline`): where it came from and its cases.
+    public var baseline: (source: String, outcomes: [ScriptOutcome])?
+
+    /// This run against ``baseline``, when there is one.
+    public var baselineComparison: BaselineComparison? {
+        baseline.map { BaselineComparison(outcomes: outcomes, baseline: $0.outcomes) }
+    }
+
+    /// The lines after every case's: TAP's plan, or the JSON summary of the run over `targets`
+    /// (their labels), which took `seconds`.
+    public func footer(targets: [String], seconds: Double) -> [String] {
+        switch output {
+        case .tap: return [tap.plan]
+        case .text: return []
+        case .json:
+            let comparisons = targets.count > 1 ? RunMatrix(outcomes: outcomes, targets: targets).comparisons : []
+            return [JSONOutput.line(RunSummaryJSON(summary: .init(
+                passed: passed, failed: failed, errors: errors, cases: outcomes.count, runs: repetitions, seconds: seconds,
+                comparisons: comparisons.map {
+                    .init(first: $0.first, second: $0.second, shared: $0.shared, only_first: $0.onlyFirst, only_second: $0.onlySecond,
+                          p_value: $0.pValue)
+                },
+                baseline: baseline.flatMap { baseline in baselineComparison.map { .init($0, source: baseline.source) } })))]
+        }
     }
 
     /// The counts of the run (`scripts` files, `rows` data rows, on `targets`, in `seconds`), and
@@ -86,13 +106,15 @@ public struct RunReporter {
         return summary
     }
 
-    /// The summary: the matrix of a run over several `targets` (their labels), then `counts`.
+    /// The summary: the matrix of a run over several `targets` (their labels), the run against its
+    /// baseline, then `counts`.
     public func summary(counts: String, targets: [String]) -> String {
-        guard targets.count > 1 else { return counts }
         let style: TextStyle
         if case .text(_, let textStyle) = output { style = textStyle } else { style = TextStyle(enabled: false) }
-        let matrix = RunMatrix(outcomes: outcomes, targets: targets)
-        return RunReport(showPasses: false, style: style).lines(for: matrix).joined(separator: "\n") + "\n" + counts
+        let report = RunReport(showPasses: false, style: style)
+        var lines = targets.count > 1 ? report.lines(for: RunMatrix(outcomes: outcomes, targets: targets)) : []
+        if let baseline, let comparison = baselineComparison { lines += report.lines(for: comparison, source: baseline.source) }
+        return (lines + [counts]).joined(separator: "\n")
     }
 
     /// The JUnit XML of the run, which took `seconds`.
@@ -105,6 +127,7 @@ public struct RunReporter {
     public func html(targets: [String], counts: String, command: String) -> String {
         precondition(keepsResults, "an HTML page shows every run")
         let comparisons = targets.count > 1 ? RunMatrix(outcomes: outcomes, targets: targets).comparisons : []
-        return HTMLReport(results: results, targets: targets, summary: counts, command: command, comparisons: comparisons).page()
+        return HTMLReport(results: results, targets: targets, summary: counts, command: command, comparisons: comparisons,
+                          baseline: baseline.flatMap { baseline in baselineComparison.map { (baseline.source, $0) } }).page()
     }
 }

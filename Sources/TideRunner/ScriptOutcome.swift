@@ -29,6 +29,19 @@ public struct ScriptOutcome: Sendable {
     /// Checks that did not.
     public var failed: Int { checks.count - passed }
 
+    /// An outcome as a report read back gives it (``BaselineComparison``).
+    public init(file: String, name: String, checks: [CheckOutcome], failure: String?, runs: Int, row: String?, target: String?,
+                seconds: Double) {
+        self.file = file
+        self.name = name
+        self.checks = checks
+        self.failure = failure
+        self.runs = runs
+        self.row = row
+        self.target = target
+        self.seconds = seconds
+    }
+
     /// The outcome of one run: each check held or not.
     public init(_ result: ScriptResult) {
         self.init(runs: [result], rates: [])
@@ -56,6 +69,7 @@ public struct ScriptOutcome: Sendable {
             if named.isExpectation { expectationIndex += 1 }
             for run in perRun {
                 guard index < run.count else { continue }
+                if let measure = run[index].measure { outcome.measures.append(measure) }
                 if run[index].passed {
                     outcome.passes += 1
                 } else if outcome.detail == nil {
@@ -69,10 +83,10 @@ public struct ScriptOutcome: Sendable {
 
     /// One run's checks in order: expectations, then the golden comparison, reply by reply.
     private static func checks(of result: ScriptResult) -> [(line: Int, text: String, passed: Bool, detail: String,
-                                                             reply: String, isExpectation: Bool)] {
+                                                             reply: String, measure: Double?, isExpectation: Bool)] {
         result.replies.flatMap { reply in
-            reply.expectations.map { ($0.line, $0.text, $0.passed, $0.detail, reply.text, true) }
-                + (reply.golden.map { [(reply.line, "reply same as the golden transcript", $0.matches, $0.difference, reply.text, false)] }
+            reply.expectations.map { ($0.line, $0.text, $0.passed, $0.detail, reply.text, $0.measure, true) }
+                + (reply.golden.map { [(reply.line, CheckOutcome.goldenText, $0.matches, $0.difference, reply.text, nil, false)] }
                     ?? [])
         }
     }
@@ -93,6 +107,25 @@ public struct CheckOutcome: Sendable, Hashable {
     /// What was found in the first run it failed in, and that run's reply.
     public var detail: String?
     public var reply: String?
+    /// What it measured in each run that measured something (a similarity, a perplexity), in
+    /// run order; empty for a check that does not measure.
+    public var measures: [Double] = []
+
+    /// How reports name the comparison of a reply with its golden transcript.
+    public static let goldenText = "reply same as the golden transcript"
+
+    /// A check that held in `passes` of `runs`, needing `rate` of them.
+    public init(line: Int, text: String, passes: Int, runs: Int, rate: PassRate, detail: String? = nil, reply: String? = nil,
+                measures: [Double] = []) {
+        self.line = line
+        self.text = text
+        self.passes = passes
+        self.runs = runs
+        self.rate = rate
+        self.detail = detail
+        self.reply = reply
+        self.measures = measures
+    }
 
     /// Whether it held in enough runs.
     public var passed: Bool { rate.isMet(passes: passes, runs: runs) }
@@ -107,4 +140,8 @@ public struct CheckOutcome: Sendable, Hashable {
     /// pass@k for k from 1 to the runs: the chance that at least one of k runs holds it
     /// (``PassStatistics/passAtK(passes:runs:k:)``).
     public var passAtK: [Double] { runs == 0 ? [] : (1...runs).map { PassStatistics.passAtK(passes: passes, runs: runs, k: $0) } }
+
+    /// The mean of its measures and, from two on, the mean's standard error
+    /// (``PassStatistics/mean(_:)``); `nil` when it measured nothing.
+    public var measure: (mean: Double, standardError: Double?)? { PassStatistics.mean(measures) }
 }

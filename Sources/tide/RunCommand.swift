@@ -15,7 +15,8 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
         discussion: """
             Each script (docs/conversations.md) runs with its own model settings, plugins and parameters; \
             options given here are defaults that a script's directives override. Exit status: 0 when every \
-            expectation holds, 1 when one fails, 2 on a usage error, a script that cannot run (parse, \
+            expectation holds, 1 when one fails (under --fail-on-regression, when one regresses against \
+            --baseline), 2 on a usage error, a script that cannot run (parse, \
             model or plugin error, context overflow), or a report that cannot be written (--junit, --out, \
             or standard output, for --tap and --json: a full disk, a folder given for a file).
             """
@@ -30,6 +31,7 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
     @OptionGroup var pluginOptions: PluginOptions
     @OptionGroup var logOptions: LogOptions
     @OptionGroup var embeddingOptions: EmbeddingOptions
+    @OptionGroup var baselineOptions: BaselineOptions
 
     @Option(help: ArgumentHelp("The model that grades expect: judge checks: a model or preset name, a .gguf path, or a server's base URL "
                                + "(default: the model under test; a script's @judge wins).", valueName: "target"))
@@ -165,6 +167,13 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
             Terminal.warn("Error: no .tide scripts in \(paths.joined(separator: ", "))")
             throw ExitCode(2)
         }
+        let baseline: (source: String, outcomes: [ScriptOutcome])?
+        do {
+            baseline = try baselineOptions.load()
+        } catch {
+            Terminal.warn("Error: \(error)")
+            throw ExitCode(2)
+        }
         let standardInput = paths.contains("-") ? try StandardInput.readAll(what: "the script") : nil
         let (cases, planErrors) = ScriptCases.plan(files: files, standardInput: standardInput,
                                                    variables: Dictionary(variables.map(ParameterArguments.split)) { $1 }, data: data)
@@ -189,6 +198,7 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
         let streaming = !json && !tap && !quiet && sequences == 1 && repetitions == 1 && (verbose || Terminal.stdoutIsTTY)
         var reporter = RunReporter(output: tap ? .tap : json ? .json : .text(showPasses: !quiet && !streaming, style: .standardOutput),
                                    repetitions: repetitions, minimumPassRate: minimumPassRate, keepsResults: html != nil)
+        reporter.baseline = baseline
         // A group is one case on one target; its runs are the repetitions.
         let jobs = cases.count * targets.count * repetitions
         let bar = jobs > 1 && !streaming ? ProgressBar(label: "replaying") : nil
@@ -207,7 +217,8 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
         }
         bar?.finish()
         let seconds = (ContinuousClock.now - start).seconds
-        for line in reporter.footer { Terminal.write(line + "\n") }
+        let labels = targets.compactMap(\.label)
+        for line in reporter.footer(targets: labels, seconds: seconds) { Terminal.write(line + "\n") }
         // A report that cannot be written is the report's failure, not a script's: the scripts'
         // counts stand, and the status says something went wrong.
         var reportFailed = false
@@ -222,7 +233,6 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
         }
         // The JUnit file first: written to standard output, it comes before the summary.
         save(reporter.junit(seconds: seconds), to: junit, what: "the JUnit report")
-        let labels = targets.compactMap(\.label)
         let counts = reporter.counts(scripts: files.count, rows: cases.count(where: { $0.row != nil }), targets: targets.count, seconds: seconds)
         let summary = reporter.summary(counts: counts, targets: labels)
         if reporter.isMachineReadable { Terminal.warn(summary) } else { Terminal.write(summary + "\n") }
@@ -235,7 +245,11 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
             reportFailed = true
         }
         if reporter.errors > 0 || reportFailed { throw ExitCode(2) }
-        if reporter.failed > 0 { throw ExitCode(1) }
+        if baselineOptions.failOnRegression {
+            if reporter.baselineComparison?.isRegression == true { throw ExitCode(1) }
+        } else if reporter.failed > 0 {
+            throw ExitCode(1)
+        }
     }
 
     /// The command line of the run as a report shows it: `tide` and its `arguments` quoted as a

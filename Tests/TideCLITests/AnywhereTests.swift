@@ -78,7 +78,7 @@ extension CommandLineTests {
                 + "user: What is the capital of France?\nexpect: contains \"Paris\"\n"
             let result = try TideProcess.run(["run", "--json", "-"], stdin: script)
             #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            let object = try #require(result.jsonCases.first)
             #expect(object["file"] as? String == "<stdin>")
             #expect(object["model"] as? String == "smollm2-135m-instruct")
             let reply = try #require((object["replies"] as? [[String: Any]])?.first)

@@ -77,23 +77,29 @@ extension CommandLineTests {
         /// in some of them.
         @Test func repeatedRunsSampleDifferentlyAndRatesDecide() throws {
             let file = try CommandLineTests.scratchFolder("ci").appendingPathComponent("sampled.tide")
-            try "@temperature 1.2\n@max-tokens 12\nuser: Tell me a word.\nexpect: tokens >= 1\n@min-pass 0\nuser: Again.\nexpect: contains \"zzzz\"\n"
-                .write(to: file, atomically: true, encoding: .utf8)
+            try ("@temperature 1.2\n@max-tokens 12\nuser: Tell me a word.\nexpect: tokens >= 1\n@min-pass 0\nuser: Again.\nexpect: contains \"zzzz\"\n"
+                 + "expect: perplexity < 1e9\n").write(to: file, atomically: true, encoding: .utf8)
             let result = try TideProcess.run(["run", "--json", "--repeat", "3", file.path])
             #expect(result.status == 0)
-            let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+            let object = result.jsonCases.first
             let checks = object?["checks"] as? [[String: Any]] ?? []
             #expect(object?["runs"] as? Int == 3)
-            #expect(checks.map { $0["passes"] as? Int } == [3, 0])
-            #expect(checks.map { $0["passed"] as? Bool } == [true, true])
-            #expect(checks.map { $0["min_pass"] as? Double } == [1, 0])
+            #expect(checks.prefix(2).map { $0["passes"] as? Int } == [3, 0])
+            #expect(checks.map { $0["passed"] as? Bool } == [true, true, true])
+            #expect(checks.map { $0["min_pass"] as? Double } == [1, 0, 0])
             // Every run or none: pass@k is 1 or 0 for every k, and the interval reaches 100% or 0%.
-            #expect(checks.map { $0["pass_at_k"] as? [Double] } == [[1, 1, 1], [0, 0, 0]])
-            #expect(checks.map { ($0["interval"] as? [Double])?.count } == [2, 2])
+            #expect(checks.prefix(2).map { $0["pass_at_k"] as? [Double] } == [[1, 1, 1], [0, 0, 0]])
+            #expect(checks.map { ($0["interval"] as? [Double])?.count } == [2, 2, 2])
+            // A measuring check gives each run's measure, their mean and its standard error; others none.
+            let measures = try #require(checks[2]["measures"] as? [Double], "\(checks[2])")
+            #expect(measures.count == 3 && measures.allSatisfy { $0 >= 1 })
+            #expect(abs((checks[2]["measure_mean"] as? Double ?? 0) - measures.reduce(0, +) / 3) < 1e-9)
+            #expect(checks[2]["measure_standard_error"] is Double && checks[0]["measures"] == nil)
             #expect((checks[0]["interval"] as? [Double])?.last == 1 && (checks[1]["interval"] as? [Double])?.first == 0)
             let text = try TideProcess.run(["run", "--repeat", "3", file.path])
             #expect(text.stdout.contains("expect: tokens >= 1 (3/3 runs, 100% [44–100%], pass@3 1.00)"), "\(text.stdout)")
             #expect(text.stdout.contains("expect: contains \"zzzz\" (0/3 runs, 0% [0–56%], pass@3 0.00, needs 0)"), "\(text.stdout)")
+            #expect(text.stdout.contains("expect: perplexity < 1000000000 (3/3 runs, 100% [44–100%], pass@3 1.00, mean "), "\(text.stdout)")
             let usage = try TideProcess.run(["run", "--min-pass", "0.8", file.path])
             #expect(usage.status != 0 && usage.stderr.contains("--min-pass only makes sense with --repeat N"))
             let clash = try TideProcess.run(["run", "--repeat", "2", "--out", "/tmp", file.path])

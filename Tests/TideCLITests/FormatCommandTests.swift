@@ -157,7 +157,7 @@ extension CommandLineTests {
             // Replayed, the reply is generated again under the saved schema.
             let replay = try TideProcess.run(["run", "--json", saved.path])
             #expect(replay.status == 0, "\(replay.stdout)\(replay.stderr)")
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(replay.stdout.utf8)) as? [String: Any])
+            let report = try #require(replay.jsonCases.first)
             let reply = try #require((report["replies"] as? [[String: Any]])?.first?["reply"] as? String)
             #expect((try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any])?["name"] is String, "\(reply)")
         }

@@ -65,7 +65,7 @@ extension CommandLineTests {
                 .joined(separator: "\n")).write(to: plain, atomically: true, encoding: .utf8)
             let judged = try TideProcess.run(["run", "--judge", "reading-judge", "--json", plain.path], environment: environment)
             #expect(judged.status == 0, "\(judged.stdout)\(judged.stderr)")
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(judged.stdout.utf8)) as? [String: Any])
+            let report = try #require(judged.jsonCases.first)
             let checks = try #require((report["replies"] as? [[String: Any]])?.first?["expectations"] as? [[String: Any]])
             #expect(checks.allSatisfy { ($0["reason"] as? String)?.contains("read 'Paris is the capital of France.'") == true }, "\(checks)")
             let mumbled = try TideProcess.run(["run", "--judge", "mumbling-judge", plain.path], environment: environment)
@@ -112,7 +112,7 @@ extension CommandLineTests {
 
                 """.write(to: script, atomically: true, encoding: .utf8)
             let run = try TideProcess.run(["run", "--judge", server.url.absoluteString, "--json", script.path], environment: environment)
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run.stderr)")
+            let report = try #require(run.jsonCases.first, "\(run.stderr)")
             let check = try #require(((report["replies"] as? [[String: Any]])?.first?["expectations"] as? [[String: Any]])?.first)
             // Any verdict, but one: a reason comes with it, pass or fail.
             #expect((check["reason"] as? String)?.isEmpty == false, "\(check)")

@@ -148,7 +148,7 @@ extension CommandLineTests {
             let script = "@model terse\n@max-tokens 30\n@plugin \(sea)\nuser: Describe the sea.\nexpect: stop plugin:stop-after-sentences: 1 sentence\n"
             let run = try tide(["run", "--json", "-"], stdin: script)
             #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
-            let reply = try #require(((try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])?["replies"]
+            let reply = try #require((run.jsonCases.first?["replies"]
                 as? [[String: Any]])?.first)
             #expect((reply["parameters"] as? [String: Any])?["max_tokens"] as? Int == 30, "the script's directive wins")
             #expect((reply["parameters"] as? [String: Any])?["temperature"] as? Double == 0, "the preset's default holds")

@@ -54,7 +54,7 @@ extension CommandLineTests {
 
             let replay = try TideProcess.run(["run", "--remote", server.url.absoluteString, "--json", saved.path])
             #expect(replay.status == 0, "\(replay.stderr)")
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(replay.stdout.utf8)) as? [String: Any])
+            let report = try #require(replay.jsonCases.first)
             let replies = try #require(report["replies"] as? [[String: Any]]).compactMap { $0["reply"] as? String }
             #expect(replies.count == 2)
             for reply in replies {

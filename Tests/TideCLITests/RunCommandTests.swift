@@ -66,7 +66,7 @@ extension CommandLineTests {
 
             let json = try TideProcess.run(["run", "--json", script.path])
             #expect(json.status == 0)
-            let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+            let object = json.jsonCases.first
             #expect(object?["passed"] as? Int == 1 && object?["failed"] as? Int == 0)
             let reply = (object?["replies"] as? [[String: Any]])?.first
             #expect(reply?["reply"] as? String == "The capital of France is Paris.")
@@ -82,7 +82,7 @@ extension CommandLineTests {
             #expect(replayed.stdout.contains("capital.tide:4: reply confirmed by teacher forcing (7 tokens)\n"), "\(replayed.stdout)")
             #expect(replayed.stdout.contains("recorded replies: 1 confirmed by teacher forcing\n"))
             let regenerated = try TideProcess.run(["run", "--regenerate", "--json", out.appendingPathComponent("capital.tide").path])
-            let forcing = ((try JSONSerialization.jsonObject(with: Data(regenerated.stdout.utf8)) as? [String: Any])?["replies"]
+            let forcing = (regenerated.jsonCases.first?["replies"]
                 as? [[String: Any]])?.first?["teacher_forcing"] as? [String: Any]
             #expect(forcing?["outcome"] as? String == "skipped" && forcing?["reason"] as? String == "--regenerate")
             #expect(regenerated.stderr.contains("recorded replies: 1 regenerated whole"))

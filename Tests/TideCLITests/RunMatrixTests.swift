@@ -64,18 +64,20 @@ extension CommandLineTests {
         @Test func reportsCarryTheTargetAndTheRow() throws {
             let file = try scriptFile()
             let json = try TideProcess.run(["run", "--json", "--parallel", "2"] + Self.targets + [file.path])
-            let objects = json.stdout.split(separator: "\n").compactMap {
-                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-            }
+            let objects = json.jsonCases
             #expect(objects.map { "\($0["target"] ?? ""):\($0["row"] ?? "")" }
                         == ["plain:fr", "short:fr", "plain:it", "short:it", "plain:de", "short:de"])
             #expect(objects.map { $0["passed"] as? Int } == [1, 0, 1, 0, 0, 0])
+            // The closing summary compares the targets, as the terminal's matrix does.
+            let comparison = try #require((json.jsonSummary?["comparisons"] as? [[String: Any]])?.first, "\(json.stdout)")
+            #expect(comparison["first"] as? String == "plain" && comparison["second"] as? String == "short")
+            #expect(comparison["shared"] as? Int == 3 && comparison["only_first"] as? Int == 2 && comparison["only_second"] as? Int == 0)
+            #expect(comparison["p_value"] as? Double == 0.5)
+            #expect(json.jsonSummary?["cases"] as? Int == 6 && json.jsonSummary?["failed"] as? Int == 4)
 
             // Under --repeat, each case on each target is one object over its runs.
             let repeated = try TideProcess.run(["run", "--json", "--repeat", "2", "--parallel", "3"] + Self.targets + [file.path])
-            let outcomes = repeated.stdout.split(separator: "\n").compactMap {
-                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-            }
+            let outcomes = repeated.jsonCases
             #expect(outcomes.map { "\($0["target"] ?? ""):\($0["row"] ?? ""):\($0["runs"] ?? "")" }
                         == ["plain:fr:2", "short:fr:2", "plain:it:2", "short:it:2", "plain:de:2", "short:de:2"])
 
@@ -89,6 +91,54 @@ extension CommandLineTests {
             #expect(junit.suites.map { $0.attributes["name"] } == ["plain", "short"])
             #expect(junit.suites.map(\.cases.count) == [3, 3])
             #expect(junit.suites[0].cases.map { $0.attributes["classname"] } == ["capitals[fr]", "capitals[it]", "capitals[de]"])
+        }
+
+        /// A run against an earlier one's `--json`: cutting the second target's replies short
+        /// turns its passes into new failures; against itself nothing changes, and under
+        /// `--fail-on-regression` the case that failed in both does not fail the run.
+        @Test func aBaselineTellsNewFailuresFromOldOnes() throws {
+            let file = try scriptFile()
+            let folder = file.deletingLastPathComponent()
+            let baseline = folder.appendingPathComponent("baseline.json")
+            let first = try TideProcess.run(["run", "--json", "--target", "plain:", "--target", "short:", file.path])
+            #expect(first.status == 1, "the [de] row fails on both: \(first.stderr)")
+            try first.stdout.write(to: baseline, atomically: true, encoding: .utf8)
+
+            let same = try TideProcess.run(["run", "--baseline", baseline.path, "--fail-on-regression",
+                                            "--target", "plain:", "--target", "short:", file.path])
+            #expect(same.status == 0, "\(same.stdout)\n\(same.stderr)")
+            #expect(same.stdout.contains("against the baseline \(baseline.path) (6 cases in both): no check changed beyond noise"))
+
+            let html = folder.appendingPathComponent("report.html")
+            let worse = try TideProcess.run(["run", "--baseline", baseline.path, "--fail-on-regression", "--html", html.path] + Self.targets
+                                            + [file.path])
+            #expect(worse.status == 1, "\(worse.stdout)\n\(worse.stderr)")
+            #expect(worse.stdout.contains("(6 cases in both): 2 new failures; a regression"), "\(worse.stdout)")
+            #expect(worse.stdout.contains("  new failure: short: \(file.path)[fr]:6 expect: contains \"Paris\": held then, failed now"))
+            #expect(worse.stdout.contains("  new failure: short: \(file.path)[it]:6 expect: contains \"Rome\": held then, failed now"))
+            let page = try String(contentsOf: html, encoding: .utf8)
+            #expect(page.contains("<section id=\"baseline\"><h2>Against the baseline \(baseline.path)</h2>"))
+            #expect(page.contains("<td>held</td><td>failed</td></tr>"))
+
+            let json = try TideProcess.run(["run", "--json", "--baseline", baseline.path] + Self.targets + [file.path])
+            #expect(json.status == 1, "without --fail-on-regression, any failure fails the run")
+            let compared = try #require(json.jsonSummary?["baseline"] as? [String: Any], "\(json.stdout)")
+            #expect(compared["regression"] as? Bool == true && compared["shared_cases"] as? Int == 6)
+            #expect((compared["counts"] as? [String: Int])?["new_failure"] == 2)
+            let changes = try #require(compared["changes"] as? [[String: Any]])
+            #expect(changes.map { $0["case"] as? String } == ["short: \(file.path)[fr]", "short: \(file.path)[it]"])
+            #expect(changes.map { ($0["then"] as? [String: Any])?["passed"] as? Bool } == [true, true])
+
+            // A baseline that is not one is refused before anything is generated.
+            let missing = try TideProcess.run(["run", "--baseline", folder.appendingPathComponent("none.json").path, file.path])
+            #expect(missing.status == 2 && missing.stderr.contains("none.json: no such file; save an earlier run's report with tide run --json"))
+            let text = folder.appendingPathComponent("notes.json")
+            try "{\"file\": \"a.tide\", \"replies\": []}\nnot json\n".write(to: text, atomically: true, encoding: .utf8)
+            let garbled = try TideProcess.run(["run", "--baseline", text.path, file.path])
+            #expect(garbled.status == 2 && garbled.stderr.contains("notes.json:2: not a case of tide run --json (not JSON)"), "\(garbled.stderr)")
+            #expect(garbled.stdout.isEmpty)
+            let alone = try TideProcess.run(["run", "--fail-on-regression", file.path])
+            #expect(alone.status == 2 && alone.stderr.contains("give it with --baseline FILE"))
         }
 
         @Test func goldenFilesAreKeptPerTargetAndRow() throws {

@@ -39,7 +39,7 @@ extension CommandLineTests {
             let transcript = out.appendingPathComponent("paris.tide")
             let second = try TideProcess.run(["run", "--json", transcript.path])
             #expect(second.status == 0, "\(second.stdout)\(second.stderr)")
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as? [String: Any])
+            let report = try #require(second.jsonCases.first)
             let checks = try #require((report["replies"] as? [[String: Any]])?.first?["expectations"] as? [[String: Any]])
             let measures = checks.compactMap { $0["measure"] as? Double }
             #expect(measures.count == 3 && checks.allSatisfy { $0["passed"] as? Bool == true }, "\(checks)")

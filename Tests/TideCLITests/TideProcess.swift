@@ -7,6 +7,15 @@ struct TideProcess {
         var status: Int32
         var stdout: String
         var stderr: String
+
+        /// The JSON objects on standard output, one a line.
+        var jsonLines: [[String: Any]] {
+            stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        }
+        /// The cases of `tide run --json`: its lines but the closing summary.
+        var jsonCases: [[String: Any]] { jsonLines.filter { $0["summary"] == nil } }
+        /// The closing summary of `tide run --json`.
+        var jsonSummary: [String: Any]? { jsonLines.last?["summary"] as? [String: Any] }
     }
 
     static var executable: URL {
