@@ -47,7 +47,8 @@ let package = Package(
         .target(name: "TideFormat", dependencies: ["TideCore", "TideFiles", "TideRegex"]),
         .target(name: "TideScript", dependencies: ["TideCore", "TideFiles", "TideFormat", "TideRegex"]),
         .target(name: "TideProvider", dependencies: ["TideCore", "TideLlama", "TideModels", "TideRemote"]),
-        .target(name: "TideRunner", dependencies: ["TideCore", "TideFiles", "TideFormat", "TideRegex", "TideScript", "TideLua", "TideMCP", "TideModels", "TideProvider", "TideRemote"]),
+        .target(name: "TideRunner", dependencies: ["TideCore", "TideFiles", "TideFormat", "TideRegex", "TideScript", "TideLua", "TideMCP", "TideModels", "TideProvider", "TideRemote", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "TideJournal", dependencies: ["TideFiles", "TideLog", "TideRunner", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "TideReports", dependencies: ["TideCore", "TideOpenAI", "TideRunner", "TideScript"]),
         .target(name: "TideLlama", dependencies: ["TideCore", "TideFiles", "TideFormat", "CLlama"]),
         .target(
@@ -83,7 +84,7 @@ let package = Package(
         .executableTarget(
             name: "tide",
             dependencies: [
-                "TideCore", "TideFiles", "TideFormat", "TideLlama", "TideLua", "TideModels", "TideRemote", "TideProvider", "TideBench", "TideScript", "TideRunner", "TideReports",
+                "TideCore", "TideFiles", "TideFormat", "TideLlama", "TideLua", "TideModels", "TideRemote", "TideProvider", "TideBench", "TideScript", "TideRunner", "TideReports", "TideJournal",
                 "TideChat", "TideServe", "TideLog", "TideOpenAI", "TideMCP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
             ]
@@ -112,6 +113,7 @@ let package = Package(
             "TideLog", "TideCore", "TideFormat", "TideScript", "TideTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TideMCPTests", dependencies: ["TideMCP", "TideCore", "TideTestSupport"]),
+        .testTarget(name: "TideJournalTests", dependencies: ["TideJournal", "TideRunner", "TideCore", "TideScript", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "TideCLITests", dependencies: ["TideTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,5 @@
 /// Figures about one reply.
-public struct GenerationStatistics: Sendable, Hashable {
+public struct GenerationStatistics: Sendable, Hashable, Codable {
     /// Tokens in the rendered prompt.
     public var promptTokens = 0
     /// Prompt tokens already in the backend's cache from earlier turns, and so not evaluated again.

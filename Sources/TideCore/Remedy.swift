@@ -2,7 +2,7 @@
 /// what to do in words and list their remedies; each front end says how, in its own terms: the
 /// `tide` command as flags (`--ctx-size`), while `tide serve` passes the words on unchanged (its
 /// clients cannot change the server's settings).
-public enum Remedy: Sendable, Hashable, CaseIterable {
+public enum Remedy: Sendable, Hashable, Codable, CaseIterable {
     /// The context size, in tokens.
     case contextSize
     /// Dropping the oldest turns when a conversation outgrows the context.

@@ -7,7 +7,7 @@
 /// A recorded token counts as the model's choice within the reply's ``Tolerance`` (a near-tie
 /// that another machine's kernels may order differently); with a tolerance of 0 the reply is
 /// exactly the one generating would give.
-public enum TeacherForcing: Sendable, Hashable, CustomStringConvertible {
+public enum TeacherForcing: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The model, fed the recorded reply, chose each of its tokens (and ended where it ended),
     /// some of them only within the tolerance (`nearTies`): the reply's `tokens` were confirmed
     /// without generating them.
@@ -19,7 +19,7 @@ public enum TeacherForcing: Sendable, Hashable, CustomStringConvertible {
     case skipped(SkipReason)
 
     /// Why a recorded reply was generated again without trying teacher forcing.
-    public enum SkipReason: Sendable, Hashable, CustomStringConvertible {
+    public enum SkipReason: Sendable, Hashable, Codable, CustomStringConvertible {
         /// The user asked for it (`tide run --regenerate`).
         case asked
         /// The model's backend cannot force tokens, and says why (a remote model samples on its

@@ -8,7 +8,7 @@ import Darwin
 /// scores the model gave its position, after the plugins' `on_logits` adjustments and before the
 /// sampler's stages (temperature, top-k, penalties, a format's grammar), as llama-server's
 /// `n_probs` reports them by default.
-public struct ScoredToken: Sendable, Hashable {
+public struct ScoredToken: Sendable, Hashable, Codable {
     /// The token's id in the model's vocabulary.
     public var id: Int32
     /// Its text's bytes (part of a UTF-8 character, for some tokens).
@@ -28,7 +28,7 @@ public struct ScoredToken: Sendable, Hashable {
 }
 
 /// One position of a reply or a prompt, scored: the token there and the likeliest at it.
-public struct TokenLogprob: Sendable, Hashable {
+public struct TokenLogprob: Sendable, Hashable, Codable {
     /// The token at the position.
     public var token: ScoredToken
     /// The likeliest tokens at the position, best first: as many as the reply asked for

@@ -53,7 +53,7 @@ public enum Tolerance {
 
 /// The near-ties of a reply confirmed within the tolerance: how many recorded tokens needed a
 /// raise, and the largest raise any of them needed.
-public struct NearTies: Sendable, Hashable {
+public struct NearTies: Sendable, Hashable, Codable {
     /// Positions whose recorded token was not the choice itself, but within the tolerance.
     public private(set) var count = 0
     /// The largest margin among them, in logits.

@@ -99,17 +99,7 @@ public final class LogDatabase: Sendable {
 
     /// A connection to the log, created and brought to the newest schema if need be.
     private func connect() throws -> DatabaseQueue {
-        try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
-        var configuration = Configuration()
-        configuration.journalMode = .wal
-        configuration.busyMode = .timeout(Self.busyTimeout)
-        configuration.label = "tide.log"
-        // In WAL mode, commits need no sync of their own: a crash of the process loses nothing
-        // committed, a power cut at most the last commits.
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
-        let database = try DatabaseQueue(path: path.path, configuration: configuration)
-        if try !LogSchema.isCurrent(database) { try LogSchema.migrate(database) }
-        return database
+        try SQLiteFile.open(path, label: "tide.log", busyTimeout: Self.busyTimeout, migrations: LogSchema.migrations)
     }
 
     /// Says the first failure; later ones go unsaid.

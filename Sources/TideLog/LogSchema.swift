@@ -1,7 +1,7 @@
 import GRDB
 
-/// The log's tables, built by versioned migrations (docs/logs.md describes them), the version
-/// kept in SQLite's `user_version`:
+/// The log's tables, built by versioned migrations (docs/logs.md describes them; ``SQLiteFile``
+/// runs them):
 ///
 /// - `conversation`: one row per conversation — when it started, the model, where it came from
 ///   (`generate`, `chat`, `run`, `serve`) and its origin (a script's path, an endpoint);
@@ -11,25 +11,6 @@ import GRDB
 /// - `tool_call` (version 2): each reply's tool calls and their results;
 /// - `message.reasoning` and `reply.reasoning_tokens` (version 3): a thinking model's reasoning.
 enum LogSchema {
-    /// Brings the database up to the newest version. The check and the migrations run in one
-    /// transaction that takes the write lock first, so that two processes opening a new log at
-    /// once do not both migrate it: the second waits, then finds it current.
-    static func migrate(_ database: DatabaseQueue) throws {
-        try database.writeWithoutTransaction { db in
-            try db.inTransaction(.immediate) {
-                let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
-                for migration in migrations.dropFirst(version) { try migration(db) }
-                if version < migrations.count { try db.execute(sql: "PRAGMA user_version = \(migrations.count)") }
-                return .commit
-            }
-        }
-    }
-
-    /// Whether the database is at the newest version (a read, cheaper than taking the write lock).
-    static func isCurrent(_ database: DatabaseQueue) throws -> Bool {
-        try database.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 } == migrations.count
-    }
-
     /// The migrations in order: version N is reached by running the first N.
     static let migrations: [@Sendable (Database) throws -> Void] = [version1, version2, version3]
 

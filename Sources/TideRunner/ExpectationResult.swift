@@ -1,7 +1,7 @@
 import TideScript
 
 /// How one expectation fared on one reply.
-public struct ExpectationResult: Sendable, Hashable {
+public struct ExpectationResult: Sendable, Hashable, Codable {
     /// The expectation, as written.
     public var expectation: Expectation
     /// Its line in the script.

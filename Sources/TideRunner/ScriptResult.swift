@@ -3,7 +3,7 @@ import TideCore
 import TideScript
 
 /// What replaying one script gave.
-public struct ScriptResult: Sendable {
+public struct ScriptResult: Sendable, Codable {
     /// The script file.
     public var file: String
     /// The script's `@name`, else its file name without extension.
@@ -24,6 +24,9 @@ public struct ScriptResult: Sendable {
     public var target: String?
     /// How long it took, in seconds.
     public var seconds: Double = 0
+    /// What decided it (``CaseIdentity``), once the script was prepared and its model found;
+    /// `nil` when it failed before.
+    public var identity: CaseIdentity?
 
     /// A result with no replies yet; `name` defaults to the file name without its extension.
     public init(file: String, name: String? = nil, failure: String? = nil) {
@@ -48,7 +51,7 @@ public struct ScriptResult: Sendable {
 }
 
 /// One generated reply and the checks on it.
-public struct ReplyResult: Sendable {
+public struct ReplyResult: Sendable, Codable {
     /// The line of the user turn it answers.
     public var line: Int
     /// The user's message.
@@ -88,7 +91,7 @@ public struct ReplyResult: Sendable {
 }
 
 /// A reply compared with the golden transcript's reply for the same turn.
-public struct GoldenComparison: Sendable, Hashable {
+public struct GoldenComparison: Sendable, Hashable, Codable {
     /// The recorded reply (`nil` when the golden file has no reply for this turn).
     public var recorded: String?
     /// Whether the new reply is the same text.

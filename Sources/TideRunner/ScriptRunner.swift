@@ -63,6 +63,11 @@ public struct ScriptRunner: Sendable {
     public var rejudge = false
     /// Where a judge other than the model under test gets its backend; `nil` for ``backends``.
     public var judgeBackends: (any BackendProvider)?
+    /// Where the digests of model, plugin and schema files come from (``CaseIdentity``).
+    public var fileDigest = FileDigest()
+    /// Looks a case up once its identity is known, before anything is generated: a result kept
+    /// from before (a resumed run's journal) to give instead of replaying, or `nil` to replay.
+    public var reuse: (@Sendable (CaseIdentity) async -> ScriptResult?)?
     /// Where backends come from.
     public let backends: any BackendProvider
 
@@ -117,6 +122,9 @@ public struct ScriptRunner: Sendable {
             } catch {
                 throw ScriptRunError("\(file): \(error)", cause: error)
             }
+            let identity = identity(of: prepared, file: file, model: model, golden: golden)
+            result.identity = identity
+            if let reuse, let kept = await reuse(identity) { return kept }
             try await withTaskExecutorPreference(backends.replayExecutor(for: backend)) {
                 var replay = Replay(runner: self, prepared: prepared, backend: backend, model: model, file: file,
                                     golden: golden.map(Self.recordedReplies) ?? [], events: events)

@@ -112,7 +112,7 @@ public struct ReplyRecord: Sendable, Hashable {
 }
 
 /// A judge's verdict on a recorded reply: `@verdict pass|fail "RUBRIC" "REASON"`.
-public struct RecordedVerdict: Sendable, Hashable {
+public struct RecordedVerdict: Sendable, Hashable, Codable {
     /// The rubric of the `expect: judge` check.
     public var rubric: String
     /// Whether the judge found the reply met it.

@@ -67,7 +67,7 @@ public struct RecordedReply: Sendable, Hashable {
 /// One round of tool calls in a script: what the assistant said before the calls (an
 /// `assistant:` turn, often absent), the calls (`tool-call:` turns, each the call's JSON as
 /// written), and their results (`tool:` turns), in order.
-public struct ToolRound: Sendable, Hashable {
+public struct ToolRound: Sendable, Hashable, Codable {
     /// The assistant's text before the calls.
     public var text: String
     /// Each call's JSON, `{"name": …, "arguments": {…}}`, as written (checked by the parser).

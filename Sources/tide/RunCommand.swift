@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TideCore
+import TideJournal
 import TideLog
 import TideMCP
 import TideReports
@@ -32,6 +33,7 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
     @OptionGroup var logOptions: LogOptions
     @OptionGroup var embeddingOptions: EmbeddingOptions
     @OptionGroup var baselineOptions: BaselineOptions
+    @OptionGroup var report: ReportOptions
 
     @Option(help: ArgumentHelp("The model that grades expect: judge checks: a model or preset name, a .gguf path, or a server's base URL "
                                + "(default: the model under test; a script's @judge wins).", valueName: "target"))
@@ -50,14 +52,8 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
           help: "Allow --out to be the scripts' own folder, replacing each script with its transcript.")
     var replaceScripts = false
 
-    @Flag(name: .shortAndLong, help: "Only failures and the summary.")
-    var quiet = false
-
     @Flag(name: .shortAndLong, help: "Stream every transcript, with each reply's statistics.")
     var verbose = false
-
-    @Flag(help: "Write one JSON object per script on standard output instead of the report.")
-    var json = false
 
     @Flag(help: "Record the replies as golden transcripts (NAME.golden.tide next to each script, or in --golden).")
     var update = false
@@ -90,16 +86,6 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
                                valueName: "rate"))
     var minimumPassRate: PassRate?
 
-    @Option(help: ArgumentHelp("Also write a JUnit XML report to this file.", valueName: "file"))
-    var junit: String?
-
-    @Option(help: ArgumentHelp("Also write the run as one self-contained HTML page to this file: the matrix, filters, "
-                               + "every reply with its checks.", valueName: "file"))
-    var html: String?
-
-    @Flag(help: "Write TAP (version 14) on standard output instead of the report.")
-    var tap = false
-
     @Option(name: .customLong("var"), help: ArgumentHelp("A value for {{NAME}} in the scripts (repeatable); a script's @var and a data row win.",
                                                          valueName: "name=value"))
     var variables: [String] = []
@@ -108,15 +94,20 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
                                + "(a script's @data wins).", valueName: "file"))
     var data: String?
 
+    @Flag(help: ArgumentHelp("Go on with a run that stopped: the run numbered by a first argument RUN (tide runs list), else the "
+                             + "newest unfinished run of the same arguments here; only the cases it lacks, or whose script, model, "
+                             + "plugins or settings changed, are replayed, and the report covers the whole run."))
+    var resume = false
+
     @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Replay every script on this target (repeatable): 'LABEL: OPTIONS', the model, plugin, "
                                + "parameter and format options it takes over the run's, e.g. 'slop: --plugin \"ban-phrases slop=true\"'.",
                                valueName: "target"))
     var target: [String] = []
 
     func validate() throws {
-        if paths.isEmpty { throw ValidationError("give at least one script or folder, e.g. tide run Conversations/") }
+        if scriptPaths.isEmpty { throw ValidationError("give at least one script or folder, e.g. tide run Conversations/") }
         if update && check { throw ValidationError("--update records golden transcripts and --check compares with them: choose one") }
-        if quiet && verbose { throw ValidationError("--quiet and --verbose contradict each other") }
+        if report.quiet && verbose { throw ValidationError("--quiet and --verbose contradict each other") }
         if golden != nil && !update && !check { throw ValidationError("--golden only makes sense with --update or --check") }
         if parallel < 1 || parallel > 64 { throw ValidationError("--parallel must be from 1 to 64, not \(parallel)") }
         if repetitions < 1 || repetitions > 1000 { throw ValidationError("--repeat must be from 1 to 1000, not \(repetitions)") }
@@ -131,8 +122,10 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
         if tolerance != nil && regenerate {
             throw ValidationError("--tolerance applies to teacher forcing, which --regenerate turns off: choose one")
         }
-        if tap && json { throw ValidationError("--tap and --json both replace the report: choose one") }
         if paths.count(where: { $0 == "-" }) > 1 { throw ValidationError("- (standard input) can be given once") }
+        if resume && paths.contains("-") {
+            throw ValidationError("a script on standard input cannot be resumed: save it to a file and run that")
+        }
         for variable in variables {
             let (name, _) = ParameterArguments.split(variable)
             guard variable.contains("="), ScriptVariables.isName(name) else {
@@ -158,13 +151,13 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
     func run() async throws {
         let files: [String]
         do {
-            files = try ScriptFiles.scripts(in: paths)
+            files = try ScriptFiles.scripts(in: scriptPaths)
         } catch {
             Terminal.warn("Error: \(error)")
             throw ExitCode(2)
         }
         if files.isEmpty {
-            Terminal.warn("Error: no .tide scripts in \(paths.joined(separator: ", "))")
+            Terminal.warn("Error: no .tide scripts in \(scriptPaths.joined(separator: ", "))")
             throw ExitCode(2)
         }
         let baseline: (source: String, outcomes: [ScriptOutcome])?
@@ -195,20 +188,52 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
             throw ExitCode(2)
         }
 
-        let streaming = !json && !tap && !quiet && sequences == 1 && repetitions == 1 && (verbose || Terminal.stdoutIsTTY)
-        var reporter = RunReporter(output: tap ? .tap : json ? .json : .text(showPasses: !quiet && !streaming, style: .standardOutput),
-                                   repetitions: repetitions, minimumPassRate: minimumPassRate, keepsResults: html != nil)
+        let jobs = cases.count * targets.count * repetitions
+        let labels = targets.compactMap(\.label)
+        let journaling: RunJournaling?
+        do {
+            journaling = try RunJournaling.start(resume: resume, run: resumedRun, folder: FileManager.default.currentDirectoryPath,
+                                                 arguments: journaledArguments, command: Self.reportedCommand(["run"] + journaledArguments),
+                                                 targets: labels, repetitions: repetitions, jobs: jobs)
+        } catch {
+            Terminal.warn("Error: \(error)")
+            throw ExitCode(2)
+        }
+        let interrupt = journaling.map { journaling in
+            InterruptHandler.noting { [journaledArguments] in
+                "\ninterrupted: the cases that finished are kept in run \(journaling.run.id); go on with\n  "
+                    + journaling.resumeHint(arguments: journaledArguments)
+            }
+        }
+        defer { interrupt?.stop() }
+
+        let streaming = !report.json && !report.tap && !report.quiet && sequences == 1 && repetitions == 1
+            && (verbose || Terminal.stdoutIsTTY)
+        var reporter = RunReporter(output: report.output(showPasses: !streaming), repetitions: repetitions, minimumPassRate: minimumPassRate,
+                                   keepsResults: report.html != nil)
         reporter.baseline = baseline
         // A group is one case on one target; its runs are the repetitions.
-        let jobs = cases.count * targets.count * repetitions
         let bar = jobs > 1 && !streaming ? ProgressBar(label: "replaying") : nil
         let job = ReplayJob(out: out, golden: golden, update: update, check: check,
+                            fileDigest: journaling.map { FileDigest(store: $0.journal) } ?? FileDigest(),
                             view: streaming ? TranscriptView(verbose: verbose, style: .standardOutput) : nil)
         let start = ContinuousClock.now
         for line in reporter.header { Terminal.write(line + "\n") }
         bar?.update(0, detail: "0/\(jobs)")
-        await ReplayQueue.run(groups: cases.count * targets.count, repetitions: repetitions, concurrency: sequences) { [repetitions] index, run in
-            await job.replay(cases[index / targets.count], on: targets[index % targets.count], seedOffset: repetitions > 1 ? UInt32(run) : nil)
+        await ReplayQueue.run(groups: cases.count * targets.count, repetitions: repetitions, concurrency: sequences) { [repetitions, journaledArguments] index, run in
+            let (scriptCase, target) = (cases[index / targets.count], targets[index % targets.count])
+            let key = JobKey(file: scriptCase.file, row: scriptCase.row?.name, target: target.label, repetition: run)
+            // Once the journal cannot be written, the run stops: nothing more is generated.
+            if let stop = journaling?.stop {
+                var skipped = ScriptResult(file: scriptCase.file, failure: "\(scriptCase.file): not replayed, the run stopped: \(stop)")
+                skipped.row = scriptCase.row?.name
+                skipped.target = target.label
+                return skipped
+            }
+            let result = await job.replay(scriptCase, on: target, seedOffset: repetitions > 1 ? UInt32(run) : nil,
+                                          reuse: journaling?.reuse(key))
+            journaling?.record(result, as: key, position: index * repetitions + run, arguments: journaledArguments)
+            return result
         } progress: { done in
             bar?.update(Double(done) / Double(jobs), detail: "\(done)/\(jobs)")
         } finished: { runs in
@@ -217,32 +242,25 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
         }
         bar?.finish()
         let seconds = (ContinuousClock.now - start).seconds
-        let labels = targets.compactMap(\.label)
         for line in reporter.footer(targets: labels, seconds: seconds) { Terminal.write(line + "\n") }
-        // A report that cannot be written is the report's failure, not a script's: the scripts'
-        // counts stand, and the status says something went wrong.
-        var reportFailed = false
-        func save(_ text: @autoclosure () -> String, to path: String?, what: String) {
-            guard let path else { return }
+        let counts = reporter.counts(scripts: files.count, rows: cases.count(where: { $0.row != nil }), targets: targets.count, seconds: seconds)
+        var summary = reporter.summary(counts: counts, targets: labels)
+        if let resumption = journaling?.resumption(jobs: jobs) { summary += "\n" + resumption }
+        var reportFailed = !report.close(reporter, summary: summary, counts: counts, targets: labels,
+                                         command: Self.reportedCommand(CommandLine.arguments.dropFirst()), seconds: seconds)
+        if let journaling {
             do {
-                try ScriptFiles.write(text(), to: path, what: what)
+                // A run the journal could not follow stays unfinished, to be resumed.
+                if journaling.stop != nil {
+                    reportFailed = true
+                } else {
+                    try journaling.journal.finish(journaling.run.id, passed: reporter.passed, failed: reporter.failed,
+                                                  errors: reporter.errors)
+                }
             } catch {
                 Terminal.warn("Error: \(error)")
                 reportFailed = true
             }
-        }
-        // The JUnit file first: written to standard output, it comes before the summary.
-        save(reporter.junit(seconds: seconds), to: junit, what: "the JUnit report")
-        let counts = reporter.counts(scripts: files.count, rows: cases.count(where: { $0.row != nil }), targets: targets.count, seconds: seconds)
-        let summary = reporter.summary(counts: counts, targets: labels)
-        if reporter.isMachineReadable { Terminal.warn(summary) } else { Terminal.write(summary + "\n") }
-        save(reporter.html(targets: labels, counts: counts, command: Self.reportedCommand(CommandLine.arguments.dropFirst())),
-             to: html, what: "the HTML report")
-        do {
-            try Terminal.finishOutput()
-        } catch {
-            Terminal.warn("Error: \(error)")
-            reportFailed = true
         }
         if reporter.errors > 0 || reportFailed { throw ExitCode(2) }
         if baselineOptions.failOnRegression {
@@ -250,6 +268,36 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
         } else if reporter.failed > 0 {
             throw ExitCode(1)
         }
+    }
+
+    /// The scripts and folders to run: the arguments but, under `--resume`, a first one that
+    /// names a run (``resumedRun``).
+    var scriptPaths: [String] {
+        guard let run = resumedRun, let index = paths.firstIndex(of: String(run)) else { return paths }
+        var paths = paths
+        paths.remove(at: index)
+        return paths
+    }
+
+    /// The run `--resume RUN` names: the argument after `--resume`, when it is a number and no
+    /// file or folder.
+    var resumedRun: Int64? {
+        let arguments = CommandLine.arguments
+        guard resume, let index = arguments.firstIndex(of: "--resume"), index + 1 < arguments.count,
+              let number = Int64(arguments[index + 1]), number > 0, paths.contains(arguments[index + 1]),
+              !FileManager.default.fileExists(atPath: arguments[index + 1]) else { return nil }
+        return number
+    }
+
+    /// The arguments after `tide run` that identify the run in the journal: as given, without
+    /// `--resume` and the run it names.
+    var journaledArguments: [String] {
+        var arguments = Array(CommandLine.arguments.drop { $0 != "run" }.dropFirst())
+        if let index = arguments.firstIndex(of: "--resume") {
+            arguments.remove(at: index)
+            if let run = resumedRun, index < arguments.count, arguments[index] == String(run) { arguments.remove(at: index) }
+        }
+        return arguments
     }
 
     /// The command line of the run as a report shows it: `tide` and its `arguments` quoted as a
@@ -394,12 +442,18 @@ struct ReplayJob: Sendable {
     let golden: String?
     let update: Bool
     let check: Bool
+    /// Where the identities of cases get their files' digests: the run journal's keeps them between runs.
+    let fileDigest: FileDigest
     let view: TranscriptView?
 
-    /// Replays `scriptCase` on `target`; `seedOffset` is added to every reply's seed (one run of several).
-    func replay(_ scriptCase: ScriptCase, on target: RunTarget, seedOffset: UInt32? = nil) async -> ScriptResult {
+    /// Replays `scriptCase` on `target`; `seedOffset` is added to every reply's seed (one run of
+    /// several); `reuse` may give back a run kept from before (``ScriptRunner/reuse``).
+    func replay(_ scriptCase: ScriptCase, on target: RunTarget, seedOffset: UInt32? = nil,
+                reuse: (@Sendable (CaseIdentity) async -> ScriptResult?)? = nil) async -> ScriptResult {
         var runner = target.runner
         runner.seedOffset = seedOffset
+        runner.reuse = reuse
+        runner.fileDigest = fileDigest
         let (file, row) = (scriptCase.file, scriptCase.row?.name)
         let started = ContinuousClock.now
         view?.header(ScriptResult.label(file: file, row: row, target: target.label))
@@ -409,7 +463,8 @@ struct ReplayJob: Sendable {
             var result = result
             result.row = row
             result.target = target.label
-            result.seconds = (ContinuousClock.now - started).seconds
+            // A run given back from the journal keeps the time it took then.
+            if result.seconds == 0 { result.seconds = (ContinuousClock.now - started).seconds }
             return result
         }
         if check {

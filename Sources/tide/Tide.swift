@@ -12,7 +12,7 @@ struct Tide: AsyncParsableCommand {
         abstract: "A hookable chat engine for local language models.",
         version: tideVersion,
         subcommands: [ChatCommand.self, GenerateCommand.self, RunCommand.self, ServeCommand.self, EmbedCommand.self, ModelsCommand.self, PluginsCommand.self, MCPCommand.self,
-                      LogsCommand.self, BenchCommand.self, VersionCommand.self, ManualCommand.self]
+                      LogsCommand.self, RunsCommand.self, BenchCommand.self, VersionCommand.self, ManualCommand.self]
     )
 
     /// Runs the command; a usage error exits with status 2 (as `tide run` documents), not
