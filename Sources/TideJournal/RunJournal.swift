@@ -121,6 +121,20 @@ public final class RunJournal: FileDigest.Store {
         return (cases, damaged)
     }
 
+    /// The runs of cases `run` kept, grouped by case and target (a group holds a case's
+    /// repetitions), in the run's order; the damaged ones named apart (``keptCases(of:)``).
+    public func keptGroups(of run: JournaledRun) throws(JournalError) -> (groups: [[ScriptResult]], damaged: [JobKey]) {
+        let (cases, damaged) = try keptCases(of: run.id)
+        var groups: [[ScriptResult]] = []
+        var last: Int?
+        for kept in cases {
+            let group = kept.position / max(run.repetitions, 1)
+            if group == last { groups[groups.count - 1].append(kept.result) } else { groups.append([kept.result]) }
+            last = group
+        }
+        return (groups, damaged)
+    }
+
     private func runs(where condition: String, arguments: StatementArguments, limit: Int = 1_000_000) throws(JournalError) -> [JournaledRun] {
         try read { db in
             try Row.fetchAll(db, sql: """

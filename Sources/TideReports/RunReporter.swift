@@ -53,9 +53,7 @@ public struct RunReporter {
 
     /// The lines of one case on one target, from its runs (one per repetition), counted.
     public mutating func lines(for runs: [ScriptResult]) -> [String] {
-        let outcome = repetitions == 1 ? ScriptOutcome(runs[0])
-            : ScriptOutcome(runs: runs, rates: runs.lazy.compactMap(\.transcript).first?
-                .minimumPassRates(default: minimumPassRate ?? .all) ?? [])
+        let outcome = repetitions == 1 ? ScriptOutcome(runs[0]) : ScriptOutcome(runs: runs, needing: minimumPassRate)
         outcomes.append(outcome)
         if keepsResults { results += runs }
         passed += outcome.passed

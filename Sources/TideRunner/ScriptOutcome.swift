@@ -47,6 +47,12 @@ public struct ScriptOutcome: Sendable {
         self.init(runs: [result], rates: [])
     }
 
+    /// The outcome of several runs of one script, each expectation needing the share of runs its
+    /// script's `@min-pass` says, else `rate` (`--min-pass`), else every run.
+    public init(runs results: [ScriptResult], needing rate: PassRate?) {
+        self.init(runs: results, rates: results.lazy.compactMap(\.transcript).first?.minimumPassRates(default: rate ?? .all) ?? [])
+    }
+
     /// The outcome of several runs of one script: expectation `i` passes when it held in at
     /// least `rates[i]` of the runs (every run where no rate is given). A run that ended early
     /// counts as failing the checks it did not reach.

@@ -4,6 +4,7 @@ import TideCore
 import TideJournal
 import TideReports
 import TideRunner
+import TideScript
 
 /// `tide runs`: the runs of `tide run` that the journal keeps — listed, shown case by case, and
 /// any one's report made again without generating (docs/conversations.md, "Runs that last").
@@ -40,6 +41,11 @@ struct RunsCommand: ParsableCommand {
             throw CommandFailure("there is no run \(id) in the journal (tide runs list shows the runs kept)")
         }
         return (journal, run)
+    }
+
+    /// The share of runs each check of `run` needed: its own `--min-pass`, read back from its arguments.
+    static func minimumPassRate(of run: JournaledRun) -> PassRate? {
+        (try? RunCommand.parse(run.arguments))?.minimumPassRate
     }
 
     /// `finished`, or how far an unfinished run got.
@@ -138,28 +144,19 @@ struct RunsCommand: ParsableCommand {
 
         func run() throws {
             let (journal, run) = try RunsCommand.run(id)
-            let (cases, damaged) = try journal.keptCases(of: run.id)
+            let (groups, damaged) = try journal.keptGroups(of: run)
             if !damaged.isEmpty {
                 Terminal.warn("warning: left out, damaged in the journal: " + damaged.map(\.description).joined(separator: ", "))
             }
-            // The run's own --min-pass, read back from its arguments.
-            let minimumPassRate = (try? RunCommand.parse(run.arguments))?.minimumPassRate
             var reporter = RunReporter(output: report.output(showPasses: true), repetitions: run.repetitions,
-                                       minimumPassRate: minimumPassRate, keepsResults: report.html != nil)
+                                       minimumPassRate: RunsCommand.minimumPassRate(of: run), keepsResults: report.html != nil)
             for line in reporter.header { Terminal.write(line + "\n") }
-            // A group is one case on one target, its runs the repetitions (kept in the run's order).
-            var groups: [[ScriptResult]] = []
-            var last: Int?
-            for kept in cases {
-                let group = kept.position / max(run.repetitions, 1)
-                if group == last { groups[groups.count - 1].append(kept.result) } else { groups.append([kept.result]) }
-                last = group
-            }
-            let seconds = cases.reduce(0) { $0 + $1.result.seconds }
+            let results = groups.flatMap { $0 }
+            let seconds = results.reduce(0) { $0 + $1.seconds }
             for group in groups { for line in reporter.lines(for: group) { Terminal.write(line + "\n") } }
             for line in reporter.footer(targets: run.targets, seconds: seconds) { Terminal.write(line + "\n") }
-            let files = Set(cases.map(\.key.file)).count
-            let rows = Set(cases.compactMap { kept in kept.key.row.map { "\(kept.key.file)\u{0}\($0)" } }).count
+            let files = Set(results.map(\.file)).count
+            let rows = Set(results.compactMap { result in result.row.map { "\(result.file)\u{0}\($0)" } }).count
             let counts = reporter.counts(scripts: files, rows: rows, targets: max(run.targets.count, 1), seconds: seconds)
             let summary = reporter.summary(counts: counts, targets: run.targets) + "\nrun \(run.id), \(RunsCommand.state(of: run)): \(run.command)"
             let failed = !report.close(reporter, summary: summary, counts: counts, targets: run.targets, command: run.command, seconds: seconds)

@@ -181,6 +181,13 @@ extension CommandLineTests {
             #expect(report.stdout.contains("8 passed, 1 failed (2 scripts, "))
             #expect(try String(contentsOf: html, encoding: .utf8).contains("scripts/s0.tide"))
             #expect(try JUnitDocument(contentsOf: junit).suites.flatMap(\.cases).count == 9)
+            // A kept run is a baseline: the check that failed then fails now, which is no regression.
+            let again = try TideProcess.run(["run", "-q", "--baseline", "1", "--fail-on-regression", "--plugin", ScratchPlugins.capitalsFile,
+                                             "scripts"], environment: environment, workingDirectory: folder)
+            #expect(again.status == 0, "\(again.stdout)\n\(again.stderr)")
+            #expect(again.stdout.contains("against the baseline run 1 (2 cases in both): no check changed beyond noise"), "\(again.stdout)")
+            let noBaseline = try TideProcess.run(["run", "--baseline", "7", "scripts"], environment: environment, workingDirectory: folder)
+            #expect(noBaseline.status == 2 && noBaseline.stderr.contains("there is no run 7 in the journal"))
             let missing = try TideProcess.run(["runs", "show", "5"], environment: environment, workingDirectory: folder)
             #expect(missing.status != 0 && missing.stderr.contains("there is no run 5 in the journal"))
         }

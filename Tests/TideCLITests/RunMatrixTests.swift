@@ -138,7 +138,7 @@ extension CommandLineTests {
             #expect(garbled.status == 2 && garbled.stderr.contains("notes.json:2: not a case of tide run --json (not JSON)"), "\(garbled.stderr)")
             #expect(garbled.stdout.isEmpty)
             let alone = try TideProcess.run(["run", "--fail-on-regression", file.path])
-            #expect(alone.status == 2 && alone.stderr.contains("give it with --baseline FILE"))
+            #expect(alone.status == 2 && alone.stderr.contains("give it with --baseline RUN or --baseline FILE"))
         }
 
         @Test func goldenFilesAreKeptPerTargetAndRow() throws {
