@@ -40,7 +40,8 @@ enum RemoteClients {
             throw RemoteReplyDecoder.describe(error, url: request.url, timeout: timeout)
         }
         guard response.status.code == 200 else {
-            throw RemoteError.http(status: Int(response.status.code), url: request.url, message: await RemoteReplyDecoder.message(in: response.body))
+            throw RemoteError.http(status: Int(response.status.code), url: request.url, message: await RemoteReplyDecoder.message(in: response.body),
+                                   retryAfter: RemoteReplyDecoder.retryAfter(response.headers))
         }
         do {
             let body = try await response.body.collect(upTo: 16 * 1024 * 1024)

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import TideCore
 import TideOpenAI
@@ -35,7 +36,8 @@ final class RemoteReplyDecoder: ReplyDecoder {
     func start(_ request: HTTPClientRequest) async throws {
         let response = try await send(request)
         guard response.status.code == 200 else {
-            throw RemoteError.http(status: Int(response.status.code), url: url, message: await Self.message(in: response.body))
+            throw RemoteError.http(status: Int(response.status.code), url: url, message: await Self.message(in: response.body),
+                                   retryAfter: Self.retryAfter(response.headers))
         }
         let continuation = self.continuation
         let (url, timeout) = (self.url, self.timeout)
@@ -47,6 +49,12 @@ final class RemoteReplyDecoder: ReplyDecoder {
     private static func isStaleConnection(_ error: any Error) -> Bool {
         if let error = error as? IOError { return [ECONNRESET, EPIPE].contains(error.errnoCode) }
         return (error as? HTTPClientError) == .remoteConnectionClosed
+    }
+
+    /// The wait a response asks for: `Retry-After` in seconds (an HTTP date is read as no wait
+    /// asked, and backing off decides).
+    static func retryAfter(_ headers: HTTPHeaders) -> Int? {
+        headers.first(name: "Retry-After").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.map { max(0, $0) }
     }
 
     /// The message of an error response: OpenAI's `error.message`, else the body as text.

@@ -65,6 +65,7 @@ struct RunReport {
         let totals = matrix.totals
         rows.append(["checks held"] + totals.map { "\($0.passed)/\($0.passed + $0.failed)" })
         rows.append(["cases passed"] + totals.map { "\($0.casesPassed)/\($0.cases)" + ($0.errors > 0 ? ", \($0.errors) could not run" : "") })
+        if totals.contains(where: { $0.retries > 0 }) { rows.append(["retries"] + totals.map { "\($0.retries)" }) }
         rows.append(["time"] + totals.map { String(format: "%.1f s", $0.seconds) })
         var lines = ColumnText.lines(rows)
         // Colour after aligning, so escapes do not count as width.
@@ -174,13 +175,14 @@ struct RunReport {
     }
 
     /// `N passed, N failed`, then what else happened, and how the recorded replies were checked.
-    static func summary(passed: Int, failed: Int, errors: Int, scripts: Int, rows: Int = 0, targets: Int = 1, seconds: Double,
-                        forcing: [TeacherForcing] = []) -> String {
+    static func summary(passed: Int, failed: Int, errors: Int, scripts: Int, rows: Int = 0, targets: Int = 1, retries: Int = 0,
+                        seconds: Double, forcing: [TeacherForcing] = []) -> String {
         var line = "\(passed) passed, \(failed) failed"
         if errors > 0 { line += ", \(errors) \(rows > 0 || targets > 1 ? "case" : "script")\(errors == 1 ? "" : "s") could not run" }
         line += " (\(scripts) script\(scripts == 1 ? "" : "s"), "
             + (rows > 0 ? "\(rows) data row\(rows == 1 ? "" : "s"), " : "")
             + (targets > 1 ? "\(targets) targets, " : "")
+            + (retries > 0 ? "\(retries) retr\(retries == 1 ? "y" : "ies") of a server's failure, " : "")
             + String(format: "%.1f s", seconds) + ")"
         guard !forcing.isEmpty else { return line }
         let confirmed = forcing.count { if case .confirmed = $0 { true } else { false } }

@@ -87,6 +87,7 @@ public struct RunReporter {
             let comparisons = targets.count > 1 ? RunMatrix(outcomes: outcomes, targets: targets).comparisons : []
             return [JSONOutput.line(RunSummaryJSON(summary: .init(
                 passed: passed, failed: failed, errors: errors, cases: outcomes.count, runs: repetitions, seconds: seconds,
+                retries: Dictionary(outcomes.map { ($0.target ?? "", $0.retries) }, uniquingKeysWith: +),
                 comparisons: comparisons.map {
                     .init(first: $0.first, second: $0.second, shared: $0.shared, only_first: $0.onlyFirst, only_second: $0.onlySecond,
                           p_value: $0.pValue)
@@ -99,7 +100,7 @@ public struct RunReporter {
     /// how the recorded replies were checked; the note on seeds under `--repeat`.
     public func counts(scripts: Int, rows: Int, targets: Int, seconds: Double) -> String {
         var summary = RunReport.summary(passed: passed, failed: failed, errors: errors, scripts: scripts, rows: rows, targets: targets,
-                                        seconds: seconds, forcing: forcing)
+                                        retries: outcomes.reduce(0) { $0 + $1.retries }, seconds: seconds, forcing: forcing)
         if repetitions > 1 { summary += "\n" + RunReport.repetitionNote(runs: repetitions) }
         return summary
     }

@@ -11,6 +11,8 @@ struct RunSummaryJSON: Encodable {
         var cases: Int
         var runs: Int
         var seconds: Double
+        /// The cases run again after a server's failure, by target (`""` for a run of one).
+        var retries: [String: Int]
         var comparisons: [Comparison]
         var baseline: Baseline?
     }

@@ -26,6 +26,8 @@ public struct RunMatrix: Sendable {
         /// Why it could not run to its end, if it could not.
         public var failure: String?
         public var seconds: Double
+        /// How many times its runs were run again after a server's failure.
+        public var retries = 0
 
         /// Whether every check held and it ran to its end.
         public var isPass: Bool { failed == 0 && failure == nil }
@@ -42,6 +44,8 @@ public struct RunMatrix: Sendable {
         public var cases = 0
         /// The cases' times added up (they overlap under `--parallel`).
         public var seconds = 0.0
+        /// The cases run again after a server's failure, counted.
+        public var retries = 0
     }
 
     /// The matrix of `outcomes` (each a case on a target, as ``ScriptOutcome/target`` says) over
@@ -59,7 +63,7 @@ public struct RunMatrix: Sendable {
             }
             guard let column = targets.firstIndex(where: { $0 == outcome.target }) else { continue }
             rows[position].cells[column] = Cell(passed: outcome.passed, failed: outcome.failed, failure: outcome.failure,
-                                                seconds: outcome.seconds)
+                                                seconds: outcome.seconds, retries: outcome.retries)
         }
     }
 
@@ -74,6 +78,7 @@ public struct RunMatrix: Sendable {
                 totals.casesPassed += cell.isPass ? 1 : 0
                 totals.cases += 1
                 totals.seconds += cell.seconds
+                totals.retries += cell.retries
             }
             return totals
         }

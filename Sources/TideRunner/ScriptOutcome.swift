@@ -20,6 +20,8 @@ public struct ScriptOutcome: Sendable {
     public var target: String?
     /// How long the runs took together, in seconds.
     public var seconds: Double
+    /// How many times its runs were run again after a server's failure (``ScriptResult/retries``).
+    public var retries = 0
 
     /// How reports name it (``ScriptResult/label``).
     public var label: String { ScriptResult.label(file: file, row: row, target: target) }
@@ -64,6 +66,7 @@ public struct ScriptOutcome: Sendable {
         row = results[0].row
         target = results[0].target
         seconds = results.reduce(0) { $0 + $1.seconds }
+        retries = results.reduce(0) { $0 + $1.retries }
         failure = results.lazy.compactMap(\.failure).first
         let perRun = results.map(Self.checks(of:))
         // The checks of the run that got furthest name them all.

@@ -16,6 +16,10 @@ public struct ScriptResult: Sendable, Codable {
     public var failure: String?
     /// The settings that would get past the failure, for the front end to name.
     public var remedies: [Remedy] = []
+    /// Whether the failure may pass when the case runs again (a server's: ``Transience``).
+    public var transience: Transience?
+    /// How many times the case was run again after such a failure (`tide run --retries`).
+    public var retries = 0
     /// The script with its replies filled in (up to the failure, if any); `nil` if it did not parse.
     public var transcript: ConversationScript?
     /// The data row it ran with (``DataRow/name``), when it was fed by data.

@@ -63,6 +63,8 @@ public struct ScriptRunner: Sendable {
     public var rejudge = false
     /// Where a judge other than the model under test gets its backend; `nil` for ``backends``.
     public var judgeBackends: (any BackendProvider)?
+    /// How a case whose server failed in a way that may pass is run again (`--retries`).
+    public var retryPolicy = RetryPolicy()
     /// Where the digests of model, plugin and schema files come from (``CaseIdentity``).
     public var fileDigest = FileDigest()
     /// Looks a case up once its identity is known, before anything is generated: a result kept
@@ -94,14 +96,27 @@ public struct ScriptRunner: Sendable {
     }
 
     /// Replays one case of a run (``ScriptCases``): its script with its row's values, or the
-    /// failure that kept it from parsing.
+    /// failure that kept it from parsing. A case whose server failed in a way that may pass is
+    /// run again from its start, as ``retryPolicy`` says; the result counts the retries, and one
+    /// that still fails says so.
     public func run(_ scriptCase: ScriptCase, golden: ConversationScript? = nil,
                     events: @escaping @Sendable (RunEvent) -> Void = { _ in }) async -> ScriptResult
     {
         var result: ScriptResult
-        switch scriptCase.script {
-        case .success(let script): result = await run(script, file: scriptCase.file, golden: golden, events: events)
-        case .failure(let failure): result = ScriptResult(file: scriptCase.file, failure: failure.description)
+        var retries = 0
+        while true {
+            switch scriptCase.script {
+            case .success(let script): result = await run(script, file: scriptCase.file, golden: golden, events: events)
+            case .failure(let failure): result = ScriptResult(file: scriptCase.file, failure: failure.description)
+            }
+            guard let transience = result.transience, !Task.isCancelled,
+                  let wait = retryPolicy.wait(before: retries + 1, after: transience) else { break }
+            retries += 1
+            try? await Task.sleep(for: wait)
+        }
+        result.retries = retries
+        if retries > 0, let failure = result.failure {
+            result.failure = failure + " (still failing after \(retries) retr\(retries == 1 ? "y" : "ies"))"
         }
         result.row = scriptCase.row?.name
         return result
@@ -133,6 +148,7 @@ public struct ScriptRunner: Sendable {
         } catch {
             result.failure = "\(error)"
             result.remedies = Remedy.of(error)
+            result.transience = Transience.of(error)
         }
         var transcript = script.transcript(replies: replies).recordingVariables()
         if let failure = result.failure {
@@ -261,14 +277,17 @@ struct PreparedScript {
 }
 
 /// A script that could not be replayed to its end.
-public struct ScriptRunError: RemediableError, Sendable {
+public struct ScriptRunError: RemediableError, PossiblyTransientError, Sendable {
     public let description: String
     /// The remedies of the error behind this one.
     public let remedies: [Remedy]
+    /// The transience of the error behind this one: a server's that may answer when asked again.
+    public let transience: Transience?
 
-    /// `description`, with the remedies of the error that caused it, if any.
+    /// `description`, with the remedies and transience of the error that caused it, if any.
     init(_ description: String, cause: (any Error)? = nil) {
         self.description = description
         remedies = cause.map(Remedy.of) ?? []
+        transience = cause.flatMap(Transience.of)
     }
 }

@@ -94,6 +94,12 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
                                + "(a script's @data wins).", valueName: "file"))
     var data: String?
 
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Run a case again, up to N times, when its server failed in a way that may pass (refused or reset "
+                               + "connection, HTTP 429 or 5xx, a stream cut short), backing off with jitter and honouring "
+                               + "Retry-After (default \(RetryPolicy.standardRetries)).", valueName: "N"))
+    var retries = RetryPolicy.standardRetries
+
     @Flag(help: ArgumentHelp("Go on with a run that stopped: the run numbered by a first argument RUN (tide runs list), else the "
                              + "newest unfinished run of the same arguments here; only the cases it lacks, or whose script, model, "
                              + "plugins or settings changed, are replayed, and the report covers the whole run."))
@@ -110,6 +116,9 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
         if report.quiet && verbose { throw ValidationError("--quiet and --verbose contradict each other") }
         if golden != nil && !update && !check { throw ValidationError("--golden only makes sense with --update or --check") }
         if parallel < 1 || parallel > 64 { throw ValidationError("--parallel must be from 1 to 64, not \(parallel)") }
+        if !RetryPolicy.range.contains(retries) {
+            throw ValidationError("--retries must be from \(RetryPolicy.range.lowerBound) to \(RetryPolicy.range.upperBound), not \(retries)")
+        }
         if repetitions < 1 || repetitions > 1000 { throw ValidationError("--repeat must be from 1 to 1000, not \(repetitions)") }
         if repetitions > 1 && (out != nil || update || check) {
             throw ValidationError("--repeat runs each script several times, and --out, --update and --check record or compare "
@@ -412,6 +421,7 @@ extension RunCommand {
         runner.limits = pluginOptions.limits
         runner.hookErrorPolicy = pluginOptions.policy
         runner.overflow = overflow
+        runner.retryPolicy = RetryPolicy(retries: retries)
         runner.regenerate = regenerate
         runner.embedder = embeddingOptions.embedder
         runner.judge = judge

@@ -126,7 +126,7 @@ import TideTestSupport
         do {
             _ = try await wrongPath.reply(to: "Hi").collect()
             Issue.record("there is no API there")
-        } catch let RemoteError.http(status, _, message) {
+        } catch let RemoteError.http(status, _, message, _) {
             #expect(status == 404)
             #expect(message.contains("Not Found"), "the server's own words: \(message)")
         }

@@ -10,13 +10,20 @@ whose behaviour the last message's text chooses:
     drop       a good chunk, then the connection closes without a finish
     stall      a good chunk, then silence
     silent     silence before any response head
-    anything else: "Hello there." with a finish reason and [DONE]
+    busy N     HTTP 429 with Retry-After: 1, the first N times this text is sent
+    fail N     HTTP 503, the first N times
+    cut N      a good chunk, then the connection closes without a finish, the first N times
+    refuse N   the connection closes before any response head, the first N times
+    wrong      HTTP 400: a request the server will never take
+    anything else (and the above once their N are spent): "Hello there." with a finish reason
+    and [DONE]
 
 Every response closes its connection. GET /v1/models lists the model (and tells a test the
 server is up).
 """
 import json
 import sys
+import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -26,6 +33,21 @@ def chunk(content=None, finish=None):
     body = {"id": "stub-1", "object": "chat.completion.chunk", "created": 0, "model": "stub",
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
     return "data: " + json.dumps(body) + "\n\n"
+
+
+# How many times each text was sent, for the behaviours that pass after N times.
+SEEN = {}
+SEEN_LOCK = threading.Lock()
+
+
+def failing(behaviour):
+    """The behaviour's name while it is still to fail (`busy 2` the first two times), else None."""
+    parts = behaviour.split()
+    if len(parts) != 2 or parts[0] not in ("busy", "fail", "cut", "refuse") or not parts[1].isdigit():
+        return None
+    with SEEN_LOCK:
+        SEEN[behaviour] = SEEN.get(behaviour, 0) + 1
+        return parts[0] if SEEN[behaviour] <= int(parts[1]) else None
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -62,6 +84,22 @@ class Handler(BaseHTTPRequestHandler):
         if behaviour == "silent":
             time.sleep(60)
             return
+        failure = failing(behaviour)
+        if failure == "refuse":
+            self.close_connection = True
+            return
+        if failure in ("busy", "fail") or behaviour == "wrong":
+            status = {"busy": 429, "fail": 503}.get(failure, 400)
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            if failure == "busy":
+                self.send_header("Retry-After", "1")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            self.stream(json.dumps({"error": {"message": "try again later" if failure else "that is not a request I take",
+                                              "type": "server_error" if failure else "invalid_request_error"}}))
+            return
         self.send_head(200, "text/event-stream")
         self.stream(chunk(""), chunk("Hello"))
         if behaviour == "malformed":
@@ -71,7 +109,7 @@ class Handler(BaseHTTPRequestHandler):
                 "message": "the model ran out of memory", "type": "server_error"}}) + "\n\n")
         elif behaviour == "stall":
             time.sleep(60)
-        elif behaviour != "drop":
+        elif behaviour != "drop" and failure != "cut":
             self.stream(chunk(" there."), chunk(finish="stop"), "data: [DONE]\n\n")
 
 
