@@ -32,7 +32,9 @@ public final class ModelCache: ModelProvider {
     /// model loads, so each file is read once.
     public func model(for setup: ModelSetup, progress: @escaping @Sendable (Double) -> Void) throws -> any ChatModel {
         if let server = setup.server {
-            return RemoteModel(server: server, name: setup.model, contextSize: setup.contextSize, timeout: setup.remoteTimeout)
+            var model = RemoteModel(server: server, name: setup.model, contextSize: setup.contextSize, timeout: setup.remoteTimeout)
+            model.replicas = setup.replicas
+            return model
         }
         var base = setup.model
         var defaults: ModelDefaults?

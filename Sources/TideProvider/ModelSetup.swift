@@ -13,6 +13,9 @@ public struct ModelSetup: Sendable, Hashable {
     /// The server that runs the model (`--remote`); `nil` to run it here, or as its registry
     /// entry says.
     public var server: RemoteServer?
+    /// More servers of the same model (`--remote` given again): replies are spread over them and
+    /// ``server`` (``ReplicaPool``).
+    public var replicas: [RemoteServer] = []
     /// How long a model's server may stay silent before a reply fails; `nil` for the registry
     /// entry's, else two minutes.
     public var remoteTimeout: Duration?

@@ -6,6 +6,8 @@ import TideRemote
 public struct RemoteModel: ChatModel, Hashable {
     /// The server.
     public var server: RemoteServer
+    /// More servers of the same model, over which replies are spread with ``server``'s.
+    public var replicas: [RemoteServer] = []
     /// The model's name on the server.
     public var name: String
     /// The context the server gives the model.
@@ -48,7 +50,8 @@ public struct RemoteModel: ChatModel, Hashable {
             throw InvalidParameterError(name: "tool-format", value: format.rawValue,
                                         requirement: "none for \(name) on \(server.url.absoluteString), whose server offers the tools and reads the calls")
         }
-        return RemoteBackend(url: server.url, model: name, apiKey: server.apiKey, contextSize: contextSize, timeout: timeout)
+        return RemoteBackend(url: server.url, model: name, apiKey: server.apiKey, contextSize: contextSize, timeout: timeout,
+                             replicas: replicas.map(\.url))
     }
 
     /// `nil`: the server batches its own clients.

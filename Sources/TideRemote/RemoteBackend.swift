@@ -18,6 +18,8 @@ import TideOpenAI
 public final class RemoteBackend: ChatBackend {
     /// The server's base URL (the `/v1/…` paths are added to it).
     public let url: URL
+    /// The servers replies go to: ``url`` and its replicas.
+    public let pool: ReplicaPool
     /// The model name sent with each request.
     public let model: String
     public let contextSize: Int
@@ -42,9 +44,12 @@ public final class RemoteBackend: ChatBackend {
     ///   - apiKey: sent as a bearer token; never printed.
     ///   - contextSize: the context the server gives the model, for fitting the conversation.
     ///   - timeout: how long the server may stay silent, before its answer or within it.
+    ///   - replicas: more servers of the same model; replies are spread over them and `url`
+    ///     (``ReplicaPool``).
     public init(url: URL, model: String, apiKey: String? = nil, contextSize: Int = 4096,
-                timeout: Duration = RemoteBackend.defaultTimeout) {
+                timeout: Duration = RemoteBackend.defaultTimeout, replicas: [URL] = []) {
         self.url = url
+        pool = ReplicaPool.shared(for: [url] + replicas)
         self.model = model
         self.apiKey = apiKey
         self.contextSize = contextSize
@@ -85,14 +90,19 @@ public final class RemoteBackend: ChatBackend {
         guard !parameters.rawPrompt else { throw RemoteError.rawPrompt(model: model) }
         var body = ChatCompletionRequest(model: model, messages: messages.map(ChatCompletionRequest.Message.init), stream: true)
         body.setParameters(parameters)
-        var request = HTTPClientRequest(url: endpoint("v1/chat/completions"))
+        let (replica, server) = pool.acquire()
+        let completions = Self.endpoint("v1/chat/completions", at: server)
+        var request = HTTPClientRequest(url: completions)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "Accept", value: "text/event-stream")
         if let apiKey { request.headers.add(name: "Authorization", value: "Bearer \(apiKey)") }
         request.body = .bytes(ByteBuffer(bytes: try Self.encode(body, parameters: parameters)))
-        let decoder = RemoteReplyDecoder(url: endpoint("v1/chat/completions"), timeout: timeout,
-                                         promptTokenCount: try await promptTokenCount(for: messages, rawPrompt: false))
+        let pool = pool
+        let decoder = RemoteReplyDecoder(url: completions, timeout: timeout,
+                                         promptTokenCount: try await promptTokenCount(for: messages, rawPrompt: false)) { error in
+            pool.release(replica, failed: error.flatMap(Transience.of) != nil)
+        }
         try await decoder.start(request)
         return decoder
     }

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 import TideCore
 import TideOpenAI
 
@@ -21,11 +22,15 @@ final class RemoteReplyDecoder: ReplyDecoder {
     private var reader: Task<Void, Never>?
     /// The tool calls streamed so far, piece by piece.
     private let calls = StreamedToolCalls()
+    /// Told once, when the reply is over: with its error, `nil` when it ended well or was stopped.
+    private let ended: Ended
 
-    init(url: String, timeout: Duration, promptTokenCount: Int) {
+    /// A decoder of the reply `url` streams; `ended` is told once, when the reply is over.
+    init(url: String, timeout: Duration, promptTokenCount: Int, ended: @escaping @Sendable ((any Error)?) -> Void = { _ in }) {
         self.url = url
         self.timeout = timeout
         self.promptTokenCount = promptTokenCount
+        self.ended = Ended(ended)
         let (pieces, continuation) = AsyncThrowingStream.makeStream(of: DecodedToken.self)
         self.continuation = continuation
         iterator = pieces.makeAsyncIterator()
@@ -34,16 +39,39 @@ final class RemoteReplyDecoder: ReplyDecoder {
     /// Sends the request and waits for the response head: a refused connection or an error
     /// status is thrown here, before any text.
     func start(_ request: HTTPClientRequest) async throws {
-        let response = try await send(request)
-        guard response.status.code == 200 else {
-            throw RemoteError.http(status: Int(response.status.code), url: url, message: await Self.message(in: response.body),
-                                   retryAfter: Self.retryAfter(response.headers))
+        let response: HTTPClientResponse
+        do {
+            response = try await send(request)
+            guard response.status.code == 200 else {
+                throw RemoteError.http(status: Int(response.status.code), url: url, message: await Self.message(in: response.body),
+                                       retryAfter: Self.retryAfter(response.headers))
+            }
+        } catch {
+            ended.tell(error)
+            throw error
         }
         let continuation = self.continuation
-        let (url, timeout) = (self.url, self.timeout)
+        let (url, timeout, ended) = (self.url, self.timeout, self.ended)
         let body = response.body
         let calls = self.calls
-        reader = Task { await RemoteReplyDecoder.pump(body, url: url, timeout: timeout, calls: calls, into: continuation) }
+        reader = Task {
+            ended.tell(await RemoteReplyDecoder.pump(body, url: url, timeout: timeout, calls: calls, into: continuation))
+        }
+    }
+
+    /// Tells of the end of a reply once, however many ways it ends.
+    private final class Ended: Sendable {
+        private let told = Mutex(false)
+        private let tell: @Sendable ((any Error)?) -> Void
+
+        init(_ tell: @escaping @Sendable ((any Error)?) -> Void) {
+            self.tell = tell
+        }
+
+        func tell(_ error: (any Error)?) {
+            guard !told.withLock({ told in defer { told = true }; return told }) else { return }
+            tell(error)
+        }
     }
 
     private static func isStaleConnection(_ error: any Error) -> Bool {
@@ -87,19 +115,19 @@ final class RemoteReplyDecoder: ReplyDecoder {
         }
     }
 
-    /// Reads the body into the pieces, ending them with the reply's end or its error.
+    /// Reads the body into the pieces, ending them with the reply's end or its error; returns
+    /// the error.
     private static func pump(_ body: HTTPClientResponse.Body, url: String, timeout: Duration, calls: StreamedToolCalls,
-                             into continuation: AsyncThrowingStream<DecodedToken, any Error>.Continuation) async {
+                             into continuation: AsyncThrowingStream<DecodedToken, any Error>.Continuation) async -> (any Error)? {
         do {
             try await read(body, url: url, calls: calls, into: continuation)
+            return nil
         } catch {
             // Past the response head, a transport failure is the stream breaking off.
-            let described = describe(error, url: url, timeout: timeout)
-            if case RemoteError.unreachable = described {
-                continuation.finish(throwing: RemoteError.dropped(url: url))
-            } else {
-                continuation.finish(throwing: described)
-            }
+            var described = describe(error, url: url, timeout: timeout)
+            if case RemoteError.unreachable = described { described = RemoteError.dropped(url: url) }
+            continuation.finish(throwing: described)
+            return described
         }
     }
 
@@ -168,6 +196,8 @@ final class RemoteReplyDecoder: ReplyDecoder {
     func close() {
         reader?.cancel()
         continuation.finish()
+        // Stopped before the reply's end: the replica did nothing wrong.
+        if reader == nil { ended.tell(nil) }
     }
 
     private func describe(_ error: any Error) -> any Error {

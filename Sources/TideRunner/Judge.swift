@@ -66,11 +66,13 @@ struct Judge {
         guard target.contains("://") else {
             setup.model = target
             setup.server = nil
+            setup.replicas = []
             return setup
         }
         let server = try RemoteServer(parsing: target)
         setup.model = try await server.onlyModel(remedy: "name a remote entry of models.json that says which, as the judge")
         setup.server = server
+        setup.replicas = []
         return setup
     }
 

@@ -20,11 +20,15 @@ struct ModelOptions: ParsableArguments {
         set { models = newValue.map { [$0] } ?? [] }
     }
 
-    @Option(help: ArgumentHelp(
+    @Option(name: .customLong("remote"), help: ArgumentHelp(
         "Generate on an OpenAI-compatible server (vLLM, llama-server, Ollama, TGI, tide serve) at this base URL. "
-            + "The key is read from TIDE_API_KEY or OPENAI_API_KEY. Without --model, the server's only model.",
+            + "The key is read from TIDE_API_KEY or OPENAI_API_KEY. Without --model, the server's only model. Given "
+            + "several times: replicas of one model, replies spread over them.",
         valueName: "url"))
-    var remote: String?
+    var remotes: [String] = []
+
+    /// The first `--remote`, if any.
+    var remote: String? { remotes.first }
 
     @Option(name: .customLong("remote-timeout"), parsing: .unconditional, help: ArgumentHelp(
         "Seconds a model's server may stay silent (before its answer or within it) before the reply fails (default: 120).",
@@ -72,12 +76,15 @@ struct ModelOptions: ParsableArguments {
             throw ValidationError("unknown --template '\(template)'; choose one of: "
                 + ChatTemplate.acceptedNames.joined(separator: ", "))
         }
-        if let remote {
-            do {
-                _ = try RemoteServer(parsing: remote)
-            } catch {
-                throw ValidationError("--remote: \(error)")
+        if remote != nil {
+            for remote in remotes {
+                do {
+                    _ = try RemoteServer(parsing: remote)
+                } catch {
+                    throw ValidationError("--remote: \(error)")
+                }
             }
+            if Set(remotes).count < remotes.count { throw ValidationError("--remote names a server twice: give each replica once") }
             if template != nil { throw ValidationError("--template does not apply to --remote: the server renders its prompts") }
             if toolFormat != nil { throw ValidationError("--tool-format does not apply to --remote: the server offers the tools and reads the calls") }
         }
@@ -97,6 +104,7 @@ struct ModelOptions: ParsableArguments {
         guard let remote else { return setup }
         let server = try RemoteServer(parsing: remote)
         setup.server = server
+        setup.replicas = try remotes.dropFirst().map { try RemoteServer(parsing: $0) }
         if model == nil {
             setup.model = try await server.onlyModel(timeout: setup.remoteTimeout, remedy: "choose one with --model")
         }
@@ -109,7 +117,7 @@ extension ModelOptions {
     func over(_ base: ModelOptions) -> ModelOptions {
         var options = self
         if options.models.isEmpty { options.models = base.models }
-        options.remote = remote ?? base.remote
+        options.remotes = remotes.isEmpty ? base.remotes : remotes
         options.remoteTimeout = remoteTimeout ?? base.remoteTimeout
         options.template = template ?? base.template
         options.toolFormat = toolFormat ?? base.toolFormat

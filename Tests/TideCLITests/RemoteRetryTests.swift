@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 import TideTestSupport
 
@@ -30,6 +33,38 @@ extension CommandLineTests {
             let json = try TideProcess.run(["run", "--json", "--remote", server.url.absoluteString, try script(["busy 01"]).path])
             #expect(json.status == 0)
             #expect((json.jsonSummary?["retries"] as? [String: Int])?[""] == 1, "\(json.stdout)")
+        }
+
+        /// Three `tide serve` replicas of one model share a run's replies; one killed mid-run is
+        /// left out, its cases retried on the others, and the run passes whole.
+        @Test func replicasShareTheRunAndOneKilledIsLeftOut() async throws {
+            let servers = [try await TideServer(["--plugin", ScratchPlugins.capitalsFile, "--metrics"]),
+                           try await TideServer(["--plugin", ScratchPlugins.capitalsFile, "--metrics"]),
+                           try await TideServer(["--plugin", ScratchPlugins.capitalsFile, "--metrics"])]
+            defer { for server in servers { _ = server.terminate(waitingAtMost: .seconds(10)) } }
+            let folder = try CommandLineTests.scratchFolder("replicas")
+            let countries = [("France", "Paris"), ("Italy", "Rome"), ("Germany", "Berlin"), ("Spain", "Madrid")]
+            for index in 0..<12 {
+                let turns = (0..<4).map { countries[($0 + index) % 4] }.map { "user: What is the capital of \($0.0)?\nexpect: contains \"\($0.1)\"\n" }
+                try ("@temperature 0\n@max-tokens 16\n" + turns.joined()).write(to: folder.appendingPathComponent("s\(index).tide"),
+                                                                              atomically: true, encoding: .utf8)
+            }
+            let environment = ["XDG_DATA_HOME": folder.appendingPathComponent("data").path]
+            let run = try BackgroundRun(["run", "-q", "--parallel", "3"] + servers.flatMap { ["--remote", $0.url.absoluteString] } + ["."],
+                                        in: folder, environment: environment)
+            try run.wait(untilRun: 1, keeps: 3)
+            kill(servers[2].processIdentifier, SIGKILL)
+            let (status, stderr) = try run.finish()
+            #expect(status == 0, "\(stderr)")
+            let kept = try #require(try BackgroundRun.runs(environment: environment, in: folder).first)
+            #expect(kept["passed"] as? Int == 48 && kept["failed"] as? Int == 0 && kept["errors"] as? Int == 0, "\(kept)")
+            // The two that lived both answered.
+            for server in servers.prefix(2) {
+                let (data, _) = try await URLSession.shared.data(from: server.url.appendingPathComponent("metrics"))
+                let generated = String(decoding: data, as: UTF8.self).split(separator: "\n")
+                    .first { $0.hasPrefix("tide_generated_tokens_total") }.flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }
+                #expect((generated ?? 0) > 0, "\(server.url) served no reply")
+            }
         }
 
         @Test func aCaseThatStillFailsIsAnErrorOfItsTarget() async throws {

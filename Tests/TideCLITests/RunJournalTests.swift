@@ -45,7 +45,7 @@ extension CommandLineTests {
 
         /// The runs the journal lists, newest first.
         func runs(_ environment: [String: String], in folder: URL) throws -> [[String: Any]] {
-            try TideProcess.run(["runs", "list", "--json"], environment: environment, workingDirectory: folder).jsonLines
+            try BackgroundRun.runs(environment: environment, in: folder)
         }
 
         /// Starts `tide run ARGUMENTS` in `folder`, and once the journal keeps `kept` runs of
@@ -53,25 +53,10 @@ extension CommandLineTests {
         /// standard error.
         func interrupt(_ arguments: [String], in folder: URL, environment: [String: String], run: Int, after kept: Int,
                        with signal: Int32) throws -> (status: Int32, stderr: String) {
-            let process = Process()
-            process.executableURL = TideProcess.executable
-            process.arguments = arguments
-            process.currentDirectoryURL = folder
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            let errors = folder.appendingPathComponent("stderr-\(UUID().uuidString)")
-            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = try FileHandle(forWritingTo: errors)
-            try process.run()
-            let deadline = ContinuousClock.now + .seconds(600)
-            while ContinuousClock.now < deadline && process.isRunning {
-                if let watched = try runs(environment, in: folder).first(where: { $0["id"] as? Int == run }),
-                   watched["kept"] as? Int ?? 0 >= kept { break }
-                usleep(50_000)
-            }
-            kill(process.processIdentifier, signal)
-            process.waitUntilExit()
-            return (process.terminationStatus, try String(contentsOf: errors, encoding: .utf8))
+            let background = try BackgroundRun(arguments, in: folder, environment: environment)
+            try background.wait(untilRun: run, keeps: kept)
+            background.send(signal)
+            return try background.finish()
         }
 
         @Test func aKilledRunResumesToTheReportOfAnUninterruptedOne() throws {
