@@ -67,6 +67,27 @@ extension CommandLineTests {
             }
         }
 
+        /// llama-cpp-python's servers are replicas as well, one killed mid-run. Each takes one
+        /// reply at a time (a second interrupts the first), so the run sends one at a time; the
+        /// replies alternate while both live.
+        @Test func llamaCppPythonServersAreReplicas() async throws {
+            let servers = [try await LlamaCppPythonServer(), try await LlamaCppPythonServer()]
+            let folder = try CommandLineTests.scratchFolder("python-replicas")
+            for index in 0..<6 {
+                try "@max-tokens 24\nuser: Say something about \(index).\nexpect: tokens >= 1\n"
+                    .write(to: folder.appendingPathComponent("p\(index).tide"), atomically: true, encoding: .utf8)
+            }
+            let environment = ["XDG_DATA_HOME": folder.appendingPathComponent("data").path]
+            let run = try BackgroundRun(["run", "-q", "--model", "smollm2"]
+                                        + servers.flatMap { ["--remote", $0.url.absoluteString] } + ["."], in: folder, environment: environment)
+            try run.wait(untilRun: 1, keeps: 2)
+            servers[1].kill()
+            let (status, stderr) = try run.finish()
+            #expect(status == 0, "\(stderr)")
+            let kept = try #require(try BackgroundRun.runs(environment: environment, in: folder).first)
+            #expect(kept["passed"] as? Int == 6 && kept["errors"] as? Int == 0, "\(kept)")
+        }
+
         @Test func aCaseThatStillFailsIsAnErrorOfItsTarget() async throws {
             let server = try await MisbehavingServer()
             let spent = try TideProcess.run(["run", "-q", "--retries", "1", "--target", "flaky: --remote \(server.url.absoluteString)",
