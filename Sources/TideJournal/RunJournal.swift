@@ -77,6 +77,26 @@ public final class RunJournal: FileDigest.Store {
         }
     }
 
+    /// Removes the runs numbered `ids` and the cases they kept; the numbers of those it had.
+    public func remove(_ ids: [Int64]) throws(JournalError) -> [Int64] {
+        try write { db in
+            var removed: [Int64] = []
+            for id in ids {
+                try db.execute(sql: "DELETE FROM case_run WHERE run_id = ?", arguments: [id])
+                try db.execute(sql: "DELETE FROM run WHERE id = ?", arguments: [id])
+                if db.changesCount > 0 { removed.append(id) }
+            }
+            return removed
+        }
+    }
+
+    /// The numbers of the runs past the newest `count`.
+    public func runs(olderThanNewest count: Int) throws(JournalError) -> [Int64] {
+        try read { db in
+            try Int64.fetchAll(db, sql: "SELECT id FROM run ORDER BY id DESC LIMIT -1 OFFSET ?", arguments: [count])
+        }
+    }
+
     /// The run numbered `id`, if the journal has it.
     public func run(_ id: Int64) throws(JournalError) -> JournaledRun? {
         try runs(where: "run.id = ?", arguments: [id]).first

@@ -69,6 +69,7 @@ public struct ScriptRunner: Sendable {
     public var fileDigest = FileDigest()
     /// Looks a case up once its identity is known, before anything is generated: a result kept
     /// from before (a resumed run's journal) to give instead of replaying, or `nil` to replay.
+    /// Only with one is a case identified (``ScriptResult/identity``).
     public var reuse: (@Sendable (CaseIdentity) async -> ScriptResult?)?
     /// Where backends come from.
     public let backends: any BackendProvider
@@ -137,9 +138,13 @@ public struct ScriptRunner: Sendable {
             } catch {
                 throw ScriptRunError("\(file): \(error)", cause: error)
             }
-            let identity = identity(of: prepared, file: file, model: model, golden: golden)
-            result.identity = identity
-            if let reuse, let kept = await reuse(identity) { return kept }
+            // Identified only for a caller that keeps or reuses cases: reading a model file to its
+            // digest is not free.
+            if let reuse {
+                let identity = identity(of: prepared, file: file, model: model, golden: golden)
+                result.identity = identity
+                if let kept = await reuse(identity) { return kept }
+            }
             try await withTaskExecutorPreference(backends.replayExecutor(for: backend)) {
                 var replay = Replay(runner: self, prepared: prepared, backend: backend, model: model, file: file,
                                     golden: golden.map(Self.recordedReplies) ?? [], events: events)

@@ -20,8 +20,9 @@ struct RunsCommand: ParsableCommand {
               tide runs                          # the newest runs
               tide runs show 12                  # its cases, and those it lacks
               tide runs report 12 --html r.html  # its report again, as tide run wrote it
+              tide runs remove --keep 50         # all but the newest 50 runs
             """,
-        subcommands: [List.self, Show.self, Report.self],
+        subcommands: [List.self, Show.self, Report.self, Remove.self],
         defaultSubcommand: List.self
     )
 
@@ -128,6 +129,34 @@ struct RunsCommand: ParsableCommand {
             if !run.isFinished {
                 print("\(run.jobs - cases.count) runs of cases missing; go on with: tide run --resume \(run.id) "
                       + run.arguments.map(RunCommand.shellQuoted).joined(separator: " ") + " (in \(run.folder))")
+            }
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove runs, and the cases they kept, from the journal.")
+
+        @Argument(help: "The runs' numbers (tide runs list).")
+        var ids: [Int64] = []
+
+        @Option(parsing: .unconditional, help: ArgumentHelp("Remove every run but the newest N.", valueName: "N"))
+        var keep: Int?
+
+        func validate() throws {
+            if ids.isEmpty == (keep == nil) { throw ValidationError("give the runs to remove, or --keep N: one of the two") }
+            if let keep, keep < 0 { throw ValidationError("--keep must be 0 or more, not \(keep)") }
+        }
+
+        func run() throws {
+            guard let journal = try RunsCommand.journal() else {
+                throw CommandFailure("no run is kept yet (the journal will be \(RunJournal.standardLocation().path))")
+            }
+            let asked = try keep.map { try journal.runs(olderThanNewest: $0) } ?? ids
+            let removed = try journal.remove(asked)
+            let missing = asked.filter { !removed.contains($0) }
+            print("removed \(removed.count) run\(removed.count == 1 ? "" : "s")" + (removed.isEmpty ? "" : ": " + removed.map(String.init).joined(separator: ", ")))
+            if !missing.isEmpty {
+                throw CommandFailure("no run " + missing.map(String.init).joined(separator: ", ") + " in the journal (tide runs list shows the runs kept)")
             }
         }
     }

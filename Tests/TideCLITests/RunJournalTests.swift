@@ -175,6 +175,9 @@ extension CommandLineTests {
             #expect(noBaseline.status == 2 && noBaseline.stderr.contains("there is no run 7 in the journal"))
             let missing = try TideProcess.run(["runs", "show", "5"], environment: environment, workingDirectory: folder)
             #expect(missing.status != 0 && missing.stderr.contains("there is no run 5 in the journal"))
+            let removed = try TideProcess.run(["runs", "remove", "--keep", "1"], environment: environment, workingDirectory: folder)
+            #expect(removed.stdout == "removed 1 run: 1\n", "\(removed.stdout)\(removed.stderr)")
+            #expect(try runs(environment, in: folder).map { $0["id"] as? Int } == [2])
         }
     }
 }

@@ -97,6 +97,11 @@ import TideScript
         #expect(finished.isFinished && finished.passed == 5 && finished.failed == 1 && finished.errors == 0)
         #expect(try journal.runs().map(\.id) == [other.id, first.id])
         #expect(try journal.run(99) == nil)
+        // Removed, with the cases they kept.
+        try journal.record(try result(), as: JobKey(file: "a.tide", row: nil, target: nil, repetition: 0), position: 0, in: first.id)
+        #expect(try journal.runs(olderThanNewest: 1) == [first.id])
+        #expect(try journal.remove([first.id, 99]) == [first.id])
+        #expect(try journal.runs().map(\.id) == [other.id] && journal.keptCases(of: first.id).cases.isEmpty)
     }
 
     /// A row whose result was altered, or cut short, fails its checksum and is named, not read.
