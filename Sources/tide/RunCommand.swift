@@ -158,24 +158,12 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
     }
 
     func run() async throws {
-        let files: [String]
-        do {
-            files = try ScriptFiles.scripts(in: scriptPaths)
-        } catch {
-            Terminal.warn("Error: \(error)")
-            throw ExitCode(2)
-        }
+        let files = try Self.orExit { try ScriptFiles.scripts(in: scriptPaths) }
         if files.isEmpty {
             Terminal.warn("Error: no .tide scripts in \(scriptPaths.joined(separator: ", "))")
             throw ExitCode(2)
         }
-        let baseline: (source: String, outcomes: [ScriptOutcome])?
-        do {
-            baseline = try baselineOptions.load()
-        } catch {
-            Terminal.warn("Error: \(error)")
-            throw ExitCode(2)
-        }
+        let baseline = try Self.orExit { try baselineOptions.load() }
         let standardInput = paths.contains("-") ? try StandardInput.readAll(what: "the script") : nil
         let (cases, planErrors) = ScriptCases.plan(files: files, standardInput: standardInput,
                                                    variables: Dictionary(variables.map(ParameterArguments.split)) { $1 }, data: data)
@@ -189,31 +177,19 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
         let targetCount = max(target.count, modelOptions.models.count, 1)
         let sequences = min(parallel, cases.count * targetCount * repetitions)
         let targets = try await makeTargets(cases: cases, sequences: sequences, standardInput: standardInput, log: log)
-        do {
+        try Self.orExit {
             if let out { try checkOutFolder(out, cases: cases, targets: targets) }
             if update || check { try checkGoldenFiles(cases: cases, targets: targets) }
-        } catch {
-            Terminal.warn("Error: \(error)")
-            throw ExitCode(2)
         }
 
         let jobs = cases.count * targets.count * repetitions
         let labels = targets.compactMap(\.label)
-        let journaling: RunJournaling?
-        do {
-            journaling = try RunJournaling.start(resume: resume, run: resumedRun, folder: FileManager.default.currentDirectoryPath,
-                                                 arguments: journaledArguments, command: Self.reportedCommand(["run"] + journaledArguments),
-                                                 targets: labels, repetitions: repetitions, jobs: jobs)
-        } catch {
-            Terminal.warn("Error: \(error)")
-            throw ExitCode(2)
+        let journaling = try Self.orExit {
+            try RunJournaling.start(resume: resume, run: resumedRun, folder: FileManager.default.currentDirectoryPath,
+                                    arguments: journaledArguments, command: Self.reportedCommand(["run"] + journaledArguments),
+                                    targets: labels, repetitions: repetitions, jobs: jobs)
         }
-        let interrupt = journaling.map { journaling in
-            InterruptHandler.noting { [journaledArguments] in
-                "\ninterrupted: the cases that finished are kept in run \(journaling.run.id); go on with\n  "
-                    + journaling.resumeHint(arguments: journaledArguments)
-            }
-        }
+        let interrupt = journaling?.sayingHowToResumeOnInterrupt()
         defer { interrupt?.stop() }
 
         let streaming = !report.json && !report.tap && !report.quiet && sequences == 1 && repetitions == 1
@@ -229,19 +205,13 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
         let start = ContinuousClock.now
         for line in reporter.header { Terminal.write(line + "\n") }
         bar?.update(0, detail: "0/\(jobs)")
-        await ReplayQueue.run(groups: cases.count * targets.count, repetitions: repetitions, concurrency: sequences) { [repetitions, journaledArguments] index, run in
+        await ReplayQueue.run(groups: cases.count * targets.count, repetitions: repetitions, concurrency: sequences) { [repetitions] index, run in
             let (scriptCase, target) = (cases[index / targets.count], targets[index % targets.count])
             let key = JobKey(file: scriptCase.file, row: scriptCase.row?.name, target: target.label, repetition: run)
-            // Once the journal cannot be written, the run stops: nothing more is generated.
-            if let stop = journaling?.stop {
-                var skipped = ScriptResult(file: scriptCase.file, failure: "\(scriptCase.file): not replayed, the run stopped: \(stop)")
-                skipped.row = scriptCase.row?.name
-                skipped.target = target.label
-                return skipped
-            }
+            if let skipped = journaling?.skipped(key) { return skipped }
             let result = await job.replay(scriptCase, on: target, seedOffset: repetitions > 1 ? UInt32(run) : nil,
                                           reuse: journaling?.reuse(key))
-            journaling?.record(result, as: key, position: index * repetitions + run, arguments: journaledArguments)
+            journaling?.record(result, as: key, position: index * repetitions + run)
             return result
         } progress: { done in
             bar?.update(Double(done) / Double(jobs), detail: "\(done)/\(jobs)")
@@ -255,27 +225,25 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
         let counts = reporter.counts(scripts: files.count, rows: cases.count(where: { $0.row != nil }), targets: targets.count, seconds: seconds)
         var summary = reporter.summary(counts: counts, targets: labels)
         if let resumption = journaling?.resumption(jobs: jobs) { summary += "\n" + resumption }
-        var reportFailed = !report.close(reporter, summary: summary, counts: counts, targets: labels,
-                                         command: Self.reportedCommand(CommandLine.arguments.dropFirst()), seconds: seconds)
-        if let journaling {
-            do {
-                // A run the journal could not follow stays unfinished, to be resumed.
-                if journaling.stop != nil {
-                    reportFailed = true
-                } else {
-                    try journaling.journal.finish(journaling.run.id, passed: reporter.passed, failed: reporter.failed,
-                                                  errors: reporter.errors)
-                }
-            } catch {
-                Terminal.warn("Error: \(error)")
-                reportFailed = true
-            }
-        }
-        if reporter.errors > 0 || reportFailed { throw ExitCode(2) }
+        let reported = report.close(reporter, summary: summary, counts: counts, targets: labels,
+                                    command: Self.reportedCommand(CommandLine.arguments.dropFirst()), seconds: seconds)
+        let journaled = journaling?.finish(passed: reporter.passed, failed: reporter.failed, errors: reporter.errors) ?? true
+        if reporter.errors > 0 || !reported || !journaled { throw ExitCode(2) }
         if baselineOptions.failOnRegression {
             if reporter.baselineComparison?.isRegression == true { throw ExitCode(1) }
         } else if reporter.failed > 0 {
             throw ExitCode(1)
+        }
+    }
+
+    /// What `body` gives; an error it throws is said, and ends the run before anything is
+    /// replayed (status 2).
+    static func orExit<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            Terminal.warn("Error: \(error)")
+            throw ExitCode(2)
         }
     }
 

@@ -59,7 +59,7 @@ final class RunJournaling: Sendable {
             }
             guard run.arguments == arguments else {
                 throw JournalError("run \(id) was `\(run.command)`, not `\(command)`: resume it with its own arguments "
-                                   + "(tide run --resume \(id) \(run.arguments.map(RunCommand.shellQuoted).joined(separator: " "))), "
+                                   + "(\(run.resumeCommand)), "
                                    + "or leave --resume out to start a new run")
             }
             found = run
@@ -103,9 +103,9 @@ final class RunJournaling: Sendable {
     }
 
     /// Keeps the run of a case; one given back from before is kept already. When it cannot be
-    /// kept, the run stops (``stop``), saying why and how to go on once that is mended (the run's
-    /// `arguments`); what was kept stays.
-    func record(_ result: ScriptResult, as key: JobKey, position: Int, arguments: [String]) {
+    /// kept, the run stops (``stop``), saying why and how to go on once that is mended; what was
+    /// kept stays.
+    func record(_ result: ScriptResult, as key: JobKey, position: Int) {
         guard !tally.withLock({ $0.reused.contains(key) }), stop == nil else { return }
         do {
             try journal.record(result, as: key, position: position, in: run.id)
@@ -115,12 +115,41 @@ final class RunJournaling: Sendable {
                 return stopped == nil
             }) else { return }
             Terminal.warn("\nError: \(error)\nthe run stops: the cases that finished are kept in run \(run.id); "
-                          + "once that is mended, go on with\n  " + resumeHint(arguments: arguments))
+                          + "once that is mended, go on with\n  " + resumeHint)
         }
     }
 
     /// Why the run stopped (the journal could not be written), if it did.
     var stop: JournalError? { stopped.withLock { $0 } }
+
+    /// The result of a run of a case not replayed because the run stopped; `nil` while it goes on.
+    func skipped(_ key: JobKey) -> ScriptResult? {
+        guard let stop else { return nil }
+        var skipped = ScriptResult(file: key.file, failure: "\(key.file): not replayed, the run stopped: \(stop)")
+        skipped.row = key.row
+        skipped.target = key.target
+        return skipped
+    }
+
+    /// Marks the run finished with its counts, unless it stopped (it stays unfinished, to be
+    /// resumed); false when it stopped or cannot be marked (said).
+    func finish(passed: Int, failed: Int, errors: Int) -> Bool {
+        guard stop == nil else { return false }
+        do {
+            try journal.finish(run.id, passed: passed, failed: failed, errors: errors)
+            return true
+        } catch {
+            Terminal.warn("Error: \(error)")
+            return false
+        }
+    }
+
+    /// Ctrl-C, while it lives, says where the run is kept and how to go on, then ends Tide.
+    func sayingHowToResumeOnInterrupt() -> InterruptHandler {
+        InterruptHandler.noting { [run, resumeHint] in
+            "\ninterrupted: the cases that finished are kept in run \(run.id); go on with\n  " + resumeHint
+        }
+    }
 
     /// What resuming did, said after the summary: `resumed run 12: 40 of 100 runs of cases kept
     /// from before, 3 run again (its script changed: a.tide, b.tide; it could not run: c.tide), 57
@@ -136,8 +165,13 @@ final class RunJournaling: Sendable {
             + (again > 0 ? ", \(again) run again (\(reasons))" : "") + ", \(jobs - tally.reused.count - again) run for the first time"
     }
 
-    /// How to go on with this run after it stopped, for `arguments` (after `tide run`).
-    func resumeHint(arguments: [String]) -> String {
-        "tide run --resume \(run.id) " + arguments.map(RunCommand.shellQuoted).joined(separator: " ")
+    /// How to go on with this run after it stopped.
+    var resumeHint: String { run.resumeCommand }
+}
+
+extension JournaledRun {
+    /// The command that goes on with this run (in its folder): `tide run --resume 12 -q Conversations/`.
+    var resumeCommand: String {
+        "tide run --resume \(id) " + arguments.map(RunCommand.shellQuoted).joined(separator: " ")
     }
 }

@@ -127,8 +127,7 @@ struct RunsCommand: ParsableCommand {
             for line in ColumnText.lines(rows) { print("  " + line) }
             if !damaged.isEmpty { print("damaged in the journal (run again on resuming): " + damaged.map(\.description).joined(separator: ", ")) }
             if !run.isFinished {
-                print("\(run.jobs - cases.count) runs of cases missing; go on with: tide run --resume \(run.id) "
-                      + run.arguments.map(RunCommand.shellQuoted).joined(separator: " ") + " (in \(run.folder))")
+                print("\(run.jobs - cases.count) runs of cases missing; go on with: \(run.resumeCommand) (in \(run.folder))")
             }
         }
     }
