@@ -100,8 +100,8 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
                                + "Retry-After (default \(RetryPolicy.standardRetries)).", valueName: "N"))
     var retries = RetryPolicy.standardRetries
 
-    @Flag(help: ArgumentHelp("Go on with a run that stopped: the run numbered by a first argument RUN (tide runs list), else the "
-                             + "newest unfinished run of the same arguments here; only the cases it lacks, or whose script, model, "
+    @Flag(help: ArgumentHelp("Go on with a run that stopped: the run whose number follows it (--resume 12; tide runs list), else "
+                             + "the newest unfinished run of the same arguments here; only the cases it lacks, or whose script, model, "
                              + "plugins or settings changed, are replayed, and the report covers the whole run."))
     var resume = false
 
@@ -247,8 +247,8 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
         }
     }
 
-    /// The scripts and folders to run: the arguments but, under `--resume`, a first one that
-    /// names a run (``resumedRun``).
+    /// The scripts and folders to run: the arguments but, under `--resume`, the one after it
+    /// that names a run (``resumedRun``).
     var scriptPaths: [String] {
         guard let run = resumedRun, let index = paths.firstIndex(of: String(run)) else { return paths }
         var paths = paths
