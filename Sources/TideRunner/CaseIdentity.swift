@@ -9,7 +9,8 @@ public struct CaseIdentity: Sendable, Hashable, Codable {
     /// The script as it replays alone (its data row's values written in), the golden transcript
     /// it is compared with, and the files its checks and formats read.
     public var script: String
-    /// The model: its file's contents, or its server and name; and the defaults it brings.
+    /// The model: its file's contents, or its server and name; the defaults it brings; and the
+    /// machine it runs on, when another is simulated (`TIDE_MACHINE`).
     public var model: String
     /// The plugins: each one's name, file contents, and the spec that loaded it with its options.
     public var plugins: String
@@ -45,7 +46,10 @@ extension ScriptRunner {
         let script = FileDigest.of([prepared.script.recordingVariables().printed(), golden?.printed() ?? ""]
             + checkedFiles.map { fileDigest.of(file: URL(fileURLWithPath: $0, relativeTo: folder).path) ?? "no file \($0)" }
             + prepared.interpreter.formats.sorted { $0.key < $1.key }.map { "\($0.key) " + Self.json($0.value) })
-        let modelPart = FileDigest.of([fileDigest.of(file: model.identifier) ?? model.identifier, model.name, String(describing: model.defaults)])
+        // A simulated machine (TIDE_MACHINE) scores otherwise than this one.
+        let machine = (model as? LocalModel).map { "\($0.machine)" } ?? ""
+        let modelPart = FileDigest.of([fileDigest.of(file: model.identifier) ?? model.identifier, model.name,
+                                       String(describing: model.defaults), machine])
         let plugins = prepared.commandLinePlugins + prepared.interpreter.plugins.sorted { $0.key < $1.key }.map(\.value.plugin)
         let pluginPart = FileDigest.of(plugins.flatMap { plugin in
             [plugin.name, plugin.specification, fileDigest.of(file: plugin.path) ?? plugin.path]
