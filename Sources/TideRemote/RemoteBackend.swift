@@ -90,6 +90,9 @@ public final class RemoteBackend: ChatBackend {
         guard !parameters.rawPrompt else { throw RemoteError.rawPrompt(model: model) }
         var body = ChatCompletionRequest(model: model, messages: messages.map(ChatCompletionRequest.Message.init), stream: true)
         body.setParameters(parameters)
+        let bytes = try Self.encode(body, parameters: parameters)
+        let promptTokens = try await promptTokenCount(for: messages, rawPrompt: false)
+        // Taken last, once nothing can throw before the decoder gives the replica back.
         let (replica, server) = pool.acquire()
         let completions = Self.endpoint("v1/chat/completions", at: server)
         var request = HTTPClientRequest(url: completions)
@@ -97,10 +100,9 @@ public final class RemoteBackend: ChatBackend {
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "Accept", value: "text/event-stream")
         if let apiKey { request.headers.add(name: "Authorization", value: "Bearer \(apiKey)") }
-        request.body = .bytes(ByteBuffer(bytes: try Self.encode(body, parameters: parameters)))
+        request.body = .bytes(ByteBuffer(bytes: bytes))
         let pool = pool
-        let decoder = RemoteReplyDecoder(url: completions, timeout: timeout,
-                                         promptTokenCount: try await promptTokenCount(for: messages, rawPrompt: false)) { error in
+        let decoder = RemoteReplyDecoder(url: completions, timeout: timeout, promptTokenCount: promptTokens) { error in
             pool.release(replica, failed: error.flatMap(Transience.of) != nil)
         }
         try await decoder.start(request)
