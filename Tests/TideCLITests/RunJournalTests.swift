@@ -5,8 +5,10 @@ import TideTestSupport
 extension CommandLineTests {
     /// `tide run`'s journal: a run killed at any moment resumes to the report an uninterrupted
     /// run gives; a resumed run replays what it lacks and what changed, saying why; `tide runs`
-    /// reads the runs back. The capitals plugin makes every reply's words certain, so the
-    /// reports compare whole; each test has a journal of its own (`XDG_DATA_HOME`).
+    /// reads the runs back. Every reply's words are certain (the capitals plugin, or the
+    /// misbehaving server's fixed reply), so the reports compare whole; the runs that are
+    /// stopped wait at a gate the test opens, so they stop where the test says on any machine;
+    /// each test has a journal of its own (`XDG_DATA_HOME`).
     @Suite struct RunJournalTests {
         static let countries = ["France", "Italy", "Germany", "Spain"]
 
@@ -59,47 +61,77 @@ extension CommandLineTests {
             return try background.finish()
         }
 
-        @Test func aKilledRunResumesToTheReportOfAnUninterruptedOne() throws {
-            let (folder, environment) = try scripts(8)
-            let arguments = ["run", "--json", "--plugin", ScratchPlugins.capitalsFile, "scripts"]
-            let whole = try TideProcess.run(arguments, environment: environment, workingDirectory: folder)
-            #expect(whole.status == 0, "\(whole.stderr)")
+        /// A folder of `count` scripts for the misbehaving server, each a turn answered "Hello
+        /// there.", those numbered in `gates` only once their gate's file exists: a run waits
+        /// there, whatever the machine's speed, until the test opens the gate.
+        func gatedScripts(_ count: Int, gates: [Int: URL]) throws -> (folder: URL, environment: [String: String]) {
+            let folder = try CommandLineTests.scratchFolder("journal-gated")
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent("scripts"), withIntermediateDirectories: true)
+            for index in 0..<count {
+                let turn = gates[index].map { "gate \($0.path)" } ?? "hello \(index)"
+                try "user: \(turn)\nexpect: contains \"Hello there.\"\n"
+                    .write(to: folder.appendingPathComponent("scripts/s\(index).tide"), atomically: true, encoding: .utf8)
+            }
+            return (folder, ["XDG_DATA_HOME": folder.appendingPathComponent("data").path])
+        }
 
-            // Killed after the first case, then after the third: each time at most the cases in flight are lost.
-            var resume = arguments
-            for kept in [1, 3] {
-                let killed = try interrupt(resume, in: folder, environment: environment, run: 2, after: kept, with: SIGKILL)
+        /// Opens a gate of ``gatedScripts(_:gates:)``.
+        func open(_ gate: URL) throws {
+            try Data().write(to: gate)
+        }
+
+        @Test func aKilledRunResumesToTheReportOfAnUninterruptedOne() async throws {
+            let server = try await MisbehavingServer()
+            let gates = FileManager.default.temporaryDirectory.appendingPathComponent("tide-gates-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: gates, withIntermediateDirectories: true)
+            let (first, second) = (gates.appendingPathComponent("first"), gates.appendingPathComponent("second"))
+            let (folder, environment) = try gatedScripts(8, gates: [1: first, 3: second])
+            let arguments = ["run", "--json", "--remote", server.url.absoluteString, "scripts"]
+
+            // Killed while the second case waits at its gate, then while the fourth does: each time
+            // only the case in flight is lost.
+            var command = arguments
+            for (kept, gate) in [(1, first), (3, second)] {
+                let killed = try interrupt(command, in: folder, environment: environment, run: 1, after: kept, with: SIGKILL)
                 #expect(killed.status == SIGKILL, "\(killed.stderr)")
                 let run = try #require(try runs(environment, in: folder).first)
-                #expect(run["finished"] == nil && (run["kept"] as? Int ?? 0) >= kept && (run["kept"] as? Int ?? 0) < 8, "\(run)")
-                resume = ["run", "--resume"] + arguments.dropFirst()
+                #expect(run["finished"] == nil && run["kept"] as? Int == kept, "\(run)")
+                try open(gate)
+                command = ["run", "--resume"] + arguments.dropFirst()
             }
-            let resumed = try TideProcess.run(resume, environment: environment, workingDirectory: folder)
+            let resumed = try TideProcess.run(command, environment: environment, workingDirectory: folder)
             #expect(resumed.status == 0, "\(resumed.stderr)")
-            #expect(resumed.stderr.contains("resumed run 2: "), "\(resumed.stderr)")
+            #expect(resumed.stderr.contains("resumed run 1: 3 of 8 runs of cases kept from before, 5 run for the first time"), "\(resumed.stderr)")
+            let run = try #require(try runs(environment, in: folder).first)
+            #expect(run["finished"] != nil && run["kept"] as? Int == 8 && run["passed"] as? Int == 8)
+
+            // The same run whole, uninterrupted, reports the same.
+            let whole = try TideProcess.run(arguments, environment: environment, workingDirectory: folder)
+            #expect(whole.status == 0, "\(whole.stderr)")
             #expect(comparable(resumed.stdout) == comparable(whole.stdout))
             #expect(comparable(resumed.stdout).count == 9)
-            let run = try #require(try runs(environment, in: folder).first)
-            #expect(run["finished"] != nil && run["kept"] as? Int == 8 && run["passed"] as? Int == 32)
 
             // Its report again, from the journal alone.
-            let report = try TideProcess.run(["runs", "report", "2", "--json"], environment: environment, workingDirectory: folder)
+            let report = try TideProcess.run(["runs", "report", "1", "--json"], environment: environment, workingDirectory: folder)
             #expect(report.status == 0)
             #expect(comparable(report.stdout) == comparable(whole.stdout))
         }
 
-        @Test func ctrlCSaysHowToResume() throws {
-            let (folder, environment) = try scripts(6)
-            let arguments = ["run", "-q", "--plugin", ScratchPlugins.capitalsFile, "scripts"]
+        @Test func ctrlCSaysHowToResume() async throws {
+            let server = try await MisbehavingServer()
+            let gate = FileManager.default.temporaryDirectory.appendingPathComponent("tide-gate-\(UUID().uuidString)")
+            let (folder, environment) = try gatedScripts(6, gates: [2: gate])
+            let arguments = ["run", "-q", "--remote", server.url.absoluteString, "scripts"]
             let stopped = try interrupt(arguments, in: folder, environment: environment, run: 1, after: 2, with: SIGINT)
             #expect(stopped.status == 130)
             #expect(stopped.stderr.contains("interrupted: the cases that finished are kept in run 1; go on with\n"
-                                            + "  tide run --resume 1 -q --plugin \(ScratchPlugins.capitalsFile) scripts"), "\(stopped.stderr)")
+                                            + "  tide run --resume 1 -q --remote \(server.url.absoluteString) scripts"), "\(stopped.stderr)")
+            try open(gate)
             let resumed = try TideProcess.run(["run", "--resume", "1"] + arguments.dropFirst(), environment: environment,
                                               workingDirectory: folder)
             #expect(resumed.status == 0, "\(resumed.stderr)")
-            #expect(resumed.stdout.contains("24 passed, 0 failed (6 scripts, "), "\(resumed.stdout)")
-            #expect(resumed.stdout.contains("resumed run 1: "))
+            #expect(resumed.stdout.contains("6 passed, 0 failed (6 scripts, "), "\(resumed.stdout)")
+            #expect(resumed.stdout.contains("resumed run 1: 2 of 6 runs of cases kept from before, 4 run for the first time"), "\(resumed.stdout)")
         }
 
         /// A case whose script or plugin changed is replayed, and the summary says which and why;

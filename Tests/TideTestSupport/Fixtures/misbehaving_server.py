@@ -15,6 +15,7 @@ whose behaviour the last message's text chooses:
     cut N      a good chunk, then the connection closes without a finish, the first N times
     refuse N   the connection closes before any response head, the first N times
     wrong      HTTP 400: a request the server will never take
+    gate PATH  "Hello there.", once a file exists at PATH (a test opens the gate; 600 s at most)
     anything else (and the above once their N are spent): "Hello there." with a finish reason
     and [DONE]
 
@@ -22,6 +23,7 @@ Every response closes its connection. GET /v1/models lists the model (and tells 
 server is up).
 """
 import json
+import os
 import sys
 import threading
 import time
@@ -80,7 +82,13 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         length = int(self.headers.get("Content-Length", "0"))
         request = json.loads(self.rfile.read(length))
-        behaviour = request["messages"][-1]["content"].strip().lower()
+        text = request["messages"][-1]["content"].strip()
+        behaviour = text.lower()
+        if behaviour.startswith("gate "):
+            waited = 0.0
+            while not os.path.exists(text[5:]) and waited < 600:
+                time.sleep(0.05)
+                waited += 0.05
         if behaviour == "silent":
             time.sleep(60)
             return
