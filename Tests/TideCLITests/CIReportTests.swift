@@ -99,7 +99,9 @@ extension CommandLineTests {
             let text = try TideProcess.run(["run", "--repeat", "3", file.path])
             #expect(text.stdout.contains("expect: tokens >= 1 (3/3 runs, 100% [44–100%], pass@3 1.00)"), "\(text.stdout)")
             #expect(text.stdout.contains("expect: contains \"zzzz\" (0/3 runs, 0% [0–56%], pass@3 0.00, needs 0)"), "\(text.stdout)")
-            #expect(text.stdout.contains("expect: perplexity < 1000000000 (3/3 runs, 100% [44–100%], pass@3 1.00, mean "), "\(text.stdout)")
+            // Its passes are the model's to decide (it needs none); its mean is shown either way.
+            #expect(text.stdout.contains("expect: perplexity < 1000000000 (") && text.stdout.contains(", mean ")
+                    && text.stdout.contains(", needs 0)"), "\(text.stdout)")
             let usage = try TideProcess.run(["run", "--min-pass", "0.8", file.path])
             #expect(usage.status != 0 && usage.stderr.contains("--min-pass only makes sense with --repeat N"))
             let clash = try TideProcess.run(["run", "--repeat", "2", "--out", "/tmp", file.path])
