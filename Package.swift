@@ -49,6 +49,7 @@ let package = Package(
         .target(name: "TideProvider", dependencies: ["TideCore", "TideLlama", "TideModels", "TideRemote"]),
         .target(name: "TideRunner", dependencies: ["TideCore", "TideFiles", "TideFormat", "TideRegex", "TideScript", "TideLua", "TideMCP", "TideModels", "TideProvider", "TideRemote", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "TideJournal", dependencies: ["TideFiles", "TideLog", "TideRunner", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "TideCache", dependencies: ["TideCore", "TideLog", .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "TideReports", dependencies: ["TideCore", "TideOpenAI", "TideRunner", "TideScript"]),
         .target(name: "TideLlama", dependencies: ["TideCore", "TideFiles", "TideFormat", "CLlama"]),
         .target(
@@ -84,7 +85,7 @@ let package = Package(
         .executableTarget(
             name: "tide",
             dependencies: [
-                "TideCore", "TideFiles", "TideFormat", "TideLlama", "TideLua", "TideModels", "TideRemote", "TideProvider", "TideBench", "TideScript", "TideRunner", "TideReports", "TideJournal",
+                "TideCore", "TideFiles", "TideFormat", "TideLlama", "TideLua", "TideModels", "TideRemote", "TideProvider", "TideBench", "TideScript", "TideRunner", "TideReports", "TideJournal", "TideCache",
                 "TideChat", "TideServe", "TideLog", "TideOpenAI", "TideMCP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
             ]
@@ -114,6 +115,7 @@ let package = Package(
         ]),
         .testTarget(name: "TideMCPTests", dependencies: ["TideMCP", "TideCore", "TideTestSupport"]),
         .testTarget(name: "TideJournalTests", dependencies: ["TideJournal", "TideRunner", "TideCore", "TideScript", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "TideCacheTests", dependencies: ["TideCache", "TideCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "TideCLITests", dependencies: ["TideTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -40,6 +40,10 @@ public protocol ChatBackend: AnyObject, Sendable {
     /// (generation prompt included), or as plain text when `rawPrompt` (see
     /// ``GenerationParameters/rawPrompt``).
     func promptTokenCount(for messages: [ChatMessage], rawPrompt: Bool) async throws -> Int
+    /// What identifies the prompt `messages` make as the model reads it, for a ``ReplyCache``'s
+    /// key: a local model's prompt tokens; by default, every field of the messages
+    /// (`Array.fingerprint`).
+    func promptFingerprint(for messages: [ChatMessage], rawPrompt: Bool) async throws -> [UInt8]
     /// Renders and evaluates the prompt, then returns a decoder for the reply.
     ///
     /// Throws ``ContextOverflowError`` when the prompt does not fit the context.
@@ -66,6 +70,9 @@ extension ChatBackend {
     public var reasoningMarkers: ReasoningMarkers? { nil }
     public var offersToolsItself: Bool { false }
     public var supportsRewind: Bool { false }
+    public func promptFingerprint(for messages: [ChatMessage], rawPrompt: Bool) async throws -> [UInt8] {
+        messages.fingerprint + [rawPrompt ? 1 : 0]
+    }
     public func teacherForcingUnavailable(tolerance: Double) -> String? { "the model samples on its server" }
 
     public func startReply(to messages: [ChatMessage], parameters: GenerationParameters, forcing recorded: String) async throws
@@ -156,7 +163,7 @@ public struct LogprobsUnsupported: Error, Sendable, Hashable, CustomStringConver
 }
 
 /// One step of a reply.
-public enum DecodedToken: Sendable, Hashable {
+public enum DecodedToken: Sendable, Hashable, Codable {
     /// A token and the bytes of its text (which may hold part of a UTF-8 character).
     case token(id: Int32?, bytes: [UInt8])
     /// The model ended its reply.

@@ -85,3 +85,36 @@ extension Array where Element == ChatMessage {
         return messages
     }
 }
+
+extension Array where Element == ChatMessage {
+    /// Every field of the messages, each text preceded by its length, in one byte string: equal
+    /// for equal messages, and for no two that differ.
+    public var fingerprint: [UInt8] {
+        var bytes: [UInt8] = []
+        func add(count: Int) {
+            Swift.withUnsafeBytes(of: UInt64(count).littleEndian) { bytes += $0 }
+        }
+        func add(_ text: String?) {
+            guard let text else { return bytes.append(0) }
+            bytes.append(1)
+            add(count: text.utf8.count)
+            bytes += text.utf8
+        }
+        for message in self {
+            add(message.role.rawValue)
+            add(message.content)
+            bytes.append(message.interrupted ? 1 : 0)
+            add(count: message.toolCalls.count)
+            for call in message.toolCalls {
+                add(call.id)
+                add(call.name)
+                add(call.arguments)
+                add(call.written)
+            }
+            add(message.toolCallID)
+            add(message.reasoning)
+            add(message.offeredTools)
+        }
+        return bytes
+    }
+}

@@ -28,6 +28,7 @@ public final class ChatSession: Sendable {
         var busy = false
         var running: Task<Void, Never>?
         var recorder: (any ExchangeRecorder)?
+        var replyCache: (any ReplyCache)?
         var toolApproval: ToolApproval?
     }
 
@@ -97,6 +98,12 @@ public final class ChatSession: Sendable {
     public var recorder: (any ExchangeRecorder)? {
         get { state.withLock { $0.recorder } }
         set { state.withLock { $0.recorder = newValue } }
+    }
+
+    /// Where determined replies are kept and given again (``ReplyCache``); `nil` for none.
+    public var replyCache: (any ReplyCache)? {
+        get { state.withLock { $0.replyCache } }
+        set { state.withLock { $0.replyCache = newValue } }
     }
 
     /// What is asked before each call a hook would run (`--approve-tools`); `nil` runs every call.
@@ -170,7 +177,7 @@ public final class ChatSession: Sendable {
                 var parameters = snapshot.parameters
                 parameters.tools = toolBox.definitions + parameters.tools
                 let summary = try await rounds(turn: &turn, partial: &partial, history: snapshot.history, parameters: parameters,
-                                               toolBox: toolBox, approval: snapshot.toolApproval, chain: chain,
+                                               toolBox: toolBox, approval: snapshot.toolApproval, cache: snapshot.replyCache, chain: chain,
                                                overflowPolicy: snapshot.overflowPolicy,
                                                forcing: recorded) { continuation.yield($0) }
                 let answer = ChatMessage(.assistant, summary.storedText, interrupted: summary.stopReason == .cancelled,
@@ -202,7 +209,8 @@ public final class ChatSession: Sendable {
     /// call's event and result, the calls and results added to `turn`, and the model asked again;
     /// then its answer's summary. Calls of tools no hook runs (a server's client's) end the turn.
     private func rounds(turn: inout [ChatMessage], partial: inout String, history: [ChatMessage], parameters: GenerationParameters,
-                        toolBox: ToolBox, approval: ToolApproval?, chain: HookChain, overflowPolicy: ContextOverflowPolicy,
+                        toolBox: ToolBox, approval: ToolApproval?, cache: (any ReplyCache)?, chain: HookChain,
+                        overflowPolicy: ContextOverflowPolicy,
                         forcing recorded: RecordedTurn?, emit: @escaping (ReplyEvent) -> Void) async throws -> ReplySummary
     {
         var results: [ToolResult] = []
@@ -213,7 +221,7 @@ public final class ChatSession: Sendable {
         var forcing: TeacherForcing?
         var round = 0
         while true {
-            var loop = ReplyLoop(backend: backend, hooks: chain, overflowPolicy: overflowPolicy, emit: emit)
+            var loop = ReplyLoop(backend: backend, hooks: chain, overflowPolicy: overflowPolicy, cache: cache, emit: emit)
             let roundParameters = Self.parameters(ofRound: round, parameters)
             var summary: ReplySummary
             do {

@@ -26,6 +26,9 @@ public struct GenerationStatistics: Sendable, Hashable, Codable {
     public var toolResults: [ToolResult] = []
     /// Rounds of tool calls the turn made before its answer.
     public var toolRounds = 0
+    /// Set when the reply was given again from a ``ReplyCache`` rather than generated (for a
+    /// turn with tool rounds, its answer's); `nil` when it was generated.
+    public var cached: ReplyCacheHit?
 
     /// Creates empty statistics.
     public init() {}

@@ -12,6 +12,8 @@ struct ReplyLoop {
     let backend: any ChatBackend
     let hooks: HookChain
     let overflowPolicy: ContextOverflowPolicy
+    /// Where determined replies are kept and given again; `nil` for none.
+    let cache: (any ReplyCache)?
     let emit: (ReplyEvent) -> Void
 
     /// Text produced so far, before per-token hooks.
@@ -47,12 +49,13 @@ struct ReplyLoop {
     let clock = ContinuousClock()
     let start = ContinuousClock.now
 
-    init(backend: any ChatBackend, hooks: HookChain, overflowPolicy: ContextOverflowPolicy,
+    init(backend: any ChatBackend, hooks: HookChain, overflowPolicy: ContextOverflowPolicy, cache: (any ReplyCache)? = nil,
          emit: @escaping (ReplyEvent) -> Void)
     {
         self.backend = backend
         self.hooks = hooks
         self.overflowPolicy = overflowPolicy
+        self.cache = cache
         self.emit = emit
     }
 
@@ -79,13 +82,28 @@ struct ReplyLoop {
         let messages = reader?.prompt(prompt.messages, offering: parameters.offersTools ? parameters.tools : []) ?? prompt.messages
         let skipped = recorded == nil ? nil : TeacherForcing.skipped(on: backend, parameters: parameters)
         let decoder: any ReplyDecoder
+        var recording: (RecordingReplyDecoder, ReplyCacheKey)?
         do {
             // Counting the prompt's tokens waits on the backend too (a local model's prompt threads).
             let fitted = try await overflowPolicy.fit(messages, parameters: parameters, backend: backend)
-            if let recorded, skipped == nil {
-                decoder = try await backend.startReply(to: fitted, parameters: parameters, forcing: recorded)
+            let forcing = skipped == nil ? recorded : nil
+            let key = try await cacheKey(fitted, parameters: parameters, forcing: forcing)
+            if let key, let kept = await cache?.reply(for: key) {
+                decoder = ReplayedReplyDecoder(kept)
+                statistics.cached = ReplyCacheHit(seconds: kept.seconds)
             } else {
-                decoder = try await backend.startReply(to: fitted, parameters: parameters)
+                let started = if let forcing {
+                    try await backend.startReply(to: fitted, parameters: parameters, forcing: forcing)
+                } else {
+                    try await backend.startReply(to: fitted, parameters: parameters)
+                }
+                if let key {
+                    let recorder = RecordingReplyDecoder(started)
+                    recording = (recorder, key)
+                    decoder = recorder
+                } else {
+                    decoder = started
+                }
             }
         } catch is CancellationError {
             // Stopped before the reply began (a server slow to answer): as if stopped at its first token.
@@ -125,7 +143,24 @@ struct ReplyLoop {
             }
         case nil: break
         }
+        if let (recorder, key) = recording, reason != .cancelled, summary.toolCallProblem == nil {
+            var kept = recorder.recorded
+            kept.teacherForcing = summary.teacherForcing
+            kept.seconds = (clock.now - start).seconds
+            await cache?.store(kept, for: key)
+        }
         return summary
+    }
+
+    /// The key the reply is kept under in the cache, for a reply the cache may keep: one fully
+    /// determined whose hooks do not read the model's scores (which a reply given again has
+    /// not); `forcing`, the recording it is checked against, is part of the key.
+    private func cacheKey(_ messages: [ChatMessage], parameters: GenerationParameters, forcing: String?) async throws
+        -> ReplyCacheKey?
+    {
+        guard cache != nil, parameters.isReproducible, hooks.active(at: .logits).isEmpty else { return nil }
+        return ReplyCacheKey(prompt: try await backend.promptFingerprint(for: messages, rawPrompt: parameters.rawPrompt),
+                             parameters: parameters, forcing: forcing)
     }
 
     /// The token loop: each token's text goes to the tool calls once they have begun, else

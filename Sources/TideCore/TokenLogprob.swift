@@ -44,7 +44,7 @@ public struct TokenLogprob: Sendable, Hashable, Codable {
 
 /// The prompt's tokens scored by the model, each given those before it: what an evaluation
 /// scores a text's likelihood by (`echo` with `logprobs` on `/v1/completions`).
-public struct PromptLogprobs: Sendable, Hashable {
+public struct PromptLogprobs: Sendable, Hashable, Codable {
     /// The prompt's first token, which nothing before it scores; `nil` for an empty prompt.
     public var first: Int32?
     /// The first token's text's bytes.

@@ -132,6 +132,16 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
         return tokens.count
     }
 
+    /// The prompt's tokens, each as four little-endian bytes.
+    public func promptFingerprint(for messages: [ChatMessage], rawPrompt: Bool) async throws -> [UInt8] {
+        let tokens = try await renderedPrompt(messages, rawPrompt: rawPrompt)
+        counted.withLock { $0 = (messages, rawPrompt, tokens) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(tokens.count * 4)
+        for token in tokens { withUnsafeBytes(of: token.littleEndian) { bytes += $0 } }
+        return bytes
+    }
+
     /// Tokens currently held in the KV cache.
     public var cachedTokenCount: Int { cache.withLock { $0.kept.tokens.count } }
 

@@ -195,6 +195,14 @@ struct RunReport {
         return line + "\nrecorded replies: " + parts.joined(separator: ", ")
     }
 
+    /// How many of `replies` replies the reply cache gave again (`given`), and the time they had
+    /// taken to generate.
+    static func cacheNote(given: [ReplyCacheHit], of replies: Int) -> String {
+        String(format: "replies: %d of %d from the cache, not generated again (they had taken %.1f s, summed over replies)",
+               given.count, replies,
+               given.reduce(0) { $0 + $1.seconds })
+    }
+
     /// One line of JSON describing a script's replay.
     static func json(for result: ScriptResult) -> String {
         JSONOutput.line(ScriptJSON(result))

@@ -26,6 +26,9 @@ public struct RunReporter {
     private var outcomes: [ScriptOutcome] = []
     private var results: [ScriptResult] = []
     private var forcing: [TeacherForcing] = []
+    /// Replies so far, and those given again from the reply cache.
+    private var replies = 0
+    private var cached: [ReplyCacheHit] = []
     /// Checks held, checks failed, and cases that could not run, so far.
     public private(set) var passed = 0, failed = 0, errors = 0
 
@@ -60,6 +63,8 @@ public struct RunReporter {
         failed += outcome.failed
         errors += outcome.failure == nil ? 0 : 1
         forcing += runs.flatMap { $0.replies.compactMap(\.teacherForcing) }
+        replies += runs.reduce(0) { $0 + $1.replies.count }
+        cached += runs.flatMap { $0.replies.compactMap(\.statistics.cached) }
         switch output {
         case .tap: return tap.lines(for: outcome)
         case .json: return [repetitions == 1 ? RunReport.json(for: runs[0]) : RunReport.json(for: outcome)]
@@ -88,6 +93,7 @@ public struct RunReporter {
             return [JSONOutput.line(RunSummaryJSON(summary: .init(
                 passed: passed, failed: failed, errors: errors, cases: outcomes.count, runs: repetitions, seconds: seconds,
                 retries: Dictionary(outcomes.map { ($0.target ?? "", $0.retries) }, uniquingKeysWith: +),
+                cached_replies: cached.count,
                 comparisons: comparisons.map {
                     .init(first: $0.first, second: $0.second, shared: $0.shared, only_first: $0.onlyFirst, only_second: $0.onlySecond,
                           p_value: $0.pValue)
@@ -101,6 +107,7 @@ public struct RunReporter {
     public func counts(scripts: Int, rows: Int, targets: Int, seconds: Double) -> String {
         var summary = RunReport.summary(passed: passed, failed: failed, errors: errors, scripts: scripts, rows: rows, targets: targets,
                                         retries: outcomes.reduce(0) { $0 + $1.retries }, seconds: seconds, forcing: forcing)
+        if !cached.isEmpty { summary += "\n" + RunReport.cacheNote(given: cached, of: replies) }
         if repetitions > 1 { summary += "\n" + RunReport.repetitionNote(runs: repetitions) }
         return summary
     }

@@ -13,6 +13,8 @@ struct RunSummaryJSON: Encodable {
         var seconds: Double
         /// The cases run again after a server's failure, by target (`""` for a run of one).
         var retries: [String: Int]
+        /// The replies given again from the reply cache rather than generated.
+        var cached_replies: Int
         var comparisons: [Comparison]
         var baseline: Baseline?
     }

@@ -33,7 +33,7 @@ struct Replay {
     var repliesSoFar = 0
 
     init(runner: ScriptRunner, prepared: PreparedScript, backend: any ChatBackend, model: any ChatModel, file: String,
-         golden: [RecordedReply?], events: @escaping @Sendable (RunEvent) -> Void)
+         golden: [RecordedReply?], cache: (any ReplyCache)?, events: @escaping @Sendable (RunEvent) -> Void)
     {
         self.prepared = prepared
         self.file = file
@@ -44,6 +44,7 @@ struct Replay {
                               hookErrorPolicy: runner.hookErrorPolicy,
                               overflowPolicy: runner.overflow)
         session.recorder = runner.recorder?(file, prepared.setup.lastingModelName)
+        session.replyCache = cache
         checker = ExpectationChecker(limits: runner.limits, regexBudget: runner.regexBudget, schemas: prepared.schemas)
         regenerate = runner.regenerate
         embedder = runner.embedder

@@ -71,6 +71,10 @@ public struct ScriptRunner: Sendable {
     /// from before (a resumed run's journal) to give instead of replaying, or `nil` to replay.
     /// Only with one is a case identified (``ScriptResult/identity``).
     public var reuse: (@Sendable (CaseIdentity) async -> ScriptResult?)?
+    /// The reply cache of a case, given its identity (`tide run --cache`): the replies its
+    /// sessions may give again rather than generate (``ReplyCache``), scoped to what decides
+    /// them besides the prompt; `nil` for none. With one, every case is identified.
+    public var replyCache: (@Sendable (CaseIdentity) -> (any ReplyCache)?)?
     /// Where backends come from.
     public let backends: any BackendProvider
 
@@ -140,14 +144,15 @@ public struct ScriptRunner: Sendable {
             }
             // Identified only for a caller that keeps or reuses cases: reading a model file to its
             // digest is not free.
-            if let reuse {
+            if reuse != nil || replyCache != nil {
                 let identity = identity(of: prepared, file: file, model: model, golden: golden)
                 result.identity = identity
-                if let kept = await reuse(identity) { return kept }
+                if let kept = await reuse?(identity) { return kept }
             }
+            let cache = result.identity.flatMap { replyCache?($0) }
             try await withTaskExecutorPreference(backends.replayExecutor(for: backend)) {
                 var replay = Replay(runner: self, prepared: prepared, backend: backend, model: model, file: file,
-                                    golden: golden.map(Self.recordedReplies) ?? [], events: events)
+                                    golden: golden.map(Self.recordedReplies) ?? [], cache: cache, events: events)
                 try await replay.run(&result, replies: &replies)
             }
         } catch {

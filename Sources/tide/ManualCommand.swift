@@ -32,9 +32,11 @@ struct ManualCommand: ParsableCommand {
                   ".TP", ".I ~/.config/tide/plugins", "Your plugins; ./Plugins comes first, the plugins shipped in tide last.",
                   ".TP", ".I ~/.config/tide/models.json", "Your model entries: remote models and presets.",
                   ".TP", ".I ~/.cache/tide/models", "Downloaded model files.",
+                  ".TP", ".I ~/.cache/tide/replies", "The reply cache of tide run (--no-cache, --cache-size).",
                   ".TP", ".I ~/.cache/tide/mcp/bin", "MCP servers make setup installs (time, git); --mcp finds a command there after the PATH.",
                   ".SH ENVIRONMENT",
                   ".TP", ".B XDG_CONFIG_HOME, XDG_CACHE_HOME", "Move the folders above.",
+                  ".TP", ".B TIDE_CACHE_DIR", "The reply cache's folder, instead of ~/.cache/tide/replies.",
                   ".TP", ".B TIDE_API_KEY, OPENAI_API_KEY", "The key sent to a remote model's server.",
                   ".TP", ".B NO_COLOR", "Plain output on a terminal.",
                   ".TP", ".B TIDE_MACHINE", "Run as if on another machine: noise=SEED moves every score as another CPU's kernels do, "

@@ -33,6 +33,7 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
     @OptionGroup var logOptions: LogOptions
     @OptionGroup var embeddingOptions: EmbeddingOptions
     @OptionGroup var baselineOptions: BaselineOptions
+    @OptionGroup var cacheOptions: CacheOptions
     @OptionGroup var report: ReportOptions
 
     @Option(help: ArgumentHelp("The model that grades expect: judge checks: a model or preset name, a .gguf path, or a server's base URL "
@@ -395,6 +396,7 @@ extension RunCommand {
         runner.judge = judge
         runner.rejudge = rejudge
         runner.judgeBackends = SequentialBackends(models: ProgressBarModels())
+        if let store = try cacheOptions.open() { runner.replyCache = CacheOptions.scope(store, sequences: sequences) }
         if let log {
             runner.recorder = { file, model in
                 ConversationLog(database: log, source: .run, model: model,

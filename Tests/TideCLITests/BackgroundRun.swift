@@ -15,7 +15,8 @@ final class BackgroundRun {
         process.executableURL = TideProcess.executable
         process.arguments = arguments
         process.currentDirectoryURL = folder
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = ProcessInfo.processInfo.environment
+            .merging(["TIDE_CACHE_DIR": TideProcess.freshCacheFolder().path]) { $1 }.merging(environment) { $1 }
         errors = folder.appendingPathComponent("stderr-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.standardOutput = FileHandle.nullDevice

@@ -34,7 +34,10 @@ struct TideProcess {
         process.executableURL = program
         if let workingDirectory { process.currentDirectoryURL = workingDirectory }
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": testDataHome.path]) { $1 }
+        // A reply cache of its own (TIDE_CACHE_DIR) unless the test gives one: a test that runs a
+        // script another ran generates its replies, as it did before the cache.
+        process.environment = ProcessInfo.processInfo.environment
+            .merging(["XDG_DATA_HOME": testDataHome.path, "TIDE_CACHE_DIR": freshCacheFolder().path]) { $1 }
             .merging(environment) { $1 }
         let output = Pipe()
         let errors = Pipe()
@@ -70,6 +73,11 @@ struct TideProcess {
     /// The data folder of every `tide` the tests run, unless a test gives its own: the
     /// conversation log of the tests goes there, not into the user's.
     static let testDataHome = FileManager.default.temporaryDirectory.appendingPathComponent("tide-test-data-\(getpid())")
+
+    /// A reply cache folder no other process used.
+    static func freshCacheFolder() -> URL {
+        testDataHome.appendingPathComponent("cache-\(UUID().uuidString)")
+    }
 
     /// The status of a process killed for outliving its timeout.
     static let killedStatus: Int32 = -9

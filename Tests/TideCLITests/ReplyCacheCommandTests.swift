@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import TideTestSupport
+
+extension CommandLineTests {
+    /// `tide run`'s reply cache on the real model: a rerun of an unchanged script gives every
+    /// reply from the cache, a rerun whose last turn changed generates that turn alone, and a
+    /// cache that is damaged or cannot be written costs nothing but the reuse. The assertions hold
+    /// for any reply the model gives: the reruns are compared with the first run, whatever it said.
+    @Suite struct ReplyCacheCommandTests {
+        /// A two-turn greedy script in a folder of its own, and the environment of a cache of its own.
+        func script() throws -> (script: URL, environment: [String: String]) {
+            let folder = try CommandLineTests.scratchFolder("reply-cache")
+            let script = folder.appendingPathComponent("two.tide")
+            try "@temperature 0\n@max-tokens 12\nuser: Name a colour.\nexpect: length >= 0\nuser: Name a fruit.\nexpect: length >= 0\n"
+                .write(to: script, atomically: true, encoding: .utf8)
+            return (script, ["TIDE_CACHE_DIR": folder.appendingPathComponent("cache").path])
+        }
+
+        /// The replies of a `--json` run, in order, and how many came from the cache.
+        func replies(_ result: TideProcess.Result) -> (texts: [String], cached: Int?) {
+            let texts = result.jsonCases.flatMap { ($0["replies"] as? [[String: Any]] ?? []).compactMap { $0["reply"] as? String } }
+            return (texts, result.jsonSummary?["cached_replies"] as? Int)
+        }
+
+        @Test func anUnchangedRerunGeneratesNothingAndAChangedLastTurnGeneratesThatTurnAlone() throws {
+            let (script, environment) = try script()
+            let first = try TideProcess.run(["run", "--json", script.path], environment: environment)
+            #expect(first.status == 0, "\(first.stderr)")
+            let made = replies(first)
+            #expect(made.texts.count == 2)
+            #expect(made.cached == 0)
+
+            let again = try TideProcess.run(["run", "--json", script.path], environment: environment)
+            #expect(replies(again).texts == made.texts)
+            #expect(replies(again).cached == 2)
+            let text = try TideProcess.run(["run", script.path], environment: environment)
+            #expect(text.stdout.contains("replies: 2 of 2 from the cache"), "\(text.stdout)")
+
+            try String(contentsOf: script, encoding: .utf8).replacingOccurrences(of: "Name a fruit.", with: "Name a tree.")
+                .write(to: script, atomically: true, encoding: .utf8)
+            let edited = try TideProcess.run(["run", "--json", script.path], environment: environment)
+            #expect(replies(edited).texts.first == made.texts.first)
+            #expect(replies(edited).cached == 1, "the first turn came from the cache, the changed one was generated")
+
+            let off = try TideProcess.run(["run", "--json", "--no-cache", script.path], environment: environment)
+            #expect(replies(off).cached == 0)
+            #expect(replies(off).texts == replies(edited).texts)
+        }
+
+        @Test func aDamagedCacheOrOneThatCannotBeWrittenCostsOnlyTheReuse() throws {
+            let (script, environment) = try script()
+            let first = try TideProcess.run(["run", "--json", script.path], environment: environment)
+            let made = replies(first)
+            #expect(made.texts.count == 2)
+            // Garbage over the middle of the database file, as a bad disk might leave it.
+            let database = URL(fileURLWithPath: environment["TIDE_CACHE_DIR"]!).appendingPathComponent("cache.db")
+            let handle = try FileHandle(forUpdating: database)
+            let size = try handle.seekToEnd()
+            try handle.seek(toOffset: size / 2)
+            try handle.write(contentsOf: Data(repeating: 0xA5, count: 4096))
+            try handle.close()
+            let damaged = try TideProcess.run(["run", "--json", script.path], environment: environment)
+            #expect(damaged.status == first.status, "\(damaged.stderr)")
+            #expect(replies(damaged).texts == made.texts)
+            #expect(damaged.stderr.components(separatedBy: "warning: the reply cache").count <= 2, "at most one warning: \(damaged.stderr)")
+
+            // A cache folder under a regular file cannot be made.
+            let plain = script.deletingLastPathComponent().appendingPathComponent("plain")
+            try Data("x".utf8).write(to: plain)
+            let unwritable = try TideProcess.run(["run", "--json", script.path],
+                                                 environment: ["TIDE_CACHE_DIR": plain.appendingPathComponent("cache").path])
+            #expect(unwritable.status == first.status, "\(unwritable.stderr)")
+            #expect(replies(unwritable).texts == made.texts)
+            #expect(replies(unwritable).cached == 0)
+            #expect(unwritable.stderr.components(separatedBy: "warning: the reply cache").count == 2, "one warning: \(unwritable.stderr)")
+            #expect(unwritable.stderr.contains("--no-cache"))
+        }
+
+        @Test func aCacheSizeIsASizeAndNeedsTheCache() throws {
+            let (script, environment) = try script()
+            let bad = try TideProcess.run(["run", "--cache-size", "12 parsecs", script.path], environment: environment)
+            #expect(bad.status != 0)
+            #expect(bad.stderr.contains("--cache-size is a size such as 500M or 4G"), "\(bad.stderr)")
+            let both = try TideProcess.run(["run", "--no-cache", "--cache-size", "1G", script.path], environment: environment)
+            #expect(both.status != 0)
+            #expect(both.stderr.contains("--no-cache turns off"), "\(both.stderr)")
+        }
+    }
+}
