@@ -1,7 +1,7 @@
 # The two commands of the README:
 #   make run    installs what is missing, builds Tide and starts a chat with the bundled model
 #   make test   installs what is missing and runs the test suite
-.PHONY: setup build run install uninstall test test-fast test-gpu bench bench-serve bench-serve-llama bench-serve-noisy bench-embeddings bench-matrix
+.PHONY: setup build run install uninstall test test-fast test-gpu bench bench-serve bench-serve-llama bench-serve-noisy bench-embeddings bench-matrix bench-rerun
 setup:
 	@bash scripts/setup.sh
 
@@ -36,7 +36,7 @@ test: setup
 
 # The suites that need no model file (the scripted backend, parsers, the sandbox, the wire format,
 # downloads from a local server): a quick check while working. `make test` runs them too.
-FAST_SUITES = TideCoreTests|ArchitectureDocTests|CheckKindTests|ConversationRecipeTests|ReplayQueueTests|PassStatisticsTests|BaselineComparisonTests|RunJournalStoreTests|ReplyStoreTests|RetryPolicyTests|ReplicaPoolTests|SimulatedMachineTests|OffloadPlanTests|ThreadShareTests|SetupScriptTests|PromptLookupTests|StepSelectionTests|PrefillPaceTests|TideFilesTests|TideOpenAITests|TideRegexTests|TideFormatTests|TideScriptTests|TideModelsTests|BoundedLibraryTests|LuaSandboxTests|PatternEquivalenceTests|PluginLoadingTests|PluginLocatorTests|PluginHostTests|PromptParameterTests|PromptFormatTests|HookTextLimitTests|ChatInputTests|SlashCommandTests|TabCompletionTests|RewindPluginTests|ScriptedRunTests|ScriptRelocationTests|ScriptOutcomeTests|ScriptedChatTests|ChatServerTests|SequencePoolTests|ConversationLogTests
+FAST_SUITES = TideCoreTests|ArchitectureDocTests|CheckKindTests|ConversationRecipeTests|ReplayQueueTests|PassStatisticsTests|BaselineComparisonTests|RunJournalStoreTests|CacheStoreTests|RetryPolicyTests|ReplicaPoolTests|SimulatedMachineTests|OffloadPlanTests|ThreadShareTests|SetupScriptTests|PromptLookupTests|StepSelectionTests|PrefillPaceTests|TideFilesTests|TideOpenAITests|TideRegexTests|TideFormatTests|TideScriptTests|TideModelsTests|BoundedLibraryTests|LuaSandboxTests|PatternEquivalenceTests|PluginLoadingTests|PluginLocatorTests|PluginHostTests|PromptParameterTests|PromptFormatTests|HookTextLimitTests|ChatInputTests|SlashCommandTests|TabCompletionTests|RewindPluginTests|ScriptedRunTests|ScriptRelocationTests|ScriptOutcomeTests|ScriptedChatTests|ChatServerTests|SequencePoolTests|ConversationLogTests
 
 test-fast: setup
 	swift build --build-tests
@@ -72,3 +72,7 @@ bench-embeddings: build
 # 1,000 generated rows × 2 targets through `tide run --html`, and the page loaded in headless Chromium (docs/benchmarks.md).
 bench-matrix: build
 	bash scripts/bench-matrix.sh 1000
+
+# What the reply cache and the kept prompt states save on a rerun (docs/benchmarks.md).
+bench-rerun: build
+	bash scripts/bench-rerun.sh 8

@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "TideProvider", dependencies: ["TideCore", "TideLlama", "TideModels", "TideRemote"]),
         .target(name: "TideRunner", dependencies: ["TideCore", "TideFiles", "TideFormat", "TideRegex", "TideScript", "TideLua", "TideMCP", "TideModels", "TideProvider", "TideRemote", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "TideJournal", dependencies: ["TideFiles", "TideLog", "TideRunner", .product(name: "GRDB", package: "GRDB.swift")]),
-        .target(name: "TideCache", dependencies: ["TideCore", "TideLog", .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "TideCache", dependencies: ["TideCore", "TideFiles", "TideLog", .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "TideReports", dependencies: ["TideCore", "TideOpenAI", "TideRunner", "TideScript"]),
         .target(name: "TideLlama", dependencies: ["TideCore", "TideFiles", "TideFormat", "CLlama"]),
         .target(

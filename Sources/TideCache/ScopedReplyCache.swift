@@ -2,11 +2,11 @@ import Crypto
 import Foundation
 import TideCore
 
-/// The replies of one scope of a ``ReplyStore``: a reply is kept under the SHA-256 of the scope,
+/// The replies of one scope of a ``CacheStore``: a reply is kept under the SHA-256 of the scope,
 /// its parameters (as JSON with sorted keys), its prompt's fingerprint and the recording teacher
 /// forcing checks it against.
 struct ScopedReplyCache: ReplyCache {
-    let store: ReplyStore
+    let store: CacheStore
     /// What decides the replies besides their prompts and parameters: the model file, the
     /// plugins and their files, the settings, Tide's version.
     let scope: String

@@ -12,6 +12,9 @@ public protocol BackendBatch: AnyObject, Sendable {
     /// gives, so that a reply is the same decoded in the batch or on its own; where not, replies
     /// may differ at near-ties, and recorded ones are checked within the tolerance (``Tolerance``).
     var scoresExactly: Bool { get }
+    /// How many sequences no backend holds now. A backend gives its sequence back when it ends,
+    /// which may come a moment after its last reply did.
+    var freeSequenceCount: Int { get }
     /// A backend on a free sequence; `contextSize`, when given, limits its conversations further.
     /// Throws when every sequence is in use.
     func makeBackend(contextSize: Int?) throws -> any ChatBackend

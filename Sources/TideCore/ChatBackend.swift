@@ -44,6 +44,10 @@ public protocol ChatBackend: AnyObject, Sendable {
     /// key: a local model's prompt tokens; by default, every field of the messages
     /// (`Array.fingerprint`).
     func promptFingerprint(for messages: [ChatMessage], rawPrompt: Bool) async throws -> [UInt8]
+    /// Keeps the model's state after long prompts in `store`, and loads a prompt's start from
+    /// there rather than evaluating it (``PromptStateStore``); a backend that keeps no such state
+    /// (a server's) does nothing.
+    func keepPromptStates(in store: any PromptStateStore)
     /// Renders and evaluates the prompt, then returns a decoder for the reply.
     ///
     /// Throws ``ContextOverflowError`` when the prompt does not fit the context.
@@ -66,6 +70,7 @@ extension ChatBackend {
     public var vocabulary: (any Vocabulary)? { nil }
     public var cachedTokenCount: Int { 0 }
     public func copyCache(of source: any ChatBackend) async {}
+    public func keepPromptStates(in store: any PromptStateStore) {}
     public var toolCallReader: (any ToolCallReader)? { nil }
     public var reasoningMarkers: ReasoningMarkers? { nil }
     public var offersToolsItself: Bool { false }

@@ -36,10 +36,11 @@ public struct GenerationStatistics: Sendable, Hashable, Codable {
     /// Prompt tokens that had to be evaluated.
     public var evaluatedPromptTokens: Int { promptTokens - reusedPromptTokens }
 
-    /// Decoding speed after the first token: tokens generated after it per second.
+    /// Decoding speed after the first token: tokens generated after it per second; `nil` for a
+    /// reply given from the cache, which was not decoded.
     public var tokensPerSecond: Double? {
         let seconds = decodeDuration.seconds
-        guard generatedTokens > 1, seconds > 0 else { return nil }
+        guard generatedTokens > 1, seconds > 0, cached == nil else { return nil }
         return Double(generatedTokens - 1) / seconds
     }
 }

@@ -78,6 +78,17 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     }
 
     let cache: Mutex<State>
+    /// Where the states after long prompts are kept and loaded from (``PromptStates``); `nil` for nowhere.
+    private let promptStateStore = Mutex<(any PromptStateStore)?>(nil)
+    var promptStates: (any PromptStateStore)? { promptStateStore.withLock { $0 } }
+
+    /// Keeps the states after long prompts in `store`, and loads a prompt's start from there; not
+    /// for a model whose cache cannot drop tokens (recurrent or hybrid), whose loaded state could
+    /// not be cut to a prompt's shared start.
+    public func keepPromptStates(in store: any PromptStateStore) {
+        guard model.canDropCachedTokens else { return }
+        promptStateStore.withLock { $0 = store }
+    }
     /// The prompt counted last, so that the reply that follows the count does not render and
     /// tokenize it a second time.
     private let counted = Mutex<(messages: [ChatMessage], rawPrompt: Bool, tokens: [Int32])?>(nil)

@@ -137,6 +137,13 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
                             toolFormat: toolFormat, contextSize: size)
     }
 
+    /// How many sequences are not taken now.
+    public var freeSequenceCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return freeSequences.count
+    }
+
     /// A free sequence, taken until ``release(_:)``.
     func takeSequence() throws(LlamaError) -> Int32 {
         condition.lock()

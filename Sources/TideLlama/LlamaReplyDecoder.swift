@@ -231,7 +231,11 @@ final class LlamaReplyDecoder: ReplyDecoder {
                 preparation: trimming ? { context, request in
                     // Drop what the cache holds past the shared prefix; if the cache cannot drop
                     // a tail, it starts over and the whole prompt is evaluated.
-                    let kept = backend.cache.withLock { $0.kept.reuseCommonPrefix(of: prompt, in: context) }
+                    let kept = backend.cache.withLock { state in
+                        let reused = state.kept.reuseCommonPrefix(of: prompt, in: context)
+                        guard let store = backend.promptStates else { return reused }
+                        return PromptStates.restore(prompt, reused: reused, into: &state.kept, store: store, in: context)
+                    }
                     if kept != position {
                         request.restart(with: prompt[kept...], at: kept)
                         self.reusedPromptTokenCount = kept
@@ -243,6 +247,10 @@ final class LlamaReplyDecoder: ReplyDecoder {
                 onAdvance: { chunk in backend.cache.withLock { $0.kept.tokens += chunk } },
                 onFailure: { context, start in _ = backend.cache.withLock { $0.kept.truncate(to: start, in: context) } },
                 finish: { context, index, seconds in
+                    if trimming, let store = backend.promptStates {
+                        PromptStates.keep(prompt, evaluated: prompt.count - self.reusedPromptTokenCount, of: backend.sequence, store: store,
+                                          in: context)
+                    }
                     guard outputs > 1 else {
                         if timesStep { self.drafter?.timed(seconds) }
                         switch graphChoice {

@@ -21,6 +21,8 @@ final class LocalBatch: BackendBatch {
 
     var scoresExactly: Bool { engine.scoresBatchesExactly }
 
+    var freeSequenceCount: Int { engine.freeSequenceCount }
+
     /// A backend of `contextSize` tokens, at most the sequence's. Asking for more than the model
     /// allows is this backend's error alone, not the batch's.
     func makeBackend(contextSize: Int?) throws -> any ChatBackend {

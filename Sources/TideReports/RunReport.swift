@@ -234,6 +234,10 @@ private struct ScriptJSON: Encodable {
         var stop_reason: String
         var tokens: Int
         var prompt_tokens: Int
+        /// Prompt tokens not evaluated: held from an earlier turn, or loaded from a kept state.
+        var cached_prompt_tokens: Int
+        /// Set when the reply came from the reply cache; absent when it was generated.
+        var cached: Bool?
         var time_to_first_token: Double?
         var tokens_per_second: Double?
         var rewinds: Int
@@ -310,6 +314,7 @@ private struct ScriptJSON: Encodable {
         replies = result.replies.map { reply in
             Reply(line: reply.line, user: reply.user, reply: reply.text, stop_reason: reply.stopReason,
                   tokens: reply.statistics.generatedTokens, prompt_tokens: reply.statistics.promptTokens,
+                  cached_prompt_tokens: reply.statistics.reusedPromptTokens, cached: reply.statistics.cached.map { _ in true },
                   time_to_first_token: reply.statistics.timeToFirstToken?.seconds,
                   tokens_per_second: reply.statistics.tokensPerSecond,
                   rewinds: reply.statistics.rewinds, tokens_taken_back: reply.statistics.discardedTokens,

@@ -55,8 +55,17 @@ public final class BatchedBackends: BackendProvider {
                    + "batch may differ from the sequential run's where the model's two likeliest words are that close")
         }
         // A model that cannot batch here (a server batches its own clients) gives each script a backend of its own.
-        return (try batch?.makeBackend(contextSize: setup.contextSize) ?? model.makeBackend(setup), model)
+        guard let batch else { return (try model.makeBackend(setup), model) }
+        // No more scripts run at once than there are sequences, but the one that just ended may
+        // not have given its sequence back yet: wait for it, a while.
+        let clock = ContinuousClock()
+        let deadline = clock.now + Self.sequenceWait
+        while batch.freeSequenceCount == 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        return (try batch.makeBackend(contextSize: setup.contextSize), model)
     }
+
+    /// How long a script waits for the sequence of the one before it to come back.
+    static let sequenceWait = Duration.seconds(30)
 
     /// The batch's thread: every script's work runs there between decoding steps, so steps
     /// gather every reply in progress and no thread competes with llama.cpp's for the cores.

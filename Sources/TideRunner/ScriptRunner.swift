@@ -75,6 +75,10 @@ public struct ScriptRunner: Sendable {
     /// sessions may give again rather than generate (``ReplyCache``), scoped to what decides
     /// them besides the prompt; `nil` for none. With one, every case is identified.
     public var replyCache: (@Sendable (CaseIdentity) -> (any ReplyCache)?)?
+    /// Where a case's model keeps its states after long prompts, given the scope they hold in
+    /// (its model file's digest and its setup): a prompt that starts as one evaluated in an
+    /// earlier run loads that start (``PromptStateStore``); `nil` for nowhere.
+    public var promptStates: (@Sendable (String) -> any PromptStateStore)?
     /// Where backends come from.
     public let backends: any BackendProvider
 
@@ -144,12 +148,15 @@ public struct ScriptRunner: Sendable {
             }
             // Identified only for a caller that keeps or reuses cases: reading a model file to its
             // digest is not free.
-            if reuse != nil || replyCache != nil {
+            if reuse != nil || replyCache != nil || promptStates != nil {
                 let identity = identity(of: prepared, file: file, model: model, golden: golden)
                 result.identity = identity
                 if let kept = await reuse?(identity) { return kept }
             }
             let cache = result.identity.flatMap { replyCache?($0) }
+            if let identity = result.identity, let states = promptStates?(FileDigest.of([identity.model, String(describing: prepared.setup)])) {
+                backend.keepPromptStates(in: states)
+            }
             try await withTaskExecutorPreference(backends.replayExecutor(for: backend)) {
                 var replay = Replay(runner: self, prepared: prepared, backend: backend, model: model, file: file,
                                     golden: golden.map(Self.recordedReplies) ?? [], cache: cache, events: events)

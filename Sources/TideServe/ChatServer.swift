@@ -40,7 +40,7 @@ public final class ChatServer: Sendable {
     public init(batch: any BackendBatch, configuration: ServeConfiguration, logger: Logger = Logger(label: "tide.serve")) throws {
         self.configuration = configuration
         self.logger = logger
-        pool = try SequencePool(batch: batch)
+        pool = try SequencePool(batch: batch, promptStates: configuration.promptStates)
         tokenizer = batch.tokenizer
         contextSize = batch.contextSizePerSequence
         metrics = configuration.metrics ? ServerMetrics() : nil

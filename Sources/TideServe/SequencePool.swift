@@ -36,9 +36,10 @@ actor SequencePool {
     /// Every sequence, lent or free.
     private let all: [any ChatBackend]
 
-    /// Every sequence of `batch`.
-    init(batch: any BackendBatch) throws {
+    /// Every sequence of `batch`, keeping their states after long prompts in `promptStates`, if given.
+    init(batch: any BackendBatch, promptStates: (any PromptStateStore)? = nil) throws {
         all = try (0..<batch.sequenceCapacity).map { _ in try batch.makeBackend(contextSize: nil) }
+        if let promptStates { for backend in all { backend.keepPromptStates(in: promptStates) } }
         idle = all.map { Idle(backend: $0, conversation: []) }
         capacity = idle.count
     }

@@ -41,6 +41,9 @@ public struct ServeConfiguration: Sendable {
     /// Makes what records one request's exchange, given its endpoint (`/v1/chat/completions`);
     /// `nil` records nothing (`tide serve --log` sets the conversation log).
     public var recorder: (@Sendable (_ endpoint: String) -> (any ExchangeRecorder)?)?
+    /// Where the sequences keep their states after long prompts, across restarts
+    /// (`--prompt-cache`); `nil` for nowhere.
+    public var promptStates: (any PromptStateStore)?
 
     /// A configuration serving `modelName` with Tide's default parameters and no plugins.
     public init(modelName: String, parameters: GenerationParameters = GenerationParameters(), hooks: HookFactory = .none,

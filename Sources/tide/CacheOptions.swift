@@ -4,19 +4,20 @@ import TideCore
 import TideFiles
 import TideRunner
 
-/// `--cache`, `--no-cache` and `--cache-size` of `tide run`: the reply cache, on by default,
-/// which gives a determined reply (greedy, or a fixed seed) again instead of generating it
-/// (docs/conversations.md, "What was computed is not computed again").
+/// `--cache`, `--no-cache` and `--cache-size` of `tide run`: the cache, on by default, which gives
+/// a determined reply (greedy, or a fixed seed) again instead of generating it, and loads the
+/// state after a long prompt's start instead of reading it again (docs/conversations.md, "What
+/// was computed is not computed again").
 struct CacheOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo,
           help: ArgumentHelp("Give again, without generating, each determined reply (greedy, or a fixed seed) that an earlier run "
-                             + "made for the same prompt, parameters, model file, plugins and settings; kept in $TIDE_CACHE_DIR, "
-                             + "else ~/.cache/tide/replies."))
+                             + "made for the same prompt, parameters, model file, plugins and settings, and load the state after "
+                             + "a long prompt's start that an earlier run read; kept in $TIDE_CACHE_DIR, else ~/.cache/tide/replies."))
     var cache = true
 
     @Option(name: .customLong("cache-size"),
-            help: ArgumentHelp("The most the reply cache keeps, e.g. 500M or 4G (default 1G); the replies given least recently "
-                               + "go first.", valueName: "size"))
+            help: ArgumentHelp("The most the cache keeps, replies and prompt states together, e.g. 500M or 4G (default 1G); "
+                               + "what was given least recently goes first.", valueName: "size"))
     var size: String?
 
     func validate() throws {
@@ -34,20 +35,28 @@ struct CacheOptions: ParsableArguments {
         return count.bytes
     }
 
-    /// The reply cache, opened; `nil` under `--no-cache`, or when it cannot be opened (which is
+    /// The cache, opened; `nil` under `--no-cache`, or when it cannot be opened (which is
     /// said once, and the run generates every reply).
-    func open() throws -> ReplyStore? {
+    func open() throws -> CacheStore? {
         guard cache else { return nil }
-        return ReplyStore.open(folder: ReplyStore.standardFolder(), limit: try size.map(limit) ?? ReplyStore.defaultLimit,
-                               warn: { Terminal.warn($0) })
+        return CacheStore.open(folder: CacheStore.standardFolder(), limit: try size.map(limit) ?? CacheStore.defaultLimit,
+                               warn: {
+            Terminal.warn("warning: \($0); this run generates every reply. Make the folder writable, set TIDE_CACHE_DIR to another, "
+                              + "or run with --no-cache")
+        })
+    }
+
+    /// What `runner` gives a case's model to keep its states after long prompts in.
+    static func promptStates(_ store: CacheStore) -> @Sendable (String) -> any PromptStateStore {
+        { scope in store.promptStates(scope) }
     }
 
     /// What `runner` gives a case to keep its replies in: the part of `store` whose scope is its
     /// model, plugins and settings, and how many sequences share a batch (`sequences`), which may
     /// change a reply's last bits on some machines.
-    static func scope(_ store: ReplyStore, sequences: Int) -> @Sendable (CaseIdentity) -> any ReplyCache {
+    static func scope(_ store: CacheStore, sequences: Int) -> @Sendable (CaseIdentity) -> any ReplyCache {
         { identity in
-            store.scoped(FileDigest.of([identity.model, identity.plugins, identity.settings, "sequences \(sequences)"]))
+            store.replies(FileDigest.of([identity.model, identity.plugins, identity.settings, "sequences \(sequences)"]))
         }
     }
 }

@@ -396,7 +396,10 @@ extension RunCommand {
         runner.judge = judge
         runner.rejudge = rejudge
         runner.judgeBackends = SequentialBackends(models: ProgressBarModels())
-        if let store = try cacheOptions.open() { runner.replyCache = CacheOptions.scope(store, sequences: sequences) }
+        if let store = try cacheOptions.open() {
+            runner.replyCache = CacheOptions.scope(store, sequences: sequences)
+            runner.promptStates = CacheOptions.promptStates(store)
+        }
         if let log {
             runner.recorder = { file, model in
                 ConversationLog(database: log, source: .run, model: model,

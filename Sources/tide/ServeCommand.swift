@@ -1,11 +1,13 @@
 import ArgumentParser
 import Foundation
 import Logging
+import TideCache
 import TideCore
 import TideLog
 import TideLua
 import TideModels
 import TideProvider
+import TideRunner
 import TideServe
 
 /// `tide serve`: an OpenAI-compatible server on a local model, with plugins applied to every request.
@@ -109,6 +111,12 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
                                valueName: "seconds"))
     var shutdownGrace = Double(ServerLimits().shutdownGrace.components.seconds)
 
+    @Option(name: .customLong("prompt-cache"), help: ArgumentHelp(
+        "Keep the sequences' states after long prompts in this folder, across restarts: a request whose prompt starts as one "
+            + "read before (a long system prompt) loads that start instead of reading it again (at most 1 GiB; the least "
+            + "recently loaded go first).", valueName: "dir"))
+    var promptCache: String?
+
     func validate() throws {
         if modelOptions.remote != nil { throw ValidationError("tide serve runs a local model; --remote does not apply") }
         if !(1...65535).contains(port) { throw ValidationError("--port must be from 1 to 65535, not \(port)") }
@@ -189,6 +197,14 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
         configuration.browserAccess = BrowserAccess(corsOrigins: corsOrigins, allowedHosts: allowedHosts)
         configuration.metrics = metrics
         configuration.systemPrompt = system ?? model.defaultSystemPrompt
+        if let promptCache, let store = CacheStore.open(folder: URL(fileURLWithPath: promptCache), warn: {
+            Terminal.warn("warning: \($0); requests read their prompts whole. Make the folder writable, or give --prompt-cache another")
+        }) {
+            // The model file's contents, the machine it runs on, and the setup decide its states.
+            let machine = (model as? LocalModel).map { "\($0.machine)" } ?? ""
+            configuration.promptStates = store.promptStates(FileDigest.of([FileDigest().of(file: model.identifier) ?? model.identifier,
+                                                                           machine, String(describing: setup)]))
+        }
         if let embeddingModel {
             configuration.embedder = try Embedders.local(embeddingModel, note: { Terminal.warn($0) })
             configuration.embeddingModelName = ModelStore.isPath(embeddingModel)

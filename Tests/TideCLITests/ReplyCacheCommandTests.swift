@@ -63,7 +63,7 @@ extension CommandLineTests {
             let damaged = try TideProcess.run(["run", "--json", script.path], environment: environment)
             #expect(damaged.status == first.status, "\(damaged.stderr)")
             #expect(replies(damaged).texts == made.texts)
-            #expect(damaged.stderr.components(separatedBy: "warning: the reply cache").count <= 2, "at most one warning: \(damaged.stderr)")
+            #expect(damaged.stderr.components(separatedBy: "warning: the cache at").count <= 2, "at most one warning: \(damaged.stderr)")
 
             // A cache folder under a regular file cannot be made.
             let plain = script.deletingLastPathComponent().appendingPathComponent("plain")
@@ -73,8 +73,45 @@ extension CommandLineTests {
             #expect(unwritable.status == first.status, "\(unwritable.stderr)")
             #expect(replies(unwritable).texts == made.texts)
             #expect(replies(unwritable).cached == 0)
-            #expect(unwritable.stderr.components(separatedBy: "warning: the reply cache").count == 2, "one warning: \(unwritable.stderr)")
+            #expect(unwritable.stderr.components(separatedBy: "warning: the cache at").count == 2, "one warning: \(unwritable.stderr)")
             #expect(unwritable.stderr.contains("--no-cache"))
+        }
+
+        @Test func aChangedLastTurnAfterALongSystemPromptLoadsThePromptsStateInsteadOfReadingIt() throws {
+            let (script, environment) = try script()
+            let facts = (0..<60).map { "Fact \($0): river \($0) flows into lake \($0 % 7)." }.joined(separator: " ")
+            try "@temperature 0\n@max-tokens 4\nsystem: You are a helpful assistant. \(facts)\nuser: Name a colour.\nuser: Name a fruit.\n"
+                .write(to: script, atomically: true, encoding: .utf8)
+            let first = try TideProcess.run(["run", "--json", script.path], environment: environment)
+            let made = try #require(first.jsonCases.first?["replies"] as? [[String: Any]])
+            #expect(made.count == 2, "\(first.stderr)")
+            #expect(made.first?["cached_prompt_tokens"] as? Int == 0)
+
+            try String(contentsOf: script, encoding: .utf8).replacingOccurrences(of: "Name a fruit.", with: "Name a tree.")
+                .write(to: script, atomically: true, encoding: .utf8)
+            let edited = try TideProcess.run(["run", "--json", script.path], environment: environment)
+            let replies = try #require(edited.jsonCases.first?["replies"] as? [[String: Any]])
+            #expect(replies.first?["cached"] as? Bool == true)
+            #expect(replies.last?["cached"] == nil)
+            let loaded = try #require(replies.last?["cached_prompt_tokens"] as? Int)
+            let prompt = try #require(replies.last?["prompt_tokens"] as? Int)
+            #expect(loaded >= 256 && loaded < prompt, "the system prompt and the first turn came from the kept state: \(loaded) of \(prompt)")
+        }
+
+        /// Rows that ask the same are computed once: the cases after the first batch's are given
+        /// from the cache as fast as they start, and each still finds its sequence free.
+        @Test func rowsThatAskTheSameAreGeneratedOnceInAParallelRun() throws {
+            let (script, environment) = try script()
+            try "@temperature 0\n@max-tokens 6\nuser: Name a {{thing}}.\nexpect: length >= 0\n".write(to: script, atomically: true, encoding: .utf8)
+            let rows = script.deletingLastPathComponent().appendingPathComponent("rows.jsonl")
+            try (0..<24).map { "{\"id\": \"r\($0)\", \"thing\": \"colour\"}" }.joined(separator: "\n")
+                .write(to: rows, atomically: true, encoding: .utf8)
+            let run = try TideProcess.run(["run", "--json", "--parallel", "4", "--data", rows.path, script.path], environment: environment)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.jsonSummary?["errors"] as? Int == 0)
+            #expect(run.jsonSummary?["cases"] as? Int == 24)
+            #expect((run.jsonSummary?["cached_replies"] as? Int ?? 0) >= 20, "\(run.jsonSummary ?? [:])")
+            #expect(Set(run.jsonCases.compactMap { ($0["replies"] as? [[String: Any]])?.first?["reply"] as? String }).count == 1)
         }
 
         @Test func aCacheSizeIsASizeAndNeedsTheCache() throws {

@@ -121,6 +121,30 @@ extension CommandLineTests {
             #expect(then[1] < then[0])
         }
 
+        /// `--prompt-cache DIR`: the state after a long system prompt outlives the server, and a
+        /// restarted server loads that start of a new conversation's prompt instead of reading it.
+        @Test func aPromptCacheOutlivesARestart() async throws {
+            let folder = try CommandLineTests.scratchFolder("prompt-cache")
+            let system = "You are a helpful assistant. " + (0..<60).map { "Fact \($0): river \($0) flows into lake \($0 % 7)." }
+                .joined(separator: " ")
+            let client = """
+                import json, sys, openai
+                client = openai.OpenAI(base_url=sys.argv[1], api_key="unused")
+                reply = client.chat.completions.create(model="smollm2-135m-instruct", temperature=0, max_tokens=2, messages=[
+                    {"role": "system", "content": sys.argv[2]}, {"role": "user", "content": sys.argv[3]}])
+                print(json.dumps([reply.usage.prompt_tokens, reply.usage.prompt_tokens_details.cached_tokens]))
+                """
+            let first = try await TideServer(["--prompt-cache", folder.path])
+            let before = try #require(try first.python(client, arguments: [system, "Name a colour."]) as? [Int])
+            _ = first.terminate(waitingAtMost: .seconds(30))
+            #expect(before[1] == 0, "a new server has nothing cached: \(before)")
+
+            let restarted = try await TideServer(["--prompt-cache", folder.path])
+            let after = try #require(try restarted.python(client, arguments: [system, "Name a fruit."]) as? [Int])
+            #expect(after[1] >= 256, "the system prompt's state was loaded: \(after)")
+            #expect(after[1] < after[0])
+        }
+
         @Test func eightConcurrentClientsGetCompleteUnmixedReplies() async throws {
             let server = try await TideServer(["--parallel", "4", "--max-tokens", "48"])
             let script = """

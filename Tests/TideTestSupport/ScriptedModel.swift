@@ -81,6 +81,9 @@ final class ScriptedBatch: BackendBatch {
 
     var scoresExactly: Bool { model.batchesScoreExactly }
 
+    /// Backends are never given back: those not yet lent.
+    var freeSequenceCount: Int { sequenceCapacity - lent.withLock { $0 } }
+
     func makeBackend(contextSize: Int?) throws -> any ChatBackend {
         try lent.withLock { lent in
             guard lent < sequenceCapacity else { throw ScriptedBatchFull(capacity: sequenceCapacity) }

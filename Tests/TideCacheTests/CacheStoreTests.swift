@@ -8,16 +8,16 @@ import TideCore
 /// The reply cache's SQLite store: replies kept by scope and key, a damaged one dropped, the
 /// size bounded with the least recently given going first, two processes' stores on one file,
 /// and a folder that cannot be written degrading to no cache with one warning.
-@Suite struct ReplyStoreTests {
+@Suite struct CacheStoreTests {
     private static func folder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tide-cache-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
     }
 
-    private static func open(folder: URL, limit: Int = ReplyStore.defaultLimit,
-                             warn: @escaping @Sendable (String) -> Void) throws -> ReplyStore {
-        let store = ReplyStore.open(folder: folder, limit: limit, warn: warn)
+    private static func open(folder: URL, limit: Int = CacheStore.defaultLimit,
+                             warn: @escaping @Sendable (String) -> Void) throws -> CacheStore {
+        let store = CacheStore.open(folder: folder, limit: limit, warn: warn)
         return try #require(store)
     }
 
@@ -41,10 +41,10 @@ import TideCore
 
     @Test func aReplyIsKeptInItsScopeUnderItsWholeKey() async throws {
         let store = try Self.open(folder: try Self.folder(), warn: { _ in })
-        let cache = store.scoped("model A")
+        let cache = store.replies("model A")
         await cache.store(Self.reply("Paris"), for: Self.key("capital?"))
         #expect(await cache.reply(for: Self.key("capital?")) == Self.reply("Paris"))
-        #expect(await store.scoped("model B").reply(for: Self.key("capital?")) == nil, "another scope")
+        #expect(await store.replies("model B").reply(for: Self.key("capital?")) == nil, "another scope")
         #expect(await cache.reply(for: Self.key("capital!")) == nil, "another prompt")
         var seeded = Self.key("capital?")
         seeded.parameters.seed = 1
@@ -58,7 +58,7 @@ import TideCore
     @Test func aDamagedOrTruncatedReplyIsDroppedNotTrusted() async throws {
         let folder = try Self.folder()
         let store = try Self.open(folder: folder, warn: { _ in })
-        let cache = store.scoped("s")
+        let cache = store.replies("s")
         await cache.store(Self.reply("kept"), for: Self.key("a"))
         await cache.store(Self.reply("flipped"), for: Self.key("b"))
         await cache.store(Self.reply("cut"), for: Self.key("c"))
@@ -87,10 +87,10 @@ import TideCore
     @Test func theCacheKeepsToItsSizeDroppingTheRepliesGivenLeastRecently() async throws {
         let folder = try Self.folder()
         let probe = try Self.open(folder: folder, warn: { _ in })
-        await probe.scoped("s").store(Self.reply("x", padding: 1000), for: Self.key("probe"))
+        await probe.replies("s").store(Self.reply("x", padding: 1000), for: Self.key("probe"))
         let size = try probe.totals().bytes
         let store = try Self.open(folder: try Self.folder(), limit: size * 3, warn: { _ in })
-        let cache = store.scoped("s")
+        let cache = store.replies("s")
         for name in ["one", "two", "three"] {
             await cache.store(Self.reply("x", padding: 1000), for: Self.key(name))
             try await Task.sleep(for: .milliseconds(5))
@@ -110,12 +110,12 @@ import TideCore
         let second = try Self.open(folder: folder, warn: { _ in })
         await withTaskGroup(of: Void.self) { group in
             for index in 0..<40 {
-                let cache = (index.isMultiple(of: 2) ? first : second).scoped("s")
+                let cache = (index.isMultiple(of: 2) ? first : second).replies("s")
                 group.addTask { await cache.store(Self.reply("r\(index)"), for: Self.key("k\(index)")) }
             }
         }
         for index in 0..<40 {
-            let cache = (index.isMultiple(of: 2) ? second : first).scoped("s")
+            let cache = (index.isMultiple(of: 2) ? second : first).replies("s")
             #expect(await cache.reply(for: Self.key("k\(index)")) == Self.reply("r\(index)"))
         }
     }
@@ -125,9 +125,9 @@ import TideCore
         let file = try Self.folder().appendingPathComponent("plain")
         try Data("x".utf8).write(to: file)
         let warnings = Warnings()
-        #expect(ReplyStore.open(folder: file.appendingPathComponent("replies"), warn: warnings.warn) == nil)
+        #expect(CacheStore.open(folder: file.appendingPathComponent("replies"), warn: warnings.warn) == nil)
         #expect(warnings.all.count == 1)
-        #expect(warnings.all.first?.contains("--no-cache") == true, "\(warnings.all)")
+        #expect(warnings.all.first?.contains("cannot be written") == true, "\(warnings.all)")
 
         // A cache whose writes start failing says so once, and goes on without keeping.
         let folder = try Self.folder()
@@ -135,9 +135,49 @@ import TideCore
         let store = try Self.open(folder: folder, warn: later.warn)
         let blocker = try DatabaseQueue(path: store.path.path)
         try await blocker.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA query_only = 0; DROP TABLE reply") }
-        await store.scoped("s").store(Self.reply("a"), for: Self.key("a"))
-        await store.scoped("s").store(Self.reply("b"), for: Self.key("b"))
+        await store.replies("s").store(Self.reply("a"), for: Self.key("a"))
+        await store.replies("s").store(Self.reply("b"), for: Self.key("b"))
         #expect(later.all.count == 1, "\(later.all)")
-        #expect(await store.scoped("s").reply(for: Self.key("a")) == nil)
+        #expect(await store.replies("s").reply(for: Self.key("a")) == nil)
+    }
+
+    @Test func theStateSharingTheLongestStartIsGivenAndADamagedOneIsDropped() throws {
+        let folder = try Self.folder()
+        let store = try Self.open(folder: folder, warn: { _ in })
+        let states = store.promptStates("model")
+        states.keep([1, 1, 1], tokens: Array(0..<300))
+        states.keep([2, 2, 2], tokens: Array(0..<200) + Array(500..<600))
+        // A prompt whose first 250 tokens are the first state's: it shares more with it.
+        let found = try #require(states.longestPrefix(of: Array(0..<250) + [9, 9]))
+        #expect(found.state == [1, 1, 1])
+        #expect(found.sharedCount == 250)
+        #expect(found.tokens == Array(0..<300))
+        #expect(states.longestPrefix(of: Array(0..<200) + Array(500..<520))?.state == [2, 2, 2])
+        #expect(store.promptStates("another model").longestPrefix(of: Array(0..<250)) == nil)
+        #expect(states.longestPrefix(of: [7, 8, 9]) == nil, "nothing shared")
+
+        // The first state's file damaged: the second is given instead, and the first is gone.
+        let files = try FileManager.default.contentsOfDirectory(at: folder.appendingPathComponent("states"), includingPropertiesForKeys: nil)
+        for file in files where try Data(contentsOf: file) == Data([1, 1, 1]) { try Data([1, 0, 1]).write(to: file) }
+        #expect(states.longestPrefix(of: Array(0..<250))?.state == [2, 2, 2])
+        #expect(try store.totals().states == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("states").path).count == 1)
+    }
+
+    @Test func statesCountInTheSizeAndTheirFilesGoWithThem() async throws {
+        let folder = try Self.folder()
+        let store = try Self.open(folder: folder, limit: 3000, warn: { _ in })
+        let states = store.promptStates("model")
+        states.keep(Array(repeating: 1, count: 1000), tokens: [1, 2, 3])
+        try await Task.sleep(for: .milliseconds(5))
+        states.keep(Array(repeating: 2, count: 1000), tokens: [4, 5, 6])
+        try await Task.sleep(for: .milliseconds(5))
+        // A reply of some 1200 bytes (each byte a number in its JSON) makes 3200: the oldest state goes.
+        await store.replies("s").store(Self.reply("x", padding: 300), for: Self.key("a"))
+        #expect(await store.replies("s").reply(for: Self.key("a")) != nil)
+        #expect(states.longestPrefix(of: [1, 2, 3])?.sharedCount == nil, "the oldest went")
+        #expect(states.longestPrefix(of: [4, 5, 6])?.sharedCount == 3)
+        #expect(try store.totals().bytes <= 3000)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("states").path).count == 1)
     }
 }
