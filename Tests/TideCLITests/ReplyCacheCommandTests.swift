@@ -43,9 +43,13 @@ extension CommandLineTests {
             #expect(replies(edited).texts.first == made.texts.first)
             #expect(replies(edited).cached == 1, "the first turn came from the cache, the changed one was generated")
 
+            // Generated again as the first run generated it. (Its second turn need not match the edited
+            // run's: that one read its prompt whole, this one after the first turn's cache, and a
+            // machine whose batches drift may choose otherwise at a near-tie.)
             let off = try TideProcess.run(["run", "--json", "--no-cache", script.path], environment: environment)
             #expect(replies(off).cached == 0)
-            #expect(replies(off).texts == replies(edited).texts)
+            #expect(replies(off).texts.count == 2)
+            #expect(replies(off).texts.first == made.texts.first)
         }
 
         @Test func aDamagedCacheOrOneThatCannotBeWrittenCostsOnlyTheReuse() throws {
@@ -111,7 +115,12 @@ extension CommandLineTests {
             #expect(run.jsonSummary?["errors"] as? Int == 0)
             #expect(run.jsonSummary?["cases"] as? Int == 24)
             #expect((run.jsonSummary?["cached_replies"] as? Int ?? 0) >= 20, "\(run.jsonSummary ?? [:])")
-            #expect(Set(run.jsonCases.compactMap { ($0["replies"] as? [[String: Any]])?.first?["reply"] as? String }).count == 1)
+            // Every reply given from the cache is one of those generated (the first few rows run side
+            // by side in the batch, where a machine whose batches drift may word them otherwise).
+            let given = run.jsonCases.compactMap { ($0["replies"] as? [[String: Any]])?.first }
+            let generated = Set(given.filter { $0["cached"] == nil }.compactMap { $0["reply"] as? String })
+            #expect(!generated.isEmpty)
+            #expect(given.filter { $0["cached"] as? Bool == true }.allSatisfy { generated.contains($0["reply"] as? String ?? "") })
         }
 
         @Test func aCacheSizeIsASizeAndNeedsTheCache() throws {
