@@ -2,8 +2,9 @@
 # What the reply cache and the kept prompt states save (docs/benchmarks.md, "Runs that compute
 # nothing twice"): SCRIPTS generated scripts (default 8), each a system prompt of some 2,000 tokens
 # and three turns, run three times into a cache of their own — first, then unchanged, then with
-# every script's last user turn changed — and Conversations/ run twice. Prints each run's time and
-# its ratio to the first, side by side in one run.
+# every script's last user turn changed — and Conversations/ run twice, then without the case a
+# rerun must replay (an MCP server's tool). Prints each run's time and its
+# ratio to the first, side by side in one run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SCRIPTS="${1:-8}"
@@ -36,5 +37,19 @@ printf 'long prompts: first %.1f s; unchanged %.2f s (%.3fx); last turn changed 
     "$first" "$again" "$(echo "$again / $first" | bc -l)" "$changed" "$(echo "$changed / $first" | bc -l)"
 first=$(seconds Conversations/)
 again=$(seconds Conversations/)
-tail -n 1 "$WORK/run.txt"
+grep -E '^(replies|cases):' "$WORK/run.txt"
 printf 'Conversations/: first %.1f s; unchanged %.2f s (%.3fx)\n' "$first" "$again" "$(echo "$again / $first" | bc -l)"
+# The case a rerun must replay: the one offered an MCP server's tools (the server starts, and may
+# answer otherwise another day); its server's start alone; then the others alone, in a cache of
+# their own.
+alone() { local start end; start=$(date +%s.%N); "$@" > /dev/null || [ $? -le 1 ]; end=$(date +%s.%N); echo "$end - $start" | bc; }
+replayed=$(alone "$TIDE" run -q Conversations/mcp-tools.tide)
+server=$(alone "$TIDE" mcp list --mcp 'mcp-server-time --local-timezone UTC')
+printf 'of which replayed on every run: mcp-tools.tide, %.2f s alone (its replies from the cache); tide mcp list on its server: %.2f s\n' \
+    "$replayed" "$server"
+export TIDE_CACHE_DIR="$WORK/determined"
+determined=$(find Conversations -name '*.tide' ! -name mcp-tools.tide | sort)
+first=$(seconds $determined)
+again=$(seconds $determined)
+grep -E '^cases:' "$WORK/run.txt"
+printf 'Conversations/ but mcp-tools.tide: first %.1f s; unchanged %.2f s (%.3fx)\n' "$first" "$again" "$(echo "$again / $first" | bc -l)"

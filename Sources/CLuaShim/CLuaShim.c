@@ -18,6 +18,7 @@ typedef struct {
     tide_limit stopped;
     int enforcing;  // the cap applies inside plugin code, not while Tide marshals values
     int64_t unchecked;  // units charged by C code since the clock was last read
+    int read_outside;  // a call read the clock or random numbers (tide_lua_took_outside)
     lua_State *state;
 } sandbox;
 
@@ -249,6 +250,29 @@ static void keep_only(lua_State *L, const char *library, const char *const *allo
     lua_pop(L, 1);
 }
 
+/// A library function whose result depends on when and where it runs (the clock, random
+/// numbers): notes the call, then makes it. Upvalue 1 is the function; upvalue 2 the position of
+/// the argument that, given, makes the result depend on the arguments alone (os.time's table,
+/// os.date's time), or 0.
+static int noting_outside(lua_State *L) {
+    lua_Integer fixing = lua_tointeger(L, lua_upvalueindex(2));
+    if (fixing == 0 || lua_isnoneornil(L, (int)fixing)) sandbox_of(L)->read_outside = 1;
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/// Wraps `library.name` in noting_outside.
+static void note_outside(lua_State *L, const char *library, const char *name, lua_Integer fixing) {
+    lua_getglobal(L, library);
+    lua_getfield(L, -1, name);
+    lua_pushinteger(L, fixing);
+    lua_pushcclosure(L, noting_outside, 2);
+    lua_setfield(L, -2, name);
+    lua_pop(L, 1);
+}
+
 static int open_sandbox(lua_State *L) {
     open_library(L, LUA_GNAME, luaopen_base);
     open_library(L, LUA_STRLIBNAME, luaopen_string);
@@ -276,7 +300,19 @@ static int open_sandbox(lua_State *L) {
     tide_open_patterns(L);
     lua_pop(L, 1);
     tide_open_bounded_library(L);
+    note_outside(L, LUA_OSLIBNAME, "clock", 0);
+    note_outside(L, LUA_OSLIBNAME, "time", 1);
+    note_outside(L, LUA_OSLIBNAME, "date", 2);
+    note_outside(L, LUA_MATHLIBNAME, "random", 0);
+    note_outside(L, LUA_MATHLIBNAME, "randomseed", 0);
     return 0;
+}
+
+int tide_lua_took_outside(lua_State *L) {
+    sandbox *box = sandbox_of(L);
+    int read = box->read_outside;
+    box->read_outside = 0;
+    return read;
 }
 
 lua_State *tide_lua_open(size_t memory_limit) {

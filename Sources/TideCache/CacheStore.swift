@@ -10,7 +10,8 @@ import TideLog
 /// not computed again"): determined replies, in a SQLite database, `cache.db` in its folder,
 /// under the SHA-256 of what decides them, so that a run of an unchanged case gives its replies
 /// again instead of generating them and a case where one turn changed generates from that turn
-/// on; and the model's states after long prompts, in `states/`, so that a prompt that starts as
+/// on; the results of cases whose identity holds all that decided them, given back whole
+/// without making a context; and the model's states after long prompts, in `states/`, so that a prompt that starts as
 /// one before loads that start rather than evaluating it (`tide serve --prompt-cache` keeps its
 /// sequences' states the same way).
 ///
@@ -25,7 +26,7 @@ public final class CacheStore: Sendable {
     public let path: URL
     /// The folder of the states' files.
     let states: URL
-    /// The most bytes its replies and states may take.
+    /// The most bytes its replies, cases and states may take.
     public let limit: Int
     private let database: DatabaseQueue
     private let warn: @Sendable (String) -> Void
@@ -87,24 +88,55 @@ public final class CacheStore: Sendable {
         ScopedPromptStates(store: self, scope: scope)
     }
 
-    /// How many replies and states it keeps, and their bytes.
-    public func totals() throws -> (replies: Int, states: Int, bytes: Int) {
+    /// How many replies, cases and states it keeps, and their bytes.
+    public func totals() throws -> (replies: Int, cases: Int, states: Int, bytes: Int) {
         try database.read { db in
-            let replies = try Row.fetchOne(db, sql: "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM reply")
-            let states = try Row.fetchOne(db, sql: "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM prompt_state")
-            return (replies?[0] ?? 0, states?[0] ?? 0, (replies?[1] ?? 0) + (states?[1] ?? 0 as Int))
+            let counts = try ["reply", "case_result", "prompt_state"].map { table in
+                try Row.fetchOne(db, sql: "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM \(table)").map { ($0[0] as Int, $0[1] as Int) } ?? (0, 0)
+            }
+            return (counts[0].0, counts[1].0, counts[2].0, counts.reduce(0) { $0 + $1.1 })
         }
     }
 
-    // MARK: Replies
+    // MARK: Replies and cases
+
+    /// The tables that keep a value as JSON under a digest.
+    enum ValueTable: String, CaseIterable {
+        /// Replies (``CachedReply``).
+        case reply
+        /// Cases' results, kept whole (``caseResult(for:as:)``).
+        case caseResult = "case_result"
+    }
 
     /// The reply kept under `key`, marked as given now; `nil` for none, or for one found damaged
     /// (which is dropped).
     func reply(for key: Data) async -> CachedReply? {
+        await value(in: .reply, for: key, as: CachedReply.self)
+    }
+
+    /// Keeps `reply` under `key`, then makes room.
+    func store(_ reply: CachedReply, for key: Data) async {
+        await store(reply, in: .reply, for: key)
+    }
+
+    /// The result of a case kept under `key` (the digest of all that decided it), decoded as
+    /// `type`, marked as given now; `nil` for none, or for one found damaged (which is dropped)
+    /// or that does not decode as `type`.
+    public func caseResult<Result: Decodable>(for key: Data, as type: Result.Type) async -> Result? {
+        await value(in: .caseResult, for: key, as: type)
+    }
+
+    /// Keeps `result`, a case's, under `key`, then makes room.
+    public func storeCaseResult(_ result: some Encodable, for key: Data) async {
+        await store(result, in: .caseResult, for: key)
+    }
+
+    /// The value kept in `table` under `key`, marked as given now; a damaged one is dropped.
+    private func value<Value: Decodable>(in table: ValueTable, for key: Data, as type: Value.Type) async -> Value? {
         let found: (value: Data, checksum: Data)?
         do {
             found = try await database.read { db in
-                try Row.fetchOne(db, sql: "SELECT value, checksum FROM reply WHERE key = ?", arguments: [key])
+                try Row.fetchOne(db, sql: "SELECT value, checksum FROM \(table.rawValue) WHERE key = ?", arguments: [key])
                     .map { ($0["value"], $0["checksum"]) }
             }
         } catch {
@@ -112,24 +144,24 @@ public final class CacheStore: Sendable {
         }
         guard let found else { return nil }
         guard Data(SHA256.hash(data: found.value)) == found.checksum,
-              let reply = try? JSONDecoder().decode(CachedReply.self, from: found.value) else {
-            await write { db in try db.execute(sql: "DELETE FROM reply WHERE key = ?", arguments: [key]) }
+              let value = try? JSONDecoder().decode(type, from: found.value) else {
+            await write { db in try db.execute(sql: "DELETE FROM \(table.rawValue) WHERE key = ?", arguments: [key]) }
             return nil
         }
         await write { db in
-            try db.execute(sql: "UPDATE reply SET used = ? WHERE key = ?", arguments: [Date().timeIntervalSince1970, key])
+            try db.execute(sql: "UPDATE \(table.rawValue) SET used = ? WHERE key = ?", arguments: [Date().timeIntervalSince1970, key])
         }
-        return reply
+        return value
     }
 
-    /// Keeps `reply` under `key`, then makes room.
-    func store(_ reply: CachedReply, for key: Data) async {
-        guard let value = try? JSONEncoder().encode(reply), value.count <= limit else { return }
+    /// Keeps `value` in `table` under `key`, then makes room.
+    private func store(_ value: some Encodable, in table: ValueTable, for key: Data) async {
+        guard let value = try? JSONEncoder().encode(value), value.count <= limit else { return }
         let checksum = Data(SHA256.hash(data: value))
         let states = states
         let limit = limit
         await write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO reply (key, value, checksum, size, used) VALUES (?, ?, ?, ?, ?)",
+            try db.execute(sql: "INSERT OR REPLACE INTO \(table.rawValue) (key, value, checksum, size, used) VALUES (?, ?, ?, ?, ?)",
                            arguments: [key, value, checksum, value.count, Date().timeIntervalSince1970])
             try Self.makeRoom(db, limit: limit, states: states)
         }
@@ -218,22 +250,22 @@ public final class CacheStore: Sendable {
 
     // MARK: Writing
 
-    /// Drops what was given least recently, replies and states alike, while the cache is over
-    /// `limit`; the dropped states' files go too.
+    /// Drops what was given least recently, replies, cases and states alike, while the cache is
+    /// over `limit`; the dropped states' files go too.
     private static func makeRoom(_ db: Database, limit: Int, states: URL) throws {
-        var total = try Int.fetchOne(db, sql: "SELECT (SELECT COALESCE(SUM(size), 0) FROM reply) + (SELECT COALESCE(SUM(size), 0) FROM prompt_state)") ?? 0
+        let tables = ValueTable.allCases.map(\.rawValue) + ["prompt_state"]
+        var total = try Int.fetchOne(db, sql: "SELECT " + tables.map { "(SELECT COALESCE(SUM(size), 0) FROM \($0))" }.joined(separator: " + ")) ?? 0
         guard total > limit else { return }
-        let oldest = try Row.fetchCursor(db, sql: """
-            SELECT key, size, 'reply' AS kind, used FROM reply UNION ALL SELECT key, size, 'state' AS kind, used FROM prompt_state ORDER BY used
-            """)
-        var dropped: [(key: Data, kind: String)] = []
+        let oldest = try Row.fetchCursor(db, sql: tables.map { "SELECT key, size, '\($0)' AS kind, used FROM \($0)" }
+            .joined(separator: " UNION ALL ") + " ORDER BY used")
+        var dropped: [(key: Data, table: String)] = []
         while total > limit, let row = try oldest.next() {
             dropped.append((row["key"], row["kind"]))
             total -= row["size"] as Int
         }
-        for (key, kind) in dropped {
-            try db.execute(sql: "DELETE FROM \(kind == "reply" ? "reply" : "prompt_state") WHERE key = ?", arguments: [key])
-            if kind == "state" {
+        for (key, table) in dropped {
+            try db.execute(sql: "DELETE FROM \(table) WHERE key = ?", arguments: [key])
+            if table == "prompt_state" {
                 try? FileManager.default.removeItem(at: file(of: key, in: states))
             }
         }

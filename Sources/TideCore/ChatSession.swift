@@ -219,6 +219,7 @@ public final class ChatSession: Sendable {
         var decoding = Duration.zero
         var firstToken: Duration?
         var forcing: TeacherForcing?
+        var determined: Bool?
         var round = 0
         while true {
             var loop = ReplyLoop(backend: backend, hooks: chain, overflowPolicy: overflowPolicy, cache: cache, emit: emit)
@@ -237,6 +238,7 @@ public final class ChatSession: Sendable {
             reasoned += summary.statistics.reasoningTokens
             decoding += summary.statistics.decodeDuration
             firstToken = firstToken ?? summary.statistics.timeToFirstToken
+            determined = summary.statistics.determined.map { (determined ?? true) && $0 }
             let calls = summary.toolCalls.map { call in
                 var named = call
                 named.id = ToolCall.freshID()
@@ -251,6 +253,7 @@ public final class ChatSession: Sendable {
                 summary.statistics.timeToFirstToken = firstToken
                 summary.statistics.toolResults = results
                 summary.statistics.toolRounds = round
+                summary.statistics.determined = determined
                 summary.teacherForcing = forcing
                 return summary
             }

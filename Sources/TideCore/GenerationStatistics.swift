@@ -29,6 +29,13 @@ public struct GenerationStatistics: Sendable, Hashable, Codable {
     /// Set when the reply was given again from a ``ReplyCache`` rather than generated (for a
     /// turn with tool rounds, its answer's); `nil` when it was generated.
     public var cached: ReplyCacheHit?
+    /// Whether the reply is the same whenever its prompt, parameters and plugins are: `true` for
+    /// one greedy or sampled with a fixed seed that ended by itself (every round of a turn with
+    /// tool rounds), or answered by a plugin; `false` for one sampled without a seed, cancelled,
+    /// or with a tool call that could not be read; `nil` when no reply cache was asked for. (A
+    /// determined reply whose plugins read the model's scores is not kept in the cache, which
+    /// cannot show them scores again; its case may be.)
+    public var determined: Bool?
 
     /// Creates empty statistics.
     public init() {}

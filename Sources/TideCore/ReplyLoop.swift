@@ -71,6 +71,8 @@ struct ReplyLoop {
             let progress = ReplyProgress(text: answer, tokenCount: 0, elapsed: clock.now - start)
             try show(answer, token: TokenInfo(id: nil, text: answer, index: 0), progress: progress)
             try showFinal()
+            // Decided by the plugin alone, which a case reused whole answers for (docs/conversations.md).
+            if cache != nil { statistics.determined = true }
             return try finish(.answeredByHook(name: name), format: nil)
         }
         let parameters = prompt.parameters
@@ -148,6 +150,9 @@ struct ReplyLoop {
             kept.teacherForcing = summary.teacherForcing
             kept.seconds = (clock.now - start).seconds
             await cache?.store(kept, for: key)
+        }
+        if cache != nil {
+            summary.statistics.determined = parameters.isReproducible && reason != .cancelled && summary.toolCallProblem == nil
         }
         return summary
     }

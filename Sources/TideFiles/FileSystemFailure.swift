@@ -18,12 +18,30 @@ public enum FileSystemFailure {
             case .fileWriteNoPermission, .fileReadNoPermission: return reason(errno: EACCES)
             case .fileNoSuchFile, .fileReadNoSuchFile: return reason(errno: ENOENT)
             case .fileWriteFileExists: return reason(errno: EEXIST)
+            case .fileWriteUnknown:
+                let path = error.userInfo[NSFilePathErrorKey] as? String ?? (error.userInfo[NSURLErrorKey] as? URL)?.path
+                if let path, let obstacle = obstacle(making: path) { return obstacle }
             default: break
             }
         }
         // Foundation's own errors read best as Foundation words them; Tide's own, as they describe themselves.
         guard error.domain != NSCocoaErrorDomain, error.domain != NSPOSIXErrorDomain else { return error.localizedDescription }
         return String(describing: original)
+    }
+
+    /// Why a file or folder cannot be made at `path`, as the nearest part of it that exists
+    /// says: a file where a folder must be, or a folder that cannot be written; `nil` when
+    /// neither.
+    private static func obstacle(making path: String) -> String? {
+        var url = URL(fileURLWithPath: path)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { continue }
+            guard isFolder.boolValue else { return reason(errno: ENOTDIR) }
+            return FileManager.default.isWritableFile(atPath: url.path) ? nil : reason(errno: EACCES)
+        }
+        return nil
     }
 
     /// An `errno` value in words, lower-cased as part of a sentence.

@@ -59,6 +59,7 @@ public final class LuaState {
     /// `results` values are left on the stack; on failure nothing is.
     func call(arguments: Int32, results: Int32) throws(LuaError) {
         let status = tide_lua_pcall(pointer, arguments, results, limits.instructions, limits.time.seconds)
+        if tide_lua_took_outside(pointer) != 0 { OutsideReads.current?.note() }
         guard status == LUA_OK else { throw popError(status: status, kind: nil) }
     }
 

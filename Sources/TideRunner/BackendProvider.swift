@@ -3,11 +3,21 @@ import TideProvider
 
 /// Gives each script a backend for its model setup.
 public protocol BackendProvider: Sendable {
-    /// A backend on the model `setup` names, and the model (for its default system prompt).
-    func backend(for setup: ModelSetup) async throws -> (backend: any ChatBackend, model: any ChatModel)
+    /// The model `setup` names, loaded (once: later calls give the same).
+    func model(for setup: ModelSetup) async throws -> any ChatModel
+    /// A backend on `model`, the one `setup` names (``model(for:)``).
+    func backend(on model: any ChatModel, setup: ModelSetup) async throws -> any ChatBackend
     /// Where a script's replay runs (the consumer of its replies, its checks), or `nil` for the
     /// default.
     func replayExecutor(for backend: any ChatBackend) -> (any TaskExecutor)?
+}
+
+extension BackendProvider {
+    /// A backend on the model `setup` names, and the model (for its default system prompt).
+    public func backend(for setup: ModelSetup) async throws -> (backend: any ChatBackend, model: any ChatModel) {
+        let model = try await model(for: setup)
+        return (try await backend(on: model, setup: setup), model)
+    }
 }
 
 /// A backend of its own per script, on models loaded once: scripts replayed one after another.
@@ -19,9 +29,12 @@ public struct SequentialBackends: BackendProvider {
         self.models = models
     }
 
-    public func backend(for setup: ModelSetup) async throws -> (backend: any ChatBackend, model: any ChatModel) {
-        let model = try models.model(for: setup)
-        return (try model.makeBackend(setup), model)
+    public func model(for setup: ModelSetup) async throws -> any ChatModel {
+        try models.model(for: setup)
+    }
+
+    public func backend(on model: any ChatModel, setup: ModelSetup) async throws -> any ChatBackend {
+        try model.makeBackend(setup)
     }
 
     /// The default executor: a replay consuming a reply on the decode thread would see the

@@ -40,8 +40,11 @@ public final class BatchedBackends: BackendProvider {
         }
     }
 
-    public func backend(for setup: ModelSetup) async throws -> (backend: any ChatBackend, model: any ChatModel) {
-        let model = try models.model(for: setup)
+    public func model(for setup: ModelSetup) async throws -> any ChatModel {
+        try models.model(for: setup)
+    }
+
+    public func backend(on model: any ChatModel, setup: ModelSetup) async throws -> any ChatBackend {
         let key = BatchKey(model: model, setup: setup)
         let (batch, created) = try batches.withLock { batches throws -> ((any BackendBatch)?, Bool) in
             if let batch = batches[key] { return (batch, false) }
@@ -55,13 +58,13 @@ public final class BatchedBackends: BackendProvider {
                    + "batch may differ from the sequential run's where the model's two likeliest words are that close")
         }
         // A model that cannot batch here (a server batches its own clients) gives each script a backend of its own.
-        guard let batch else { return (try model.makeBackend(setup), model) }
+        guard let batch else { return try model.makeBackend(setup) }
         // No more scripts run at once than there are sequences, but the one that just ended may
         // not have given its sequence back yet: wait for it, a while.
         let clock = ContinuousClock()
         let deadline = clock.now + Self.sequenceWait
         while batch.freeSequenceCount == 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
-        return (try batch.makeBackend(contextSize: setup.contextSize), model)
+        return try batch.makeBackend(contextSize: setup.contextSize)
     }
 
     /// How long a script waits for the sequence of the one before it to come back.

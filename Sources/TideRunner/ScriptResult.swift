@@ -31,6 +31,13 @@ public struct ScriptResult: Sendable, Codable {
     /// What decided it (``CaseIdentity``), once the script was prepared and its model found;
     /// `nil` when it failed before.
     public var identity: CaseIdentity?
+    /// Whether its identity holds all that decided it, so that it may stand for a later run of
+    /// the same identity (a case given back whole from the cache): it ran to its end, every reply
+    /// determined (``GenerationStatistics/determined``), no plugin failing, no MCP server's
+    /// tools, no check of speed, no judge asked (verdicts taken from a confirmed recording are
+    /// determined), and no Lua code that read the clock or random
+    /// numbers (``OutsideReads``); `nil` when no reply cache was asked for.
+    public var determined: Bool?
 
     /// A result with no replies yet; `name` defaults to the file name without its extension.
     public init(file: String, name: String? = nil, failure: String? = nil) {

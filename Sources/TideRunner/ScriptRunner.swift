@@ -67,8 +67,9 @@ public struct ScriptRunner: Sendable {
     public var retryPolicy = RetryPolicy()
     /// Where the digests of model, plugin and schema files come from (``CaseIdentity``).
     public var fileDigest = FileDigest()
-    /// Looks a case up once its identity is known, before anything is generated: a result kept
-    /// from before (a resumed run's journal) to give instead of replaying, or `nil` to replay.
+    /// Looks a case up once its identity is known, before its context is made, its MCP servers
+    /// started or anything generated: a result kept from before (a resumed run's journal, a case
+    /// kept whole in the cache) to give instead of replaying, or `nil` to replay.
     /// Only with one is a case identified (``ScriptResult/identity``).
     public var reuse: (@Sendable (CaseIdentity) async -> ScriptResult?)?
     /// The reply cache of a case, given its identity (`tide run --cache`): the replies its
@@ -135,33 +136,54 @@ public struct ScriptRunner: Sendable {
     public func run(_ script: ConversationScript, file: String, golden: ConversationScript? = nil,
                     events: @escaping @Sendable (RunEvent) -> Void = { _ in }) async -> ScriptResult
     {
+        let reads = OutsideReads()
+        var result = await reads.observe { await replay(script, file: file, golden: golden, events: events) }
+        if reads.happened, result.determined == true { result.determined = false }
+        return result
+    }
+
+    /// ``run(_:file:golden:events:)``, but for what Lua code read while it ran.
+    private func replay(_ script: ConversationScript, file: String, golden: ConversationScript?,
+                        events: @escaping @Sendable (RunEvent) -> Void) async -> ScriptResult
+    {
         var result = ScriptResult(file: file, name: script.name)
         var replies: [Int: RecordedReply] = [:]
         do {
-            let prepared = try await prepare(script, file: file)
+            var prepared = try await prepare(script, file: file)
             result.model = prepared.setup.model
-            let (backend, model): (any ChatBackend, any ChatModel)
+            let model: any ChatModel
             do {
-                (backend, model) = try await backends.backend(for: prepared.setup)
+                model = try await backends.model(for: prepared.setup)
             } catch {
                 throw ScriptRunError("\(file): \(error)", cause: error)
             }
             // Identified only for a caller that keeps or reuses cases: reading a model file to its
-            // digest is not free.
+            // digest is not free. A case given back is given before its context is made and its
+            // MCP servers started.
             if reuse != nil || replyCache != nil || promptStates != nil {
                 let identity = identity(of: prepared, file: file, model: model, golden: golden)
                 result.identity = identity
                 if let kept = await reuse?(identity) { return kept }
             }
+            try await connectMCPServers(of: &prepared, file: file)
+            let backend: any ChatBackend
+            do {
+                backend = try await backends.backend(on: model, setup: prepared.setup)
+            } catch {
+                throw ScriptRunError("\(file): \(error)", cause: error)
+            }
             let cache = result.identity.flatMap { replyCache?($0) }
             if let identity = result.identity, let states = promptStates?(FileDigest.of([identity.model, String(describing: prepared.setup)])) {
                 backend.keepPromptStates(in: states)
             }
+            var judged = false
             try await withTaskExecutorPreference(backends.replayExecutor(for: backend)) {
                 var replay = Replay(runner: self, prepared: prepared, backend: backend, model: model, file: file,
                                     golden: golden.map(Self.recordedReplies) ?? [], cache: cache, events: events)
                 try await replay.run(&result, replies: &replies)
+                judged = replay.judge != nil
             }
+            if cache != nil { result.determined = !judged && Self.isDetermined(result, prepared: prepared) }
         } catch {
             result.failure = "\(error)"
             result.remedies = Remedy.of(error)
@@ -173,6 +195,17 @@ public struct ScriptRunner: Sendable {
         }
         result.transcript = transcript
         return result
+    }
+
+    /// Whether the replay of `prepared` gave `result` by what its identity holds alone
+    /// (``ScriptResult/determined``), a judge's verdicts and Lua's reads of the clock aside.
+    private static func isDetermined(_ result: ScriptResult, prepared: PreparedScript) -> Bool {
+        let checks = prepared.interpreter.steps.flatMap { step -> [LocatedExpectation] in
+            if case .reply(let reply) = step { reply.expectations } else { [] }
+        }
+        return result.failure == nil && prepared.mcpServers.isEmpty
+            && !checks.contains { $0.expectation.check.kind.needs.contains(.speed) }
+            && result.replies.allSatisfy { $0.statistics.determined == true && $0.hookFailures.isEmpty }
     }
 
     /// The replies a golden transcript recorded, in order.
@@ -223,24 +256,29 @@ public struct ScriptRunner: Sendable {
         let interpreter = try ScriptInterpreter(script, file: file, loaded: commandLinePlugins.map(\.name), maker: maker, log: Self.log)
         var prepared = PreparedScript(script: script, interpreter: interpreter, setup: setup, parameters: recipe.parameters,
                                       commandLinePlugins: commandLinePlugins, judge: judge)
-        let specs: [MCPServerSpec]
         do {
-            specs = try MCPServerSpec.reading(recipe.mcpServers)
+            prepared.mcpServers = try MCPServerSpec.reading(recipe.mcpServers).map { spec in
+                (spec, recipe.mcpServers.first { (try? MCPServerSpec(parsing: $0.text)) == spec })
+            }
         } catch {
             throw ScriptRunError("\(file):\(error)")
-        }
-        for spec in specs {
-            do {
-                prepared.toolProviders.append(MCPServerTools(connection: try await mcpServers.connection(for: spec)))
-            } catch {
-                let setting = recipe.mcpServers.first { (try? MCPServerSpec(parsing: $0.text)) == spec }
-                throw ScriptRunError("\(file):\(setting.map { SourcedError($0, error).description } ?? "\(error)")")
-            }
         }
         for case .reply(let reply) in interpreter.steps {
             for located in reply.expectations { try prepare(located, of: file, into: &prepared) }
         }
         return prepared
+    }
+
+    /// Connects the MCP servers `prepared` names (each started once for the whole run), and
+    /// offers their tools.
+    private func connectMCPServers(of prepared: inout PreparedScript, file: String) async throws {
+        for (spec, setting) in prepared.mcpServers {
+            do {
+                prepared.toolProviders.append(MCPServerTools(connection: try await mcpServers.connection(for: spec)))
+            } catch {
+                throw ScriptRunError("\(file):\(setting.map { SourcedError($0, error).description } ?? "\(error)")")
+            }
+        }
     }
 
     /// Compiles an `expect-lua:` expression, and loads the JSON schema a check reads (from the
@@ -285,7 +323,10 @@ struct PreparedScript {
     var parameters: GenerationParameters
     /// The model's plugins and the `--plugin` instances, loaded first.
     var commandLinePlugins: [LuaPlugin]
-    /// The tools of the MCP servers of the script's model, of `--mcp` and of its `@mcp` lines.
+    /// The MCP servers of the script's model, of `--mcp` and of its `@mcp` lines, each with the
+    /// setting that named it.
+    var mcpServers: [(spec: MCPServerSpec, setting: Sourced?)] = []
+    /// Their tools, once they are connected.
     var toolProviders: [any ToolProvider] = []
     /// The judge of its `expect: judge` checks (``ScriptRunner/judge``, or its `@judge`).
     var judge: String?

@@ -5,14 +5,16 @@ import TideFiles
 import TideRunner
 
 /// `--cache`, `--no-cache` and `--cache-size` of `tide run`: the cache, on by default, which gives
-/// a determined reply (greedy, or a fixed seed) again instead of generating it, and loads the
-/// state after a long prompt's start instead of reading it again (docs/conversations.md, "What
+/// a determined reply (greedy, or a fixed seed) again instead of generating it, a case that only
+/// such replies decided back whole (``KeptCases``), and loads the state after a long prompt's
+/// start instead of reading it again (docs/conversations.md, "What
 /// was computed is not computed again").
 struct CacheOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo,
           help: ArgumentHelp("Give again, without generating, each determined reply (greedy, or a fixed seed) that an earlier run "
                              + "made for the same prompt, parameters, model file, plugins and settings, and load the state after "
-                             + "a long prompt's start that an earlier run read; kept in $TIDE_CACHE_DIR, else ~/.cache/tide/replies."))
+                             + "a long prompt's start that an earlier run read; a case that only such replies decided is given back whole. "
+                             + "Kept in $TIDE_CACHE_DIR, else ~/.cache/tide/replies."))
     var cache = true
 
     @Option(name: .customLong("cache-size"),

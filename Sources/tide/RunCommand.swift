@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import Synchronization
+import TideCache
 import TideCore
 import TideJournal
 import TideLog
@@ -177,7 +179,8 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
         defer { log?.flush() }
         let targetCount = max(target.count, modelOptions.models.count, 1)
         let sequences = min(parallel, cases.count * targetCount * repetitions)
-        let targets = try await makeTargets(cases: cases, sequences: sequences, standardInput: standardInput, log: log)
+        let cache = try cacheOptions.open()
+        let targets = try await makeTargets(cases: cases, sequences: sequences, standardInput: standardInput, log: log, cache: cache)
         try Self.orExit {
             if let out { try checkOutFolder(out, cases: cases, targets: targets) }
             if update || check { try checkGoldenFiles(cases: cases, targets: targets) }
@@ -200,8 +203,10 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
         reporter.baseline = baseline
         // A group is one case on one target; its runs are the repetitions.
         let bar = jobs > 1 && !streaming ? ProgressBar(label: "replaying") : nil
+        let keptCases = cache.map { KeptCases(store: $0, sequences: sequences) }
         let job = ReplayJob(out: out, golden: golden, update: update, check: check,
                             fileDigest: journaling.map { FileDigest(store: $0.journal) } ?? FileDigest(),
+                            cases: keptCases,
                             view: streaming ? TranscriptView(verbose: verbose, style: .standardOutput) : nil)
         let start = ContinuousClock.now
         for line in reporter.header { Terminal.write(line + "\n") }
@@ -225,6 +230,7 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
         for line in reporter.footer(targets: labels, seconds: seconds) { Terminal.write(line + "\n") }
         let counts = reporter.counts(scripts: files.count, rows: cases.count(where: { $0.row != nil }), targets: targets.count, seconds: seconds)
         var summary = reporter.summary(counts: counts, targets: labels)
+        if let given = keptCases?.note(jobs: jobs) { summary += "\n" + given }
         if let resumption = journaling?.resumption(jobs: jobs) { summary += "\n" + resumption }
         let reported = report.close(reporter, summary: summary, counts: counts, targets: labels,
                                     command: Self.reportedCommand(CommandLine.arguments.dropFirst()), seconds: seconds)
@@ -362,7 +368,8 @@ extension RunCommand {
     /// context per script, or with `sequences` > 1 one batch engine per model whose sequences
     /// hold the largest `@ctx-size` the scripts ask for, so a model that several targets run is
     /// loaded once. Each script's replay is logged in `log`, if given.
-    func makeTargets(cases: [ScriptCase], sequences: Int, standardInput: String?, log: LogDatabase?) async throws -> [RunTarget] {
+    func makeTargets(cases: [ScriptCase], sequences: Int, standardInput: String?, log: LogDatabase?,
+                     cache: CacheStore?) async throws -> [RunTarget] {
         let specs = try targetSpecs()
         var base = modelOptions
         if modelOptions.models.count > 1 { base.models = [] }
@@ -396,7 +403,7 @@ extension RunCommand {
         runner.judge = judge
         runner.rejudge = rejudge
         runner.judgeBackends = SequentialBackends(models: ProgressBarModels())
-        if let store = try cacheOptions.open() {
+        if let store = cache {
             runner.replyCache = CacheOptions.scope(store, sequences: sequences)
             runner.promptStates = CacheOptions.promptStates(store)
         }
@@ -427,6 +434,8 @@ struct ReplayJob: Sendable {
     let check: Bool
     /// Where the identities of cases get their files' digests: the run journal's keeps them between runs.
     let fileDigest: FileDigest
+    /// The cases kept whole in the cache, given back before the journal's are looked up no further.
+    let cases: KeptCases?
     let view: TranscriptView?
 
     /// Replays `scriptCase` on `target`; `seedOffset` is added to every reply's seed (one run of
@@ -435,9 +444,21 @@ struct ReplayJob: Sendable {
                 reuse: (@Sendable (CaseIdentity) async -> ScriptResult?)? = nil) async -> ScriptResult {
         var runner = target.runner
         runner.seedOffset = seedOffset
-        runner.reuse = reuse
         runner.fileDigest = fileDigest
         let (file, row) = (scriptCase.file, scriptCase.row?.name)
+        // Where a case given back without replaying it came from.
+        let givenBack = Mutex<String?>(nil)
+        if reuse != nil || cases != nil {
+            runner.reuse = { [label = target.label] identity in
+                if let kept = await reuse?(identity) {
+                    givenBack.withLock { $0 = "the run resumed" }
+                    return kept
+                }
+                guard let kept = await cases?.result(for: identity, file: file, row: row, target: label) else { return nil }
+                givenBack.withLock { $0 = "the cache" }
+                return kept
+            }
+        }
         let started = ContinuousClock.now
         view?.header(ScriptResult.label(file: file, row: row, target: target.label))
         let goldenPath = ScriptFiles.goldenPath(for: file, in: golden, row: row, target: target.label)
@@ -468,6 +489,11 @@ struct ReplayJob: Sendable {
             if case .transcript(let transcript) = event, let outPath {
                 try? ScriptFiles.write(transcript.recordingVariables(), to: outPath, origin: file)
             }
+        }
+        if let source = givenBack.withLock({ $0 }) {
+            view?.show(given: result, from: source)
+        } else {
+            await cases?.keep(result, file: file, row: row, target: target.label)
         }
         do {
             if let outPath, let transcript = result.transcript { try ScriptFiles.write(transcript, to: outPath, origin: file) }

@@ -26,16 +26,32 @@ struct TranscriptView: Sendable {
                 Terminal.write(style.dim("# \(reply.statistics.generatedTokens) tokens · stop \(reply.stopReason)"
                     + (reply.teacherForcing.map { " · \($0)" } ?? "")) + "\n")
             }
-            for result in reply.expectations {
-                let measure = result.measure.map { " (\(String(format: "%.3f", $0)))" } ?? result.reason.map { " (\($0))" } ?? ""
-                Terminal.write(result.passed ? style.green("✓ \(result.text)\(measure)") + "\n"
-                                             : style.red("✗ \(result.text) — \(result.detail)") + "\n")
-            }
-            if let golden = reply.golden {
-                Terminal.write(golden.matches ? style.green("✓ same as the golden transcript") + "\n"
-                                              : style.red("✗ differs from the golden transcript:\n\(golden.difference)") + "\n")
-            }
+            showChecks(of: reply)
         case .transcript: break
+        }
+    }
+
+    /// Shows a case given back without replaying it (from `source`: the cache, the run resumed):
+    /// its transcript, then each reply's checks.
+    func show(given result: ScriptResult, from source: String) {
+        Terminal.write(style.dim("# given back from \(source), not replayed") + "\n")
+        if let transcript = result.transcript { Terminal.write(transcript.printed()) }
+        for reply in result.replies {
+            Terminal.write(style.dim("# the reply at line \(reply.line):") + "\n")
+            showChecks(of: reply)
+        }
+    }
+
+    /// Each check of `reply` with ✓ or ✗, and its comparison with a golden transcript.
+    private func showChecks(of reply: ReplyResult) {
+        for result in reply.expectations {
+            let measure = result.measure.map { " (\(String(format: "%.3f", $0)))" } ?? result.reason.map { " (\($0))" } ?? ""
+            Terminal.write(result.passed ? style.green("✓ \(result.text)\(measure)") + "\n"
+                                         : style.red("✗ \(result.text) — \(result.detail)") + "\n")
+        }
+        if let golden = reply.golden {
+            Terminal.write(golden.matches ? style.green("✓ same as the golden transcript") + "\n"
+                                          : style.red("✗ differs from the golden transcript:\n\(golden.difference)") + "\n")
         }
     }
 }

@@ -52,6 +52,49 @@ extension CommandLineTests {
             #expect(replies(off).texts.first == made.texts.first)
         }
 
+        /// An unchanged case its identity determines is given back whole: its replies and verdicts as
+        /// before, its plugins not run again. One whose plugin read the clock runs again (its
+        /// replies still from the cache, through the plugin); so does one whose script changed.
+        @Test func anUnchangedDeterminedCaseIsGivenBackWholeAndOneWhosePluginReadTheClockRunsAgain() throws {
+            let (script, environment) = try script()
+            let folder = script.deletingLastPathComponent()
+            func plugin(_ name: String, reading clock: Bool) throws {
+                try """
+                -- \(name): says each reply it sees\(clock ? ", and when" : "").
+                local plugin = { name = "\(name)" }
+                function plugin.on_reply(reply) tide.log("saw a reply\(clock ? " at \" .. os.time()" : "\"")) end
+                return plugin
+                """.write(to: folder.appendingPathComponent("\(name).lua"), atomically: true, encoding: .utf8)
+            }
+            try plugin("noting", reading: false)
+            try plugin("timing", reading: true)
+            let text = try String(contentsOf: script, encoding: .utf8)
+            let timed = folder.appendingPathComponent("timed.tide")
+            try ("@plugin ./timing.lua\n" + text).write(to: timed, atomically: true, encoding: .utf8)
+            try ("@plugin ./noting.lua\n" + text).write(to: script, atomically: true, encoding: .utf8)
+
+            let first = try TideProcess.run(["run", "--json", script.path, timed.path], environment: environment)
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(first.stderr.components(separatedBy: "saw a reply").count == 5, "both plugins ran: \(first.stderr)")
+            let again = try TideProcess.run(["run", script.path, timed.path], environment: environment)
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(!again.stderr.contains("[noting] saw a reply"), "the determined case was given back whole: \(again.stderr)")
+            #expect(again.stderr.components(separatedBy: "[timing] saw a reply at").count == 3,
+                    "the case whose plugin read the clock ran again: \(again.stderr)")
+            #expect(again.stdout.contains("replies: 4 of 4 from the cache"), "\(again.stdout)")
+            #expect(again.stdout.contains("cases: 1 of 2 given back whole from the cache"), "\(again.stdout)")
+            let json = try TideProcess.run(["run", "--json", script.path, timed.path], environment: environment)
+            #expect(json.jsonSummary?["passed"] as? Int == first.jsonSummary?["passed"] as? Int)
+            #expect(json.jsonSummary?["cached_replies"] as? Int == 4)
+            #expect(replies(json).texts == replies(first).texts)
+
+            try ("@plugin ./noting.lua\n" + text.replacingOccurrences(of: "Name a fruit.", with: "Name a tree."))
+                .write(to: script, atomically: true, encoding: .utf8)
+            let edited = try TideProcess.run(["run", script.path], environment: environment)
+            #expect(edited.stderr.components(separatedBy: "[noting] saw a reply").count == 3, "a changed case runs again: \(edited.stderr)")
+            #expect(!edited.stdout.contains("given back whole"), "\(edited.stdout)")
+        }
+
         @Test func aDamagedCacheOrOneThatCannotBeWrittenCostsOnlyTheReuse() throws {
             let (script, environment) = try script()
             let first = try TideProcess.run(["run", "--json", script.path], environment: environment)

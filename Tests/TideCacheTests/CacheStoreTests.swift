@@ -84,6 +84,36 @@ import TideCore
         #expect(try store.totals().replies == 1, "the damaged rows are gone")
     }
 
+    /// A case's result is kept under its key as what the caller encodes; a damaged one, or one
+    /// that does not decode as asked, is dropped; cases count in the bound with the replies.
+    @Test func aCaseResultIsKeptUnderItsKeyAndADamagedOneIsDropped() async throws {
+        struct Outcome: Codable, Equatable { var verdicts: [Bool] }
+        let folder = try Self.folder()
+        let store = try Self.open(folder: folder, warn: { _ in })
+        await store.storeCaseResult(Outcome(verdicts: [true, false]), for: Data("case a".utf8))
+        await store.storeCaseResult(Outcome(verdicts: [true]), for: Data("case b".utf8))
+        #expect(await store.caseResult(for: Data("case a".utf8), as: Outcome.self) == Outcome(verdicts: [true, false]))
+        #expect(await store.caseResult(for: Data("case c".utf8), as: Outcome.self) == nil)
+        #expect(await store.caseResult(for: Data("case a".utf8), as: CachedReply.self) == nil, "not what was kept: dropped")
+        #expect(await store.caseResult(for: Data("case a".utf8), as: Outcome.self) == nil)
+        let database = try DatabaseQueue(path: store.path.path)
+        try await database.write { db in
+            try db.execute(sql: "UPDATE case_result SET value = substr(value, 1, 5) WHERE key = ?", arguments: [Data("case b".utf8)])
+        }
+        #expect(await store.caseResult(for: Data("case b".utf8), as: Outcome.self) == nil)
+        #expect(try store.totals().cases == 0)
+
+        let probe = try Self.open(folder: try Self.folder(), warn: { _ in })
+        await probe.storeCaseResult(Outcome(verdicts: Array(repeating: true, count: 200)), for: Data("probe".utf8))
+        let size = try probe.totals().bytes
+        let bounded = try Self.open(folder: try Self.folder(), limit: size * 2, warn: { _ in })
+        await bounded.storeCaseResult(Outcome(verdicts: Array(repeating: true, count: 200)), for: Data("old".utf8))
+        try await Task.sleep(for: .milliseconds(5))
+        await bounded.replies("s").store(Self.reply("x", padding: size / 2), for: Self.key("new"))
+        #expect(await bounded.caseResult(for: Data("old".utf8), as: Outcome.self) == nil, "the case given least recently went first")
+        #expect(try bounded.totals().bytes <= size * 2)
+    }
+
     @Test func theCacheKeepsToItsSizeDroppingTheRepliesGivenLeastRecently() async throws {
         let folder = try Self.folder()
         let probe = try Self.open(folder: folder, warn: { _ in })

@@ -52,6 +52,19 @@ import TideFiles
         #expect(FileSystemFailure.reason(OwnError()) == "a reason of our own")
         #expect(!FileSystemFailure.reason(CocoaError(.fileReadCorruptFile)).contains("NSCocoaErrorDomain"))
     }
+
+    /// Foundation says only "error 512" for a folder that cannot be made under a file; the path says why.
+    @Test func aFolderUnderAFileIsSaidToBeUnderAFile() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tide-plain-\(UUID().uuidString)")
+        try Data("x".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        do {
+            try FileManager.default.createDirectory(at: file.appendingPathComponent("cache/states"), withIntermediateDirectories: true)
+            Issue.record("a folder was made under a file")
+        } catch {
+            #expect(FileSystemFailure.reason(error) == "a part of the path is a file, not a folder")
+        }
+    }
 }
 
 /// Output files: a device, a link or a folder where a report or transcript goes.

@@ -28,6 +28,27 @@ import TideLua
                                                                  fields: ["name": .string("x")]))
     }
 
+    /// What depends on when and where it runs is noted for the task that observes it; what the
+    /// arguments alone decide is not, and the functions still work.
+    @Test(arguments: [("return os.time()", true), ("return os.clock()", true), ("return os.date('%Y')", true),
+                      ("return math.random(6)", true), ("math.randomseed(7) return 1", true),
+                      ("return os.time({year = 2026, month = 1, day = 1, hour = 12})", false),
+                      ("return os.date('!%Y', 0)", false), ("return math.floor(2.5) + #('abc')", false)])
+    func readsOfTheClockAndRandomNumbersAreNoted(code: String, noted: Bool) async throws {
+        let reads = OutsideReads()
+        let value = try await reads.observe { try run(code) }
+        #expect(value != .nil)
+        #expect(reads.happened == noted, "\(code)")
+        if noted { #expect(try run("return os.date('!%Y', 0)") == .string("1970")) }
+    }
+
+    @Test func readsAreNotedOnlyInTheTaskObserved() async throws {
+        let reads = OutsideReads()
+        _ = try run("return os.time()")
+        _ = await reads.observe { 0 }
+        #expect(!reads.happened)
+    }
+
     @Test(arguments: ["io", "debug", "package", "require", "dofile", "loadfile", "coroutine", "print"])
     func dangerousGlobalsAreAbsent(name: String) throws {
         #expect(try run("return \(name) == nil") == .boolean(true))

@@ -36,6 +36,11 @@ int tide_lua_load(lua_State *L, const char *code, size_t length, const char *chu
 /// time (0: no limit). Returns a Lua status; on error, the stack holds one string: the message with a traceback.
 int tide_lua_pcall(lua_State *L, int nargs, int nresults, int64_t instruction_budget, double seconds);
 
+/// Whether a call since the last asking read what depends on when and where it runs: os.clock,
+/// os.time without a table, os.date without a time, math.random or math.randomseed (a plugin
+/// that reads them may decide otherwise another time). Asking clears it.
+int tide_lua_took_outside(lua_State *L);
+
 /// Which limit stopped the last tide_lua_pcall, if any.
 tide_limit tide_lua_last_limit(lua_State *L);
 
