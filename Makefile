@@ -33,14 +33,16 @@ uninstall:
 # machine running them side by side made the suite eight times slower, not faster.
 test: setup
 	swift test --no-parallel
+	swift run tide plugins test Plugins/
 
 # The suites that need no model file (the scripted backend, parsers, the sandbox, the wire format,
 # downloads from a local server): a quick check while working. `make test` runs them too.
-FAST_SUITES = TideCoreTests|ArchitectureDocTests|CheckKindTests|ConversationRecipeTests|ReplayQueueTests|PassStatisticsTests|BaselineComparisonTests|RunJournalStoreTests|CacheStoreTests|RetryPolicyTests|ReplicaPoolTests|SimulatedMachineTests|OffloadPlanTests|ThreadShareTests|SetupScriptTests|PromptLookupTests|StepSelectionTests|PrefillPaceTests|TideFilesTests|TideOpenAITests|TideRegexTests|TideFormatTests|TideScriptTests|TideModelsTests|BoundedLibraryTests|LuaSandboxTests|PatternEquivalenceTests|PluginLoadingTests|PluginLocatorTests|PluginHostTests|PromptParameterTests|PromptFormatTests|HookTextLimitTests|ChatInputTests|SlashCommandTests|TabCompletionTests|RewindPluginTests|ScriptedRunTests|DeterminedCaseTests|ScriptRelocationTests|ScriptOutcomeTests|ScriptedChatTests|ChatServerTests|SequencePoolTests|ConversationLogTests
+FAST_SUITES = TideCoreTests|ArchitectureDocTests|CheckKindTests|ConversationRecipeTests|ReplayQueueTests|PassStatisticsTests|BaselineComparisonTests|RunJournalStoreTests|CacheStoreTests|RetryPolicyTests|ReplicaPoolTests|SimulatedMachineTests|OffloadPlanTests|ThreadShareTests|SetupScriptTests|PromptLookupTests|StepSelectionTests|PrefillPaceTests|TideFilesTests|TideOpenAITests|TideRegexTests|TideFormatTests|TideScriptTests|TideModelsTests|BoundedLibraryTests|LuaSandboxTests|PatternEquivalenceTests|PluginLoadingTests|PluginLocatorTests|PluginHostTests|PromptParameterTests|PromptFormatTests|HookTextLimitTests|ChatInputTests|SlashCommandTests|TabCompletionTests|RewindPluginTests|ScriptedRunTests|DeterminedCaseTests|PluginTestFileTests|PluginScaffoldTests|ScriptRelocationTests|ScriptOutcomeTests|ScriptedChatTests|ChatServerTests|SequencePoolTests|ConversationLogTests
 
 test-fast: setup
 	swift build --build-tests
 	swift test --no-parallel --skip-build --filter '$(FAST_SUITES)'
+	swift run tide plugins test Plugins/
 
 # The tests that need a GPU (offload, a clean SIGTERM exit of `tide serve`, the GPU figures'
 # commands); on a machine without one they are skipped with a note. `make test` runs them too.

@@ -5,8 +5,11 @@ import PackageDescription
 /// The shipped plugins, embedded in the binary by the ShippedPlugins target. (SwiftPM caches the
 /// evaluated manifest by its text: after adding a file to Plugins/, build once with
 /// `swift build --manifest-cache none`.)
-let shippedPlugins = ((try? FileManager.default.contentsOfDirectory(atPath: Context.packageDirectory + "/Plugins")) ?? [])
+let pluginFiles = ((try? FileManager.default.contentsOfDirectory(atPath: Context.packageDirectory + "/Plugins")) ?? [])
     .filter { $0.hasSuffix(".lua") }.sorted()
+let shippedPlugins = pluginFiles.filter { !$0.hasSuffix("_test.lua") }
+/// Their test files (`tide plugins test Plugins/`), beside them and not embedded.
+let shippedPluginTests = pluginFiles.filter { $0.hasSuffix("_test.lua") }
 
 let package = Package(
     name: "Tide",
@@ -41,7 +44,7 @@ let package = Package(
         .target(name: "CEditLineShim", dependencies: ["CEditLine"]),
         .target(name: "TideCore"),
         .target(name: "TideFiles"),
-        .target(name: "ShippedPlugins", resources: shippedPlugins.map { .embedInCode("Lua/" + $0) }),
+        .target(name: "ShippedPlugins", exclude: shippedPluginTests.map { "Lua/" + $0 }, resources: shippedPlugins.map { .embedInCode("Lua/" + $0) }),
         .target(name: "TideLua", dependencies: ["TideCore", "TideFiles", "TideFormat", "ShippedPlugins", "CLua", "CLuaShim"]),
         .target(name: "TideRegex"),
         .target(name: "TideFormat", dependencies: ["TideCore", "TideFiles", "TideRegex"]),
@@ -49,8 +52,10 @@ let package = Package(
         .target(name: "TideProvider", dependencies: ["TideCore", "TideLlama", "TideModels", "TideRemote"]),
         .target(name: "TideRunner", dependencies: ["TideCore", "TideFiles", "TideFormat", "TideRegex", "TideScript", "TideLua", "TideMCP", "TideModels", "TideProvider", "TideRemote", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "TideJournal", dependencies: ["TideFiles", "TideLog", "TideRunner", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "TidePluginHarness", dependencies: ["TideCore", "TideFormat", "TideLua", "CLuaShim"],
+                resources: [.embedInCode("harness.lua")]),
         .target(name: "TideCache", dependencies: ["TideCore", "TideFiles", "TideLog", .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift")]),
-        .target(name: "TideReports", dependencies: ["TideCore", "TideOpenAI", "TideRunner", "TideScript"]),
+        .target(name: "TideReports", dependencies: ["TideCore", "TideOpenAI", "TidePluginHarness", "TideRunner", "TideScript"]),
         .target(name: "TideLlama", dependencies: ["TideCore", "TideFiles", "TideFormat", "CLlama"]),
         .target(
             name: "TideModels",
@@ -85,13 +90,14 @@ let package = Package(
         .executableTarget(
             name: "tide",
             dependencies: [
-                "TideCore", "TideFiles", "TideFormat", "TideLlama", "TideLua", "TideModels", "TideRemote", "TideProvider", "TideBench", "TideScript", "TideRunner", "TideReports", "TideJournal", "TideCache",
+                "TideCore", "TideFiles", "TideFormat", "TideLlama", "TideLua", "TideModels", "TideRemote", "TideProvider", "TideBench", "TideScript", "TideRunner", "TideReports", "TideJournal", "TideCache", "TidePluginHarness",
                 "TideChat", "TideServe", "TideLog", "TideOpenAI", "TideMCP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "TideTestSupport", dependencies: ["TideCore", "TideLlama", "TideModels", "TideProvider"], path: "Tests/TideTestSupport", exclude: ["Fixtures"]),
+        .target(name: "TideTestSupport", dependencies: ["TideCore", "TideLlama", "TideModels", "TideProvider", "TidePluginHarness"], path: "Tests/TideTestSupport", exclude: ["Fixtures"]),
         .testTarget(name: "TideCoreTests", dependencies: ["TideCore", "TideTestSupport"]),
+        .testTarget(name: "TidePluginHarnessTests", dependencies: ["TidePluginHarness", "TideLua"]),
         .testTarget(name: "TideFilesTests", dependencies: ["TideFiles"]),
         .testTarget(name: "TideOpenAITests", dependencies: ["TideOpenAI", "TideCore", "TideFormat", "TideTestSupport"]),
         .testTarget(name: "TideLuaTests", dependencies: ["TideCore", "TideFormat", "TideLua", "ShippedPlugins", "TideLlama", "TideModels", "TideTestSupport", "CLua"]),

@@ -160,7 +160,7 @@ public final class ChatController {
                         reasoningLineOpen = !text.hasSuffix("\n")
                     case .reasoning: break
                     case .hookFailure(let failure): failures.append("\(failure) (the plugin is now disabled)")
-                    case .toolCall, .logprobs, .promptLogprobs: break
+                    case .toolCall, .logprobs, .promptLogprobs, .rewound: break
                     case .toolResult(let result): output(.notice(ToolReport.line(result)))
                     case .finished(let summary):
                         lastSummary = summary

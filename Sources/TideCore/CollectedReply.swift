@@ -11,6 +11,8 @@ public struct CollectedReply: Sendable {
     public var reasoning: [String] = []
     /// The hook failures reported along the way.
     public var failures: [HookFailure] = []
+    /// What rewinds took back, in order.
+    public var rewinds: [TakenBack] = []
     /// The tools the model called, and what they gave, in order.
     public var toolCalls: [ToolCall] = []
     public var toolResults: [ToolResult] = []
@@ -30,6 +32,7 @@ extension AsyncThrowingStream where Element == ReplyEvent {
             case .text(let text): reply.texts.append(text)
             case .reasoning(let text): reply.reasoning.append(text)
             case .hookFailure(let failure): reply.failures.append(failure)
+            case .rewound(let taken): reply.rewinds.append(taken)
             case .logprobs, .promptLogprobs: break  // the summary has them all
             case .toolCall(let call): reply.toolCalls.append(call)
             case .toolResult(let result): reply.toolResults.append(result)

@@ -16,6 +16,9 @@ public enum ReplyEvent: Sendable {
     case promptLogprobs(PromptLogprobs)
     /// A hook failed; it has been disabled for the rest of the session and the reply goes on.
     case hookFailure(HookFailure)
+    /// A plugin's `should_stop` took the end of the reply back (``Rewind``), before that text
+    /// was shown; the reply goes on from there.
+    case rewound(TakenBack)
     /// The model called a tool. A round's calls come first, then their results (``toolResult(_:)``)
     /// in the same order; then the model goes on.
     case toolCall(ToolCall)
@@ -23,6 +26,23 @@ public enum ReplyEvent: Sendable {
     case toolResult(ToolResult)
     /// The reply ended. Always the last event of a stream that did not throw.
     case finished(ReplySummary)
+}
+
+/// What a rewind took back (``ReplyEvent/rewound(_:)``).
+public struct TakenBack: Sendable, Hashable {
+    /// The hook that asked for it.
+    public var hook: String
+    /// The text taken back, as the model had written it.
+    public var text: String
+    /// The tokens taken back.
+    public var tokens: Int
+
+    /// What `hook` took back: `text`, `tokens` tokens.
+    public init(hook: String, text: String, tokens: Int) {
+        self.hook = hook
+        self.text = text
+        self.tokens = tokens
+    }
 }
 
 /// How a reply ended, and what it was.

@@ -34,6 +34,8 @@ extension ReplyLoop {
         }
         statistics.rewinds += 1
         statistics.discardedTokens += generated - entry.index
+        emit(.rewound(TakenBack(hook: hook.name, text: String(decoding: progress.text.utf8.dropFirst(entry.rawLength), as: UTF8.self),
+                                tokens: generated - entry.index)))
         generated = entry.index
         tokenLogprobs.removeSubrange(min(generated, tokenLogprobs.count)...)
         statistics.generatedTokens = generated

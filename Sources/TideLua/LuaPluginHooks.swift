@@ -98,7 +98,7 @@ extension LuaPlugin {
 
     /// Every parameter under its field's name (`top_k`; one with no value, such as a random
     /// seed, is absent), and the reply format.
-    static func luaParameters(_ parameters: GenerationParameters) -> LuaValue {
+    public static func luaParameters(_ parameters: GenerationParameters) -> LuaValue {
         var fields: [String: LuaValue] = [:]
         for declaration in GenerationParameters.declarations {
             let value = luaValue(declaration.value(in: parameters))
@@ -121,7 +121,7 @@ extension LuaPlugin {
     }
 
     /// A Lua value as a parameter's value; `nil` for a function or a table that was not copied.
-    static func parameterValue(_ value: LuaValue) -> ParameterValue? {
+    public static func parameterValue(_ value: LuaValue) -> ParameterValue? {
         switch value {
         case .nil: return .null
         case .boolean(let flag): return .flag(flag)

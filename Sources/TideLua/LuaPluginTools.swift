@@ -103,7 +103,7 @@ extension LuaPlugin {
     }
 
     /// A JSON value as Lua sees it: objects and arrays as tables, `null` as nil.
-    static func lua(_ value: JSONValue) -> LuaValue {
+    public static func lua(_ value: JSONValue) -> LuaValue {
         switch value {
         case .null: .nil
         case .bool(let flag): .boolean(flag)

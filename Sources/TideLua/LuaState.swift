@@ -194,6 +194,27 @@ public final class LuaState {
         lua_rawget(pointer, table)
     }
 
+    /// Adds `tide._NAME`-style host function `name` to Tide's own `tide` table: a Lua function
+    /// that passes its arguments to `function` with `context` (see CLuaShim's
+    /// `tide_lua_add_host_function`). `context` must outlive the state's use of it.
+    public func addHostFunction(_ name: String, _ function: tide_host_function, context: UnsafeMutableRawPointer) {
+        tide_lua_add_host_function(pointer, name, function, context)
+    }
+
+    /// Calls `tide[name]`, a function of Tide's own `tide` table (which the state's code reaches
+    /// only while the global `tide` points to it), with `arguments`, under the limits; returns
+    /// its first result.
+    public func callTideFunction(_ name: String, arguments: [LuaValue]) throws(LuaError) -> LuaValue {
+        tide_lua_push_tide(pointer)
+        pushRawField(name, of: -1)
+        lua_rotate(pointer, -2, 1)
+        tide_lua_pop(pointer, 1)
+        for argument in arguments { push(argument) }
+        try call(arguments: Int32(arguments.count), results: 1)
+        defer { tide_lua_pop(pointer, 1) }
+        return value(at: -1)
+    }
+
     /// Sets `tide[key] = value` in Tide's own `tide` table (for example `tide.options`), raw: no
     /// metamethod runs and nothing a plugin did to the global `tide` can make it fail, since this
     /// runs outside any protected call.

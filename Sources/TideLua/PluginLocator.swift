@@ -81,12 +81,13 @@ public struct PluginLocator: Sendable {
         }
     }
 
-    /// Every plugin in lookup order: folder by folder (sorted by name within each), then the
-    /// shipped ones. A name may appear more than once; ``locate(_:)`` finds its first.
+    /// Every plugin in lookup order: folder by folder (sorted by name within each; a plugin's
+    /// test file, `NAME_test.lua`, is not a plugin), then the shipped ones. A name may appear more
+    /// than once; ``locate(_:)`` finds its first.
     public func available() -> [Found] {
         let files = directories.flatMap { directory in
             ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
-                .filter { $0.hasSuffix(".lua") }.sorted()
+                .filter { $0.hasSuffix(".lua") && !$0.hasSuffix("_test.lua") }.sorted()
                 .map { Found(name: String($0.dropLast(4)), origin: .file(directory.appendingPathComponent($0))) }
         }
         return files + (includesShipped ? ShippedPlugins.all.map { Found(name: $0.name, origin: .shipped) } : [])

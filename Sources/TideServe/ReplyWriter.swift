@@ -60,6 +60,7 @@ struct ReplyWriter: Sendable {
                                                        choices: [.init(index: index, delta: .init(reasoningContent: text))]), to: &writer)
                 case .reasoning: break  // a text completion has no place for it
                 case .hookFailure: break  // never returned: the run logs them
+                case .rewound: break  // taken back before it was sent
                 // The server's own tools (its plugins') run on the server: the client sees the answer.
                 // Calls of the client's tools end the reply (its summary has them).
                 case .toolCall, .toolResult: break

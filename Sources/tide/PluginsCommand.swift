@@ -8,8 +8,8 @@ import TideReports
 struct PluginsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plugins",
-        abstract: "List plugins, or check one in the sandbox without loading a model.",
-        subcommands: [List.self, Check.self],
+        abstract: "List plugins, check one, start one, or run their tests, in the sandbox without loading a model.",
+        subcommands: [List.self, Check.self, PluginNewCommand.self, PluginTestCommand.self],
         defaultSubcommand: List.self
     )
 

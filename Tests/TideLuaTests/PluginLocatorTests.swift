@@ -11,9 +11,12 @@ import TideTestSupport
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Plugins")
 
     @Test func everyPluginOfTheRepositoryIsShippedAsItIs() throws {
-        let files = try FileManager.default.contentsOfDirectory(atPath: Self.pluginsFolder.path).filter { $0.hasSuffix(".lua") }.sorted()
+        let all = try FileManager.default.contentsOfDirectory(atPath: Self.pluginsFolder.path).filter { $0.hasSuffix(".lua") }.sorted()
+        let files = all.filter { !$0.hasSuffix("_test.lua") }
         #expect(ShippedPlugins.all.map { $0.name + ".lua" } == files,
                 "Plugins/ and ShippedPlugins.all must list the same plugins (after adding one, touch Package.swift)")
+        #expect(all.filter { $0.hasSuffix("_test.lua") } == files.map { $0.dropLast(4) + "_test.lua" },
+                "every shipped plugin has its test file beside it (tide plugins test Plugins/), and every test file its plugin")
         for (name, source) in ShippedPlugins.all {
             let file = try String(contentsOf: Self.pluginsFolder.appendingPathComponent(name + ".lua"), encoding: .utf8)
             #expect(source == file, "\(name) is shipped as it is in Plugins/")

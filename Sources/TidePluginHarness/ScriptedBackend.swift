@@ -1,8 +1,9 @@
 import Synchronization
 import TideCore
 
-/// A backend that replies with fixed token texts, for testing the pipeline's logic without a
-/// model. It counts one prompt token per character, so context limits are easy to reason about.
+/// A backend that replies with fixed token texts, without a model: the backend of plugin tests
+/// (``PluginTestFile``) and of Tide's own fast tests. It counts one prompt token per character,
+/// so context limits are easy to reason about.
 /// (`tokenDelay` and `supportsLogits` are set before use and then only read.)
 public final class ScriptedBackend: ChatBackend, @unchecked Sendable {
     public let contextSize: Int
@@ -25,8 +26,10 @@ public final class ScriptedBackend: ChatBackend, @unchecked Sendable {
     public var toolCallReader: (any ToolCallReader)?
     /// The tags the scripted model reasons between; `nil` for a model that does not think.
     public var reasoningMarkers: ReasoningMarkers?
+    /// The tokenizer its hooks see; `nil` for none.
+    public var vocabulary: (any Vocabulary)?
     private let log = Mutex<[String]>([])
-    private let prompts = Mutex<[[ChatMessage]]>([])
+    private let prompts = Mutex<[(messages: [ChatMessage], parameters: GenerationParameters)]>([])
 
     /// A backend whose every reply is `tokens` (as raw bytes), then end of generation.
     public init(tokens: [[UInt8]], contextSize: Int = 4096, endOfGenerationStrings: [String] = [], modelName: String = "scripted") {
@@ -53,7 +56,9 @@ public final class ScriptedBackend: ChatBackend, @unchecked Sendable {
     /// What happened, in order: `prompt`, `sample N`, `bias T D`, `ban T`, `close`.
     public var events: [String] { log.withLock { $0 } }
     /// The message lists the backend was asked to reply to.
-    public var receivedPrompts: [[ChatMessage]] { prompts.withLock { $0 } }
+    public var receivedPrompts: [[ChatMessage]] { prompts.withLock { $0.map(\.messages) } }
+    /// The parameters of each of those replies.
+    public var receivedParameters: [GenerationParameters] { prompts.withLock { $0.map(\.parameters) } }
 
     func record(_ event: String) { log.withLock { $0.append(event) } }
 
@@ -67,7 +72,7 @@ public final class ScriptedBackend: ChatBackend, @unchecked Sendable {
         if let startFailure { throw ScriptedFailure(description: startFailure) }
         let promptTokens = try await promptTokenCount(for: messages, rawPrompt: parameters.rawPrompt)
         record("prompt")
-        prompts.withLock { $0.append(messages) }
+        prompts.withLock { $0.append((messages, parameters)) }
         return Decoder(backend: self, tokens: reply(messages), promptTokens: promptTokens)
     }
 
@@ -87,7 +92,7 @@ public final class ScriptedBackend: ChatBackend, @unchecked Sendable {
         }
 
         func nextToken(adjustingLogits: ((any LogitsView) throws -> Void)?) async throws -> DecodedToken {
-            let logits = RecordingLogits(backend: backend)
+            let logits = RecordingLogits(backend: backend, upcoming: tokens[index...].map(\.id))
             if let adjustingLogits { try adjustingLogits(logits) }
             if backend.tokenDelay > .zero { try? await Task.sleep(for: backend.tokenDelay) } else { await Task.yield() }
             while index < tokens.count, logits.banned.contains(tokens[index].id) { tokens.remove(at: index) }
@@ -110,14 +115,29 @@ public final class ScriptedBackend: ChatBackend, @unchecked Sendable {
         func close() { backend.record("close") }
     }
 
-    /// A logits view that records what hooks do to it.
+    /// A logits view that records what hooks do to it. With a vocabulary (the plugin harness's),
+    /// its best candidates are the reply's next tokens in order, then the vocabulary's others.
     final class RecordingLogits: LogitsView {
         let backend: ScriptedBackend
+        /// The tokens the reply has still to give, in order.
+        let upcoming: [Int32]
         /// The tokens banned in this step.
         var banned: Set<Int32> = []
-        init(backend: ScriptedBackend) { self.backend = backend }
-        var vocabularySize: Int { 100 }
-        func top(_ k: Int) -> [TokenCandidate] { (0..<k).map { TokenCandidate(id: Int32($0), text: "t\($0)", logit: Float(-$0)) } }
+        init(backend: ScriptedBackend, upcoming: [Int32]) {
+            self.backend = backend
+            self.upcoming = upcoming
+        }
+        /// The backend's vocabulary's size, else 100.
+        var vocabularySize: Int { backend.vocabulary?.vocabularySize ?? 100 }
+        /// The first `k` candidates, best first: without a vocabulary, ids 0, 1, … named `tN`.
+        func top(_ k: Int) -> [TokenCandidate] {
+            guard let vocabulary = backend.vocabulary else {
+                return (0..<max(0, k)).map { TokenCandidate(id: Int32($0), text: "t\($0)", logit: Float(-$0)) }
+            }
+            var seen: Set<Int32> = []
+            let order = (upcoming + (0..<Int32(vocabularySize))).filter { seen.insert($0).inserted }
+            return order.prefix(max(0, k)).enumerated().map { TokenCandidate(id: $1, text: vocabulary.tokenText($1), logit: Float(-$0)) }
+        }
         func bias(_ token: Int32, by delta: Float) { backend.record("bias \(token) \(delta)") }
         func ban(_ token: Int32) {
             banned.insert(token)

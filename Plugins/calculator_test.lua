@@ -1,0 +1,66 @@
+-- Tests of calculator (tide plugins test Plugins/calculator_test.lua): the calculate tool
+-- evaluates arithmetic by parsing it, never running it as code, and tells the model its mistakes.
+local function calculate(plugin, expression)
+  return plugin:run_tool{ name = "calculate", arguments = { expression = expression } }
+end
+
+describe("calculator", function()
+  it("follows the usual order of operations", function()
+    local plugin = harness.plugin{}
+    assert.same({ content = "14" }, calculate(plugin, "2 + 3 * 4"))
+    assert.same({ content = "22.5" }, calculate(plugin, "(2 + 3) * 4.5"))
+    assert.same({ content = "512" }, calculate(plugin, "2 ^ 3 ^ 2"))
+    assert.same({ content = "1" }, calculate(plugin, "7 % 3"))
+  end)
+
+  it("writes a whole result without a decimal point", function()
+    local plugin = harness.plugin{}
+    assert.same({ content = "2" }, calculate(plugin, "6 / 3"))
+    assert.same({ content = "425" }, calculate(plugin, "12.5 / 100 * 3400"))
+    assert.same({ content = "1000.5" }, calculate(plugin, "1e3 + .5"))
+  end)
+
+  it("knows its functions and constants, in any case", function()
+    local plugin = harness.plugin{}
+    assert.same({ content = "4" }, calculate(plugin, "SQRT(16)"))
+    assert.same({ content = "7" }, calculate(plugin, "max(3, 7, 5)"))
+    assert.same({ content = "3" }, calculate(plugin, "round(2.5)"))
+    assert.same({ content = "-3" }, calculate(plugin, "round(-2.5)"))
+    assert.same({ content = "3.14159265359" }, calculate(plugin, "pi"))
+  end)
+
+  it("gives 12 significant digits, or as many as asked", function()
+    assert.same({ content = "0.333333333333" }, calculate(harness.plugin{}, "1 / 3"))
+    local short = harness.plugin{ digits = 4 }
+    assert.same({ content = "1.414" }, calculate(short, "sqrt(2)"))
+    assert.same({ content = "1.153e+18" }, calculate(short, "2 ^ 60"))
+  end)
+
+  it("tells the model its mistakes", function()
+    local plugin = harness.plugin{}
+    assert.same({ error = "division by zero" }, calculate(plugin, "1 / 0"))
+    assert.same({ error = "unknown name 'foo' at 1" }, calculate(plugin, "foo(1)"))
+    assert.same({ error = "expected ')' at 3" }, calculate(plugin, "(1"))
+    assert.same({ error = "the result is not a finite number" }, calculate(plugin, "sqrt(-1)"))
+    assert.matches("^the expression ends too soon, at 4", calculate(plugin, "2 +").error)
+    assert.matches("^the expression is empty", calculate(plugin, "").error)
+  end)
+
+  it("never runs the expression as code", function()
+    assert.same({ error = "unexpected '.' at 3" }, calculate(harness.plugin{}, "os.exit()"))
+  end)
+
+  it("refuses an expression over 1000 characters", function()
+    local long = string.rep("1+", 500) .. "1"
+    assert.same({ error = "the expression is longer than 1000 characters" }, calculate(harness.plugin{}, long))
+  end)
+
+  it("refuses a call without an expression", function()
+    local answer = harness.plugin{}:run_tool{ name = "calculate", arguments = {} }
+    assert.matches("missing required property 'expression'", answer.error)
+  end)
+
+  it("refuses digits that are not a whole number", function()
+    assert.has_error(function() harness.plugin{ digits = 2.5 } end, "digits must be a whole number")
+  end)
+end)
