@@ -1,7 +1,7 @@
 # The two commands of the README:
 #   make run    installs what is missing, builds Tide and starts a chat with the bundled model
 #   make test   installs what is missing and runs the test suite
-.PHONY: setup build run install uninstall test test-fast test-gpu bench bench-serve bench-serve-llama bench-serve-noisy bench-embeddings bench-matrix bench-rerun
+.PHONY: setup build run install uninstall test test-fast test-plugins test-gpu bench bench-serve bench-serve-llama bench-serve-noisy bench-embeddings bench-matrix bench-rerun
 setup:
 	@bash scripts/setup.sh
 
@@ -33,16 +33,24 @@ uninstall:
 # machine running them side by side made the suite eight times slower, not faster.
 test: setup
 	swift test --no-parallel
-	swift run tide plugins test Plugins/
+	$(MAKE) test-plugins
+
+# The shipped plugins' own tests (Plugins/*_test.lua), and luacheck over them with the
+# configuration `tide plugins luacheckrc` writes: no warnings.
+test-plugins: setup
+	swift build --product tide
+	.build/debug/tide plugins test Plugins/
+	.build/debug/tide plugins luacheckrc > .build/tide.luacheckrc
+	luacheck --no-color --quiet --config .build/tide.luacheckrc Plugins/
 
 # The suites that need no model file (the scripted backend, parsers, the sandbox, the wire format,
 # downloads from a local server): a quick check while working. `make test` runs them too.
-FAST_SUITES = TideCoreTests|ArchitectureDocTests|CheckKindTests|ConversationRecipeTests|ReplayQueueTests|PassStatisticsTests|BaselineComparisonTests|RunJournalStoreTests|CacheStoreTests|RetryPolicyTests|ReplicaPoolTests|SimulatedMachineTests|OffloadPlanTests|ThreadShareTests|SetupScriptTests|PromptLookupTests|StepSelectionTests|PrefillPaceTests|TideFilesTests|TideOpenAITests|TideRegexTests|TideFormatTests|TideScriptTests|TideModelsTests|BoundedLibraryTests|LuaSandboxTests|PatternEquivalenceTests|PluginLoadingTests|PluginLocatorTests|PluginHostTests|PromptParameterTests|PromptFormatTests|HookTextLimitTests|ChatInputTests|SlashCommandTests|TabCompletionTests|RewindPluginTests|ScriptedRunTests|DeterminedCaseTests|PluginTestFileTests|PluginScaffoldTests|ScriptRelocationTests|ScriptOutcomeTests|ScriptedChatTests|ChatServerTests|SequencePoolTests|ConversationLogTests
+FAST_SUITES = TideCoreTests|ArchitectureDocTests|CheckKindTests|ConversationRecipeTests|ReplayQueueTests|PassStatisticsTests|BaselineComparisonTests|RunJournalStoreTests|CacheStoreTests|RetryPolicyTests|ReplicaPoolTests|SimulatedMachineTests|OffloadPlanTests|ThreadShareTests|SetupScriptTests|PromptLookupTests|StepSelectionTests|PrefillPaceTests|TideFilesTests|TideOpenAITests|TideRegexTests|TideFormatTests|TideScriptTests|TideModelsTests|BoundedLibraryTests|LuaSandboxTests|PatternEquivalenceTests|PluginLoadingTests|PluginLocatorTests|PluginHostTests|PromptParameterTests|PromptFormatTests|HookTextLimitTests|ChatInputTests|SlashCommandTests|TabCompletionTests|RewindPluginTests|ScriptedRunTests|DeterminedCaseTests|PluginTestFileTests|PluginScaffoldTests|EditorFilesTests|PluginAPITests|ScriptRelocationTests|ScriptOutcomeTests|ScriptedChatTests|ChatServerTests|SequencePoolTests|ConversationLogTests
 
 test-fast: setup
 	swift build --build-tests
 	swift test --no-parallel --skip-build --filter '$(FAST_SUITES)'
-	swift run tide plugins test Plugins/
+	$(MAKE) test-plugins
 
 # The tests that need a GPU (offload, a clean SIGTERM exit of `tide serve`, the GPU figures'
 # commands); on a machine without one they are skipped with a note. `make test` runs them too.

@@ -45,7 +45,7 @@ SMOLLM2_Q8_FILE="SmolLM2-135M-Instruct.Q8_0.gguf"
 SMOLLM2_Q8_SHA256="7b46609d11703c058397e5cfe4cc6e4b2508cb1eb4c80ddc472a5d421fbdb508"
 SMOLLM2_Q8_SIZE=144811072
 # chromium: the tests load `tide run --html` pages in it, headless.
-APT_PACKAGES=(liblua5.4-dev libedit-dev pkg-config build-essential cmake ninja-build git unzip python3-venv chromium)
+APT_PACKAGES=(liblua5.4-dev libedit-dev pkg-config build-essential cmake ninja-build git unzip python3-venv chromium lua-check)
 
 # Only the core library is needed: no tools, examples, tests, server, curl or multimodal.
 # ggml's own thread pool instead of OpenMP: Swift tasks move between threads, and OpenMP keeps a

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TideCore
 import TideLua
+import TidePluginHarness
 import TideReports
 
 /// `tide plugins`: list the plugins Tide can find, and check one without a model.
@@ -9,7 +10,7 @@ struct PluginsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plugins",
         abstract: "List plugins, check one, start one, or run their tests, in the sandbox without loading a model.",
-        subcommands: [List.self, Check.self, PluginNewCommand.self, PluginTestCommand.self],
+        subcommands: [List.self, Check.self, PluginNewCommand.self, PluginTestCommand.self, Types.self, Luacheckrc.self],
         defaultSubcommand: List.self
     )
 
@@ -34,7 +35,8 @@ struct PluginsCommand: ParsableCommand {
 
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Load a plugin in the sandbox and report problems (syntax, missing return, unknown hooks, bad options).")
+            abstract: "Load a plugin in the sandbox and report problems (syntax, missing return, unknown hooks, bad options), "
+                + "then luacheck's findings with the sandbox's configuration when it is installed.")
 
         @Argument(help: "A plugin file, or a name with options: 'NAME key=value …'.")
         var plugin: String
@@ -48,6 +50,53 @@ struct PluginsCommand: ParsableCommand {
                 print("tools: " + loaded.tools.map { "\($0.name) (\($0.description))" }.joined(separator: ", "))
             }
             print("options: " + PluginListing.optionsText(loaded.options))
+            guard FileManager.default.fileExists(atPath: loaded.path) else { return }
+            if try !Self.lint(loaded.path) { throw ExitCode(1) }
+        }
+
+        /// Runs luacheck on `path` with the sandbox's configuration, printing what it finds, or
+        /// says how to install it; false when it warned.
+        static func lint(_ path: String) throws -> Bool {
+            let configuration = FileManager.default.temporaryDirectory.appendingPathComponent("tide-luacheckrc-\(getpid()).lua")
+            try Data(EditorFiles.luacheckConfig.utf8).write(to: configuration)
+            defer { try? FileManager.default.removeItem(at: configuration) }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["luacheck", "--no-color", "--codes", "--config", configuration.path, path]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            // env's status when it finds no such program.
+            guard process.terminationStatus != 127 else {
+                print("lint: luacheck is not installed (apt install lua-check, or luarocks install luacheck); "
+                      + "tide plugins luacheckrc prints the configuration it would use")
+                return true
+            }
+            let found = text.split(separator: "\n").filter { $0.hasPrefix("    ") }.map { $0.trimmingCharacters(in: .whitespaces) }
+            print("lint: " + (found.isEmpty ? "luacheck finds nothing" : "luacheck finds \(found.count) problem\(found.count == 1 ? "" : "s")"))
+            for line in found { print("  " + line) }
+            return process.terminationStatus == 0
+        }
+    }
+
+    struct Types: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the LuaLS (lua-language-server, EmmyLua) definitions of the plugin API: tide plugins types > tide.d.lua.")
+
+        func run() throws {
+            print(EditorFiles.luaLSDefinitions, terminator: "")
+        }
+    }
+
+    struct Luacheckrc: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a luacheck configuration that knows the sandbox: tide plugins luacheckrc > .luacheckrc.")
+
+        func run() throws {
+            print(EditorFiles.luacheckConfig, terminator: "")
         }
     }
 }
