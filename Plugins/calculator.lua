@@ -3,9 +3,11 @@
 --
 -- Tool `calculate` (arguments: { expression = "…" }): numbers (3, 2.5, 1e3), + - * / % ^,
 -- parentheses, unary minus, the constants pi and e, and the functions sqrt, abs, floor, ceil,
--- round, min, max, exp, ln, log10, sin, cos, tan. The expression is parsed here, never run as
--- Lua code; a mistake in it is an error the model is told ("unexpected ')' at 7").
--- Options:  digits = 12     significant digits of the result
+-- round, min, max, exp, ln, log10, sin, cos, tan, with the precedence of mathematics and Lua:
+-- ^ before a unary minus (-2^2 is -4) and from the right (2^3^2 is 2^9). The expression is
+-- parsed here, never run as Lua code; a mistake in it is an error the model is told
+-- ("unexpected ')' at 7").
+-- Options:  digits = 12     significant digits of the result, a whole number from 1 to 17
 -- Example:  tide chat --plugin calculator
 --           tide generate --plugin calculator --tool-choice required "What is 12.5% of 3400?"
 local plugin = {
@@ -23,6 +25,16 @@ local functions = {
   min = math.min, max = math.max,
 }
 local constants = { pi = math.pi, e = math.exp(1) }
+
+-- The digits option, checked where it is used: tide.options is set only after the file has run.
+-- %.17g is the most a double has.
+local function digits()
+  local n = tide.options.digits
+  if type(n) ~= "number" or n ~= math.floor(n) or n < 1 or n > 17 then
+    error(string.format("digits must be a whole number from 1 to 17, not %s", tostring(n)), 0)
+  end
+  return math.floor(n)
+end
 
 -- The expression's tokens: numbers, names, operators and parentheses, with their positions.
 local function tokens(text)
@@ -52,8 +64,10 @@ local function tokens(text)
   return list
 end
 
--- Recursive descent: sum := product (("+"|"-") product)*; product := power (("*"|"/"|"%") power)*;
--- power := unary ("^" power)?; unary := "-" unary | "+" unary | atom.
+-- Recursive descent: sum := product (("+"|"-") product)*; product := unary (("*"|"/"|"%") unary)*;
+-- unary := "-" unary | "+" unary | power; power := atom ("^" unary)?. "^" binds tighter than a
+-- unary minus before it (-2^2 is -4, as in mathematics and Lua) and groups to the right (2^3^2
+-- is 2^9); its exponent may have a sign of its own (2^-1 is 0.5).
 local function evaluate(text)
   local list, index, depth = tokens(text), 1, 0
   local function peek() return list[index] end
@@ -93,29 +107,30 @@ local function evaluate(text)
     end
     error(string.format("unexpected '%s' at %d", token.kind, token.at), 0)
   end
-  local function unary()
+  local unary
+  local function power()
+    local base = atom()
+    if peek().kind == "^" then
+      take()
+      return base ^ unary()
+    end
+    return base
+  end
+  unary = function()
     depth = depth + 1
     if depth > 200 then error("the expression nests too deeply", 0) end
     local value
     if peek().kind == "-" then take(); value = -unary()
     elseif peek().kind == "+" then take(); value = unary()
-    else value = atom() end
+    else value = power() end
     depth = depth - 1
     return value
   end
-  local function power()
-    local base = unary()
-    if peek().kind == "^" then
-      take()
-      return base ^ power()
-    end
-    return base
-  end
   local function product()
-    local value = power()
+    local value = unary()
     while peek().kind == "*" or peek().kind == "/" or peek().kind == "%" do
       local operator = take().kind
-      local right = power()
+      local right = unary()
       if operator == "*" then value = value * right
       elseif operator == "/" then
         if right == 0 then error("division by zero", 0) end
@@ -152,12 +167,13 @@ plugin.tools = {
     },
     run = function(args)
       if #args.expression > 1000 then error("the expression is longer than 1000 characters", 0) end
+      local places = digits()
       local value = evaluate(args.expression)
       if value ~= value or value == math.huge or value == -math.huge then error("the result is not a finite number", 0) end
       if math.type(value) == "integer" or (value == math.floor(value) and math.abs(value) < 2^53) then
         return string.format("%d", value)
       end
-      return string.format("%." .. math.floor(tide.options.digits) .. "g", value)
+      return string.format("%." .. places .. "g", value)
     end,
   },
 }

@@ -13,6 +13,17 @@ describe("calculator", function()
     assert.same({ content = "1" }, calculate(plugin, "7 % 3"))
   end)
 
+  it("raises to a power before negating, as mathematics and Lua do", function()
+    local plugin = harness.plugin{}
+    assert.same({ content = "-4" }, calculate(plugin, "-2^2"))
+    assert.same({ content = "4" }, calculate(plugin, "(-2)^2"))
+    assert.same({ content = "0.5" }, calculate(plugin, "2^-1"))
+    assert.same({ content = "-0.25" }, calculate(plugin, "-2^-2"))
+    assert.same({ content = "0.001953125" }, calculate(plugin, "2^-3^2"))
+    assert.same({ content = "-18" }, calculate(plugin, "2 * -3^2"))
+    assert.same({ content = "-256" }, calculate(plugin, "-2^2^3"))
+  end)
+
   it("writes a whole result without a decimal point", function()
     local plugin = harness.plugin{}
     assert.same({ content = "2" }, calculate(plugin, "6 / 3"))
@@ -34,6 +45,17 @@ describe("calculator", function()
     local short = harness.plugin{ digits = 4 }
     assert.same({ content = "1.414" }, calculate(short, "sqrt(2)"))
     assert.same({ content = "1.153e+18" }, calculate(short, "2 ^ 60"))
+    assert.same({ content = "0.3" }, calculate(harness.plugin{ digits = 1 }, "1 / 3"))
+    assert.same({ content = "0.33333333333333331" }, calculate(harness.plugin{ digits = 17 }, "1 / 3"))
+  end)
+
+  it("refuses digits outside 1 to 17 when the tool runs, whatever the result", function()
+    for _, digits in ipairs({ 100, 18, 0, -1 }) do
+      local plugin = harness.plugin{ digits = digits }
+      local message = "digits must be a whole number from 1 to 17, not " .. digits
+      assert.same({ error = message }, calculate(plugin, "1 / 3"))
+      assert.same({ error = message }, calculate(plugin, "1 + 1"))
+    end
   end)
 
   it("tells the model its mistakes", function()

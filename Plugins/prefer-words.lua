@@ -3,8 +3,9 @@
 -- At the start of a word, the first token of each preferred word, as the model's tokenizer spells
 -- it ("word", " word", "Word", " Word", and as given), gets `bias` added to its logit. Once the
 -- reply has begun one of the words, only what continues it is raised (the candidates that do, and
--- the first token of the word's remaining letters), so a started word is finished. A bias of 2
--- to 4 makes a word likely where it fits; 10 or more forces it in.
+-- the first token of the word's remaining letters), so a started word is finished. A token gets
+-- the bias once a step, however many of these reasons pick it. A bias of 2 to 4 makes a word
+-- likely where it fits; 10 or more forces it in.
 -- Needs a local model (on_logits is not available with remote backends).
 --
 -- Options:  words = ""       comma-separated words to prefer
@@ -40,13 +41,14 @@ local function preferred()
   return tide.state.words, tide.state.spaced, tide.state.bare
 end
 
--- Raises the candidates that continue `partial` (lower case) towards one of `words`, and the
--- first token of the rest of each word it begins, which may rank too low to be a candidate.
-local function continue(view, partial, words)
+-- Adds to `raise` the candidates that continue `partial` (lower case) towards one of `words`,
+-- and the first token of the rest of each word it begins, which may rank too low to be a
+-- candidate (or be one too: `raise` is a set, so it is raised once).
+local function continue(raise, view, partial, words)
   for _, word in ipairs(words) do
     if #partial < #word and word:sub(1, #partial) == partial then
       local rest = tide.tokenize(word:sub(#partial + 1))[1]
-      if rest then view:bias(rest, tide.options.bias) end
+      if rest then raise[rest] = true end
     end
   end
   for _, candidate in ipairs(view:top(tide.options.depth)) do
@@ -54,7 +56,7 @@ local function continue(view, partial, words)
     for _, word in ipairs(words) do
       local n = math.min(#text, #word)
       if #text > #partial and #partial < #word and text:sub(1, n) == word:sub(1, n) then
-        view:bias(candidate.id, tide.options.bias)
+        raise[candidate.id] = true
         break
       end
     end
@@ -73,16 +75,21 @@ function plugin.on_logits(view, reply)
   local words, spaced, bare = preferred()
   local partial = reply.text:match("%f[%w][%w']+$")
   partial = partial and partial:lower()
+  -- The tokens to raise, as a set: one may be picked for more than one reason (a word's first
+  -- tokens with and without a space can be one token; two words can share a continuation), and
+  -- each gets the bias once.
+  local raise = {}
   -- In the middle of a preferred word, only its continuations are raised: starting another
   -- would leave it unfinished.
   if not (partial and unfinished(partial, words)) then
-    for id in pairs(spaced) do view:bias(id, tide.options.bias) end
+    for id in pairs(spaced) do raise[id] = true end
   end
   if partial then
-    continue(view, partial, words)
+    continue(raise, view, partial, words)
   else
-    for id in pairs(bare) do view:bias(id, tide.options.bias) end
+    for id in pairs(bare) do raise[id] = true end
   end
+  for id in pairs(raise) do view:bias(id, tide.options.bias) end
 end
 
 return plugin

@@ -54,6 +54,26 @@ describe("prefer-words", function()
     assert.same({ { id = 7, delta = 3 } }, step.biased)
   end)
 
+  it("raises the rest of a begun word once when it is also a candidate", function()
+    -- "ean" is both the first token of the rest of "ocean" after "oc" and a candidate that
+    -- continues it: one bias, not two.
+    local step = harness.plugin{ words = "ocean", bias = 2.5 }:logits{
+      scores = {
+        { id = 1, text = "the", logit = 5 },
+        { id = 2, text = " oc", logit = 4 },
+        { id = 3, text = "ean", logit = 3 },
+        { id = 4, text = " ocean", logit = 2 },
+      },
+      text = "the oc",
+    }
+    assert.same({ { id = 3, delta = 2.5 } }, step.biased)
+  end)
+
+  it("raises a continuation two words share once", function()
+    local step = harness.plugin{ words = "ocean,oceanic" }:logits{ scores = scores, text = "We sailed across the oc" }
+    assert.same({ { id = 2, delta = 3 }, { id = 7, delta = 3 } }, step.biased)
+  end)
+
   it("needs words", function()
     local plugin = harness.plugin{}
     assert.has_error(function() plugin:logits{ scores = scores } end, "set the words option")

@@ -7,7 +7,7 @@
 -- (m2 km2 ha acre ft2) and data (B kB MB GB KiB MiB GiB). The units are an enum of the tool's
 -- schema, so a local model can only name these; converting between kinds ("kg" to "m") is an
 -- error the model is told.
--- Options:  digits = 10     significant digits of the result
+-- Options:  digits = 10     significant digits of the result, a whole number from 1 to 17
 -- Example:  tide chat --plugin units
 --           tide generate --plugin units --tool-choice required "How many miles is a 10 km run?"
 local plugin = {
@@ -41,6 +41,16 @@ local names = {}
 for name in pairs(units) do names[#names + 1] = name end
 table.sort(names)
 
+-- The digits option, checked where it is used: tide.options is set only after the file has run.
+-- %.17g is the most a double has.
+local function digits()
+  local n = tide.options.digits
+  if type(n) ~= "number" or n ~= math.floor(n) or n < 1 or n > 17 then
+    error(string.format("digits must be a whole number from 1 to 17, not %s", tostring(n)), 0)
+  end
+  return math.floor(n)
+end
+
 -- Temperatures to and from kelvin.
 local function kelvin(value, unit)
   if unit == "C" then return value + 273.15 elseif unit == "F" then return (value - 32) * 5 / 9 + 273.15 end
@@ -65,6 +75,7 @@ plugin.tools = {
       required = { "value", "from", "to" },
     },
     run = function(args)
+      local places = digits()
       local from, to = units[args.from], units[args.to]
       if not from or not to then
         error("unknown unit " .. (from and args.to or args.from) .. "; the units are " .. table.concat(names, ", "), 0)
@@ -78,7 +89,7 @@ plugin.tools = {
       else
         value = args.value * from[2] / to[2]
       end
-      local shown = string.format("%." .. math.floor(tide.options.digits) .. "g", value)
+      local shown = string.format("%." .. places .. "g", value)
       return shown .. " " .. args.to
     end,
   },

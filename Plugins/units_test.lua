@@ -25,6 +25,15 @@ describe("units", function()
 
   it("rounds to the digits asked for", function()
     assert.same({ content = "6.21 mi" }, convert(harness.plugin{ digits = 3 }, 10, "km", "mi"))
+    assert.same({ content = "6 mi" }, convert(harness.plugin{ digits = 1 }, 10, "km", "mi"))
+    assert.same({ content = "6.2137119223733395 mi" }, convert(harness.plugin{ digits = 17 }, 10, "km", "mi"))
+  end)
+
+  it("refuses digits outside 1 to 17 when the tool runs", function()
+    for _, digits in ipairs({ 100, 18, 0, -1 }) do
+      local result = convert(harness.plugin{ digits = digits }, 10, "km", "mi")
+      assert.same({ error = "digits must be a whole number from 1 to 17, not " .. digits }, result)
+    end
   end)
 
   it("refuses to mix kinds", function()

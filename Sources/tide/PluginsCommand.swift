@@ -42,6 +42,11 @@ struct PluginsCommand: ParsableCommand {
         var plugin: String
 
         func run() throws {
+            if plugin.hasSuffix("_test.lua"), FileManager.default.fileExists(atPath: plugin) {
+                print("\(plugin) is a plugin's test file: tide plugins test \(plugin) runs it")
+                if try !Self.lint(plugin) { throw ExitCode(1) }
+                return
+            }
             let loaded = try PluginMaker().plugin(PluginSpec(parsing: plugin), log: { _ in })
             let hooks = loaded.points.map(\.rawValue).sorted()
             print("ok: \(loaded.name) \(loaded.version) (\(loaded.path))")
