@@ -31,11 +31,11 @@ final class PluginDriver: Sendable {
         let backend: ScriptedBackend
         let session: ChatSession
         let vocabulary: GivenVocabulary
-        let pieces: Pieces
-        let log: Pieces
+        let pieces: Texts
+        let log: Texts
 
-        init(plugin: LuaPlugin, log: Pieces) {
-            let pieces = Pieces()
+        init(plugin: LuaPlugin, log: Texts) {
+            let pieces = Texts()
             let vocabulary = GivenVocabulary()
             let backend = ScriptedBackend(modelName: "harness") { _ in pieces.value }
             backend.vocabulary = vocabulary
@@ -49,7 +49,7 @@ final class PluginDriver: Sendable {
     }
 
     /// Texts kept between requests: the next reply's pieces, a plugin's log lines.
-    final class Pieces: Sendable {
+    final class Texts: Sendable {
         private let texts = Mutex<[String]>([])
         var value: [String] {
             get { texts.withLock { $0 } }
@@ -105,7 +105,7 @@ final class PluginDriver: Sendable {
         let options = try (request.field("options").flatMap(\.objectMembers) ?? []).map { member in
             PluginSpec.Option(key: member.key, value: try Self.optionText(member.value, named: member.key))
         }
-        let log = Pieces()
+        let log = Texts()
         let plugin = try LuaPlugin(spec: PluginSpec(name: name, options: options), locator: locator, limits: limits) { line in
             log.append(line)
         }
