@@ -63,7 +63,7 @@ public struct PluginTestFile: Sendable {
             report.failure = "\(path): \(error.message)"
             return report
         }
-        let host = HarnessHost(driver: driver)
+        let host = HarnessHost(driver: driver, limit: limits.time)
         let context = Unmanaged.passUnretained(host).toOpaque()
         for function in ["_load", "_reply", "_logits", "_tool_call", "_tool_result", "_run_tool", "_print"] {
             lua.addHostFunction(function, harnessHostFunction, context: context)
@@ -144,18 +144,26 @@ public struct PluginTestResult: Sendable, Hashable {
 /// The host side of the harness's functions in a test file's state.
 private final class HarnessHost: Sendable {
     let driver: PluginDriver
-    init(driver: PluginDriver) { self.driver = driver }
+    /// The longest one call may take: a test's time limit.
+    let limit: Duration
+    init(driver: PluginDriver, limit: Duration) {
+        self.driver = driver
+        self.limit = limit
+    }
 
-    /// Serves one call on the test's thread, waiting for the driver's answer.
+    /// Serves one call on the test's thread, waiting for the driver's answer at most ``limit``.
     func serve(_ function: String, request: String) -> Result<String, HarnessFailure> {
         let answer = Mutex<Result<String, HarnessFailure>?>(nil)
         let done = DispatchSemaphore(value: 0)
-        Task.detached { [driver] in
+        let task = Task.detached { [driver] in
             let result = await driver.serve(function, request)
             answer.withLock { $0 = result }
             done.signal()
         }
-        done.wait()
+        guard done.wait(timeout: .now() + limit.seconds) == .success else {
+            task.cancel()
+            return .failure(HarnessFailure("the harness's answer took longer than the test's time limit (\(limit.seconds) s)"))
+        }
         return answer.withLock { $0 } ?? .failure(HarnessFailure("the harness gave no answer"))
     }
 }
