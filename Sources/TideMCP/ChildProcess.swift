@@ -11,9 +11,9 @@ import Synchronization
 /// session of its own, so that Ctrl-C at the terminal does not reach it, and whatever it starts
 /// without leaving the session is known as its own (``ProcessTable``); and with no descriptor
 /// open but its standard input, output and error.
-final class ChildProcess: Sendable {
+public final class ChildProcess: Sendable {
     /// How a process ended.
-    enum Ending: Sendable, Hashable {
+    public enum Ending: Sendable, Hashable {
         /// It exited with this status.
         case exited(Int32)
         /// This signal killed it.
@@ -29,8 +29,8 @@ final class ChildProcess: Sendable {
     /// leading `NAME=value` words as variables), with exactly `environment`, reading
     /// `standardInput` and writing `standardOutput` and `standardError`; a thread of its own
     /// waits for it to end.
-    init(_ command: [String], environment: [String: String], standardInput: Int32, standardOutput: Int32,
-         standardError: Int32) throws(POSIXError) {
+    public init(_ command: [String], environment: [String: String], standardInput: Int32, standardOutput: Int32,
+                standardError: Int32) throws(POSIXError) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -77,7 +77,7 @@ final class ChildProcess: Sendable {
 
     /// Waits for it to end, and says how.
     @discardableResult
-    func waitUntilExit() -> Ending {
+    public func waitUntilExit() -> Ending {
         exited.wait()
         return ending.withLock { $0! }
     }

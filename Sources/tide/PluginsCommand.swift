@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TideCore
 import TideLua
+import TideMCP
 import TidePluginHarness
 import TideReports
 
@@ -65,17 +66,23 @@ struct PluginsCommand: ParsableCommand {
             let configuration = FileManager.default.temporaryDirectory.appendingPathComponent("tide-luacheckrc-\(getpid()).lua")
             try Data(EditorFiles.luacheckConfig.utf8).write(to: configuration)
             defer { try? FileManager.default.removeItem(at: configuration) }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["luacheck", "--no-color", "--codes", "--config", configuration.path, path]
+            // Started as Tide starts every program: no signal blocked, in a session of its own.
             let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
+            let process: ChildProcess
+            do {
+                process = try ChildProcess(["luacheck", "--no-color", "--codes", "--config", configuration.path, path],
+                                           environment: ProcessInfo.processInfo.environment,
+                                           standardInput: FileHandle.nullDevice.fileDescriptor,
+                                           standardOutput: output.fileHandleForWriting.fileDescriptor,
+                                           standardError: output.fileHandleForWriting.fileDescriptor)
+            } catch {
+                throw ValidationError("luacheck could not be started: \(error)")
+            }
+            try output.fileHandleForWriting.close()
             let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
+            let ending = process.waitUntilExit()
             // env's status when it finds no such program.
-            guard process.terminationStatus != 127 else {
+            guard ending != .exited(127) else {
                 print("lint: luacheck is not installed (apt install lua-check, or luarocks install luacheck); "
                       + "tide plugins luacheckrc prints the configuration it would use")
                 return true
@@ -83,7 +90,7 @@ struct PluginsCommand: ParsableCommand {
             let found = text.split(separator: "\n").filter { $0.hasPrefix("    ") }.map { $0.trimmingCharacters(in: .whitespaces) }
             print("lint: " + (found.isEmpty ? "luacheck finds nothing" : "luacheck finds \(found.count) problem\(found.count == 1 ? "" : "s")"))
             for line in found { print("  " + line) }
-            return process.terminationStatus == 0
+            return ending == .exited(0)
         }
     }
 
