@@ -19,7 +19,8 @@ typedef struct {
     int enforcing;  // the cap applies inside plugin code, not while Tide marshals values
     int64_t unchecked;  // units charged by C code since the clock was last read
     int read_outside;  // a call read the clock or random numbers (tide_lua_took_outside)
-    lua_State *state;
+    int64_t spent;  // units the running (or last) call spent: VM instructions and what C code charged
+    int64_t pending;  // VM instructions run since the budget was last charged
 } sandbox;
 
 enum {
@@ -47,7 +48,6 @@ static double now_seconds(void) {
 
 static int past_deadline(const sandbox *box) { return box->deadline > 0 && now_seconds() > box->deadline; }
 
-static void limit_hook(lua_State *L, lua_Debug *ar);
 static tide_limit spend_in_c(sandbox *box, int64_t instructions);
 
 /// Refuses allocations past the cap. Inside plugin code, charges what each allocation adds to
@@ -55,8 +55,8 @@ static tide_limit spend_in_c(sandbox *box, int64_t instructions);
 /// reads the clock now and then: work that allocates is counted as the memory it makes, so
 /// code like `while true do local t = s .. "b" end` on a long `s`, which copies megabytes per
 /// VM instruction, spends its budget as fast as it copies. The allocator cannot raise an error:
-/// when the budget or the guard runs out, the hook is set to fire at the very next VM
-/// instruction, and allocations of REFUSED_ALLOCATION bytes or more fail, which stops C code building a large
+/// when the budget or the guard runs out, the hook (which runs at every VM instruction) raises
+/// the limit at the next one, and allocations of REFUSED_ALLOCATION bytes or more fail, which stops C code building a large
 /// result (Lua turns the NULL into a memory error, which tide_lua_pcall reports as the limit).
 static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     sandbox *box = (sandbox *)ud;
@@ -71,10 +71,7 @@ static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
             box->stopped = TIDE_LIMIT_MEMORY;
             return NULL;
         }
-        if (box->stopped == TIDE_LIMIT_NONE
-            && spend_in_c(box, (int64_t)((nsize - old + BYTES_PER_UNIT - 1) / BYTES_PER_UNIT)) != TIDE_LIMIT_NONE) {
-            lua_sethook(box->state, limit_hook, LUA_MASKCOUNT, 1);
-        }
+        if (box->stopped == TIDE_LIMIT_NONE) spend_in_c(box, (int64_t)((nsize - old + BYTES_PER_UNIT - 1) / BYTES_PER_UNIT));
         // Not after the memory cap refused one: Lua collects garbage and asks again.
         if ((box->stopped == TIDE_LIMIT_INSTRUCTIONS || box->stopped == TIDE_LIMIT_TIME) && nsize >= REFUSED_ALLOCATION) return NULL;
     }
@@ -103,6 +100,7 @@ static const char *push_limit_message(lua_State *L, const sandbox *box) {
 /// returns (and records) the limit that is now exhausted, if any.
 static tide_limit spend(sandbox *box, int64_t instructions, int check_clock) {
     if (box->stopped != TIDE_LIMIT_NONE) return box->stopped;
+    if (box->enforcing) box->spent += instructions;
     if (box->instructions_left > 0) {
         box->instructions_left -= instructions;
         if (box->instructions_left <= 0) return box->stopped = TIDE_LIMIT_INSTRUCTIONS;
@@ -127,10 +125,16 @@ static int raise_limit(lua_State *L) {
     return lua_error(L);
 }
 
-/// Runs every HOOK_EVERY instructions: charges the budget and checks the clock.
+/// Runs at every VM instruction, so that a call's instructions are counted exactly: raises a
+/// limit hit in C code at once, and every HOOK_EVERY instructions charges the budget and checks
+/// the clock.
 static void limit_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
-    if (spend(sandbox_of(L), HOOK_EVERY, 1) != TIDE_LIMIT_NONE) raise_limit(L);
+    sandbox *box = sandbox_of(L);
+    if (box->stopped != TIDE_LIMIT_NONE) raise_limit(L);
+    if (++box->pending < HOOK_EVERY) return;
+    box->pending = 0;
+    if (spend(box, HOOK_EVERY, 1) != TIDE_LIMIT_NONE) raise_limit(L);
 }
 
 void tide_sandbox_charge(lua_State *L, int64_t instructions) {
@@ -324,7 +328,6 @@ lua_State *tide_lua_open(size_t memory_limit) {
         free(box);
         return NULL;
     }
-    box->state = L;
     lua_pushcfunction(L, open_sandbox);
     if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
         tide_lua_close(L);
@@ -351,16 +354,20 @@ int tide_lua_pcall(lua_State *L, int nargs, int nresults, int64_t instruction_bu
     sandbox *box = sandbox_of(L);
     box->stopped = TIDE_LIMIT_NONE;
     box->unchecked = 0;
+    box->spent = 0;
+    box->pending = 0;
     box->instructions_left = instruction_budget;
     box->deadline = seconds > 0 ? now_seconds() + seconds : 0;
     box->seconds = seconds;
     int base = lua_gettop(L) - nargs;
     lua_pushcfunction(L, traceback_handler);
     lua_insert(L, base);
-    if (instruction_budget > 0 || seconds > 0) lua_sethook(L, limit_hook, LUA_MASKCOUNT, HOOK_EVERY);
+    lua_sethook(L, limit_hook, LUA_MASKCOUNT, 1);
     box->enforcing = 1;
     int status = lua_pcall(L, nargs, nresults, base);
     box->enforcing = 0;
+    box->spent += box->pending;
+    box->pending = 0;
     box->instructions_left = 0;
     box->deadline = 0;
     lua_sethook(L, NULL, 0, 0);
@@ -378,6 +385,8 @@ int tide_lua_pcall(lua_State *L, int nargs, int nresults, int64_t instruction_bu
 }
 
 tide_limit tide_lua_last_limit(lua_State *L) { return sandbox_of(L)->stopped; }
+
+int64_t tide_lua_last_spent(lua_State *L) { return sandbox_of(L)->spent; }
 
 void tide_lua_pop(lua_State *L, int n) { lua_pop(L, n); }
 void tide_lua_newtable(lua_State *L) { lua_newtable(L); }

@@ -35,6 +35,7 @@ extension ChatController {
         case .reset:
             truncateHistory(to: conversationStart)
             output(.notice("the conversation starts again"))
+        case .trace(let setting): try trace(setting)
         case .stats:
             guard let summary = lastSummary else { throw ChatError("no reply yet") }
             output(.notice(StatisticsReport(statistics: summary.statistics, stopReason: summary.stopReason,
@@ -265,6 +266,22 @@ extension ChatController {
         install(reloaded)
     }
 
+    /// `/trace` says where hook calls are traced; `/trace on [FILE]` traces them into the chat
+    /// (or FILE, as JSON Lines); `/trace off` stops.
+    func trace(_ setting: SlashCommand.TraceSetting?) throws {
+        switch setting {
+        case nil:
+            let place = tracing.map { $0.file.map { "into \($0.path)" } ?? "into the chat" }
+            output(.notice(place.map { "hook calls are traced \($0) (/trace off stops)" } ?? "hook calls are not traced (/trace on starts)"))
+        case .on(let path)?:
+            try startTrace(to: path)
+            output(.notice("tracing hook calls into " + (path ?? "the chat")))
+        case .off?:
+            tracing = nil
+            output(.notice("hook calls are no longer traced"))
+        }
+    }
+
     func switchModel(to name: String?) throws {
         guard let name else {
             output(.notice("model: \(session.backend.modelDescription.name) (\(model.origin(in: setup)))"))
@@ -276,6 +293,7 @@ extension ChatController {
         let messages = systemPromptChosen ? history : history.replacingSystemPrompt(loaded.defaultSystemPrompt)
         session = try Self.session(on: loaded, setup: newSetup, plugins: plugins, configuration: configuration,
                                    parameters: session.parameters, history: messages)
+        session.hookTrace = tracing?.trace
         setup = newSetup
         model = loaded
         output(.notice("now chatting with \(session.backend.modelDescription.name); the conversation is kept"))

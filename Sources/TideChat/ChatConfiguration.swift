@@ -34,6 +34,9 @@ public struct ChatConfiguration: Sendable {
     /// Tools from elsewhere than the plugins (an MCP server's, `--mcp`), after the plugins':
     /// they stay while plugins are loaded and unloaded.
     public var toolProviders: [any ToolProvider] = []
+    /// Where hook calls are traced from the start (`--trace-hooks`): `-` for the chat itself
+    /// (as `/trace on`), else a JSON Lines file; `nil` for no trace.
+    public var trace: String?
 
     /// A configuration; the defaults are `tide chat`'s.
     public init(setup: ModelSetup = ModelSetup(), systemPrompt: String? = nil,

@@ -45,6 +45,17 @@ public final class ChatController {
     var lastSummary: ReplySummary?
     /// Whether a thinking model's reasoning is shown (`/set reasoning show|hide`).
     var showsReasoning = true
+    /// Where hook calls are traced (`/trace on`, `--trace-hooks`); `nil` for no trace.
+    var tracing: ChatTrace? {
+        didSet { session.hookTrace = tracing?.trace }
+    }
+
+    /// A trace of hook calls: into the chat, or into a JSON Lines file.
+    struct ChatTrace {
+        var trace: any HookTrace
+        /// The file, for a trace written to one.
+        var file: HookTraceFile?
+    }
 
     /// A plugin instance and the spec it came from.
     struct ActivePlugin {
@@ -67,6 +78,7 @@ public final class ChatController {
         session = try Self.session(on: model, setup: setup, plugins: plugins, configuration: configuration,
                                    parameters: configuration.parameters,
                                    history: [].replacingSystemPrompt(configuration.systemPrompt ?? model.defaultSystemPrompt))
+        if let trace = configuration.trace { try startTrace(to: trace == "-" ? nil : trace) }
     }
 
     /// A session on `model` holding `history`, with the chat's plugins (refused if the model
@@ -160,6 +172,9 @@ public final class ChatController {
                         reasoningLineOpen = !text.hasSuffix("\n")
                     case .reasoning: break
                     case .hookFailure(let failure): failures.append("\(failure) (the plugin is now disabled)")
+                    case .rewound(let taken) where tracing != nil:
+                        output(.trace("⟲ \(taken.hook) took back \(HookCall.excerpt(taken.text, end: true)) "
+                            + "(\(taken.tokens) token\(taken.tokens == 1 ? "" : "s")): its should_stop asked for a rewind"))
                     case .toolCall, .logprobs, .promptLogprobs, .rewound: break
                     case .toolResult(let result): output(.notice(ToolReport.line(result)))
                     case .finished(let summary):
@@ -192,6 +207,18 @@ public final class ChatController {
         if history.count(where: { $0.role == .assistant }) > assistantCount { records.append(record) }
     }
 
+    /// Traces every hook call from now on: into the chat, one line each, or into the JSON Lines
+    /// file at `path`.
+    func startTrace(to path: String?) throws {
+        guard let path else {
+            tracing = ChatTrace(trace: ChatLines(output: output))
+            return
+        }
+        let output = self.output
+        let file = try HookTraceFile(path: path, warn: { output(.problem($0)) })
+        tracing = ChatTrace(trace: file.trace(), file: file)
+    }
+
     /// Cuts the history to its first `count` messages (and the reply records with it).
     func truncateHistory(to count: Int) {
         let kept = Array(history.prefix(count))
@@ -220,4 +247,11 @@ public final class ChatController {
         let declared = Set(session.allToolProviders.flatMap(\.tools).map(\.name))
         session.parameters.toolNames = session.parameters.toolNames?.filter(declared.contains)
     }
+}
+
+/// A trace of hook calls drawn in the chat: a line each (``HookCall/line``).
+private struct ChatLines: HookTrace {
+    let output: @Sendable (ChatEvent) -> Void
+
+    func record(_ call: HookCall) { output(.trace(call.line)) }
 }

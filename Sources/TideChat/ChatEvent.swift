@@ -11,6 +11,8 @@ public enum ChatEvent: Sendable, Hashable {
     case replyReasoning(String)
     /// The reply ended: how, or `nil` when it failed (a ``problem(_:)`` says why).
     case replyEnded(StopReason?)
+    /// A line of the trace of hook calls (`/trace on`): a call, or a rewind and what it took back.
+    case trace(String)
     /// What a command reports.
     case notice(String)
     /// Something went wrong; the chat goes on.

@@ -20,6 +20,8 @@ public enum SlashCommand: Sendable, Hashable {
     case undo
     case reset
     case stats
+    /// `/trace` says where hook calls are traced; `/trace on [FILE]` and `/trace off` choose.
+    case trace(TraceSetting?)
     case save(String)
     case open(String)
     /// `/tools` lists the tools of the loaded plugins; `/tools enable|disable NAME|all` chooses
@@ -30,6 +32,25 @@ public enum SlashCommand: Sendable, Hashable {
     /// `/model` shows the model; `/model NAME|PATH` switches to another.
     case model(String?)
     case quit
+
+    /// What `/trace` asks for.
+    public enum TraceSetting: Sendable, Hashable {
+        /// Trace into the chat, or into the JSON Lines file at the path.
+        case on(String?)
+        /// Stop tracing.
+        case off
+
+        /// Reads `/trace`'s argument; `nil` for none.
+        init?(parsing argument: String?, usage: String) throws(SlashCommandError) {
+            guard let argument else { return nil }
+            let words = argument.split(separator: " ", maxSplits: 1).map(String.init)
+            switch words[0] {
+            case "on": self = .on(words.count > 1 ? words[1].trimmingCharacters(in: .whitespaces) : nil)
+            case "off" where words.count == 1: self = .off
+            default: throw .invalidArgument(usage)
+            }
+        }
+    }
 
     /// What `/help` lists, in order: how to write each command and what it does.
     public static let catalogue: [(name: String, usage: String, summary: String)] = [
@@ -46,7 +67,8 @@ public enum SlashCommand: Sendable, Hashable {
         ("retry", "/retry", "generate the last reply again"),
         ("undo", "/undo", "drop the last exchange"),
         ("reset", "/reset", "start the conversation again (keeps the system prompt, parameters and plugins)"),
-        ("stats", "/stats", "the last reply's tokens, time to first token, tokens/s, time in hooks and stop reason"),
+        ("stats", "/stats", "the last reply's tokens, time to first token, tokens/s, stop reason and each plugin's cost"),
+        ("trace", "/trace [on [FILE]|off]", "show every hook call as it happens (or write them to FILE as JSON Lines), rewinds too"),
         ("save", "/save FILE", "save the conversation as a conversation script (tide run replays it)"),
         ("open", "/open FILE", "load a conversation script's settings and turns as the conversation"),
         ("history", "/history [N]", "the newest conversations of the log (tide chat --resume ID goes on with one)"),
@@ -90,6 +112,7 @@ public enum SlashCommand: Sendable, Hashable {
         case "undo": try none(); self = .undo
         case "reset", "clear": try none(); self = .reset
         case "stats": try none(); self = .stats
+        case "trace": self = .trace(try TraceSetting(parsing: given, usage: Self.usage(of: name)))
         case "save": self = .save(try required())
         case "open": self = .open(try required())
         case "history":
@@ -115,6 +138,8 @@ public enum SlashCommandError: Error, Sendable, Hashable, CustomStringConvertibl
     case unknown(String)
     case missingArgument(String)
     case unexpectedArgument(String)
+    /// An argument the command does not take, with its usage.
+    case invalidArgument(String)
 
     public var description: String {
         switch self {
@@ -124,6 +149,7 @@ public enum SlashCommandError: Error, Sendable, Hashable, CustomStringConvertibl
                 + "; /help lists the commands"
         case .missingArgument(let usage): return "usage: \(usage)"
         case .unexpectedArgument(let usage): return "usage: \(usage) (it takes no arguments)"
+        case .invalidArgument(let usage): return "usage: \(usage)"
         }
     }
 }

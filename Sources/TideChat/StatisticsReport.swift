@@ -1,7 +1,8 @@
 import Foundation
 import TideCore
 
-/// The one-line summary of a reply that `tide generate --stats` and the chat's `/stats` print.
+/// The summary of a reply that `tide generate --stats` and the chat's `/stats` print: a line of
+/// figures, then the plugins' costs as a table (``HookCostTable``) when plugins were called.
 public struct StatisticsReport: CustomStringConvertible, Sendable {
     /// The reply's figures.
     public let statistics: GenerationStatistics
@@ -46,7 +47,8 @@ public struct StatisticsReport: CustomStringConvertible, Sendable {
         }
         if let placement { parts.append("runs on: \(placement)") }
         parts.append("stop: \(stopReason)")
-        return parts.joined(separator: " · ")
+        let costs = HookCostTable.lines(s.hookCosts ?? [], tokens: s.generatedTokens, replyTime: s.replyDuration)
+        return ([parts.joined(separator: " · ")] + costs.map { "  " + $0 }).joined(separator: "\n")
     }
 
     private func milliseconds(_ duration: Duration) -> String {

@@ -51,6 +51,9 @@ public protocol ChatHook: AnyObject, Sendable {
     func onReply(_ reply: inout FinishedReply) throws
     /// Called when the hook joins a session, with the session's backend.
     func attach(to backend: any ChatBackend)
+    /// The instructions all the hook's calls so far have spent, for traces and costs (a Lua
+    /// plugin counts them as its instruction budget does); `nil` for a hook that does not count.
+    var instructionsSpent: Int? { get }
     /// Sees a tool call before it runs, whichever plugin or server provides the tool, and
     /// decides: run it, with its arguments rewritten or not, refuse it, or answer in its place.
     func onToolCall(_ review: ToolCallReview) throws -> ToolCallDecision
@@ -68,6 +71,7 @@ extension ChatHook {
     public func onToken(_ token: TokenInfo, reply: ReplyProgress) throws -> TokenDecision { .pass }
     public func onReply(_ reply: inout FinishedReply) throws {}
     public func attach(to backend: any ChatBackend) {}
+    public var instructionsSpent: Int? { nil }
     public func onToolCall(_ review: ToolCallReview) throws -> ToolCallDecision { .run }
     public func onToolResult(_ result: ToolResult, review: ToolCallReview) throws -> String? { nil }
 }
@@ -82,7 +86,7 @@ public struct ToolFailure: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The seven places where a hook can act.
-public enum HookPoint: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+public enum HookPoint: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     /// Before the prompt is rendered (`on_prompt`).
     case prompt = "on_prompt"
     /// Before each token is sampled (`on_logits`).

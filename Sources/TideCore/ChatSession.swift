@@ -30,6 +30,7 @@ public final class ChatSession: Sendable {
         var recorder: (any ExchangeRecorder)?
         var replyCache: (any ReplyCache)?
         var toolApproval: ToolApproval?
+        var hookTrace: (any HookTrace)?
     }
 
     /// Creates a session.
@@ -113,6 +114,12 @@ public final class ChatSession: Sendable {
         set { state.withLock { $0.toolApproval = newValue } }
     }
 
+    /// Where each call of the hooks is recorded as it ends (`--trace-hooks`); `nil` for no trace.
+    public var hookTrace: (any HookTrace)? {
+        get { state.withLock { $0.hookTrace } }
+        set { state.withLock { $0.hookTrace = newValue } }
+    }
+
     /// The names of hooks disabled after a failure.
     public var disabledHookNames: [String] {
         state.withLock { state in
@@ -166,7 +173,7 @@ public final class ChatSession: Sendable {
         }
         let task = Task(executorPreference: backend.taskExecutor) { [self, backend] in
             let chain = HookChain(hooks: snapshot.hooks, disabled: snapshot.disabledHooks,
-                                  policy: snapshot.hookErrorPolicy)
+                                  policy: snapshot.hookErrorPolicy, trace: snapshot.hookTrace)
             var turn = question.map { [$0] } ?? []
             var partial = ""
             do {

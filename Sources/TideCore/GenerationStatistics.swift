@@ -18,6 +18,9 @@ public struct GenerationStatistics: Sendable, Hashable, Codable {
     public var decodeDuration: Duration = .zero
     /// Time spent inside hooks, summed over all calls.
     public var hookDuration: Duration = .zero
+    /// What each plugin's hooks cost over the turn, in the order of their first calls; `nil`
+    /// when no hook was called.
+    public var hookCosts: [HookCost]?
     /// How drafted tokens fared (``DraftMode/lookup``); `nil` when the reply drafted none.
     public var drafting: DraftStatistics?
     /// How the reply's format was steered to finish within `max-tokens`; `nil` when it was not.
@@ -39,6 +42,9 @@ public struct GenerationStatistics: Sendable, Hashable, Codable {
 
     /// Creates empty statistics.
     public init() {}
+
+    /// The reply's time: from the request to its last token.
+    public var replyDuration: Duration { (timeToFirstToken ?? .zero) + decodeDuration }
 
     /// Prompt tokens that had to be evaluated.
     public var evaluatedPromptTokens: Int { promptTokens - reusedPromptTokens }

@@ -5,7 +5,11 @@ extension ReplyLoop {
     mutating func runPromptHooks(_ prompt: inout PromptContext) throws -> (String, String)? {
         defer { reportFailures() }
         for hook in hooks.active(at: .prompt) {
-            if case .answer(let text) = try hooks.call(hook, at: .prompt, { try hook.onPrompt(&prompt) }) {
+            let given = "\(prompt.messages.count) messages, the last \(HookCall.excerpt(prompt.messages.last?.content ?? ""))"
+            let original = prompt
+            let decision = try hooks.call(hook, at: .prompt, given: given,
+                                          outcome: { $0.traced + (prompt == original ? "" : ", the prompt edited") }) { try hook.onPrompt(&prompt) }
+            if case .answer(let text) = decision {
                 return (hook.name, text)
             }
         }
@@ -18,7 +22,7 @@ extension ReplyLoop {
         defer { reportFailures() }
         var windows: [ObjectIdentifier: Int] = [:]
         for hook in hooks.active(at: .stop) {
-            guard let size = try hooks.call(hook, at: .stop, { try hook.rewindWindow }), size > 0 else { continue }
+            guard let size = try hooks.charge(hook, at: .stop, { try hook.rewindWindow }), size > 0 else { continue }
             windows[ObjectIdentifier(hook)] = size
         }
         return windows
@@ -62,10 +66,13 @@ extension ReplyLoop {
         let progress = ReplyProgress(text: rawText + text.held, tokenCount: generated, elapsed: clock.now - start,
                                      reasoning: reasoningText)
         let hooks = self.hooks
+        let position = generated
         return { view in
             for token in banned { view.ban(token) }
             for hook in hooks.active(at: .logits) {
-                _ = try hooks.call(hook, at: .logits) { try hook.onLogits(view, reply: progress) }
+                let decisions = hooks.trace == nil ? nil : LogitsDecisions(view)
+                _ = try hooks.call(hook, at: .logits, position: position, given: HookCall.excerpt(progress.text, end: true),
+                                   outcome: { decisions?.description ?? "" }) { try hook.onLogits(decisions ?? view, reply: progress) }
             }
             // The reasoning budget is spent: its close tag comes next, whatever the scores.
             if let forced { view.bias(forced, by: Self.forcingBias) }
@@ -87,7 +94,9 @@ extension ReplyLoop {
     mutating func runStopHooks(_ progress: ReplyProgress) throws -> StopOutcome {
         defer { reportFailures() }
         for hook in hooks.active(at: .stop) {
-            switch try hooks.call(hook, at: .stop, { try hook.shouldStop(progress) }) ?? .proceed {
+            let decision = try hooks.call(hook, at: .stop, position: progress.tokenCount - 1, given: HookCall.excerpt(progress.text, end: true),
+                                          outcome: { $0.traced(over: progress.text) }) { try hook.shouldStop(progress) }
+            switch decision ?? .proceed {
             case .proceed: continue
             case .stop(let reason): return .stop(.hook(name: hook.name, reason: reason))
             case .rewind(let rewind): return .rewind(hook, rewind)
@@ -106,7 +115,9 @@ extension ReplyLoop {
         for hook in hooks.active(at: .token) where token.isFinal || !piece.isEmpty {
             var info = token
             info.text = piece
-            guard let decision = try hooks.call(hook, at: .token, { try hook.onToken(info, reply: progress) })
+            let given = HookCall.excerpt(piece) + (token.isFinal ? " (final)" : "")
+            guard let decision = try hooks.call(hook, at: .token, position: token.index, given: given, outcome: \.traced,
+                                                { try hook.onToken(info, reply: progress) })
             else { continue }
             piece = decision.replacement ?? piece
             if stop == nil, let reason = decision.stopReason { stop = .hook(name: hook.name, reason: reason) }
@@ -132,9 +143,13 @@ extension ReplyLoop {
         var reply = FinishedReply(rawText: rawText, shownText: shownText, storedText: shownText,
                                   stopReason: reason, statistics: statistics, reasoning: trimmedReasoning)
         for hook in hooks.active(at: .reply) {
-            _ = try hooks.call(hook, at: .reply) { try hook.onReply(&reply) }
+            let shown = reply.storedText
+            _ = try hooks.call(hook, at: .reply, given: "\(reply.shownText.utf8.count) bytes shown, \(reply.stopReason)",
+                               outcome: { reply.storedText == shown ? "stored as it was" : "stored \(HookCall.excerpt(reply.storedText))" })
+            { try hook.onReply(&reply) }
         }
         statistics.hookDuration = hooks.duration
+        statistics.hookCosts = hooks.costs.isEmpty ? nil : hooks.costs
         var summary = ReplySummary(stopReason: reason, statistics: statistics, rawText: rawText,
                                    text: shownText, storedText: reply.storedText, format: format)
         summary.reasoning = reply.reasoning

@@ -21,14 +21,14 @@ extension ReplyLoop {
         let entry: RewindLedger.Entry
         switch ledger.target(of: rewind, window: window, textLength: progress.text.utf8.count) {
         case .failure(let misuse):
-            _ = try hooks.call(hook, at: .stop) { throw misuse }
+            try hooks.fail(hook, at: .stop, misuse)
             reportFailures()
             return .refused
         case .success(let target):
             entry = target
         }
         // A rewind the decoder cannot make (a point out of its reach) is the hook's failure.
-        guard try hooks.call(hook, at: .stop, { try decoder.rewind(to: entry.index) }) != nil else {
+        guard try hooks.charge(hook, at: .stop, { try decoder.rewind(to: entry.index) }) != nil else {
             reportFailures()
             return .refused
         }
@@ -44,7 +44,7 @@ extension ReplyLoop {
         lastID = nil
         ledger.rewind(to: entry, banning: rewind.banned(first: entry.id))
         guard statistics.rewinds > maxRewinds else { return .done }
-        _ = try hooks.call(hook, at: .stop) { throw RewindMisuse.tooMany(maxRewinds) }
+        try hooks.fail(hook, at: .stop, RewindMisuse.tooMany(maxRewinds))
         reportFailures()
         let tail = text.flush()
         rawText += tail

@@ -43,7 +43,8 @@ extension ToolBox {
                 ToolResult(call: review.call, content: "error: \(hook.name) refused this call: \(reason)", failed: true, duration: .zero)
             }
             if disabled { return refused("its policy failed earlier (the plugin is disabled), so no call runs unchecked") }
-            guard let decision = try chain.call(hook, at: .toolCall, { try hook.onToolCall(review) }) else {
+            let given = "\(review.call.name)(\(HookCall.excerpt(review.call.arguments))) from \(review.provider), round \(round)"
+            guard let decision = try chain.call(hook, at: .toolCall, given: given, outcome: \.traced, { try hook.onToolCall(review) }) else {
                 return refused("its policy failed (the plugin is disabled)")
             }
             switch decision {
@@ -74,7 +75,10 @@ extension ToolBox {
                     result.failed = true
                     break
                 }
-                guard let replacement = try chain.call(hook, at: .toolResult, { try hook.onToolResult(result, review: review) }) else {
+                let given = "\(result.call.name): \(HookCall.excerpt(result.content))"
+                guard let replacement = try chain.call(hook, at: .toolResult, given: given,
+                                                       outcome: { $0.map { "replaced by \(HookCall.excerpt($0))" } ?? "left as it was" },
+                                                       { try hook.onToolResult(result, review: review) }) else {
                     result.content = "error: the result was withheld: \(hook.name) failed on it (the plugin is disabled)"
                     result.failed = true
                     break

@@ -44,7 +44,7 @@ public enum OutputFile {
 
     /// The descriptor a path names that is one of this process's own: `/dev/stdout` (1),
     /// `/dev/stderr` (2), `/dev/fd/N`, `/proc/self/fd/N`.
-    static func openDescriptor(_ path: String) -> Int32? {
+    public static func openDescriptor(_ path: String) -> Int32? {
         switch path {
         case "/dev/stdout": return STDOUT_FILENO
         case "/dev/stderr": return STDERR_FILENO
@@ -111,7 +111,8 @@ public enum OutputFile {
 public struct OutputFileError: Error, Sendable, Hashable, CustomStringConvertible {
     public let description: String
 
-    init(_ description: String) {
+    /// A failure that says `description`: the path, what was being written, and why not.
+    public init(_ description: String) {
         self.description = description
     }
 }

@@ -210,6 +210,14 @@ public final class LuaPlugin: ChatHook, ToolProvider, @unchecked Sendable {
         return try body(lua)
     }
 
+    /// The instructions every call into the plugin so far has spent (its top level's, its
+    /// hooks', its tools'), as its budget counts them.
+    public var instructionsSpent: Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        return Int(lua.instructionsSpent)
+    }
+
     /// The plugin's `rewind_window`: as declared, or what its function returns now (options and
     /// `tide.state` are known by then).
     public var rewindWindow: Int {

@@ -12,6 +12,9 @@ public final class LuaState {
     let pointer: OpaquePointer
     /// The limits every call runs under.
     public let limits: LuaLimits
+    /// The units of work every call so far has spent, summed: the VM instructions each ran and
+    /// what C code and allocations charged, as the instruction budget counts them.
+    public private(set) var instructionsSpent: Int64 = 0
 
     /// Creates a fresh sandboxed state.
     public init(limits: LuaLimits = LuaLimits()) throws(LuaError) {
@@ -59,6 +62,7 @@ public final class LuaState {
     /// `results` values are left on the stack; on failure nothing is.
     func call(arguments: Int32, results: Int32) throws(LuaError) {
         let status = tide_lua_pcall(pointer, arguments, results, limits.instructions, limits.time.seconds)
+        instructionsSpent += tide_lua_last_spent(pointer)
         if tide_lua_took_outside(pointer) != 0 { OutsideReads.current?.note() }
         guard status == LUA_OK else { throw popError(status: status, kind: nil) }
     }

@@ -19,7 +19,7 @@ struct RunReport {
             for check in reply.expectations where showPasses || !check.passed {
                 lines.append(check.passed ? "\(result.label):\(check.line): " + style.green("PASS") + " \(check.text)"
                                           : "\(result.label):\(check.line): " + style.red("FAIL") + " \(check.text): \(check.detail); "
-                                              + "reply: \(Self.excerpt(reply.text))")
+                                              + "reply: \(Self.excerpt(reply.text))" + Self.note(reply.pluginNote, trace: result.trace))
             }
             if let golden = reply.golden, showPasses || !golden.matches {
                 lines.append(golden.matches
@@ -33,6 +33,12 @@ struct RunReport {
                          + Remedy.hint(for: result.remedies, naming: \.flag))
         }
         return lines
+    }
+
+    /// What plugins did to a reply whose check failed, and where the trace of their calls is.
+    static func note(_ note: String?, trace: String?) -> String {
+        guard let note else { return "" }
+        return " — " + note + (trace.map { ": see the trace in \($0)" } ?? " (--trace-hooks records each hook call)")
     }
 
     /// The lines for the runs of one script under `--repeat`: each check with how many runs it
@@ -244,6 +250,10 @@ private struct ScriptJSON: Encodable {
         var tokens_taken_back: Int
         var expectations: [Check]
         var plugin_errors: [String]
+        /// What the plugins did that a failed check may come from, and where their trace is.
+        var plugin_note: String?
+        /// What each plugin's hooks cost over the reply; absent when none was called.
+        var plugin_costs: [PluginCost]?
         var format_problem: String?
         var golden: Golden?
         var teacher_forcing: Forcing?
@@ -251,6 +261,31 @@ private struct ScriptJSON: Encodable {
         var tool_calls: [ToolCallRun]
         /// The reply's tokens scored, when it was made with them; absent otherwise.
         var logprobs: LogprobsJSON?
+    }
+    /// What one plugin's hook cost over a reply (``HookCost``): its calls, the instructions
+    /// they spent, their time, each also per generated token, and their share of the reply's time.
+    struct PluginCost: Encodable {
+        var plugin: String
+        var hook: String
+        var calls: Int
+        var instructions: Int?
+        var instructions_per_token: Double?
+        var seconds: Double
+        var microseconds_per_token: Double
+        var share: Double?
+
+        init(_ cost: HookCost, of statistics: GenerationStatistics) {
+            let tokens = Double(max(statistics.generatedTokens, 1))
+            plugin = cost.plugin
+            hook = cost.hook.rawValue
+            calls = cost.calls
+            instructions = cost.instructions
+            instructions_per_token = cost.instructions.map { Double($0) / tokens }
+            seconds = cost.duration.seconds
+            microseconds_per_token = cost.duration.seconds * 1e6 / tokens
+            let whole = statistics.replyDuration.seconds
+            share = whole > 0 ? cost.duration.seconds / whole : nil
+        }
     }
     /// A tool the reply called and what it gave.
     struct ToolCallRun: Encodable {
@@ -299,10 +334,13 @@ private struct ScriptJSON: Encodable {
     var failed: Int
     var error: String?
     var seconds: Double
+    /// Where this run's trace of the case's hook calls is (`--trace-hooks`).
+    var trace: String?
     var replies: [Reply]
 
     init(_ result: ScriptResult) {
         file = result.file
+        trace = result.trace
         name = result.name
         row = result.row
         target = result.target
@@ -321,7 +359,9 @@ private struct ScriptJSON: Encodable {
                   expectations: reply.expectations.map { Check(line: $0.line, expectation: $0.text, passed: $0.passed,
                                                                detail: $0.passed ? nil : $0.detail, measure: $0.measure,
                                                                reason: $0.reason) },
-                  plugin_errors: reply.hookFailures, format_problem: reply.formatProblem,
+                  plugin_errors: reply.hookFailures, plugin_note: reply.pluginNote,
+                  plugin_costs: reply.statistics.hookCosts.map { $0.map { PluginCost($0, of: reply.statistics) } },
+                  format_problem: reply.formatProblem,
                   golden: reply.golden.map { Golden(matches: $0.matches, recorded: $0.recorded,
                                                     diff: $0.matches ? nil : $0.difference) },
                   teacher_forcing: reply.teacherForcing.map(Forcing.init), parameters: ParametersJSON(reply.parameters),

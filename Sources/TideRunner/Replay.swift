@@ -33,7 +33,7 @@ struct Replay {
     var repliesSoFar = 0
 
     init(runner: ScriptRunner, prepared: PreparedScript, backend: any ChatBackend, model: any ChatModel, file: String,
-         golden: [RecordedReply?], cache: (any ReplyCache)?, events: @escaping @Sendable (RunEvent) -> Void)
+         golden: [RecordedReply?], cache: (any ReplyCache)?, trace: (any HookTrace)?, events: @escaping @Sendable (RunEvent) -> Void)
     {
         self.prepared = prepared
         self.file = file
@@ -45,6 +45,7 @@ struct Replay {
                               overflowPolicy: runner.overflow)
         session.recorder = runner.recorder?(file, prepared.setup.lastingModelName)
         session.replyCache = cache
+        session.hookTrace = trace
         checker = ExpectationChecker(limits: runner.limits, regexBudget: runner.regexBudget, schemas: prepared.schemas)
         regenerate = runner.regenerate
         embedder = runner.embedder
@@ -145,6 +146,7 @@ struct Replay {
                                 formatProblem: summary.format?.problem(with: text, stopReason: summary.stopReason),
                                 teacherForcing: skipped ?? summary.teacherForcing, parameters: session.parameters)
         reply.reasoning = Self.transcriptText(summary.reasoning)
+        reply.pluginNote = pluginNote(on: summary)
         reply.verdicts = checked.verdicts.sorted { $0.key < $1.key }.compactMap { rubric, verdict in
             (try? verdict.get()).map { RecordedVerdict(rubric: rubric, passed: $0.passed, reason: $0.reason) }
         }
@@ -158,6 +160,24 @@ struct Replay {
         }
         repliesSoFar += 1
         return reply
+    }
+
+    /// What the plugins did to the reply that a failed check may come from (a stop, an answer
+    /// in the model's place, text taken back); `nil` when they did none of it.
+    private func pluginNote(on summary: ReplySummary) -> String? {
+        var done: [String] = []
+        switch summary.stopReason {
+        case .hook(let name, let reason):
+            done.append("the stop came from \(name) after \(summary.statistics.generatedTokens) tokens"
+                + (reason.isEmpty ? "" : " (\(reason))"))
+        case .answeredByHook(let name): done.append("\(name) answered in the model's place")
+        default: break
+        }
+        let rewinds = summary.statistics.rewinds
+        if rewinds > 0 {
+            done.append("plugins took back \(summary.statistics.discardedTokens) tokens in \(rewinds) rewind\(rewinds == 1 ? "" : "s")")
+        }
+        return done.isEmpty ? nil : done.joined(separator: "; ")
     }
 
     /// How alike the reply `text` is to what the step's similarity checks compare it with (the

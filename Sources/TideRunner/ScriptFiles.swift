@@ -77,6 +77,14 @@ public enum ScriptFiles {
         return (target.map { base.appendingPathComponent($0) } ?? base).appendingPathComponent(name).path
     }
 
+    /// Where the trace of a case's hook calls goes beside its transcript at `transcript`
+    /// (`tide run --out DIR --trace-hooks`): `NAME.trace.jsonl` for `NAME.tide`.
+    public static func tracePath(beside transcript: String) -> String {
+        let url = URL(fileURLWithPath: transcript)
+        let name = url.pathExtension == fileExtension ? url.deletingPathExtension().lastPathComponent : url.lastPathComponent
+        return url.deletingLastPathComponent().appendingPathComponent(name + ".trace.jsonl").path
+    }
+
     /// The script's file name without its extension, and the row's name after a dot, its
     /// characters other than letters, digits, `.`, `_` and `-` written `_`.
     static func baseName(of script: String, row: String?) -> String {

@@ -24,6 +24,10 @@ public struct ScriptResult: Sendable, Codable {
     public var transcript: ConversationScript?
     /// The data row it ran with (``DataRow/name``), when it was fed by data.
     public var row: String?
+    /// Where this run's trace of the case's hook calls is (`--trace-hooks`: a file, or
+    /// `stderr`), which a failed check points to; `nil` when they were not traced (or the case
+    /// was given back, and no plugin ran).
+    public var trace: String?
     /// The target it ran on (``RunTarget/label``), in a run of several.
     public var target: String?
     /// How long it took, in seconds.
@@ -81,6 +85,10 @@ public struct ReplyResult: Sendable, Codable {
     public var expectations: [ExpectationResult]
     /// Plugin errors during the reply (each plugin is then disabled).
     public var hookFailures: [String]
+    /// What the plugins did to the reply that a failed check may come from (``Replay``): the
+    /// stop one made and after how many tokens, an answer in the model's place, text taken
+    /// back; `nil` when they did none of it.
+    public var pluginNote: String?
     /// Why the reply is not a complete reply in its format (cut short, or invalid), if it had one.
     public var formatProblem: String?
     /// The comparison with the recorded golden reply, under `--check`.

@@ -109,14 +109,14 @@ public struct ScriptRunner: Sendable {
     /// failure that kept it from parsing. A case whose server failed in a way that may pass is
     /// run again from its start, as ``retryPolicy`` says; the result counts the retries, and one
     /// that still fails says so.
-    public func run(_ scriptCase: ScriptCase, golden: ConversationScript? = nil,
+    public func run(_ scriptCase: ScriptCase, golden: ConversationScript? = nil, trace: (any HookTrace)? = nil,
                     events: @escaping @Sendable (RunEvent) -> Void = { _ in }) async -> ScriptResult
     {
         var result: ScriptResult
         var retries = 0
         while true {
             switch scriptCase.script {
-            case .success(let script): result = await run(script, file: scriptCase.file, golden: golden, events: events)
+            case .success(let script): result = await run(script, file: scriptCase.file, golden: golden, trace: trace, events: events)
             case .failure(let failure): result = ScriptResult(file: scriptCase.file, failure: failure.description)
             }
             guard let transience = result.transience, !Task.isCancelled,
@@ -132,18 +132,19 @@ public struct ScriptRunner: Sendable {
         return result
     }
 
-    /// Replays a parsed script; `file` names it in messages.
-    public func run(_ script: ConversationScript, file: String, golden: ConversationScript? = nil,
+    /// Replays a parsed script; `file` names it in messages. With `trace`, every hook call of
+    /// its replies is recorded there.
+    public func run(_ script: ConversationScript, file: String, golden: ConversationScript? = nil, trace: (any HookTrace)? = nil,
                     events: @escaping @Sendable (RunEvent) -> Void = { _ in }) async -> ScriptResult
     {
         let reads = OutsideReads()
-        var result = await reads.observe { await replay(script, file: file, golden: golden, events: events) }
+        var result = await reads.observe { await replay(script, file: file, golden: golden, trace: trace, events: events) }
         if reads.happened, result.determined == true { result.determined = false }
         return result
     }
 
-    /// ``run(_:file:golden:events:)``, but for what Lua code read while it ran.
-    private func replay(_ script: ConversationScript, file: String, golden: ConversationScript?,
+    /// ``run(_:file:golden:trace:events:)``, but for what Lua code read while it ran.
+    private func replay(_ script: ConversationScript, file: String, golden: ConversationScript?, trace: (any HookTrace)?,
                         events: @escaping @Sendable (RunEvent) -> Void) async -> ScriptResult
     {
         var result = ScriptResult(file: file, name: script.name)
@@ -179,7 +180,7 @@ public struct ScriptRunner: Sendable {
             var judged = false
             try await withTaskExecutorPreference(backends.replayExecutor(for: backend)) {
                 var replay = Replay(runner: self, prepared: prepared, backend: backend, model: model, file: file,
-                                    golden: golden.map(Self.recordedReplies) ?? [], cache: cache, events: events)
+                                    golden: golden.map(Self.recordedReplies) ?? [], cache: cache, trace: trace, events: events)
                 try await replay.run(&result, replies: &replies)
                 judged = replay.judge != nil
             }

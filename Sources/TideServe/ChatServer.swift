@@ -148,7 +148,7 @@ public final class ChatServer: Sendable {
         let body = request.body
         guard job.stream else { return await completeWhole(job, reply: reply, body: body) }
         // Waits for the sequences and the first events, so that an error still gets its status.
-        let runs = try await start(job)
+        let runs = try await start(job, id: reply.id)
         // Watching for the client to leave uses up the connection (here and for whole replies):
         // say so, so that clients do not send their next request on it.
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache", .connection: "close"]
@@ -180,7 +180,7 @@ public final class ChatServer: Sendable {
     private func completeWhole(_ job: CompletionJob, reply: ReplyWriter, body: RequestBody) async -> Response {
         do {
             let completion = try await body.consumeWithCancellationOnInboundClose { _ in
-                let runs = try await self.start(job)
+                let runs = try await self.start(job, id: reply.id)
                 do {
                     let completion = try await reply.collect(runs, logger: self.logger)
                     for run in runs { await run.finish() }
@@ -206,9 +206,9 @@ public final class ChatServer: Sendable {
     }
 
     /// Starts the replies, one a choice; a prompt that does not fit is the client's error, in the engine's words.
-    private func start(_ job: CompletionJob) async throws -> [CompletionRun] {
+    private func start(_ job: CompletionJob, id: String) async throws -> [CompletionRun] {
         do {
-            return try await CompletionRun.start(job, configuration: configuration, pool: pool, logger: logger)
+            return try await CompletionRun.start(job, id: id, configuration: configuration, pool: pool, logger: logger)
         } catch let error as ContextOverflowError {
             throw APIError.invalid(error.description, param: job.endpoint.inputField, code: "context_length_exceeded")
         } catch let error as ToolsUnavailable {

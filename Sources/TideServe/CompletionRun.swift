@@ -23,15 +23,16 @@ final class CompletionRun: @unchecked Sendable {
     /// the others start from a copy of its sequence's cache (llama.cpp's `llama_memory_seq_cp`, as
     /// llama-server does for `n`), evaluating only what differs — the prompt's last token, for
     /// its scores. Each samples with a seed of its own: the request's plus the choice's index (a
-    /// random one per choice when the request gives none).
-    static func start(_ job: CompletionJob, configuration: ServeConfiguration, pool: SequencePool, logger: Logger)
+    /// random one per choice when the request gives none). `id` is the completion's, which names
+    /// the replies in the trace of hook calls.
+    static func start(_ job: CompletionJob, id: String, configuration: ServeConfiguration, pool: SequencePool, logger: Logger)
         async throws -> [CompletionRun]
     {
         let backends = try await pool.acquire(job.choices, for: job.messages)
         let lent = ContinuousClock.now
         let first: CompletionRun
         do {
-            first = try await start(job, choice: 0, on: backends[0], lent: lent, configuration: configuration, pool: pool, logger: logger)
+            first = try await start(job, id: id, choice: 0, on: backends[0], lent: lent, configuration: configuration, pool: pool, logger: logger)
         } catch {
             for backend in backends.dropFirst() { await pool.release(backend, holding: []) }
             throw error
@@ -43,7 +44,7 @@ final class CompletionRun: @unchecked Sendable {
                     // A choice that fails to start has returned its sequence.
                     await backend.copyCache(of: backends[0])
                     do {
-                        return (index, .success(try await start(job, choice: index, on: backend, lent: lent, configuration: configuration,
+                        return (index, .success(try await start(job, id: id, choice: index, on: backend, lent: lent, configuration: configuration,
                                                                 pool: pool, logger: logger)))
                     } catch {
                         return (index, .failure(error))
@@ -65,7 +66,7 @@ final class CompletionRun: @unchecked Sendable {
 
     /// Starts choice number `choice` of `job` on `backend`, lent by `pool`, and waits for its first
     /// event; on failure, the sequence has gone back to the pool.
-    private static func start(_ job: CompletionJob, choice: Int, on backend: any ChatBackend, lent: ContinuousClock.Instant,
+    private static func start(_ job: CompletionJob, id: String, choice: Int, on backend: any ChatBackend, lent: ContinuousClock.Instant,
                               configuration: ServeConfiguration, pool: SequencePool, logger: Logger) async throws -> CompletionRun
     {
         let hooks: [any ChatHook]
@@ -79,7 +80,9 @@ final class CompletionRun: @unchecked Sendable {
         parameters.seed = parameters.seed.map { $0 &+ UInt32(choice) }
         let run = CompletionRun(job, parameters: parameters, backend: backend, hooks: hooks, toolProviders: configuration.toolProviders,
                                 hookErrorPolicy: configuration.hookErrorPolicy,
-                                recorder: configuration.recorder?(job.endpoint.path), pool: pool, lent: lent, logger: logger)
+                                recorder: configuration.recorder?(job.endpoint.path),
+                                trace: configuration.hookTrace?(job.choices > 1 ? "\(id) choice \(choice)" : id),
+                                pool: pool, lent: lent, logger: logger)
         do {
             run.first = try await run.iterator.next()
         } catch {
@@ -91,7 +94,8 @@ final class CompletionRun: @unchecked Sendable {
 
     private init(_ job: CompletionJob, parameters: GenerationParameters, backend: any ChatBackend, hooks: [any ChatHook],
                  toolProviders: [any ToolProvider], hookErrorPolicy: HookErrorPolicy,
-                 recorder: (any ExchangeRecorder)?, pool: SequencePool, lent: ContinuousClock.Instant, logger: Logger) {
+                 recorder: (any ExchangeRecorder)?, trace: (any HookTrace)?, pool: SequencePool, lent: ContinuousClock.Instant,
+                 logger: Logger) {
         self.pool = pool
         sequenceLent = lent
         self.backend = backend
@@ -100,6 +104,7 @@ final class CompletionRun: @unchecked Sendable {
                               hookErrorPolicy: hookErrorPolicy)
         session.history = job.history
         session.recorder = recorder
+        session.hookTrace = trace
         let events = if let question = job.question { session.reply(to: question) } else { session.replyToToolResults() }
         iterator = events.makeAsyncIterator()
     }

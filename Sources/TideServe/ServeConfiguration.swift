@@ -41,6 +41,9 @@ public struct ServeConfiguration: Sendable {
     /// Makes what records one request's exchange, given its endpoint (`/v1/chat/completions`);
     /// `nil` records nothing (`tide serve --log` sets the conversation log).
     public var recorder: (@Sendable (_ endpoint: String) -> (any ExchangeRecorder)?)?
+    /// Makes what traces the hook calls of one reply (`--trace-hooks`), given the reply's
+    /// source: its completion's id, and its choice when a request asks for several; `nil` traces nothing.
+    public var hookTrace: (@Sendable (_ source: String) -> any HookTrace)?
     /// Where the sequences keep their states after long prompts, across restarts
     /// (`--prompt-cache`); `nil` for nowhere.
     public var promptStates: (any PromptStateStore)?

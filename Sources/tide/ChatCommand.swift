@@ -38,6 +38,7 @@ struct ChatCommand: AsyncParsableCommand, TakesGenerationParameters {
             parameters: recipe.parameters, plugins: recipe.plugins.map(\.text), limits: options.pluginOptions.limits,
             hookErrorPolicy: options.pluginOptions.policy, overflow: options.sessionOptions.overflow, remedyName: \.flag)
         configuration.log = options.logOptions.database()
+        configuration.trace = options.pluginOptions.traceHooks
         defer { configuration.log?.flush() }
         // The servers end when Tide does (ChildProcesses).
         configuration.toolProviders = try await options.pluginOptions.mcpOptions.start(recipe.mcpServers).tools()

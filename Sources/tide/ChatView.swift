@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TideChat
 import TideCore
 import TideReports
@@ -9,6 +10,9 @@ import TideReports
 struct ChatView: Sendable {
     let style = TextStyle.standardOutput
     let errorStyle = TextStyle.standardError
+    /// Whether the last text written left its line open (a reply streaming): a trace line then
+    /// starts on a line of its own.
+    private let line = OpenLine()
 
     /// The prompt for a new input, and inside a `"""` block.
     func prompt(continuing: Bool) -> String {
@@ -23,6 +27,11 @@ struct ChatView: Sendable {
 
     /// Draws one event: a reply's end gets its newline, and a mark when it did not end by itself.
     func show(_ event: ChatEvent) {
+        if case .trace = event {} else if case .replyText(let text) = event {
+            if !text.isEmpty { line.open.store(!text.hasSuffix("\n"), ordering: .relaxed) }
+        } else {
+            line.open.store(false, ordering: .relaxed)
+        }
         switch event {
         case .userTurn(let text):
             Terminal.write(sign(">>>") + text + "\n")
@@ -38,6 +47,8 @@ struct ChatView: Sendable {
             }
         case .notice(let text):
             Terminal.write(style.dim(text) + "\n")
+        case .trace(let text):
+            Terminal.write((line.open.exchange(false, ordering: .relaxed) ? "\n" : "") + style.dim(text) + "\n")
         case .problem(let text):
             Terminal.warn(errorStyle.red("error: ") + text)
         }
@@ -53,4 +64,9 @@ struct ChatView: Sendable {
         Terminal.write(style.bold("tide \(tideVersion)") + " · " + chat.banner + "\n"
             + style.dim("/help for commands · \"\"\" for several lines · Ctrl-C stops a reply · Ctrl-D leaves") + "\n")
     }
+}
+
+/// Whether the chat's last text left its line open.
+private final class OpenLine: Sendable {
+    let open = Atomic<Bool>(false)
 }

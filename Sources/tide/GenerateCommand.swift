@@ -40,6 +40,7 @@ struct GenerateCommand: AsyncParsableCommand, TakesGenerationParameters {
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw ValidationError("the prompt is empty")
         }
+        let trace = try options.pluginOptions.traceFile()
         let resumed = try options.resumeOptions.conversation(newestFrom: .generate)
         let recipe = try await options.recipe(resuming: resumed)
         let (setup, parameters) = (recipe.setup, recipe.parameters)
@@ -56,6 +57,7 @@ struct GenerateCommand: AsyncParsableCommand, TakesGenerationParameters {
             hookErrorPolicy: options.pluginOptions.policy,
             overflowPolicy: options.sessionOptions.overflow
         )
+        session.hookTrace = trace?.trace()
         if let resumed { session.history = resumed.history.replacingSystemPrompt(session.history.first { $0.role == .system }?.content ?? "") }
         let log = options.logOptions.database()
         session.recorder = log.map { log in

@@ -1,5 +1,6 @@
 import ArgumentParser
 import TideCore
+import TideLog
 import TideLua
 
 /// `--plugin`, `--strict` and the MCP servers' options, shared by every command that generates.
@@ -21,6 +22,11 @@ struct PluginOptions: ParsableArguments {
     @Option(name: .customLong("plugin-timeout"), parsing: .unconditional, help: "Wall-clock guard per hook call, in milliseconds (the work a call may do is --plugin-instructions).")
     var timeoutMilliseconds: Int = Int(LuaLimits().time.components.seconds * 1000)
 
+    @Option(name: .customLong("trace-hooks"),
+            help: ArgumentHelp("Record every hook call as a JSON Lines record in FILE (--trace-hooks alone: on standard error).",
+                               valueName: "file"))
+    var traceHooks: String?
+
     @OptionGroup var mcpOptions: MCPOptions
 
     func validate() throws {
@@ -40,6 +46,18 @@ struct PluginOptions: ParsableArguments {
 
     /// The error policy the flags choose.
     var policy: HookErrorPolicy { strict ? .failReply : .disableHook }
+
+    /// The trace `--trace-hooks` asks for, opened; `nil` without it.
+    func traceFile() throws -> HookTraceFile? {
+        try traceHooks.map { try HookTraceFile(path: $0, warn: { Terminal.warn("warning: " + $0) }) }
+    }
+
+    /// `--trace-hooks` given alone (not `--trace-hooks=FILE`) becomes `--trace-hooks=-`: the
+    /// option's value is optional, and standard error is its default.
+    static func rewritten(_ arguments: [String]) -> [String] {
+        guard let end = arguments.firstIndex(of: "--") else { return arguments.map { $0 == "--trace-hooks" ? "--trace-hooks=-" : $0 } }
+        return arguments[..<end].map { $0 == "--trace-hooks" ? "--trace-hooks=-" : $0 } + arguments[end...]
+    }
 
     /// The maker of plugins within the sandbox limits these flags choose.
     var maker: PluginMaker { PluginMaker(limits: limits) }

@@ -203,8 +203,12 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
         reporter.baseline = baseline
         // A group is one case on one target; its runs are the repetitions.
         let bar = jobs > 1 && !streaming ? ProgressBar(label: "replaying") : nil
-        let keptCases = cache.map { KeptCases(store: $0, sequences: sequences) }
+        // A traced run runs its cases' plugins: none is given back whole (replies may still be).
+        let keptCases = pluginOptions.traceHooks != nil ? nil : cache.map { KeptCases(store: $0, sequences: sequences) }
+        // --trace-hooks alone with --out: a trace beside each transcript; else one trace for all.
+        let sharedTrace = pluginOptions.traceHooks == "-" && out != nil ? nil : try pluginOptions.traceFile()
         let job = ReplayJob(out: out, golden: golden, update: update, check: check,
+                            trace: sharedTrace, traceBeside: pluginOptions.traceHooks == "-" && out != nil,
                             fileDigest: journaling.map { FileDigest(store: $0.journal) } ?? FileDigest(),
                             cases: keptCases,
                             view: streaming ? TranscriptView(verbose: verbose, style: .standardOutput) : nil)
@@ -432,6 +436,10 @@ struct ReplayJob: Sendable {
     let golden: String?
     let update: Bool
     let check: Bool
+    /// The trace every case's hook calls go to, each record with the case's label; `nil` for none.
+    let trace: HookTraceFile?
+    /// Whether each case's hook calls are traced beside its transcript (`--out` and `--trace-hooks` alone).
+    let traceBeside: Bool
     /// Where the identities of cases get their files' digests: the run journal's keeps them between runs.
     let fileDigest: FileDigest
     /// The cases kept whole in the cache, given back before the journal's are looked up no further.
@@ -483,12 +491,23 @@ struct ReplayJob: Sendable {
             }
         }
         let outPath = out.map { ScriptFiles.transcriptPath(for: file, in: $0, row: row, target: target.label) }
-        var result = await runner.run(scriptCase, golden: recorded) { event in
+        let caseTrace: (trace: any HookTrace, location: String, beside: HookTraceFile?)?
+        do {
+            caseTrace = try self.caseTrace(label: ScriptResult.label(file: file, row: row, target: target.label), transcript: outPath)
+        } catch {
+            return finished(ScriptResult(file: file, failure: "\(error)"))
+        }
+        var result = await runner.run(scriptCase, golden: recorded, trace: caseTrace?.trace) { event in
             view?.show(event)
             // Flushed turn by turn: an interrupted run keeps what it had.
             if case .transcript(let transcript) = event, let outPath {
                 try? ScriptFiles.write(transcript.recordingVariables(), to: outPath, origin: file)
             }
+        }
+        // A case whose plugins made no call (none loaded, given back whole, not run) leaves no trace.
+        if let beside = caseTrace?.beside, beside.recordCount == 0 { try? FileManager.default.removeItem(atPath: beside.path) }
+        if givenBack.withLock({ $0 }) == nil, caseTrace.map({ $0.beside.map { $0.recordCount > 0 } ?? true }) == true {
+            result.trace = caseTrace?.location
         }
         if let source = givenBack.withLock({ $0 }) {
             view?.show(given: result, from: source)
@@ -504,6 +523,20 @@ struct ReplayJob: Sendable {
             result.failure = result.failure ?? "\(error)"
         }
         return finished(result)
+    }
+}
+
+extension ReplayJob {
+    /// Where the case labelled `label`, whose transcript goes to `transcript` (if anywhere), has
+    /// its hook calls traced: beside the transcript, or in the run's one trace; `nil` for none.
+    /// A trace of its own comes with its file, to be removed if no call was recorded.
+    func caseTrace(label: String, transcript: String?) throws -> (trace: any HookTrace, location: String, beside: HookTraceFile?)? {
+        if traceBeside, let transcript {
+            let path = ScriptFiles.tracePath(beside: transcript)
+            let file = try HookTraceFile(path: path, warn: { Terminal.warn("warning: " + $0) })
+            return (file.trace(), path, file)
+        }
+        return trace.map { ($0.trace(source: label), $0.path, nil) }
     }
 }
 

@@ -219,6 +219,9 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
                 ConversationLog(database: log, source: .serve, model: model, origin: endpoint)
             }
         }
+        if let trace = try pluginOptions.traceFile() {
+            configuration.hookTrace = { trace.trace(source: $0) }
+        }
         var logger = Logger(label: "tide.serve")
         logger.logLevel = .info
         let server = try ChatServer(batch: batch, configuration: configuration, logger: logger)

@@ -19,7 +19,7 @@ struct Tide: AsyncParsableCommand {
     /// ArgumentParser's 64, and so does a `TIDE_MACHINE` that cannot be read (``SimulatedMachine``).
     static func main() async {
         do {
-            var command = try parseAsRoot(ParameterArguments.rewritten(Array(CommandLine.arguments.dropFirst())))
+            var command = try parseAsRoot(ParameterArguments.rewritten(PluginOptions.rewritten(Array(CommandLine.arguments.dropFirst()))))
             do {
                 _ = try SimulatedMachine.fromProcessEnvironment()
             } catch {

@@ -44,6 +44,10 @@ int tide_lua_took_outside(lua_State *L);
 /// Which limit stopped the last tide_lua_pcall, if any.
 tide_limit tide_lua_last_limit(lua_State *L);
 
+/// The units of work the last tide_lua_pcall spent: every VM instruction it ran, and what C code
+/// and allocations charged (as its instruction budget counts them).
+int64_t tide_lua_last_spent(lua_State *L);
+
 /// For host functions doing long work during a call: charges `instructions` units to the call's
 /// instruction budget and checks its deadline (at most every 4096 units). Returns 1 when a limit
 /// is exhausted; the host function should then stop and return, and the call fails with that
