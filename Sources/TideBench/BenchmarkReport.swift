@@ -11,6 +11,7 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
     var serveDraft: [ServeDraftBenchmark.Figure] = []
     var quantization: QuantizationBenchmark.Result?
     var logitsHook: [LogitsHookBenchmark.Result] = []
+    var plugins: [PluginCostBenchmark.Row] = []
     var cacheReuse: CacheReuseBenchmark.Result?
     var chatTurns: ChatTurnsBenchmark.Result?
     var parallelReplay: ParallelReplayBenchmark.Result?
@@ -83,6 +84,12 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
         for hook in logitsHook {
             lines.append(("one on_logits call with view:top(40) on \(hook.model) (\(hook.vocabularySize) tokens): "
                 + "\(fixed(hook.microsecondsPerCall)) µs, \(fixed(hook.shareOfTokenTime * 100)) % of the time per token", true))
+        }
+        for row in plugins {
+            lines.append((row.hooks.isEmpty ? "plugin \(row.plugin): no hook called in a reply without tool calls"
+                : "plugin \(row.plugin) (\(row.hooks.joined(separator: ", "))): per token \(fixed(row.callsPerToken, 2)) calls, "
+                    + "\(fixed(row.instructionsPerToken)) instructions, \(fixed(row.microsecondsPerToken, 2)) µs; "
+                    + "\(fixed(row.share * 100, 2)) % of the reply's time", true))
         }
         if let budget = formatBudget {
             lines.append(("\(budget.measured) of \(budget.schemas) schema fixtures with max-tokens cut to 60% of their reply: "

@@ -26,6 +26,9 @@ public struct Benchmarks: Sendable {
     public var plugins: [any ChatHook] = []
     /// A hook whose `on_logits` calls `view:top(40)`, for the logits-hook figure (none: skipped).
     public var logitsHook: (any ChatHook)?
+    /// The shipped plugins, each set up to work at every token without ending a reply early, for
+    /// the plugins figure (none: skipped).
+    public var shippedPlugins: [any ChatHook] = []
     /// Models besides ``model`` to measure the logits hook on (Gemma 3's 262k vocabulary).
     public var logitsModels: [LlamaModel] = []
     /// The file the default model is made from (SmolLM2's published Q4_1), for the weights-format
@@ -49,7 +52,7 @@ public struct Benchmarks: Sendable {
     public var only: Set<String>?
 
     /// The benchmarks' names, in the order they run.
-    public static let names = ["decode", "draft", "serve-draft", "quantization", "logits-hook", "rewind", "format", "format-budget", "tools", "parallel-replay", "teacher-forcing", "score-drift",
+    public static let names = ["decode", "draft", "serve-draft", "quantization", "logits-hook", "plugins", "rewind", "format", "format-budget", "tools", "parallel-replay", "teacher-forcing", "score-drift",
                                "cache-reuse",
                                "chat-turns", "log", "contention", "process"]
 
@@ -94,6 +97,12 @@ public struct Benchmarks: Sendable {
             log("one on_logits call with view:top(40), \(decodeTokens / 4) tokens × \(rounds) rounds per model")
             report.logitsHook = try await LogitsHookBenchmark(models: [model] + logitsModels, hook: logitsHook,
                                                               tokens: decodeTokens / 4, rounds: rounds, threads: threads).run()
+        }
+        if !shippedPlugins.isEmpty, wants("plugins") {
+            log("each shipped plugin alone on the same greedy reply: its hooks' calls, instructions and time per token, "
+                + "\(decodeTokens / 4) tokens × \(rounds) rounds per plugin")
+            report.plugins = try await PluginCostBenchmark(model: model, plugins: shippedPlugins, tokens: decodeTokens / 4,
+                                                           rounds: rounds, threads: threads).run()
         }
         if let bans = phraseBans, wants("rewind") {
             log("ban-phrases: built-in list and 1,000 phrases on a reply without them, and a ban that fires, "

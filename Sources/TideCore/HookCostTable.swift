@@ -1,5 +1,3 @@
-import Foundation
-
 /// The plugins' costs over a reply as a table (`--stats`, `/stats`, `tide bench --only
 /// plugins`): per plugin and hook, its calls, the instructions they spent in all and per
 /// generated token, their time in all and per token, and their share of the reply's time.
@@ -23,12 +21,21 @@ public enum HookCostTable {
     /// `duration` as a percentage of `whole`, `-` when the whole took no time.
     public static func share(_ duration: Duration, of whole: Duration) -> String {
         guard whole > .zero else { return "-" }
-        return String(format: "%.2f %%", duration.seconds / whole.seconds * 100)
+        return fixed(duration.seconds / whole.seconds * 100, digits: 2) + " %"
     }
 
     /// A time in microseconds, as µs below 1 ms and as ms above.
     public static func microseconds(_ value: Double) -> String {
-        value < 1000 ? String(format: "%.1f µs", value) : String(format: "%.1f ms", value / 1000)
+        value < 1000 ? fixed(value, digits: 1) + " µs" : fixed(value / 1000, digits: 1) + " ms"
+    }
+
+    /// `value` (not negative) rounded to `digits` decimals, written with them all: `fixed(2.5, digits: 2)` is `2.50`.
+    public static func fixed(_ value: Double, digits: Int) -> String {
+        var scale = 1
+        for _ in 0..<digits { scale *= 10 }
+        let units = Int((max(0, value) * Double(scale)).rounded())
+        let fraction = String(units % scale)
+        return "\(units / scale)" + (digits == 0 ? "" : "." + String(repeating: "0", count: digits - fraction.count) + fraction)
     }
 
     /// `value` with its thousands grouped by commas.

@@ -79,7 +79,7 @@ public final class HookTraceFile: Sendable {
         if let position = call.position { fields.append(("position", "\(position)")) }
         fields += [("given", json(call.given)), ("outcome", json(call.outcome))]
         if let instructions = call.instructions { fields.append(("instructions", "\(instructions)")) }
-        fields.append(("microseconds", String(format: "%.1f", call.microseconds)))
+        fields.append(("microseconds", HookCostTable.fixed(call.microseconds, digits: 1)))
         return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
     }
 

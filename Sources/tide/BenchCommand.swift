@@ -60,6 +60,7 @@ struct BenchCommand: AsyncParsableCommand {
         func plugin(_ spec: String) throws -> LuaPlugin { try maker.plugin(PluginSpec(parsing: spec), log: { _ in }) }
         benchmarks.plugins = try Self.benchmarkPlugins.map(plugin)
         benchmarks.logitsHook = try LuaPlugin(source: Self.topFortyPlugin, path: "top-40.lua")
+        benchmarks.shippedPlugins = try Self.shippedPluginSpecs.map(plugin)
         benchmarks.tool = try plugin("calculator")
         if let large = try await loadLargeVocabularyModel() { benchmarks.logitsModels = [large] }
         var original = modelOptions
@@ -84,6 +85,15 @@ struct BenchCommand: AsyncParsableCommand {
     /// stop rule that never fires, and one per-token filter, from the shipped plugins.
     static let benchmarkPlugins = ["persona system='You are a helpful assistant.'", "word-budget words=100000",
                                    "strip-markdown"]
+
+    /// Every shipped plugin, set up to work at every token of a reply without ending it early
+    /// (patterns and limits it never reaches), for the plugins figure.
+    static let shippedPluginSpecs = [
+        "ban-phrases slop=true", "ban-regex patterns='zq%d+zq'", "calculator", "censor-words", "clock", "json-mode",
+        "persona system='You are a helpful assistant.'", "prefer-words words=dragon,castle", "redact-emails",
+        "stop-after-sentences sentences=1000", "stop-on-pattern pattern=zqzq", "stop-on-repetition repeats=50",
+        "strip-markdown", "tool-allow tools=calculator", "units", "word-budget words=100000",
+    ]
 
     /// A logits hook that only looks: the cost of computing the 40 best candidates.
     static let topFortyPlugin = "return { on_logits = function(view) view:top(40) end }"

@@ -55,6 +55,10 @@ import TideChat
         ("/history", .history(10)),
         ("/history 3", .history(3)),
         ("/model gemma-3-270m", .model("gemma-3-270m")),
+        ("/trace", .trace(nil)),
+        ("/trace on", .trace(.on(nil))),
+        ("/trace on out/chat trace.jsonl", .trace(.on("out/chat trace.jsonl"))),
+        ("/trace off", .trace(.off)),
         ("/exit", .quit),
     ])
     func commandsAreRead(line: String, command: SlashCommand) throws {
@@ -68,6 +72,8 @@ import TideChat
         ("/save", "usage: /save FILE"),
         ("/undo now", "usage: /undo (it takes no arguments)"),
         ("/history many", "usage: /history [N], N a number above 0"),
+        ("/trace maybe", "usage: /trace [on [FILE]|off]"),
+        ("/trace off now", "usage: /trace [on [FILE]|off]"),
     ])
     func mistakesSayWhatIsExpected(line: String, message: String) {
         #expect(throws: SlashCommandError.self) { try SlashCommand(parsing: line) }
@@ -80,7 +86,7 @@ import TideChat
 
     @Test func helpListsEveryCommand() {
         #expect(SlashCommand.names == ["help", "system", "set", "show", "plugins", "tools", "load", "unload", "reload", "retry",
-                                       "undo", "reset", "stats", "save", "open", "history", "model", "quit"])
+                                       "undo", "reset", "stats", "trace", "save", "open", "history", "model", "quit"])
     }
 }
 
