@@ -21,6 +21,8 @@ typedef struct {
     int read_outside;  // a call read the clock or random numbers (tide_lua_took_outside)
     int64_t spent;  // units the running (or last) call spent: VM instructions and what C code charged
     int64_t pending;  // VM instructions run since the budget was last charged
+    int exact;  // calls count every VM instruction (tide_lua_count_exactly)
+    lua_State *state;
 } sandbox;
 
 enum {
@@ -49,14 +51,15 @@ static double now_seconds(void) {
 static int past_deadline(const sandbox *box) { return box->deadline > 0 && now_seconds() > box->deadline; }
 
 static tide_limit spend_in_c(sandbox *box, int64_t instructions);
+static void limit_hook(lua_State *L, lua_Debug *ar);
 
 /// Refuses allocations past the cap. Inside plugin code, charges what each allocation adds to
 /// the call's instruction budget (a unit per BYTES_PER_UNIT bytes, at least one), which also
 /// reads the clock now and then: work that allocates is counted as the memory it makes, so
 /// code like `while true do local t = s .. "b" end` on a long `s`, which copies megabytes per
 /// VM instruction, spends its budget as fast as it copies. The allocator cannot raise an error:
-/// when the budget or the guard runs out, the hook (which runs at every VM instruction) raises
-/// the limit at the next one, and allocations of REFUSED_ALLOCATION bytes or more fail, which stops C code building a large
+/// when the budget or the guard runs out, the hook is set to fire at the very next VM
+/// instruction, and allocations of REFUSED_ALLOCATION bytes or more fail, which stops C code building a large
 /// result (Lua turns the NULL into a memory error, which tide_lua_pcall reports as the limit).
 static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     sandbox *box = (sandbox *)ud;
@@ -71,7 +74,10 @@ static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
             box->stopped = TIDE_LIMIT_MEMORY;
             return NULL;
         }
-        if (box->stopped == TIDE_LIMIT_NONE) spend_in_c(box, (int64_t)((nsize - old + BYTES_PER_UNIT - 1) / BYTES_PER_UNIT));
+        if (box->stopped == TIDE_LIMIT_NONE
+            && spend_in_c(box, (int64_t)((nsize - old + BYTES_PER_UNIT - 1) / BYTES_PER_UNIT)) != TIDE_LIMIT_NONE) {
+            lua_sethook(box->state, limit_hook, LUA_MASKCOUNT, 1);
+        }
         // Not after the memory cap refused one: Lua collects garbage and asks again.
         if ((box->stopped == TIDE_LIMIT_INSTRUCTIONS || box->stopped == TIDE_LIMIT_TIME) && nsize >= REFUSED_ALLOCATION) return NULL;
     }
@@ -125,15 +131,16 @@ static int raise_limit(lua_State *L) {
     return lua_error(L);
 }
 
-/// Runs at every VM instruction, so that a call's instructions are counted exactly: raises a
-/// limit hit in C code at once, and every HOOK_EVERY instructions charges the budget and checks
-/// the clock.
+/// Runs every HOOK_EVERY VM instructions, or at each one when counting exactly (on the thread
+/// running, a coroutine's as it was set when it was made): raises a limit hit in C code, and
+/// every HOOK_EVERY instructions charges the budget and checks the clock.
 static void limit_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
     sandbox *box = sandbox_of(L);
     if (box->stopped != TIDE_LIMIT_NONE) raise_limit(L);
-    if (++box->pending < HOOK_EVERY) return;
-    box->pending = 0;
+    box->pending += lua_gethookcount(L);
+    if (box->pending < HOOK_EVERY) return;
+    box->pending -= HOOK_EVERY;
     if (spend(box, HOOK_EVERY, 1) != TIDE_LIMIT_NONE) raise_limit(L);
 }
 
@@ -328,6 +335,7 @@ lua_State *tide_lua_open(size_t memory_limit) {
         free(box);
         return NULL;
     }
+    box->state = L;
     lua_pushcfunction(L, open_sandbox);
     if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
         tide_lua_close(L);
@@ -362,11 +370,11 @@ int tide_lua_pcall(lua_State *L, int nargs, int nresults, int64_t instruction_bu
     int base = lua_gettop(L) - nargs;
     lua_pushcfunction(L, traceback_handler);
     lua_insert(L, base);
-    lua_sethook(L, limit_hook, LUA_MASKCOUNT, 1);
+    if (instruction_budget > 0 || seconds > 0 || box->exact) lua_sethook(L, limit_hook, LUA_MASKCOUNT, box->exact ? 1 : HOOK_EVERY);
     box->enforcing = 1;
     int status = lua_pcall(L, nargs, nresults, base);
     box->enforcing = 0;
-    box->spent += box->pending;
+    box->spent += box->pending;  // the VM's instructions since the last charge: exact when every one is counted
     box->pending = 0;
     box->instructions_left = 0;
     box->deadline = 0;
@@ -387,6 +395,8 @@ int tide_lua_pcall(lua_State *L, int nargs, int nresults, int64_t instruction_bu
 tide_limit tide_lua_last_limit(lua_State *L) { return sandbox_of(L)->stopped; }
 
 int64_t tide_lua_last_spent(lua_State *L) { return sandbox_of(L)->spent; }
+
+void tide_lua_count_exactly(lua_State *L, int on) { sandbox_of(L)->exact = on; }
 
 void tide_lua_pop(lua_State *L, int n) { lua_pop(L, n); }
 void tide_lua_newtable(lua_State *L) { lua_newtable(L); }

@@ -40,6 +40,7 @@ struct PluginCostBenchmark {
             for _ in 0..<rounds {
                 backend.clearCache()
                 let session = ChatSession(backend: backend, parameters: parameters, hooks: [plugin])
+                session.countsInstructions = true
                 guard let statistics = try await session.reply(to: "Once upon a time").collect().summary?.statistics else { continue }
                 let costs = statistics.hookCosts ?? []
                 let perToken = Double(max(statistics.generatedTokens, 1))

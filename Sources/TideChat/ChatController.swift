@@ -92,6 +92,8 @@ public final class ChatController {
         session.history = history
         session.recorder = configuration.log.map { ConversationLog(database: $0, source: .chat, model: setup.lastingModelName) }
         session.toolApproval = configuration.toolApproval
+        // `/stats` shows what each plugin's calls spent.
+        session.countsInstructions = true
         return session
     }
 

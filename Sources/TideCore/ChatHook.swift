@@ -52,8 +52,12 @@ public protocol ChatHook: AnyObject, Sendable {
     /// Called when the hook joins a session, with the session's backend.
     func attach(to backend: any ChatBackend)
     /// The instructions all the hook's calls so far have spent, for traces and costs (a Lua
-    /// plugin counts them as its instruction budget does); `nil` for a hook that does not count.
+    /// plugin counts them as its instruction budget does); `nil` for a hook that does not count
+    /// them, or not now.
     var instructionsSpent: Int? { get }
+    /// Told before each reply whether its calls should count their instructions exactly (a
+    /// trace, or costs that show them): counting may make the hook slower while it is on.
+    func countInstructions(_ exactly: Bool)
     /// Sees a tool call before it runs, whichever plugin or server provides the tool, and
     /// decides: run it, with its arguments rewritten or not, refuse it, or answer in its place.
     func onToolCall(_ review: ToolCallReview) throws -> ToolCallDecision
@@ -72,6 +76,7 @@ extension ChatHook {
     public func onReply(_ reply: inout FinishedReply) throws {}
     public func attach(to backend: any ChatBackend) {}
     public var instructionsSpent: Int? { nil }
+    public func countInstructions(_ exactly: Bool) {}
     public func onToolCall(_ review: ToolCallReview) throws -> ToolCallDecision { .run }
     public func onToolResult(_ result: ToolResult, review: ToolCallReview) throws -> String? { nil }
 }

@@ -31,6 +31,7 @@ public final class ChatSession: Sendable {
         var replyCache: (any ReplyCache)?
         var toolApproval: ToolApproval?
         var hookTrace: (any HookTrace)?
+        var countsInstructions = false
     }
 
     /// Creates a session.
@@ -120,6 +121,14 @@ public final class ChatSession: Sendable {
         set { state.withLock { $0.hookTrace = newValue } }
     }
 
+    /// Whether the hooks count the instructions of their calls exactly, for the costs of
+    /// ``GenerationStatistics/hookCosts`` (`--stats`, `tide run --json`); a trace has them count
+    /// anyway. Counting may make plugins slower, so a server does not unless it traces.
+    public var countsInstructions: Bool {
+        get { state.withLock { $0.countsInstructions } }
+        set { state.withLock { $0.countsInstructions = newValue } }
+    }
+
     /// The names of hooks disabled after a failure.
     public var disabledHookNames: [String] {
         state.withLock { state in
@@ -173,7 +182,8 @@ public final class ChatSession: Sendable {
         }
         let task = Task(executorPreference: backend.taskExecutor) { [self, backend] in
             let chain = HookChain(hooks: snapshot.hooks, disabled: snapshot.disabledHooks,
-                                  policy: snapshot.hookErrorPolicy, trace: snapshot.hookTrace)
+                                  policy: snapshot.hookErrorPolicy, trace: snapshot.hookTrace,
+                                  countingInstructions: snapshot.countsInstructions)
             var turn = question.map { [$0] } ?? []
             var partial = ""
             do {

@@ -20,11 +20,16 @@ final class HookChain {
         let point: HookPoint
     }
 
-    init(hooks: [any ChatHook], disabled: Set<ObjectIdentifier>, policy: HookErrorPolicy, trace: (any HookTrace)? = nil) {
+    /// A chain of `hooks`; with a `trace`, or when `countingInstructions`, the hooks count the
+    /// instructions of their calls exactly (``ChatHook/countInstructions(_:)``).
+    init(hooks: [any ChatHook], disabled: Set<ObjectIdentifier>, policy: HookErrorPolicy, trace: (any HookTrace)? = nil,
+         countingInstructions: Bool = false)
+    {
         self.hooks = hooks
         self.disabled = disabled
         self.policy = policy
         self.trace = trace
+        for hook in hooks { hook.countInstructions(countingInstructions || trace != nil) }
     }
 
     /// The enabled hooks that implement `point`, in order.

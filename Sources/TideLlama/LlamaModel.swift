@@ -58,11 +58,13 @@ public final class LlamaModel: @unchecked Sendable {
     /// Where the model runs: the CPU, or how many of its layers a GPU holds.
     public let placement: ModelPlacement
 
-    private init(pointer: OpaquePointer, path: String, plan: OffloadPlan, gpu: GPUDevice?) {
+    /// A model `pointer` loaded from `path`; one loaded for its vocabulary only has no
+    /// hyperparameters to ask (llama.cpp aborts), so no layers.
+    private init(pointer: OpaquePointer, path: String, plan: OffloadPlan, gpu: GPUDevice?, vocabularyOnly: Bool = false) {
         self.pointer = pointer
         self.vocab = llama_model_get_vocab(pointer)
         self.path = path
-        let layers = ModelShape(loaded: pointer).layers
+        let layers = vocabularyOnly ? 0 : ModelShape(loaded: pointer).layers
         let offloaded = gpu == nil ? 0 : plan.gpuLayers < 0 ? layers : min(plan.gpuLayers, layers)
         placement = ModelPlacement(gpu: offloaded > 0 ? gpu?.name : nil, gpuLayers: offloaded, layers: layers, note: plan.note)
         self.facts = Self.readFacts(pointer, vocab: vocab, path: path)
@@ -112,6 +114,22 @@ public final class LlamaModel: @unchecked Sendable {
             throw .loadFailed(path: path, detail: LlamaRuntime.errors())
         }
         return LlamaModel(pointer: pointer, path: path, plan: plan, gpu: gpu)
+    }
+
+    /// Loads a GGUF file's vocabulary and metadata without its weights (fast, and for a
+    /// vocabulary-only file too): a model that tokenizes, but cannot decode.
+    public static func loadVocabulary(path: String) throws(LlamaError) -> LlamaModel {
+        _ = try GGUFHeader(path: path)
+        LlamaRuntime.ensureInitialised()
+        LlamaRuntime.clearErrors()
+        var parameters = llama_model_default_params()
+        parameters.vocab_only = true
+        parameters.n_gpu_layers = 0
+        guard let pointer = llama_model_load_from_file(path, parameters) else {
+            throw .loadFailed(path: path, detail: LlamaRuntime.errors())
+        }
+        return LlamaModel(pointer: pointer, path: path, plan: OffloadPlan.make(requested: 0, gpu: nil, layers: 0, modelBytes: 0, cacheBytes: 0),
+                          gpu: nil, vocabularyOnly: true)
     }
 
     /// The offload plan for the file at `path`. Fitting it to the GPU's memory reads the model's

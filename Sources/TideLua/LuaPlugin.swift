@@ -211,11 +211,18 @@ public final class LuaPlugin: ChatHook, ToolProvider, @unchecked Sendable {
     }
 
     /// The instructions every call into the plugin so far has spent (its top level's, its
-    /// hooks', its tools'), as its budget counts them.
+    /// hooks', its tools'), as its budget counts them; `nil` unless it counts every one
+    /// (``countInstructions(_:)``).
     public var instructionsSpent: Int? {
         lock.lock()
         defer { lock.unlock() }
-        return Int(lua.instructionsSpent)
+        return lua.countsEveryInstruction ? Int(lua.instructionsSpent) : nil
+    }
+
+    public func countInstructions(_ exactly: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        lua.countsEveryInstruction = exactly
     }
 
     /// The plugin's `rewind_window`: as declared, or what its function returns now (options and

@@ -12,9 +12,15 @@ public final class LuaState {
     let pointer: OpaquePointer
     /// The limits every call runs under.
     public let limits: LuaLimits
-    /// The units of work every call so far has spent, summed: the VM instructions each ran and
-    /// what C code and allocations charged, as the instruction budget counts them.
+    /// The units of work every call so far has spent, summed, as the instruction budget counts
+    /// them: what C code and allocations charged, and the VM instructions each ran — every one
+    /// while ``countsEveryInstruction``, else in whole steps of a thousand.
     public private(set) var instructionsSpent: Int64 = 0
+    /// Whether calls count every VM instruction they run (for traces and costs), rather than
+    /// steps of a thousand: plain Lua code then runs a few times slower.
+    public var countsEveryInstruction = false {
+        didSet { tide_lua_count_exactly(pointer, countsEveryInstruction ? 1 : 0) }
+    }
 
     /// Creates a fresh sandboxed state.
     public init(limits: LuaLimits = LuaLimits()) throws(LuaError) {

@@ -17,10 +17,17 @@ final class PluginDriver: Sendable {
     let limits: LuaLimits
     /// The plugins loaded so far, by the id their Lua side holds (from 1).
     private let loaded = Mutex<[Driven]>([])
+    /// Loads the real model's tokenizer that a reply given as ids or as text needs; `nil`: none.
+    let modelVocabulary: (@Sendable () throws -> ModelVocabulary)?
+    /// That tokenizer, once loaded (or why it could not be).
+    private let loadedVocabulary = Mutex<Result<ModelVocabulary, HarnessFailure>?>(nil)
 
-    /// A driver of `pluginUnderTest`, finding others with `locator`.
-    init(pluginUnderTest: String?, locator: PluginLocator, limits: LuaLimits) {
+    /// A driver of `pluginUnderTest`, finding others with `locator`; `modelVocabulary` loads the
+    /// tokenizer of replies given as token ids.
+    init(pluginUnderTest: String?, locator: PluginLocator, limits: LuaLimits,
+         modelVocabulary: (@Sendable () throws -> ModelVocabulary)? = nil) {
         self.pluginUnderTest = pluginUnderTest
+        self.modelVocabulary = modelVocabulary
         self.locator = locator
         self.limits = limits
     }
@@ -31,24 +38,57 @@ final class PluginDriver: Sendable {
         let backend: ScriptedBackend
         let session: ChatSession
         let vocabulary: GivenVocabulary
-        let pieces: Texts
+        /// The tokenizer the plugin sees: ``vocabulary``, or a real model's once a reply is given in its tokens.
+        let tokenizer: SwitchedVocabulary
+        let tokens: Tokens
         let log: Texts
 
         init(plugin: LuaPlugin, log: Texts) {
-            let pieces = Texts()
+            let tokens = Tokens()
             let vocabulary = GivenVocabulary()
-            let backend = ScriptedBackend(modelName: "harness") { _ in pieces.value }
-            backend.vocabulary = vocabulary
+            let tokenizer = SwitchedVocabulary(vocabulary)
+            let backend = ScriptedBackend(modelName: "harness") { _ in tokens.value }
+            backend.vocabulary = tokenizer
             self.plugin = plugin
             self.backend = backend
             self.session = ChatSession(backend: backend, hooks: [plugin], hookErrorPolicy: .failReply)
             self.vocabulary = vocabulary
-            self.pieces = pieces
+            self.tokenizer = tokenizer
+            self.tokens = tokens
             self.log = log
         }
     }
 
-    /// Texts kept between requests: the next reply's pieces, a plugin's log lines.
+    /// The real model's tokenizer, loaded on first use.
+    private func model() throws(HarnessFailure) -> ModelVocabulary {
+        let result = loadedVocabulary.withLock { loaded in
+            if let loaded { return loaded }
+            let result: Result<ModelVocabulary, HarnessFailure>
+            if let modelVocabulary {
+                do {
+                    result = .success(try modelVocabulary())
+                } catch {
+                    result = .failure(HarnessFailure("a reply given as token ids or as text needs the bundled model's tokenizer: \(error)"))
+                }
+            } else {
+                result = .failure(HarnessFailure("a reply given as token ids or as text needs a model's tokenizer, and none is set up here"))
+            }
+            loaded = result
+            return result
+        }
+        return try result.get()
+    }
+
+    /// The next reply's tokens, kept between requests.
+    final class Tokens: Sendable {
+        private let tokens = Mutex<[ScriptedToken]>([])
+        var value: [ScriptedToken] {
+            get { tokens.withLock { $0 } }
+            set { tokens.withLock { $0 = newValue } }
+        }
+    }
+
+    /// Texts kept between requests: a plugin's log lines.
     final class Texts: Sendable {
         private let texts = Mutex<[String]>([])
         var value: [String] {
@@ -90,12 +130,17 @@ final class PluginDriver: Sendable {
         }
     }
 
-    /// `harness.plugin(spec, options)`: loads a plugin; answers `{id =, name =, options = …}`.
+    /// `harness.plugin(spec, options)`: loads a plugin — the one beside the test file, or the
+    /// one `spec` names, with the options a spec written as on the command line gives
+    /// (`"stop-on-pattern pattern=%."`) and then `options` — and answers `{id =, name =, options = …}`.
     private func load(_ request: JSONValue) throws -> LuaValue {
         let name: String
+        var written: [PluginSpec.Option] = []
         if let spec = request.field("spec") {
             guard case .string(let text) = spec else { throw HarnessFailure("harness.plugin names a plugin with a string: a name or a path") }
-            name = text
+            let parsed = try PluginSpec(parsing: text)
+            name = parsed.name
+            written = parsed.options
         } else {
             guard let pluginUnderTest else {
                 throw HarnessFailure("this test file has no plugin beside it (NAME_test.lua tests NAME.lua): name the plugin, harness.plugin(\"NAME\", {…})")
@@ -106,7 +151,7 @@ final class PluginDriver: Sendable {
             PluginSpec.Option(key: member.key, value: try Self.optionText(member.value, named: member.key))
         }
         let log = Texts()
-        let plugin = try LuaPlugin(spec: PluginSpec(name: name, options: options), locator: locator, limits: limits) { line in
+        let plugin = try LuaPlugin(spec: PluginSpec(name: name, options: written + options), locator: locator, limits: limits) { line in
             log.append(line)
         }
         let driven = Driven(plugin: plugin, log: log)
@@ -141,9 +186,24 @@ final class PluginDriver: Sendable {
 
     /// `plugin:reply{…}`: one turn through the reply loop; answers what happened.
     private func reply(_ request: JSONValue, on driven: Driven) async throws -> LuaValue {
-        let pieces = try Self.texts(request.field("pieces"), what: "pieces")
-        driven.pieces.value = pieces
-        driven.vocabulary.give(Dictionary(pieces.enumerated().map { (Int32($0.offset + 1), $0.element) }) { $1 })
+        let given = ["pieces", "ids", "text"].filter { request.field($0) != nil }
+        guard given.count <= 1 else { throw HarnessFailure("a reply is given as one of pieces, ids or text, not \(given.joined(separator: " and "))") }
+        if let ids = request.field("ids") {
+            let model = try model()
+            let tokens = try Self.ids(ids, size: model.vocabulary.vocabularySize)
+            driven.tokens.value = tokens.map { ScriptedToken(id: $0, bytes: model.bytes($0)) }
+            driven.tokenizer.use(model.vocabulary)
+        } else if let text = request.field("text") {
+            guard let text = text.string else { throw HarnessFailure("text is the reply as one string, which the model's tokenizer splits") }
+            let model = try model()
+            driven.tokens.value = model.vocabulary.tokens(of: text).map { ScriptedToken(id: $0, bytes: model.bytes($0)) }
+            driven.tokenizer.use(model.vocabulary)
+        } else {
+            let pieces = try Self.texts(request.field("pieces"), what: "pieces")
+            driven.tokens.value = ScriptedToken.numbered(pieces.map { Array($0.utf8) })
+            driven.vocabulary.give(Dictionary(pieces.enumerated().map { (Int32($0.offset + 1), $0.element) }) { $1 })
+            driven.tokenizer.use(driven.vocabulary)
+        }
         var parameters = GenerationParameters()
         for member in request.field("params").flatMap(\.objectMembers) ?? [] {
             guard let declaration = GenerationParameters.declaration(field: member.key) else {
@@ -274,6 +334,18 @@ final class PluginDriver: Sendable {
         let call = ToolCall(id: "call_1", name: name, arguments: arguments)
         return ToolCallReview(call: call, provider: request.field("provider")?.string ?? "test",
                               round: request.field("round")?.number.map(Int.init) ?? 1)
+    }
+
+    /// A list of token ids (`ids`), each within a vocabulary of `size`.
+    private static func ids(_ value: JSONValue, size: Int) throws -> [Int32] {
+        if value.objectMembers?.isEmpty == true { return [] }  // an empty Lua table
+        guard let items = value.arrayItems else { throw HarnessFailure("ids is a list of token ids") }
+        return try items.map { item in
+            guard case .number(let number) = item, let id = Int32(exactly: number), id >= 0, Int(id) < size else {
+                throw HarnessFailure("ids holds \(item.text), not a token id of the model's \(size)")
+            }
+            return id
+        }
     }
 
     /// A list of texts (`pieces`), or none.

@@ -20,6 +20,9 @@ public struct PluginTestFile: Sendable {
     public var locator = PluginLocator.standard
     /// The limits of each test (and of each plugin it loads): those of a hook.
     public var limits = LuaLimits()
+    /// Loads the real model's tokenizer, for replies given as token ids or as text
+    /// (`p:reply{ids = …}`); `nil`: such a reply fails its test, saying so.
+    public var modelVocabulary: (@Sendable () throws -> ModelVocabulary)?
 
     /// The test file at `path`.
     public init(path: String) {
@@ -48,7 +51,8 @@ public struct PluginTestFile: Sendable {
     /// ``run()`` on this thread, which blocks while each reply is made.
     private func runHere() -> PluginTestReport {
         var report = PluginTestReport(path: path)
-        let driver = PluginDriver(pluginUnderTest: pluginUnderTest, locator: locator, limits: limits)
+        let driver = PluginDriver(pluginUnderTest: pluginUnderTest, locator: locator, limits: limits,
+                                  modelVocabulary: modelVocabulary)
         let source: String
         do {
             source = try String(contentsOfFile: path, encoding: .utf8)

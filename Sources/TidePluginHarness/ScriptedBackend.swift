@@ -17,7 +17,7 @@ public final class ScriptedBackend: ChatBackend, @unchecked Sendable {
     /// The model's name in ``modelDescription``.
     public let modelName: String
     public var modelDescription: ModelDescription { ModelDescription(name: modelName, backend: "scripted", contextSize: contextSize) }
-    private let reply: @Sendable ([ChatMessage]) -> [[UInt8]]
+    private let reply: @Sendable ([ChatMessage]) -> [ScriptedToken]
     /// A pause before each token, to make a reply slow enough to interrupt.
     public var tokenDelay: Duration = .zero
     /// What every reply fails with when it starts (a ``ScriptedFailure``); `nil` for none.
@@ -33,7 +33,7 @@ public final class ScriptedBackend: ChatBackend, @unchecked Sendable {
 
     /// A backend whose every reply is `tokens` (as raw bytes), then end of generation.
     public init(tokens: [[UInt8]], contextSize: Int = 4096, endOfGenerationStrings: [String] = [], modelName: String = "scripted") {
-        self.reply = { _ in tokens }
+        self.reply = { _ in ScriptedToken.numbered(tokens) }
         self.contextSize = contextSize
         self.endOfGenerationStrings = endOfGenerationStrings
         self.modelName = modelName
@@ -47,9 +47,18 @@ public final class ScriptedBackend: ChatBackend, @unchecked Sendable {
     /// A backend replying to each prompt with the token texts `reply` gives for its messages.
     public init(contextSize: Int = 4096, endOfGenerationStrings: [String] = [], modelName: String = "scripted",
                 reply: @escaping @Sendable ([ChatMessage]) -> [String]) {
-        self.reply = { messages in reply(messages).map { Array($0.utf8) } }
+        self.reply = { messages in ScriptedToken.numbered(reply(messages).map { Array($0.utf8) }) }
         self.contextSize = contextSize
         self.endOfGenerationStrings = endOfGenerationStrings
+        self.modelName = modelName
+    }
+
+    /// A backend replying to each prompt with the tokens `reply` gives for its messages, each
+    /// with its own id (a real model's, say).
+    public init(modelName: String, replying reply: @escaping @Sendable ([ChatMessage]) -> [ScriptedToken]) {
+        self.reply = reply
+        self.contextSize = 4096
+        self.endOfGenerationStrings = []
         self.modelName = modelName
     }
 
@@ -78,16 +87,16 @@ public final class ScriptedBackend: ChatBackend, @unchecked Sendable {
 
     final class Decoder: ReplyDecoder {
         let backend: ScriptedBackend
-        /// The reply's tokens with their ids (their places in the script, from 1).
-        var tokens: [(id: Int32, bytes: [UInt8])]
+        /// The reply's tokens with their ids.
+        var tokens: [ScriptedToken]
         /// The position of the next token.
         var index = 0
         let promptTokenCount: Int
         var reusedPromptTokenCount: Int { 0 }
 
-        init(backend: ScriptedBackend, tokens: [[UInt8]], promptTokens: Int) {
+        init(backend: ScriptedBackend, tokens: [ScriptedToken], promptTokens: Int) {
             self.backend = backend
-            self.tokens = tokens.enumerated().map { (Int32($0.offset + 1), $0.element) }
+            self.tokens = tokens
             self.promptTokenCount = promptTokens
         }
 
@@ -149,4 +158,23 @@ public final class ScriptedBackend: ChatBackend, @unchecked Sendable {
 /// The failure of a scripted backend told to fail (``ScriptedBackend/startFailure``).
 public struct ScriptedFailure: Error, Sendable, CustomStringConvertible {
     public let description: String
+}
+
+/// One token of a scripted reply: its id and its bytes (part of a UTF-8 character, for some).
+public struct ScriptedToken: Sendable, Hashable {
+    /// Its id.
+    public var id: Int32
+    /// Its bytes.
+    public var bytes: [UInt8]
+
+    /// A token `id` of `bytes`.
+    public init(id: Int32, bytes: [UInt8]) {
+        self.id = id
+        self.bytes = bytes
+    }
+
+    /// `tokens` numbered by their places, from 1.
+    static func numbered(_ tokens: [[UInt8]]) -> [ScriptedToken] {
+        tokens.enumerated().map { ScriptedToken(id: Int32($0.offset + 1), bytes: $0.element) }
+    }
 }

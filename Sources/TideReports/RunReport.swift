@@ -253,7 +253,7 @@ private struct ScriptJSON: Encodable {
         /// What the plugins did that a failed check may come from, and where their trace is.
         var plugin_note: String?
         /// What each plugin's hooks cost over the reply; absent when none was called.
-        var plugin_costs: [PluginCost]?
+        var plugin_costs: [PluginCostJSON]?
         var format_problem: String?
         var golden: Golden?
         var teacher_forcing: Forcing?
@@ -261,31 +261,6 @@ private struct ScriptJSON: Encodable {
         var tool_calls: [ToolCallRun]
         /// The reply's tokens scored, when it was made with them; absent otherwise.
         var logprobs: LogprobsJSON?
-    }
-    /// What one plugin's hook cost over a reply (``HookCost``): its calls, the instructions
-    /// they spent, their time, each also per generated token, and their share of the reply's time.
-    struct PluginCost: Encodable {
-        var plugin: String
-        var hook: String
-        var calls: Int
-        var instructions: Int?
-        var instructions_per_token: Double?
-        var seconds: Double
-        var microseconds_per_token: Double
-        var share: Double?
-
-        init(_ cost: HookCost, of statistics: GenerationStatistics) {
-            let tokens = Double(max(statistics.generatedTokens, 1))
-            plugin = cost.plugin
-            hook = cost.hook.rawValue
-            calls = cost.calls
-            instructions = cost.instructions
-            instructions_per_token = cost.instructions.map { Double($0) / tokens }
-            seconds = cost.duration.seconds
-            microseconds_per_token = cost.duration.seconds * 1e6 / tokens
-            let whole = statistics.replyDuration.seconds
-            share = whole > 0 ? cost.duration.seconds / whole : nil
-        }
     }
     /// A tool the reply called and what it gave.
     struct ToolCallRun: Encodable {
@@ -360,7 +335,7 @@ private struct ScriptJSON: Encodable {
                                                                detail: $0.passed ? nil : $0.detail, measure: $0.measure,
                                                                reason: $0.reason) },
                   plugin_errors: reply.hookFailures, plugin_note: reply.pluginNote,
-                  plugin_costs: reply.statistics.hookCosts.map { $0.map { PluginCost($0, of: reply.statistics) } },
+                  plugin_costs: PluginCostJSON.all(of: reply.statistics),
                   format_problem: reply.formatProblem,
                   golden: reply.golden.map { Golden(matches: $0.matches, recorded: $0.recorded,
                                                     diff: $0.matches ? nil : $0.difference) },

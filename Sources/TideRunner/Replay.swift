@@ -46,6 +46,7 @@ struct Replay {
         session.recorder = runner.recorder?(file, prepared.setup.lastingModelName)
         session.replyCache = cache
         session.hookTrace = trace
+        session.countsInstructions = runner.countsInstructions
         checker = ExpectationChecker(limits: runner.limits, regexBudget: runner.regexBudget, schemas: prepared.schemas)
         regenerate = runner.regenerate
         embedder = runner.embedder

@@ -52,6 +52,9 @@ public struct ScriptRunner: Sendable {
     /// Makes what records the exchanges of one script's replay, given the script's file and its
     /// model (the conversation log); `nil` records nothing.
     public var recorder: (@Sendable (_ file: String, _ model: String) -> (any ExchangeRecorder)?)?
+    /// Whether plugins count the instructions of their calls exactly, for the costs a report
+    /// shows (`tide run --json`'s `plugin_costs`); a traced case's count anyway.
+    public var countsInstructions = false
     /// The embedding model of similarity checks (`expect: similar`); `nil` where there is none,
     /// and those checks fail saying so.
     public var embedder: (any TextEmbedder)?

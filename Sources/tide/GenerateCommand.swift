@@ -58,6 +58,7 @@ struct GenerateCommand: AsyncParsableCommand, TakesGenerationParameters {
             overflowPolicy: options.sessionOptions.overflow
         )
         session.hookTrace = trace?.trace()
+        session.countsInstructions = stats || json
         if let resumed { session.history = resumed.history.replacingSystemPrompt(session.history.first { $0.role == .system }?.content ?? "") }
         let log = options.logOptions.database()
         session.recorder = log.map { log in
@@ -125,6 +126,8 @@ private struct GeneratedJSON: Encodable {
     var rewinds: Int
     var tokens_taken_back: Int
     var plugin_errors: [String]
+    /// What each plugin's hooks cost; absent when none was called.
+    var plugin_costs: [PluginCostJSON]?
     var format_problem: String?
     /// The reply's tokens scored, with `--logprobs`; absent otherwise.
     var logprobs: LogprobsJSON?
@@ -144,6 +147,7 @@ private struct GeneratedJSON: Encodable {
         rewinds = statistics.rewinds
         tokens_taken_back = statistics.discardedTokens
         plugin_errors = outcome.failures
+        plugin_costs = PluginCostJSON.all(of: statistics)
         format_problem = outcome.formatProblem
         logprobs = LogprobsJSON(summary.logprobs)
     }

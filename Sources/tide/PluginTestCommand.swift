@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import TideLlama
 import TideLua
+import TideModels
 import TidePluginHarness
 import TideReports
 import TideRunner
@@ -48,6 +50,20 @@ struct PluginTestCommand: AsyncParsableCommand {
         }
     }
 
+    /// The bundled model's tokenizer, read from its file without the weights, for tests that
+    /// give a reply as token ids or as text; an error says how to install the model.
+    @Sendable static func bundledVocabulary() throws -> ModelVocabulary {
+        guard let entry = ModelRegistry.entry(named: ModelRegistry.defaultModelID) else {
+            throw ValidationError("no bundled model in the registry")
+        }
+        let store = ModelStore.standard
+        guard store.isInstalled(entry) else {
+            throw ValidationError("\(entry.id) is not installed (`make setup` or `tide models pull \(entry.id)` installs it)")
+        }
+        let model = try LlamaModel.loadVocabulary(path: store.path(for: entry).path)
+        return ModelVocabulary(vocabulary: model, bytes: { model.tokenBytes($0) })
+    }
+
     /// Runs every test file found once, reporting; the exit status it comes to.
     private func runOnce() async -> Int32 {
         let files: [String]
@@ -60,7 +76,9 @@ struct PluginTestCommand: AsyncParsableCommand {
         let start = ContinuousClock.now
         var reports: [PluginTestReport] = []
         for file in files {
-            let report = await PluginTestFile(path: file).run()
+            var test = PluginTestFile(path: file)
+            test.modelVocabulary = Self.bundledVocabulary
+            let report = await test.run()
             reports.append(report)
             if !tap {
                 for line in PluginTestReports.lines(for: report, verbose: verbose, style: .standardOutput) { Terminal.write(line + "\n") }

@@ -400,6 +400,7 @@ extension RunCommand {
         }
         runner.limits = pluginOptions.limits
         runner.hookErrorPolicy = pluginOptions.policy
+        runner.countsInstructions = report.json
         runner.overflow = overflow
         runner.retryPolicy = RetryPolicy(retries: retries)
         runner.regenerate = regenerate

@@ -48,6 +48,37 @@ extension CommandLineTests {
             #expect(none.stderr.contains("no test files"), "\(none.stderr)")
         }
 
+        /// A reply given as token ids or as text goes through the bundled model's tokenizer (its
+        /// vocabulary, not its weights): the plugin sees the model's ids, and `tide.tokenize` agrees.
+        @Test func aReplyGivenInTheModelsTokensShowsThePluginItsIds() throws {
+            let folder = try CommandLineTests.scratchFolder("model-tokens")
+            try """
+                -- ids: shows each token as its id.
+                return { name = "ids", on_token = function(token)
+                  if token.final then return nil end
+                  return "<" .. token.id .. ">"
+                end }
+                """.write(to: folder.appendingPathComponent("ids.lua"), atomically: true, encoding: .utf8)
+            try """
+                describe("ids", function()
+                  it("replies with the ids given", function()
+                    assert.equals("<19556><28>", harness.plugin():reply{ ids = { 19556, 28 } }.text)
+                  end)
+                  it("splits text as the model does", function()
+                    local reply = harness.plugin():reply{ text = "Hello, world" }
+                    assert.equals(3, reply.tokens)
+                    assert.equals("<19556><28><905>", reply.text)
+                  end)
+                  it("refuses an id the model lacks", function()
+                    assert.has_error(function() harness.plugin():reply{ ids = { 999999 } } end)
+                  end)
+                end)
+                """.write(to: folder.appendingPathComponent("ids_test.lua"), atomically: true, encoding: .utf8)
+            let result = try TideProcess.run(["plugins", "test", "-v", "ids_test.lua"], workingDirectory: folder)
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+            #expect(result.stdout.contains("3 passed, 0 failed"), "\(result.stdout)")
+        }
+
         @Test func checkLintsWithTheSandboxsConfiguration() throws {
             let folder = try CommandLineTests.scratchFolder("lint")
             let plugin = folder.appendingPathComponent("leaky.lua")

@@ -135,4 +135,29 @@ import TidePluginHarness
         }
         #expect(message.contains("no plugin beside it"), "\(message)")
     }
+
+    /// A plugin named with a spec written as on the command line takes its options; a reply
+    /// given in a model's tokens needs a model's tokenizer, and says so without one.
+    @Test func aSpecGivesOptionsAsTheCommandLineDoesAndModelTokensNeedAModel() async throws {
+        let report = try await Self.run("""
+            it("takes the spec's options", function()
+              local reply = harness.plugin("marker word=END", { broken = false }):reply{ user = "Go.", pieces = { "a", " END", " b" } }
+              assert.equals("plugin:marker: saw END", reply.stop_reason)
+            end)
+            it("needs a model for ids", function()
+              harness.plugin():reply{ ids = { 1, 2 } }
+            end)
+            it("takes one way of giving the reply", function()
+              harness.plugin():reply{ pieces = { "a" }, text = "a" }
+            end)
+            """, beside: Self.marker)
+        #expect(report.results.first?.outcome == .passed, "\(report.results)")
+        guard report.results.count == 3, case .failed(let needs) = report.results[1].outcome,
+              case .failed(let both) = report.results[2].outcome else {
+            Issue.record("\(report.results)")
+            return
+        }
+        #expect(needs.contains("needs a model's tokenizer, and none is set up here"), "\(needs)")
+        #expect(both.contains("one of pieces, ids or text, not pieces and text"), "\(both)")
+    }
 }

@@ -44,9 +44,15 @@ int tide_lua_took_outside(lua_State *L);
 /// Which limit stopped the last tide_lua_pcall, if any.
 tide_limit tide_lua_last_limit(lua_State *L);
 
-/// The units of work the last tide_lua_pcall spent: every VM instruction it ran, and what C code
-/// and allocations charged (as its instruction budget counts them).
+/// The units of work the last tide_lua_pcall spent, as its instruction budget counts them: what C
+/// code and allocations charged, and the VM's instructions — every one when the state counts
+/// exactly (tide_lua_count_exactly), else in whole steps of a thousand.
 int64_t tide_lua_last_spent(lua_State *L);
+
+/// Whether calls count every VM instruction they run (`on` non-zero), for traces and costs: the
+/// instruction hook then runs at each instruction, which makes plain Lua code a few times slower,
+/// rather than every thousand.
+void tide_lua_count_exactly(lua_State *L, int on);
 
 /// For host functions doing long work during a call: charges `instructions` units to the call's
 /// instruction budget and checks its deadline (at most every 4096 units). Returns 1 when a limit
