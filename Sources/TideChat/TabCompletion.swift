@@ -4,7 +4,7 @@ import TideScript
 
 /// What Tab does with the text before the cursor: command names after `/`, plugin names after
 /// `/load`, `/unload` and `/reload`, parameter names after `/set`, model names after `/model`,
-/// and paths after `/save` and `/open`.
+/// `on` and `off` after `/trace`, and paths after `/save`, `/open` and `/trace on`.
 public struct TabCompletion: Sendable, Hashable {
     /// Text to insert at the cursor (the rest of the only candidate, or what all candidates share).
     public var insert: String
@@ -47,9 +47,10 @@ public struct TabCompletion: Sendable, Hashable {
         case (2, "/unload"), (2, "/reload"): options = vocabulary.loadedPlugins
         case (2, "/set"): options = ChatController.settingNames
         case (2, "/model"): options = vocabulary.models
-        case (2, "/save"), (2, "/open"), (3, "/set"):
-            // A file: what /save and /open take, and /set json-schema or grammar.
-            guard words.count == 2 || ["json-schema", "grammar"].contains(words[1]) else { return nil }
+        case (2, "/trace"): options = ["on", "off"]
+        case (2, "/save"), (2, "/open"), (3, "/set"), (3, "/trace"):
+            // A file: what /save and /open take, /set json-schema or grammar, and /trace on.
+            guard words.count == 2 || ["json-schema", "grammar", "on"].contains(words[1]) else { return nil }
             options = Self.paths(startingWith: word)
             ending = ""
         default: return nil

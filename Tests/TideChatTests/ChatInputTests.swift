@@ -113,6 +113,9 @@ import TideChat
         #expect(TabCompletion(before: "/set max-tok", vocabulary: vocabulary) == TabCompletion(insert: "ens ", candidates: []))
         #expect(TabCompletion(before: "/model g", vocabulary: vocabulary) == TabCompletion(insert: "emma-3-270m ", candidates: []))
         #expect(TabCompletion(before: "/set temperature 0", vocabulary: vocabulary) == nil)
+        #expect(TabCompletion(before: "/trace o", vocabulary: vocabulary) == TabCompletion(insert: "", candidates: ["off", "on"]))
+        #expect(TabCompletion(before: "/trace of", vocabulary: vocabulary) == TabCompletion(insert: "f ", candidates: []))
+        #expect(TabCompletion(before: "/trace off x", vocabulary: vocabulary) == nil)
     }
 
     @Test func completesPaths() throws {
