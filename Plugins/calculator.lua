@@ -3,10 +3,10 @@
 --
 -- Tool `calculate` (arguments: { expression = "…" }): numbers (3, 2.5, 1e3), + - * / % ^,
 -- parentheses, unary minus, the constants pi and e, and the functions sqrt, abs, floor, ceil,
--- round, min, max, exp, ln, log10, sin, cos, tan, with the precedence of mathematics and Lua:
--- ^ before a unary minus (-2^2 is -4) and from the right (2^3^2 is 2^9). The expression is
--- parsed here, never run as Lua code; a mistake in it is an error the model is told
--- ("unexpected ')' at 7").
+-- round, min, max, exp, ln, log10, sin, cos, tan (each of one argument, but min and max of any
+-- number), with the precedence of mathematics and Lua: ^ before a unary minus (-2^2 is -4) and
+-- from the right (2^3^2 is 2^9). The expression is parsed here, never run as Lua code; a mistake
+-- in it is an error the model is told ("unexpected ')' at 7: there is no '(' for it to close").
 -- Options:  digits = 12     significant digits of the result, a whole number from 1 to 17
 -- Example:  tide chat --plugin calculator
 --           tide generate --plugin calculator --tool-choice required "What is 12.5% of 3400?"
@@ -24,6 +24,7 @@ local functions = {
   round = function(x) return x >= 0 and math.floor(x + 0.5) or -math.floor(-x + 0.5) end,
   min = math.min, max = math.max,
 }
+local any_number = { min = true, max = true }
 local constants = { pi = math.pi, e = math.exp(1) }
 
 -- The digits option, checked where it is used: tide.options is set only after the file has run.
@@ -47,10 +48,10 @@ local function tokens(text)
       local number = text:match("^%d*%.?%d+[eE][%+%-]?%d+", at) or text:match("^%d+%.?%d*", at) or text:match("^%.%d+", at)
       local name = text:match("^%a[%w_]*", at)
       if number then
-        list[#list + 1] = { kind = "number", value = tonumber(number), at = at }
+        list[#list + 1] = { kind = "number", value = tonumber(number), text = number, at = at }
         at = at + #number
       elseif name then
-        list[#list + 1] = { kind = "name", value = name:lower(), at = at }
+        list[#list + 1] = { kind = "name", value = name:lower(), text = name, at = at }
         at = at + #name
       elseif c:match("[%+%-%*/%%%^%(%),]") then
         list[#list + 1] = { kind = c, at = at }
@@ -95,14 +96,17 @@ local function evaluate(text)
       take("(")
       local arguments = { sum() }
       while peek().kind == "," do
-        take(",")
+        local comma = take(",")
+        if not any_number[token.value] then
+          error(string.format("%s takes one argument, not more: unexpected ',' at %d", token.value, comma.at), 0)
+        end
         arguments[#arguments + 1] = sum()
       end
       take(")")
       return f(table.unpack(arguments))
     end
     if token.kind == "end" then
-      error(token.at == 1 and "the expression is empty: write the arithmetic to evaluate, such as 2 + 2"
+      error(#list == 1 and "the expression is empty: write the arithmetic to evaluate, such as 2 + 2"
         or string.format("the expression ends too soon, at %d: a number or '(' should come next", token.at), 0)
     end
     error(string.format("unexpected '%s' at %d", token.kind, token.at), 0)
@@ -152,7 +156,14 @@ local function evaluate(text)
     return value
   end
   local value = sum()
-  take("end")
+  local rest = peek()
+  if rest.kind == ")" then
+    error(string.format("unexpected ')' at %d: there is no '(' for it to close", rest.at), 0)
+  elseif rest.kind == "," then
+    error(string.format("unexpected ',' at %d: commas only separate the arguments of min and max", rest.at), 0)
+  elseif rest.kind ~= "end" then
+    error(string.format("unexpected '%s' at %d: an operator should come before it", rest.text or rest.kind, rest.at), 0)
+  end
   return value
 end
 

@@ -68,6 +68,23 @@ describe("calculator", function()
     assert.matches("^the expression is empty", calculate(plugin, "").error)
   end)
 
+  it("says what is wrong with a blank or unbalanced expression, and where", function()
+    local plugin = harness.plugin{}
+    assert.same({ error = "the expression is empty: write the arithmetic to evaluate, such as 2 + 2" }, calculate(plugin, "   "))
+    assert.same({ error = "unexpected ')' at 2: there is no '(' for it to close" }, calculate(plugin, "1)"))
+    assert.same({ error = "unexpected ')' at 6: there is no '(' for it to close" }, calculate(plugin, "(1+2))"))
+    assert.same({ error = "unexpected '2' at 3: an operator should come before it" }, calculate(plugin, "1 2"))
+    assert.same({ error = "unexpected 'pi' at 3: an operator should come before it" }, calculate(plugin, "2 pi"))
+    assert.same({ error = "unexpected ',' at 2: commas only separate the arguments of min and max" }, calculate(plugin, "1, 2"))
+  end)
+
+  it("refuses more arguments than a function takes", function()
+    local plugin = harness.plugin{}
+    assert.same({ error = "sqrt takes one argument, not more: unexpected ',' at 7" }, calculate(plugin, "sqrt(1, 2)"))
+    assert.same({ error = "round takes one argument, not more: unexpected ',' at 10" }, calculate(plugin, "ROUND(2.5,1)"))
+    assert.same({ content = "1" }, calculate(plugin, "min(3, 1, 2)"))
+  end)
+
   it("never runs the expression as code", function()
     assert.same({ error = "unexpected '.' at 3" }, calculate(harness.plugin{}, "os.exit()"))
   end)

@@ -1,7 +1,8 @@
 -- censor-words: mask chosen words in the reply as it streams.
 --
--- Whole words only, in any letter case ("Darn" and "DARN" too, but not "darning"). The word
--- being written is held back until it is complete, and released when the reply ends.
+-- Whole words only, in any letter case ("Darn" and "DARN" too, but not "darning"); a word is a
+-- run of letters, digits and underscores, so "darn_it" is left alone too. The word being written
+-- is held back until it is complete, and released when the reply ends.
 --
 -- Options:  words = "darn,heck"   comma-separated words to mask
 --           mask = "*"            the character repeated over a masked word
@@ -23,7 +24,7 @@ end
 
 local function censor(text)
   local words = banned()
-  return (text:gsub("%w+", function(word)
+  return (text:gsub("[%w_]+", function(word)
     if words[word:lower()] then return tide.options.mask:rep(utf8.len(word) or #word) end
   end))
 end
@@ -34,7 +35,7 @@ function plugin.on_token(token)
     tide.state.held = ""
     return censor(text)
   end
-  local cut = text:match(".*()%W") or 0
+  local cut = text:match(".*()[^%w_]") or 0
   tide.state.held = text:sub(cut + 1)
   return censor(text:sub(1, cut))
 end

@@ -18,6 +18,13 @@ describe("censor-words", function()
     assert.equals("Darning socks.", reply.text)
   end)
 
+  it("counts an underscore as part of a word", function()
+    local reply = harness.plugin{}:reply{
+      user = "Well?", pieces = { "darn", "_it", " and", " my_", "darn", " but", " darn", "!", " darn" },
+    }
+    assert.equals("darn_it and my_darn but ****! ****", reply.text)
+  end)
+
   it("masks a word spelt over several tokens", function()
     local reply = harness.plugin{}:reply{ user = "Well?", pieces = { "Oh", " he", "ck", "!" } }
     assert.equals("Oh ****!", reply.text)

@@ -3,7 +3,10 @@
 -- An address or number arrives over several tokens, so the plugin holds back the word being
 -- written (and a trailing run of digits, spaces and dashes that may be a phone number) until
 -- it is complete, then shows it redacted. What is held is released when the reply ends.
--- A phone number is a run of digits, spaces, dots, dashes and brackets with at least 7 digits.
+-- A phone number is a run of digits, spaces, dots, dashes and brackets with at least 7 digits,
+-- in groups split by a space, dot, dash or bracket (555-123-4567, (555) 123-4567, 555.123.4567,
+-- +1 555 123 4567) or led by a + (+15551234567): a bare run of digits, such as an order number
+-- (1234567), is not one, nor are bare runs on lines of their own.
 -- The results of tool calls (Lua plugins' tools, MCP servers') are redacted the same way before
 -- the model reads them, so what a tool found is not repeated from there.
 --
@@ -27,7 +30,7 @@ local function redact(text)
   if tide.options.phones then
     text = text:gsub("%+?[%d%(][%d%s%.%-%(%)]*%d", function(run)
       local _, digits = run:gsub("%d", "")
-      if digits >= 7 then return mask end
+      if digits >= 7 and (run:find("^%+") or run:find("%d[ %.%-%(%)]+%d")) then return mask end
     end)
   end
   return text

@@ -27,9 +27,22 @@ describe("redact-emails", function()
     assert.equals("Room 12-34, floor 3 in 2024", reply.text)
   end)
 
-  it("takes any run of 7 digits for a phone number", function()
-    local reply = harness.plugin():reply{ user = "Price?", pieces = { "It", " costs", " 1234567", " dollars" } }
-    assert.equals("It costs [redacted] dollars", reply.text)
+  it("masks phone numbers written in groups or after a +", function()
+    local reply = harness.plugin():reply{
+      user = "Numbers?",
+      pieces = { "Try", " 555", "-123", "-4567", ", (555)", " 123", "-4567", ", +1", " 555", " 123", " 4567",
+                 ", 555", ".123", ".4567", ", 555", "-1234", " or", " +1555", "1234567", "." },
+    }
+    assert.equals("Try [redacted], [redacted], [redacted], [redacted], [redacted] or [redacted].", reply.text)
+  end)
+
+  it("leaves a bare run of digits, such as an order number", function()
+    local reply = harness.plugin():reply{
+      user = "Order?", pieces = { "Order", " 1234567", " (ID", " 20261202)", " costs", " 1234567", " dollars", " 7654321" },
+    }
+    assert.equals("Order 1234567 (ID 20261202) costs 1234567 dollars 7654321", reply.text)
+    local result = harness.plugin():tool_result{ name = "lookup", arguments = {}, content = "orders:\n1234567\n7654321\ncall 555-123-4567" }
+    assert.same({ content = "orders:\n1234567\n7654321\ncall [redacted]" }, result)
   end)
 
   it("uses the mask given", function()

@@ -1,8 +1,9 @@
 -- stop-after-sentences: end the reply once it holds N sentences.
 --
 -- A sentence ends with . ! or ? (repeats allowed, "?!" or "..."), at the end of the text or
--- before a space, quote or bracket. A full stop right after a digit counts only once something
--- other than a digit follows it, so "3.14" is not two sentences.
+-- before a space, quote or bracket. A lone full stop right after a digit counts only once
+-- something other than a digit follows it, so "3.14" is not two sentences; "2024?", "2024!" and
+-- "2024..." end one at once.
 --
 -- Options:  sentences = 2   how many sentences to allow
 -- Example:  tide generate --plugin 'stop-after-sentences sentences=1' "Describe the sea."
@@ -17,7 +18,8 @@ local function count_sentences(text)
   local count = 0
   for start, finish in text:gmatch("()[%.!?]+()") do
     local before, after = text:sub(start - 1, start - 1), text:sub(finish, finish)
-    if (after == "" and not before:match("%d")) or after:match("[%s\"')%]]") then
+    local decimal_point = before:match("%d") and text:sub(start, finish - 1) == "."
+    if (after == "" and not decimal_point) or after:match("[%s\"')%]]") then
       count = count + 1
     end
   end

@@ -41,6 +41,16 @@ describe("stop-after-sentences", function()
     assert.equals("plugin:stop-after-sentences: 1 sentence", reply.stop_reason)
   end)
 
+  it("counts ? ! and ... after a digit at once, for they cannot be a decimal point", function()
+    for _, ending in ipairs({ "?", "!", "..." }) do
+      local reply = harness.plugin{ sentences = 1 }:reply{ user = "When?", pieces = { "In", " 2024", ending, " Next", "." } }
+      assert.equals("In 2024" .. ending, reply.text)
+      assert.equals("plugin:stop-after-sentences: 1 sentence", reply.stop_reason)
+    end
+    local reply = harness.plugin{ sentences = 1 }:reply{ user = "How much?", pieces = { "Is", " it", " 3", ".5", "?", " No", "." } }
+    assert.equals("Is it 3.5?", reply.text)
+  end)
+
   it("lets a shorter reply end by itself", function()
     local reply = harness.plugin{ sentences = 3 }:reply{ user = "Hi.", pieces = { "Hello", ".", " Bye", "." } }
     assert.equals("Hello. Bye.", reply.text)

@@ -38,7 +38,11 @@ public final class HookTraceFile: Sendable {
             owned = false
             return
         }
-        try OutputFile.prepareFolder(URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        do {
+            try OutputFile.prepareFolder(URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        } catch {
+            throw OutputFileError("cannot write the trace of hook calls to \(path): \(error)")
+        }
         let opened = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
         guard opened >= 0 else {
             throw OutputFileError("\(path): cannot write the trace of hook calls: \(FileSystemFailure.reason(errno: errno))")

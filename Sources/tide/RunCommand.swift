@@ -180,6 +180,8 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
         let targetCount = max(target.count, modelOptions.models.count, 1)
         let sequences = min(parallel, cases.count * targetCount * repetitions)
         let cache = try cacheOptions.open()
+        // --trace-hooks alone with --out: a trace beside each transcript; else one trace for all.
+        let sharedTrace = pluginOptions.traceHooks == "-" && out != nil ? nil : try pluginOptions.traceFile()
         let targets = try await makeTargets(cases: cases, sequences: sequences, standardInput: standardInput, log: log, cache: cache)
         try Self.orExit {
             if let out { try checkOutFolder(out, cases: cases, targets: targets) }
@@ -205,8 +207,6 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
         let bar = jobs > 1 && !streaming ? ProgressBar(label: "replaying") : nil
         // A traced run runs its cases' plugins: none is given back whole (replies may still be).
         let keptCases = pluginOptions.traceHooks != nil ? nil : cache.map { KeptCases(store: $0, sequences: sequences) }
-        // --trace-hooks alone with --out: a trace beside each transcript; else one trace for all.
-        let sharedTrace = pluginOptions.traceHooks == "-" && out != nil ? nil : try pluginOptions.traceFile()
         let job = ReplayJob(out: out, golden: golden, update: update, check: check,
                             trace: sharedTrace, traceBeside: pluginOptions.traceHooks == "-" && out != nil,
                             fileDigest: journaling.map { FileDigest(store: $0.journal) } ?? FileDigest(),

@@ -180,6 +180,7 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
         let setup = recipe.setup
         // Every plugin is made once now, so that a mistake stops the server before it starts.
         _ = try pluginOptions.maker.plugins(recipe.plugins, log: { Terminal.warn($0) })
+        let trace = try pluginOptions.traceFile()
         // The MCP servers' tools are the server's own, as plugins' tools are.
         let servers = try await pluginOptions.mcpOptions.start(recipe.mcpServers, gracefulStop: true)
         var configuration = ServeConfiguration(modelName: "", parameters: recipe.parameters,
@@ -219,9 +220,7 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
                 ConversationLog(database: log, source: .serve, model: model, origin: endpoint)
             }
         }
-        if let trace = try pluginOptions.traceFile() {
-            configuration.hookTrace = { trace.trace(source: $0) }
-        }
+        if let trace { configuration.hookTrace = { trace.trace(source: $0) } }
         var logger = Logger(label: "tide.serve")
         logger.logLevel = .info
         let server = try ChatServer(batch: batch, configuration: configuration, logger: logger)
