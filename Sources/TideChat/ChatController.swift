@@ -217,7 +217,7 @@ public final class ChatController {
             return
         }
         let output = self.output
-        let file = try HookTraceFile(path: path, warn: { output(.problem($0)) })
+        let file = try HookTraceFile(path: NSString(string: path).expandingTildeInPath, warn: { output(.problem($0)) })
         tracing = ChatTrace(trace: file.trace(), file: file)
     }
 

@@ -5,9 +5,9 @@ extension ReplyLoop {
     mutating func runPromptHooks(_ prompt: inout PromptContext) throws -> (String, String)? {
         defer { reportFailures() }
         for hook in hooks.active(at: .prompt) {
-            let given = "\(prompt.messages.count) messages, the last \(HookCall.excerpt(prompt.messages.last?.content ?? ""))"
             let original = prompt
-            let decision = try hooks.call(hook, at: .prompt, given: given,
+            let decision = try hooks.call(hook, at: .prompt,
+                                          given: "\(prompt.messages.count) messages, the last \(HookCall.excerpt(prompt.messages.last?.content ?? ""))",
                                           outcome: { $0.traced + (prompt == original ? "" : ", the prompt edited") }) { try hook.onPrompt(&prompt) }
             if case .answer(let text) = decision {
                 return (hook.name, text)
@@ -115,8 +115,8 @@ extension ReplyLoop {
         for hook in hooks.active(at: .token) where token.isFinal || !piece.isEmpty {
             var info = token
             info.text = piece
-            let given = HookCall.excerpt(piece) + (token.isFinal ? " (final)" : "")
-            guard let decision = try hooks.call(hook, at: .token, position: token.index, given: given, outcome: \.traced,
+            guard let decision = try hooks.call(hook, at: .token, position: token.index,
+                                                given: HookCall.excerpt(piece) + (token.isFinal ? " (final)" : ""), outcome: \.traced,
                                                 { try hook.onToken(info, reply: progress) })
             else { continue }
             piece = decision.replacement ?? piece

@@ -27,10 +27,11 @@ struct ChatView: Sendable {
 
     /// Draws one event: a reply's end gets its newline, and a mark when it did not end by itself.
     func show(_ event: ChatEvent) {
-        if case .trace = event {} else if case .replyText(let text) = event {
+        switch event {
+        case .trace: break
+        case .replyText(let text), .replyReasoning(let text):
             if !text.isEmpty { line.open.store(!text.hasSuffix("\n"), ordering: .relaxed) }
-        } else {
-            line.open.store(false, ordering: .relaxed)
+        default: line.open.store(false, ordering: .relaxed)
         }
         switch event {
         case .userTurn(let text):
