@@ -69,13 +69,14 @@ let package = Package(
         .target(name: "TideChat",
                 dependencies: ["TideCore", "TideFormat", "TideLua", "TideLog", "TideModels", "TideScript", "TideProvider", "TideRunner", "CEditLineShim"]),
         .target(name: "TideOpenAI", dependencies: ["TideCore", "TideFormat"]),
+        .target(name: "TideAnthropic", dependencies: ["TideCore", "TideFormat", "TideOpenAI"]),
         .target(name: "TideRemote", dependencies: [
             "TideCore", "TideFormat", "TideOpenAI", .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
         .target(name: "TideServe", dependencies: [
-            "TideCore", "TideFormat", "TideOpenAI",
+            "TideCore", "TideFormat", "TideOpenAI", "TideAnthropic",
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Prometheus", package: "swift-prometheus"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -100,6 +101,7 @@ let package = Package(
         .testTarget(name: "TidePluginHarnessTests", dependencies: ["TidePluginHarness", "TideLua"]),
         .testTarget(name: "TideFilesTests", dependencies: ["TideFiles"]),
         .testTarget(name: "TideOpenAITests", dependencies: ["TideOpenAI", "TideCore", "TideFormat", "TideTestSupport"]),
+        .testTarget(name: "TideAnthropicTests", dependencies: ["TideAnthropic", "TideOpenAI", "TideCore", "TideFormat"]),
         .testTarget(name: "TideLuaTests", dependencies: ["TideCore", "TideFormat", "TideLua", "ShippedPlugins", "TideLlama", "TideModels", "TideTestSupport", "CLua"]),
         .testTarget(name: "TideLlamaTests", dependencies: ["TideCore", "TideFormat", "TideLlama", "TideModels", "TideTestSupport"]),
         .testTarget(name: "TideRegexTests", dependencies: ["TideRegex", "TideTestSupport"]),

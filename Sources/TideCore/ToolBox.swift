@@ -29,8 +29,9 @@ struct ToolBox {
     /// Whether a provider runs `name` (else it is the caller's, such as a server's client's).
     func runs(_ name: String) -> Bool { owners[name] != nil }
 
-    /// What runs the tool `name`: its provider's name (a plugin's, or `mcp:SERVER`).
-    func provider(of name: String) -> String { owners[name]?.name ?? "none" }
+    /// What runs the tool `name`: its provider's name (a plugin's, or `mcp:SERVER`), or `client`
+    /// for a tool no provider runs (a server's client's).
+    func provider(of name: String) -> String { owners[name]?.name ?? "client" }
 
     /// Runs `call` on the provider that declared its tool; its result is whole, for
     /// ``fitting(_:after:parameters:backend:)`` to cut.

@@ -35,7 +35,7 @@ public struct JSONObject: Sendable, Hashable {
 
     /// Each distinct key once, in the order of its first appearance, with its last value: what a
     /// loop over the members reads, in one pass instead of a lookup (a scan) per key.
-    var distinctMembers: [Member] {
+    public var distinctMembers: [Member] {
         let values = valuesByKey
         return keys.compactMap { key in values[key].map { Member(key: key, value: $0) } }
     }
@@ -43,5 +43,12 @@ public struct JSONObject: Sendable, Hashable {
     /// The value of each key (the last, when it appears more than once), to look many up.
     var valuesByKey: [String: JSONValue] {
         Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
+    }
+}
+
+extension JSONValue {
+    /// An object of `members`, in their order: what a server writes as a reply.
+    public static func fields(_ members: KeyValuePairs<String, JSONValue>) -> JSONValue {
+        .object(JSONObject(members.map { JSONObject.Member(key: $0.key, value: $0.value) }))
     }
 }

@@ -5,11 +5,14 @@ public struct RequestFieldError: Error, Sendable, Hashable, CustomStringConverti
     public var field: String
     /// What is wrong and what to send instead.
     public var message: String
+    /// A code a client may act on (`thread_unsupported_request`); `nil` for none.
+    public var code: String?
 
     /// The error for `field`.
-    public init(field: String, message: String) {
+    public init(field: String, message: String, code: String? = nil) {
         self.field = field
         self.message = message
+        self.code = code
     }
 
     public var description: String { message }

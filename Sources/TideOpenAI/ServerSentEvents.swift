@@ -26,6 +26,12 @@ extension ServerSentEvent {
         return bytes
     }
 
+    /// The bytes of an event named `name` carrying `data` (which holds no line break), as
+    /// Anthropic's streams send each: `event:` then `data:`.
+    public static func encoded(name: String, data: some Collection<UInt8>) -> [UInt8] {
+        Array("event: \(name)\n".utf8) + encoded(data: data)
+    }
+
     /// The event that ends an OpenAI stream, as bytes.
     public static let done = encoded(data: Array(doneMarker.utf8))
 }

@@ -35,25 +35,15 @@ public struct ToolOffer: Sendable, Hashable {
         let parallel = fields["parallel_tool_calls"] ?? .null
         guard listed != .null || chosen != .null else { return nil }
         var tools: [ToolDefinition] = []
-        var names = Set<String>()
         if listed != .null {
             guard case .array(let items) = listed else {
                 throw RequestFieldError(field: "tools", message: #"tools must be a list of {"type": "function", "function": {…}}"#)
             }
-            guard items.count <= Self.maximumTools else {
-                throw RequestFieldError(field: "tools", message: "tools lists \(items.count) tools, more than the \(Self.maximumTools) "
-                                        + "a request may offer (OpenAI's limit too); offer the ones this turn needs")
-            }
-            for (index, item) in items.enumerated() {
-                let tool = try definition(item, field: "tools[\(index)]")
-                guard names.insert(tool.name).inserted else {
-                    throw RequestFieldError(field: "tools[\(index)].function.name",
-                                            message: "tools lists \(tool.name) twice; give each tool its own name")
-                }
-                tools.append(tool)
-            }
+            try checkCount(items.count, field: "tools")
+            tools = try items.enumerated().map { index, item throws(RequestFieldError) in try definition(item, field: "tools[\(index)]") }
         }
-        var offer = ToolOffer(tools: tools, choice: try choice(chosen, among: tools))
+        var offer = try ToolOffer(checking: tools, field: "tools", nameField: { "tools[\($0)].function.name" })
+        offer.choice = try choice(chosen, among: tools)
         switch parallel {
         case .null: break
         case .bool(let flag): offer.parallel = flag
@@ -66,32 +56,62 @@ public struct ToolOffer: Sendable, Hashable {
         guard case .object(let tool) = item, tool["type"] == .string("function"), case .object(let function)? = tool["function"] else {
             throw RequestFieldError(field: field, message: #"\#(field) must be {"type": "function", "function": {"name": …, "parameters": {…}}}"#)
         }
-        guard case .string(let name)? = function["name"] else {
-            throw RequestFieldError(field: "\(field).function.name", message: "\(field).function.name is missing; name the tool")
+        return try Self.tool(name: function["name"], description: function["description"], parameters: function["parameters"] ?? .null,
+                             fields: ("\(field).function.name", "\(field).function.description", "\(field).function.parameters"))
+    }
+
+    /// A tool of a request, checked: a name of 1 to 64 letters, digits, `_` or `-`, a string
+    /// description if any, and parameters (default, unless `required`: an object with no
+    /// properties) a schema TideFormat can enforce. Errors name `fields`. Every API's tools are
+    /// read here (OpenAI's `function.parameters`, Anthropic's `input_schema`).
+    public static func tool(name: JSONValue?, description: JSONValue?, parameters: JSONValue,
+                            fields: (name: String, description: String, parameters: String), required: Bool = false) throws(RequestFieldError) -> ToolDefinition
+    {
+        guard case .string(let name)? = name else {
+            throw RequestFieldError(field: fields.name, message: "\(fields.name) is missing; name the tool")
         }
         if let problem = ToolDefinition.problem(withName: name) {
-            throw RequestFieldError(field: "\(field).function.name", message: "\(field).function.name: \(problem)")
+            throw RequestFieldError(field: fields.name, message: "\(fields.name): \(problem)")
         }
-        var description = ""
-        switch function["description"] ?? .null {
+        var text = ""
+        switch description ?? .null {
         case .null: break
-        case .string(let text): description = text
-        default: throw RequestFieldError(field: "\(field).function.description", message: "\(field).function.description must be a string")
+        case .string(let given): text = given
+        default: throw RequestFieldError(field: fields.description, message: "\(fields.description) must be a string")
         }
-        let parameters = function["parameters"] ?? .null
+        if parameters == .null, required {
+            throw RequestFieldError(field: fields.parameters, message: "\(fields.parameters): Field required (the JSON schema of the tool's input)")
+        }
         let schema: JSONValue = parameters == .null
             ? .object(JSONObject([.init(key: "type", value: .string("object")), .init(key: "properties", value: .object(JSONObject([])))]))
             : parameters
         if let problem = ToolDefinition.problem(withParameters: schema) {
-            throw RequestFieldError(field: "\(field).function.parameters", message: "\(field).function.parameters: \(problem)")
+            throw RequestFieldError(field: fields.parameters, message: "\(fields.parameters): \(problem)")
         }
         do {
             _ = try JSONSchema(schema)
         } catch {
-            throw RequestFieldError(field: "\(field).function.parameters",
-                                    message: "\(field).function.parameters is not a schema Tide can enforce: \(error)")
+            throw RequestFieldError(field: fields.parameters, message: "\(fields.parameters) is not a schema Tide can enforce: \(error)")
         }
-        return ToolDefinition(name: name, description: description, parameters: schema.text)
+        return ToolDefinition(name: name, description: text, parameters: schema.text)
+    }
+
+    /// Refuses a list `field` of `count` tools, more than ``maximumTools``, before any is read.
+    public static func checkCount(_ count: Int, field: String) throws(RequestFieldError) {
+        guard count <= maximumTools else {
+            throw RequestFieldError(field: field, message: "\(field) lists \(count) tools, more than the \(maximumTools) "
+                                    + "a request may offer (OpenAI's limit too); offer the ones this turn needs")
+        }
+    }
+
+    /// An offer of `tools` (the choice `auto`), checked: each name once in the list `field`
+    /// (`nameField` spells tool number i's name).
+    public init(checking tools: [ToolDefinition], field: String, nameField: (Int) -> String) throws(RequestFieldError) {
+        var names = Set<String>()
+        for (index, tool) in tools.enumerated() where !names.insert(tool.name).inserted {
+            throw RequestFieldError(field: nameField(index), message: "\(field) lists \(tool.name) twice; give each tool its own name")
+        }
+        self.init(tools: tools)
     }
 
     private static func choice(_ value: JSONValue, among tools: [ToolDefinition]) throws(RequestFieldError) -> ToolChoice {

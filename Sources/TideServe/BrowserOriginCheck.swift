@@ -17,17 +17,18 @@ struct BrowserOriginCheck: RouterMiddleware {
     /// The port it listens on.
     let port: Int
 
-    /// The headers a preflight may ask for: what OpenAI's clients send.
-    static let allowedHeaders = "Authorization, Content-Type, OpenAI-Organization, OpenAI-Project, X-Stainless-Retry-Count"
+    /// The headers a preflight may ask for: what OpenAI's and Anthropic's clients send.
+    static let allowedHeaders = "Authorization, Content-Type, OpenAI-Organization, OpenAI-Project, X-Stainless-Retry-Count, "
+        + "X-Api-Key, Anthropic-Version, Anthropic-Beta"
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if let refusal = hostRefusal(request.head.authority) { return refusal.response }
+        if let refusal = hostRefusal(request.head.authority) { return refusal.response(to: request.uri.path) }
         guard let origin = request.headers[.origin] else { return try await next(request, context) }
         let allowed = access.allows(origin: origin)
         guard allowed || isOwn(origin: origin) else {
             return APIError(status: 403, message: "requests from web pages at \(origin) are refused: a page a browser shows must not "
                                 + "drive this server; start tide serve with --cors-origin \(origin) to allow that origin",
-                            type: "permission_error", code: "origin_not_allowed").response
+                            type: "permission_error", code: "origin_not_allowed").response(to: request.uri.path)
         }
         guard allowed else { return try await next(request, context) }
         if request.method == .options, request.headers[.accessControlRequestMethod] != nil {

@@ -4,12 +4,14 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
+import TideAnthropic
 import TideCore
 import TideFormat
 import TideOpenAI
 
 /// `tide serve`: an OpenAI-compatible server on one model. `POST /v1/chat/completions` and
-/// `POST /v1/completions` (streamed as server-sent events, or whole, with `usage`),
+/// `POST /v1/completions` (streamed as server-sent events, or whole, with `usage`), Anthropic's
+/// `POST /v1/messages` and its `count_tokens` (`MessagesEndpoint.swift`),
 /// `GET /v1/models`, `GET /health`, `POST /v1/embeddings` (`EmbeddingEndpoint.swift`), llama-server's
 /// tokenizer endpoints (`TokenizerEndpoints.swift`),
 /// and `GET /metrics` (``ServerMetrics``, with `--metrics`).
@@ -78,6 +80,8 @@ public final class ChatServer: Sendable {
             (.get, "/v1/models", { _ in try Response.json(self.models) }),
             (.post, "/v1/chat/completions", { request in try await self.complete(request, at: .chat) }),
             (.post, "/v1/completions", { request in try await self.complete(request, at: .text) }),
+            (.post, "/v1/messages", { request in try await self.messages(request) }),
+            (.post, "/v1/messages/count_tokens", { request in try await self.countTokens(request) }),
             (.post, "/v1/embeddings", { request in try await self.embeddings(request) }),
             (.post, "/tokenize", { request in try await self.tokenize(request) }),
             (.post, "/detokenize", { request in try await self.detokenize(request) }),
@@ -145,68 +149,15 @@ public final class ChatServer: Sendable {
         var job = try await readJob(from: &request, at: endpoint)
         job.arrived = arrived
         let reply = ReplyWriter(model: configuration.modelName, job: job, metrics: metrics)
-        let body = request.body
-        guard job.stream else { return await completeWhole(job, reply: reply, body: body) }
-        // Waits for the sequences and the first events, so that an error still gets its status.
-        let runs = try await start(job, id: reply.id)
-        // Watching for the client to leave uses up the connection (here and for whole replies):
-        // say so, so that clients do not send their next request on it.
-        let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache", .connection: "close"]
-        let grace = configuration.serverLimits.shutdownGrace
-        return Response(status: .ok, headers: headers, body: ResponseBody { [logger] writer in
-            // A client that leaves stops the reply at once, which frees its sequence. A stop of
-            // the server lets the reply run for most of the grace, then cuts it while the
-            // connection is still open, so that the client is told why its stream ends.
-            let shutdown = ShutdownCut()
-            try await withGracefulShutdownHandler {
-                try await body.consumeWithInboundCloseHandler { _ in
-                    await reply.stream(runs, into: &writer, logger: logger, shutdown: shutdown)
-                } onInboundClosed: {
-                    for run in runs { run.cancel() }
-                }
-            } onGracefulShutdown: {
-                Task {
-                    try? await Task.sleep(for: ShutdownCut.delay(within: grace))
-                    shutdown.cut()
-                    for run in runs { run.cancel() }
-                }
-            }
-            try await writer.finish(nil)
-        })
-    }
-
-    /// Answers a request for whole replies. A client that leaves, while its request waits for
-    /// sequences or while the replies are made, stops them at once.
-    private func completeWhole(_ job: CompletionJob, reply: ReplyWriter, body: RequestBody) async -> Response {
-        do {
-            let completion = try await body.consumeWithCancellationOnInboundClose { _ in
-                let runs = try await self.start(job, id: reply.id)
-                do {
-                    let completion = try await reply.collect(runs, logger: self.logger)
-                    for run in runs { await run.finish() }
-                    return completion
-                } catch {
-                    for run in runs { run.cancel() }
-                    for run in runs { await run.finish() }
-                    throw error
-                }
-            }
-            var response = try Response.json(completion)
-            response.headers[.connection] = "close"
-            return response
-        } catch is CancellationError {
-            logger.info("\(reply.id): the client left before the reply was complete")
-            return Response(status: .init(code: 499, reasonPhrase: "Client Closed Request"))
-        } catch {
-            // Watching for the client to leave used up the connection here too.
-            var response = ErrorAnswer.answer(error, logger: logger)
-            response.headers[.connection] = "close"
-            return response
+        return try await answer(job, id: reply.id, body: request.body) { runs in
+            try Response.json(try await reply.collect(runs, logger: self.logger))
+        } streaming: { [logger] runs, writer, shutdown in
+            await reply.stream(runs, into: &writer, logger: logger, shutdown: shutdown)
         }
     }
 
     /// Starts the replies, one a choice; a prompt that does not fit is the client's error, in the engine's words.
-    private func start(_ job: CompletionJob, id: String) async throws -> [CompletionRun] {
+    func start(_ job: CompletionJob, id: String) async throws -> [CompletionRun] {
         do {
             return try await CompletionRun.start(job, id: id, configuration: configuration, pool: pool, logger: logger)
         } catch let error as ContextOverflowError {
@@ -225,7 +176,7 @@ public final class ChatServer: Sendable {
 
     /// The body read as a request to `endpoint`, with the reply format it asks for, over the
     /// server's defaults.
-    private func readJob(from request: inout Request, at endpoint: CompletionEndpoint) async throws(APIError) -> CompletionJob {
+    func readJob(from request: inout Request, at endpoint: CompletionEndpoint) async throws(APIError) -> CompletionJob {
         // Foundation's decoder keeps no key order, and a schema's property order matters: the
         // fields of a format and of tools are read from the body as parsed in order.
         let what = endpoint == .chat ? "a chat-completion request" : "a completion request"
@@ -249,6 +200,15 @@ public final class ChatServer: Sendable {
                                          sequences: pool.capacity)
             } catch {
                 throw .request(error, context: "The body is not \(what)")
+            }
+        case .messages:
+            let (_, ordered) = try await readBody(of: &request)
+            do {
+                let read = try MessagesRequest(parsing: ordered, for: .reply)
+                return try CompletionJob(read.chat, format: nil, tools: read.tools, configuration: configuration, sequences: pool.capacity,
+                                         endpoint: .messages)
+            } catch {
+                throw .request(error, context: "The body is not a Messages API request")
             }
         }
     }

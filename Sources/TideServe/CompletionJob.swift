@@ -3,17 +3,24 @@ import TideCore
 import TideFormat
 import TideOpenAI
 
-/// Which endpoint a request came to: `/v1/chat/completions` (messages through the chat template)
-/// or `/v1/completions` (a prompt continued as plain text). It decides the request's field names
-/// in errors and the shape of the reply.
+/// Which endpoint a request came to: `/v1/chat/completions` (messages through the chat template),
+/// `/v1/completions` (a prompt continued as plain text) or Anthropic's `/v1/messages` (messages,
+/// read into a chat completion's). It decides the request's field names in errors and the shape
+/// of the reply.
 enum CompletionEndpoint: Sendable {
-    case chat, text
+    case chat, text, messages
 
     /// The endpoint's path.
-    var path: String { self == .chat ? "/v1/chat/completions" : "/v1/completions" }
+    var path: String {
+        switch self {
+        case .chat: "/v1/chat/completions"
+        case .text: "/v1/completions"
+        case .messages: "/v1/messages"
+        }
+    }
 
     /// The request field that holds what the model is given.
-    var inputField: String { self == .chat ? "messages" : "prompt" }
+    var inputField: String { self == .text ? "prompt" : "messages" }
 }
 
 /// A completion request checked and read into Tide's terms: the conversation before the message
@@ -69,7 +76,7 @@ struct CompletionJob: Sendable {
         for (index, message) in request.messages.enumerated() {
             // A chat template cannot carry a NUL: say so, rather than let the message end there.
             if message.content.utf8.contains(0) {
-                let field = endpoint == .chat ? "messages[\(index)].content" : "prompt"
+                let field = endpoint == .text ? "prompt" : "messages[\(index)].content"
                 throw .invalid("\(field) holds a NUL character (U+0000), which a prompt cannot carry; remove it", param: field)
             }
             messages.append(try Self.message(message, at: index, after: messages))
@@ -79,7 +86,7 @@ struct CompletionJob: Sendable {
             throw .invalid("the last message must be the user's, or the results of the calls before it, to be answered; "
                                + "it is the \(last.role.rawValue)'s", param: "messages")
         }
-        if endpoint == .chat, let system = configuration.systemPrompt, !system.isEmpty,
+        if endpoint != .text, let system = configuration.systemPrompt, !system.isEmpty,
            !messages.contains(where: { $0.role == .system })
         {
             messages.insert(ChatMessage(.system, system), at: 0)
@@ -190,9 +197,9 @@ struct CompletionJob: Sendable {
                 + (message.toolCalls ?? []).reduce(0) { $0 + $1.function.name.unicodeScalars.count + $1.function.arguments.unicodeScalars.count }
         }
         guard characters <= limits.maximumCharacters else {
-            let what = endpoint == .chat ? "the messages hold" : "the prompt holds"
+            let what = endpoint == .text ? "the prompt holds" : "the messages hold"
             throw .invalid("\(what) \(characters) characters, over this server's limit of \(limits.maximumCharacters); "
-                               + "shorten \(endpoint == .chat ? "them" : "it") (tide serve --max-characters sets the limit)",
+                               + "shorten \(endpoint == .text ? "it" : "them") (tide serve --max-characters sets the limit)",
                            param: endpoint.inputField, code: "request_too_large")
         }
     }

@@ -19,13 +19,13 @@ struct ErrorAnswer: RouterMiddleware {
         } catch let error as HTTPError where error.status == .notFound {
             return unrouted(request)
         } catch {
-            return Self.answer(error, logger: logger)
+            return Self.answer(error, to: request.uri.path, logger: logger)
         }
     }
 
-    /// `error` as the client reads it, logged to `logger`: an ``APIError`` as it renders itself,
-    /// Hummingbird's own errors with their status, anything else a 500.
-    static func answer(_ error: any Error, logger: Logger) -> Response {
+    /// `error` as the client of `path` reads it, logged to `logger`: an ``APIError`` as it renders
+    /// itself, Hummingbird's own errors with their status, anything else a 500.
+    static func answer(_ error: any Error, to path: String, logger: Logger) -> Response {
         let refusal = switch error {
         case let error as APIError: error
         case let error as HTTPError:
@@ -34,7 +34,7 @@ struct ErrorAnswer: RouterMiddleware {
         default: APIError.unexpected(error)
         }
         logger.info("refused a request: \(refusal)")
-        return refusal.response
+        return refusal.response(to: path)
     }
 
     /// The answer to a request no route takes.
@@ -43,11 +43,11 @@ struct ErrorAnswer: RouterMiddleware {
         guard let allowed = methods[path] else {
             let endpoints = methods.sorted { $0.key < $1.key }.map { "\($0.value.map(\.rawValue).joined(separator: "/")) \($0.key)" }
             return APIError(status: 404, message: "There is no \(path) here; the endpoints are \(endpoints.joined(separator: ", "))",
-                            code: "not_found").response
+                            code: "not_found").response(to: path)
         }
         let allow = allowed.map(\.rawValue).joined(separator: ", ")
         var response = APIError(status: 405, message: "\(path) does not answer \(request.method.rawValue); use \(allow)",
-                                code: "method_not_allowed").response
+                                code: "method_not_allowed").response(to: path)
         response.headers[.allow] = allow
         return response
     }

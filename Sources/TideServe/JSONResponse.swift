@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import TideFormat
 
 extension Response {
     /// `value` encoded as a JSON response (slashes unescaped).
@@ -8,5 +9,10 @@ extension Response {
         encoder.outputFormatting = .withoutEscapingSlashes
         return Response(status: status, headers: [.contentType: "application/json"],
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+    }
+
+    /// `value` written as a JSON response, its members in their order.
+    static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: value.text)))
     }
 }

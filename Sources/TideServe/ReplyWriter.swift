@@ -6,7 +6,7 @@ import TideCore
 import TideOpenAI
 
 /// Turns one reply's events into the OpenAI wire format of its endpoint: chunks of server-sent
-/// events, or one chat or text completion.
+/// events, or one chat or text completion. (The Messages API's replies are ``MessagesWriter``'s.)
 struct ReplyWriter: Sendable {
     let model: String
     let job: CompletionJob
@@ -139,7 +139,7 @@ struct ReplyWriter: Sendable {
         }
         let wanted = job.parameters.logprobs != nil
         switch job.endpoint {
-        case .chat:
+        case .chat, .messages:
             let choices = summaries.enumerated().map { index, summary in
                 var logprobs = LogprobsOut()
                 logprobs.add(summary.logprobs)
@@ -178,7 +178,7 @@ struct ReplyWriter: Sendable {
         -> any Encodable & Sendable
     {
         switch job.endpoint {
-        case .chat:
+        case .chat, .messages:
             ChatCompletionChunk(id: id, created: created, model: model,
                                 choices: [.init(index: choice, delta: .init(role: opening ? "assistant" : nil, content: text),
                                                 finishReason: finishReason, logprobs: logprobs.takeChat())])
@@ -191,7 +191,7 @@ struct ReplyWriter: Sendable {
     /// The piece after the last, carrying the usage.
     private func usageChunk(_ usage: Usage) -> any Encodable & Sendable {
         switch job.endpoint {
-        case .chat: ChatCompletionChunk(id: id, created: created, model: model, choices: [], usage: usage)
+        case .chat, .messages: ChatCompletionChunk(id: id, created: created, model: model, choices: [], usage: usage)
         case .text: TextCompletion(id: id, created: created, model: model, choices: [], usage: usage)
         }
     }
@@ -202,13 +202,21 @@ struct ReplyWriter: Sendable {
     }
 
     private func log(_ summary: ReplySummary, of run: CompletionRun, logger: Logger) {
+        Self.record(summary, of: run, reply: id, job: job, metrics: metrics, logger: logger)
+    }
+
+    /// Counts `summary`, the end of `job`'s reply `id` on `run`, in `metrics` and logs it:
+    /// whatever API asked for it.
+    static func record(_ summary: ReplySummary, of run: CompletionRun, reply id: String, job: CompletionJob, metrics: ServerMetrics?,
+                       logger: Logger)
+    {
         metrics?.record(summary, waited: run.sequenceLent - job.arrived)
         let statistics = summary.statistics
         logger.info("\(id): \(statistics.promptTokens) prompt tokens (\(statistics.reusedPromptTokens) cached), \(statistics.generatedTokens) generated, stop \(summary.stopReason)\(calls(summary))\(job.stream ? ", streamed" : "")")
     }
 
     /// The log's note of the tools the reply called: those run here and those left to the client.
-    private func calls(_ summary: ReplySummary) -> String {
+    private static func calls(_ summary: ReplySummary) -> String {
         let ran = summary.statistics.toolResults.map { "\($0.call.name)\($0.failed ? " (failed)" : "")" }
         return (ran.isEmpty ? "" : ", ran tools: " + ran.joined(separator: ", "))
             + (summary.toolCalls.isEmpty ? "" : ", calls for the client: " + summary.toolCalls.map(\.name).joined(separator: ", "))

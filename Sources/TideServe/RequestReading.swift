@@ -11,7 +11,7 @@ extension APIError {
         let prefix = context.map { "\($0): " } ?? ""
         return switch error {
         case let error as APIError: error
-        case let error as RequestFieldError: .invalid(error.message, param: error.field)
+        case let error as RequestFieldError: .invalid(error.message, param: error.field, code: error.code)
         case let error as DecodingError: .invalid(prefix + error.plainDescription)
         default: .invalid(prefix + "\(error)")
         }

@@ -8,19 +8,6 @@ extension CommandLineTests {
     /// asserted holds for any words a model picks: the calls' shape is the grammar's, the answer
     /// after the results a plugin's.
     @Suite struct ServeToolsTests {
-        /// A plugin that answers a conversation ending with a tool's result by quoting it: the
-        /// last round's words are certain.
-        static let quoting = """
-            -- Answers a conversation that ends with tool results by quoting them.
-            return {
-              name = "quote-results",
-              on_prompt = function(prompt)
-                local last = prompt.messages[#prompt.messages]
-                if last.role == "tool" then return "The tool said: " .. last.content end
-              end,
-            }
-            """
-
         static let client = """
             import json, sys, openai
             client = openai.OpenAI(base_url=sys.argv[1], api_key="unused")
@@ -68,7 +55,7 @@ extension CommandLineTests {
         /// The client's tools, named and required, whole and streamed, then the call → result →
         /// answer loop; the server's own tools are not offered to a request that brings its own.
         @Test func theOpenAIClientCallsToolsAndReadsTheAnswer() async throws {
-            let plugins = try ScratchPlugins.folder(["quote-results": Self.quoting])
+            let plugins = try ScratchPlugins.folder(["quote-results": ScratchPlugins.quoteResults])
             let server = try await TideServer(["--plugin", "calculator",
                                                "--plugin", plugins.appendingPathComponent("quote-results.lua").path])
             let result = try #require(try server.python(Self.client) as? [String: Any])

@@ -69,9 +69,9 @@ final class TideServer {
 
     /// Runs `script` with the Python that has the `openai` client (installed by scripts/setup.sh);
     /// `sys.argv[1]` is the server's `/v1` URL. Returns what it printed, which must be JSON.
-    func python(_ script: String, arguments: [String] = []) throws -> Any {
-        let result = try TideProcess.run(["-c", script, url.absoluteString + "/v1"] + arguments,
-                                         program: LlamaCppPythonServer.python)
+    /// With `program`, another environment's Python (``SetupCache/agentsPython``).
+    func python(_ script: String, arguments: [String] = [], program: URL = LlamaCppPythonServer.python) throws -> Any {
+        let result = try TideProcess.run(["-c", script, url.absoluteString + "/v1"] + arguments, program: program)
         guard result.status == 0 else { throw ServerProcess.Failure(description: "python failed: \(result.stderr)") }
         return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
     }

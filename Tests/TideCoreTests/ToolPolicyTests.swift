@@ -116,4 +116,46 @@ import TideTestSupport
                 .reply(to: "Add.").collect()
         }
     }
+
+    /// A session whose tools are a client's (a server's request's): no provider runs them, and
+    /// the scripted model quotes a tool result it is given.
+    func clientSession(_ hooks: [any ChatHook]) -> ChatSession {
+        let backend = ScriptedBackend(contextSize: 65_536) { messages in
+            messages.last?.role == .tool ? ["Read: " + (messages.last?.content ?? "")] : ["<call>add {\"a\": 2, \"b\": 3}</call>"]
+        }
+        backend.toolCallReader = ToolRoundsTests.Reader()
+        var parameters = GenerationParameters()
+        parameters.tools = [ToolDefinition(name: "add", description: "Adds", parameters: #"{"type": "object", "properties": {}}"#)]
+        return ChatSession(backend: backend, parameters: parameters, hooks: hooks)
+    }
+
+    @Test func aClientsCallsPassThePolicyBeforeTheyAreReturned() async throws {
+        // Allowed: returned to the client, as the policy rewrote it, seen as the client's.
+        let rewriting = Policy("gate", decide: { _ in .rewrite(arguments: #"{"a": 1, "b": 1}"#) })
+        let allowed = try await clientSession([rewriting]).reply(to: "Add.").collect()
+        #expect(allowed.summary?.toolCalls.map(\.arguments) == [#"{"a": 1, "b": 1}"#])
+        #expect(rewriting.seen.map(\.provider) == ["client"] && allowed.toolResults.isEmpty)
+        // Refused: never returned; the model reads the refusal as the call's result and goes on.
+        let refused = try await clientSession([Policy("gate", decide: { _ in .refuse(reason: "not today") })]).reply(to: "Add.").collect()
+        #expect(refused.summary?.toolCalls == [])
+        #expect(refused.text == "Read: error: gate refused this call: not today", "\(refused.text)")
+        // Answered by the policy: the model reads its answer.
+        let answered = try await clientSession([Policy("gate", decide: { _ in .answer("5, from the policy") })]).reply(to: "Add.").collect()
+        #expect(answered.text == "Read: 5, from the policy" && answered.summary?.toolCalls == [])
+    }
+
+    @Test func resultsAClientSendsPassThePolicyBeforeTheModelReadsThem() async throws {
+        let call = ToolCall(id: "call_1", name: "add", arguments: #"{"a": 2, "b": 3}"#)
+        let redactor = Policy("redactor", result: { $0.call.name == "add" ? $0.content.replacingOccurrences(of: "secret", with: "[gone]") : nil })
+        let session = clientSession([redactor])
+        session.history = [ChatMessage(.user, "Add."), ChatMessage(.assistant, "", toolCalls: [call]),
+                           ChatMessage(.tool, "5 and a secret", toolCallID: "call_1")]
+        let reply = try await session.replyToToolResults().collect()
+        #expect(reply.text == "Read: 5 and a [gone]", "\(reply.text)")
+        let withheld = clientSession([FailingResult()])
+        withheld.history = session.history.prefix(3).map { $0 }
+        withheld.history[2].content = "5 and a secret"
+        let failed = try await withheld.replyToToolResults().collect()
+        #expect(failed.text == "Read: error: the result was withheld: leaky failed on it (the plugin is disabled)", "\(failed.text)")
+    }
 }

@@ -14,12 +14,7 @@ public final class LlamaCppPythonServer {
     private let process: ServerProcess
 
     /// The Python of the server's virtual environment (which also has the `openai` client).
-    public static var python: URL {
-        let environment = ProcessInfo.processInfo.environment
-        let cache = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
-        return cache.appendingPathComponent("tide/llama-server/bin/python")
-    }
+    public static var python: URL { SetupCache.folder("llama-server/bin/python") }
 
     /// Starts the server with a context of `contextSize` tokens and waits until it answers; with
     /// `chatFormat`, its own way of writing prompts instead of the model's template

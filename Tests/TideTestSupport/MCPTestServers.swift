@@ -5,12 +5,7 @@ import Foundation
 /// Python SDK), all in the virtual environment scripts/setup.sh makes for them.
 public enum MCPTestServers {
     /// The environment's `bin` folder: ${XDG_CACHE_HOME:-~/.cache}/tide/mcp/bin.
-    public static var bin: URL {
-        let environment = ProcessInfo.processInfo.environment
-        let cache = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
-        return cache.appendingPathComponent("tide/mcp/bin")
-    }
+    public static var bin: URL { SetupCache.folder("mcp/bin") }
 
     /// The reference time server's command.
     public static var time: [String] { [bin.appendingPathComponent("mcp-server-time").path, "--local-timezone", "UTC"] }

@@ -2,6 +2,19 @@ import Foundation
 
 /// Plugins written to a scratch folder, for tests that need a plugin of their own.
 public enum ScratchPlugins {
+    /// `quote-results`: answers a conversation that ends with a tool's result by quoting it, so
+    /// the words of the round after a tool call are certain.
+    public static let quoteResults = """
+        -- Answers a conversation that ends with tool results by quoting them.
+        return {
+          name = "quote-results",
+          on_prompt = function(prompt)
+            local last = prompt.messages[#prompt.messages]
+            if last.role == "tool" then return "The tool said: " .. last.content end
+          end,
+        }
+        """
+
     /// `tag`: adds `[MARK]` (its option `mark`) to the end of every reply, so a test can see
     /// which instance of it ran, and whether twice.
     public static let tag = """

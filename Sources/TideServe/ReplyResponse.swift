@@ -1,0 +1,74 @@
+import Hummingbird
+import HummingbirdCore
+import NIOCore
+import ServiceLifecycle
+
+extension ChatServer {
+    /// The response to `job`, whose reply is `id`, whichever API asked: `whole` makes the one
+    /// response from the finished runs, `streaming` writes their events as they come. Either way
+    /// a client that leaves stops the replies at once, which frees their sequences; a stream waits
+    /// for the sequences and the first events first, so that an error still gets its status.
+    func answer(_ job: CompletionJob, id: String, body: RequestBody,
+                whole: @escaping @Sendable ([CompletionRun]) async throws -> Response,
+                streaming: @escaping @Sendable ([CompletionRun], inout any ResponseBodyWriter, ShutdownCut) async -> Void)
+        async throws -> Response
+    {
+        guard job.stream else { return await answerWhole(job, id: id, body: body, whole: whole) }
+        let runs = try await start(job, id: id)
+        // Watching for the client to leave uses up the connection (here and for whole replies):
+        // say so, so that clients do not send their next request on it.
+        let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache", .connection: "close"]
+        let grace = configuration.serverLimits.shutdownGrace
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            // A client that leaves stops the reply at once, which frees its sequence. A stop of
+            // the server lets the reply run for most of the grace, then cuts it while the
+            // connection is still open, so that the client is told why its stream ends.
+            let shutdown = ShutdownCut()
+            try await withGracefulShutdownHandler {
+                try await body.consumeWithInboundCloseHandler { _ in
+                    await streaming(runs, &writer, shutdown)
+                } onInboundClosed: {
+                    for run in runs { run.cancel() }
+                }
+            } onGracefulShutdown: {
+                Task {
+                    try? await Task.sleep(for: ShutdownCut.delay(within: grace))
+                    shutdown.cut()
+                    for run in runs { run.cancel() }
+                }
+            }
+            try await writer.finish(nil)
+        })
+    }
+
+    /// Answers a request for whole replies. A client that leaves, while its request waits for
+    /// sequences or while the replies are made, stops them at once.
+    private func answerWhole(_ job: CompletionJob, id: String, body: RequestBody,
+                             whole: @escaping @Sendable ([CompletionRun]) async throws -> Response) async -> Response
+    {
+        do {
+            var response = try await body.consumeWithCancellationOnInboundClose { _ in
+                let runs = try await self.start(job, id: id)
+                do {
+                    let response = try await whole(runs)
+                    for run in runs { await run.finish() }
+                    return response
+                } catch {
+                    for run in runs { run.cancel() }
+                    for run in runs { await run.finish() }
+                    throw error
+                }
+            }
+            response.headers[.connection] = "close"
+            return response
+        } catch is CancellationError {
+            logger.info("\(id): the client left before the reply was complete")
+            return Response(status: .init(code: 499, reasonPhrase: "Client Closed Request"))
+        } catch {
+            // Watching for the client to leave used up the connection here too.
+            var response = ErrorAnswer.answer(error, to: job.endpoint.path, logger: logger)
+            response.headers[.connection] = "close"
+            return response
+        }
+    }
+}
