@@ -4,12 +4,6 @@ import TideFormat
 /// A reply in the Messages API's terms: the whole message (``message(id:model:summary:)``), and
 /// its pieces as one stream sends them (``MessagesStream``).
 public enum MessagesReply {
-    /// A fresh message id: `msg_` and 24 random letters and digits, as Anthropic's are.
-    public static func freshID() -> String {
-        let characters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-        return "msg_" + String((0..<24).map { _ in characters.randomElement()! })
-    }
-
     /// The whole reply `summary` as message `id` of `model`: a `thinking` block for the reasoning,
     /// a `text` block for the answer (none when the reply is only calls), a `tool_use` block a
     /// call, the stop reason and the usage.

@@ -111,11 +111,7 @@ public struct MessagesRequest: Sendable {
     private static func parameters(in object: JSONObject, for purpose: Purpose) throws(RequestFieldError) -> [ParameterSetting] {
         var settings: [ParameterSetting] = []
         func set(_ name: String, _ value: ParameterValue, field: String) throws(RequestFieldError) {
-            do {
-                settings.append(try ParameterSetting(name: name, value: value))
-            } catch {
-                throw RequestFieldError(field: field, message: "\(field) \(error.rule)")
-            }
+            settings.append(try ParameterSetting.requested(name, value, field: field))
         }
         if purpose == .reply, object["max_tokens"] == nil || object["max_tokens"] == .null {
             throw RequestFieldError(field: "max_tokens", message: "max_tokens: Field required (the most tokens the reply may have)")
@@ -177,20 +173,6 @@ public struct MessagesRequest: Sendable {
             case .null, .string: break
             default: throw RequestFieldError(field: "metadata.user_id", message: "metadata.user_id must be a string")
             }
-        }
-    }
-}
-
-extension ParameterValue {
-    /// `json` as a parameter's value.
-    init(_ json: JSONValue) {
-        self = switch json {
-        case .null: .null
-        case .bool(let flag): .flag(flag)
-        case .number(let number): .number(number)
-        case .string(let text): .text(text)
-        case .array(let items): .list(items.map(ParameterValue.init))
-        case .object(let object): .map(Dictionary(object.distinctMembers.map { ($0.key, ParameterValue($0.value)) }) { $1 })
         }
     }
 }

@@ -29,9 +29,13 @@ public struct ToolDefinition: Sendable, Hashable, Codable {
 public struct ToolCall: Sendable, Hashable, Codable {
     /// A new call id, `call_` and 24 random letters and digits, as OpenAI's look: unique across
     /// replies and conversations, so a client that keys calls by id never confuses two.
-    public static func freshID() -> String {
+    public static func freshID() -> String { freshID("call") }
+
+    /// A new id of an object of `kind` (`call`, `msg`, `resp`…): `kind`, `_` and 24 random
+    /// letters and digits, as OpenAI's and Anthropic's ids look.
+    public static func freshID(_ kind: String) -> String {
         let characters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-        return "call_" + String((0..<24).map { _ in characters.randomElement()! })
+        return kind + "_" + String((0..<24).map { _ in characters.randomElement()! })
     }
 
     /// The call's id (`call_…`), which its result refers to.

@@ -9,10 +9,24 @@ import GRDB
 /// - `reply`: for each generated reply, the parameters, the plugins, how it ended and its figures;
 /// - `message_text`: an FTS5 index of the messages' text, kept by triggers;
 /// - `tool_call` (version 2): each reply's tool calls and their results;
-/// - `message.reasoning` and `reply.reasoning_tokens` (version 3): a thinking model's reasoning.
+/// - `message.reasoning` and `reply.reasoning_tokens` (version 3): a thinking model's reasoning;
+/// - `response` (version 4): the responses `tide serve` stores for OpenAI's Responses API.
 enum LogSchema {
     /// The migrations in order: version N is reached by running the first N.
-    static let migrations: [@Sendable (Database) throws -> Void] = [version1, version2, version3]
+    static let migrations: [@Sendable (Database) throws -> Void] = [version1, version2, version3, version4]
+
+    /// Version 4: each stored response of the Responses API, by its id: when it was made, the
+    /// conversation a response continuing it reads first (JSON), and the response as sent (JSON).
+    private static func version4(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE response (
+                id TEXT PRIMARY KEY,
+                created TEXT NOT NULL,
+                conversation TEXT NOT NULL,
+                body TEXT NOT NULL
+            );
+            """)
+    }
 
     /// Version 3: a thinking model's reasoning, kept apart from the answer in `content` (`NULL`
     /// for none), and the tokens a reply spent on it.

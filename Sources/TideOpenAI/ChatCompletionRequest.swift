@@ -168,11 +168,7 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
             for name in [declaration.field] + declaration.aliases {
                 let value = try fields.decodeIfPresent(ParameterValue.self, forKey: AnyCodingKey(name)) ?? .null
                 if value == .null { continue }
-                do {
-                    settings.append(try ParameterSetting(name: declaration.name, value: value))
-                } catch {
-                    throw RequestFieldError(field: name, message: "\(name) \(error.rule)")
-                }
+                settings.append(try ParameterSetting.requested(declaration.name, value, field: name))
                 break
             }
         }

@@ -62,7 +62,7 @@ extension ReplyFormat {
         }
     }
 
-    private static func jsonSchema(_ value: JSONValue, field: String) throws(RequestFieldError) -> ReplyFormat {
+    static func jsonSchema(_ value: JSONValue, field: String) throws(RequestFieldError) -> ReplyFormat {
         do {
             return try .jsonSchema(value)
         } catch {

@@ -1,4 +1,5 @@
 import TideCore
+import TideFormat
 
 extension ChatCompletionRequest {
     /// Sets the request's parameter fields from `parameters`, as a client sends them: OpenAI's own
@@ -28,5 +29,31 @@ extension ChatCompletionRequest {
             throw RequestFieldError(field: error.field, message: "\(error.field) \(error.rule)")
         }
         return parameters
+    }
+}
+
+extension ParameterSetting {
+    /// The parameter `name` set to `value` as a request's `field` gave it; a bad value is a
+    /// ``RequestFieldError`` naming the field.
+    public static func requested(_ name: String, _ value: ParameterValue, field: String) throws(RequestFieldError) -> ParameterSetting {
+        do {
+            return try ParameterSetting(name: name, value: value)
+        } catch {
+            throw RequestFieldError(field: field, message: "\(field) \(error.rule)")
+        }
+    }
+}
+
+extension ParameterValue {
+    /// `json` as a parameter's value, as a request's body gives it.
+    public init(_ json: JSONValue) {
+        self = switch json {
+        case .null: .null
+        case .bool(let flag): .flag(flag)
+        case .number(let number): .number(number)
+        case .string(let text): .text(text)
+        case .array(let items): .list(items.map(ParameterValue.init))
+        case .object(let object): .map(Dictionary(object.distinctMembers.map { ($0.key, ParameterValue($0.value)) }) { $1 })
+        }
     }
 }

@@ -11,7 +11,8 @@ import TideOpenAI
 
 /// `tide serve`: an OpenAI-compatible server on one model. `POST /v1/chat/completions` and
 /// `POST /v1/completions` (streamed as server-sent events, or whole, with `usage`), Anthropic's
-/// `POST /v1/messages` and its `count_tokens` (`MessagesEndpoint.swift`),
+/// `POST /v1/messages` and its `count_tokens` (`MessagesEndpoint.swift`), OpenAI's Responses API
+/// (`ResponsesEndpoint.swift`),
 /// `GET /v1/models`, `GET /health`, `POST /v1/embeddings` (`EmbeddingEndpoint.swift`), llama-server's
 /// tokenizer endpoints (`TokenizerEndpoints.swift`),
 /// and `GET /metrics` (``ServerMetrics``, with `--metrics`).
@@ -82,6 +83,9 @@ public final class ChatServer: Sendable {
             (.post, "/v1/completions", { request in try await self.complete(request, at: .text) }),
             (.post, "/v1/messages", { request in try await self.messages(request) }),
             (.post, "/v1/messages/count_tokens", { request in try await self.countTokens(request) }),
+            (.post, "/v1/responses", { request in try await self.responses(request) }),
+            (.get, "/v1/responses/:id", { request in try self.storedResponse(request) }),
+            (.delete, "/v1/responses/:id", { request in try self.deleteResponse(request) }),
             (.post, "/v1/embeddings", { request in try await self.embeddings(request) }),
             (.post, "/tokenize", { request in try await self.tokenize(request) }),
             (.post, "/detokenize", { request in try await self.detokenize(request) }),
@@ -210,6 +214,8 @@ public final class ChatServer: Sendable {
             } catch {
                 throw .request(error, context: "The body is not a Messages API request")
             }
+        case .responses:
+            return try await readResponsesRequest(from: &request).job
         }
     }
 

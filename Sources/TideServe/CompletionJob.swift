@@ -4,11 +4,11 @@ import TideFormat
 import TideOpenAI
 
 /// Which endpoint a request came to: `/v1/chat/completions` (messages through the chat template),
-/// `/v1/completions` (a prompt continued as plain text) or Anthropic's `/v1/messages` (messages,
-/// read into a chat completion's). It decides the request's field names in errors and the shape
+/// `/v1/completions` (a prompt continued as plain text), Anthropic's `/v1/messages` or OpenAI's
+/// `/v1/responses` (each read into a chat completion's). It decides the request's field names in errors and the shape
 /// of the reply.
 enum CompletionEndpoint: Sendable {
-    case chat, text, messages
+    case chat, text, messages, responses
 
     /// The endpoint's path.
     var path: String {
@@ -16,11 +16,18 @@ enum CompletionEndpoint: Sendable {
         case .chat: "/v1/chat/completions"
         case .text: "/v1/completions"
         case .messages: "/v1/messages"
+        case .responses: "/v1/responses"
         }
     }
 
     /// The request field that holds what the model is given.
-    var inputField: String { self == .text ? "prompt" : "messages" }
+    var inputField: String {
+        switch self {
+        case .text: "prompt"
+        case .responses: "input"
+        default: "messages"
+        }
+    }
 }
 
 /// A completion request checked and read into Tide's terms: the conversation before the message

@@ -6,7 +6,7 @@ import TideCore
 import TideOpenAI
 
 /// Turns one reply's events into the OpenAI wire format of its endpoint: chunks of server-sent
-/// events, or one chat or text completion. (The Messages API's replies are ``MessagesWriter``'s.)
+/// events, or one chat or text completion. (The Messages and Responses APIs' replies are ``MessagesWriter``'s and ``ResponsesWriter``'s.)
 struct ReplyWriter: Sendable {
     let model: String
     let job: CompletionJob
@@ -130,16 +130,14 @@ struct ReplyWriter: Sendable {
         var summaries: [ReplySummary] = []
         // Each run decodes on its own, whichever is read first.
         for run in runs {
-            guard let summary = try await Self.summary(of: run) else {
-                throw APIError(status: 500, message: "the reply ended without a summary", type: "server_error")
-            }
+            let summary = try await Self.summary(of: run)
             log(summary, of: run, logger: logger)
             try Self.checkCalls(summary)
             summaries.append(summary)
         }
         let wanted = job.parameters.logprobs != nil
         switch job.endpoint {
-        case .chat, .messages:
+        case .chat, .messages, .responses:
             let choices = summaries.enumerated().map { index, summary in
                 var logprobs = LogprobsOut()
                 logprobs.add(summary.logprobs)
@@ -163,12 +161,12 @@ struct ReplyWriter: Sendable {
         }
     }
 
-    /// The summary that ends `run`'s events; `nil` if they end without one.
-    private static func summary(of run: CompletionRun) async throws -> ReplySummary? {
+    /// The summary that ends `run`'s events; a 500 if they end without one.
+    static func summary(of run: CompletionRun) async throws -> ReplySummary {
         while let event = try await run.next() {
             if case .finished(let summary) = event { return summary }
         }
-        return nil
+        throw APIError(status: 500, message: "the reply ended without a summary", type: "server_error")
     }
 
     /// One streamed piece of choice number `choice`: `text` (`nil` on the last piece, which
@@ -178,7 +176,7 @@ struct ReplyWriter: Sendable {
         -> any Encodable & Sendable
     {
         switch job.endpoint {
-        case .chat, .messages:
+        case .chat, .messages, .responses:
             ChatCompletionChunk(id: id, created: created, model: model,
                                 choices: [.init(index: choice, delta: .init(role: opening ? "assistant" : nil, content: text),
                                                 finishReason: finishReason, logprobs: logprobs.takeChat())])
@@ -191,7 +189,7 @@ struct ReplyWriter: Sendable {
     /// The piece after the last, carrying the usage.
     private func usageChunk(_ usage: Usage) -> any Encodable & Sendable {
         switch job.endpoint {
-        case .chat, .messages: ChatCompletionChunk(id: id, created: created, model: model, choices: [], usage: usage)
+        case .chat, .messages, .responses: ChatCompletionChunk(id: id, created: created, model: model, choices: [], usage: usage)
         case .text: TextCompletion(id: id, created: created, model: model, choices: [], usage: usage)
         }
     }

@@ -41,6 +41,9 @@ public struct ServeConfiguration: Sendable {
     /// Makes what records one request's exchange, given its endpoint (`/v1/chat/completions`);
     /// `nil` records nothing (`tide serve --log` sets the conversation log).
     public var recorder: (@Sendable (_ endpoint: String) -> (any ExchangeRecorder)?)?
+    /// Where the Responses API's stored responses are kept: the server's memory (the newest 1024)
+    /// unless it is given the conversation log's.
+    public var responses: any ResponseStore = RecentResponses()
     /// Makes what traces the hook calls of one reply (`--trace-hooks`), given the reply's
     /// source: its completion's id, and its choice when a request asks for several; `nil` traces nothing.
     public var hookTrace: (@Sendable (_ source: String) -> any HookTrace)?

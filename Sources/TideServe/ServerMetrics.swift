@@ -96,9 +96,23 @@ struct RequestCounting: RouterMiddleware {
     let metrics: ServerMetrics
     let paths: Set<String>
 
+    /// The endpoint `path` asks for, among `paths` (whose `:name` segments take any value):
+    /// written with `{name}` for such a segment (`/v1/responses/{id}`); `other` for none.
+    static func endpoint(of path: String, among paths: Set<String>) -> String {
+        if paths.contains(path) { return path }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        for pattern in paths.sorted() where pattern.contains(":") {
+            let parts = pattern.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == segments.count,
+                  zip(parts, segments).allSatisfy({ $0.hasPrefix(":") ? !$1.isEmpty : $0 == $1 }) else { continue }
+            return parts.map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
+        }
+        return "other"
+    }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let response = try await next(request, context)
-        metrics.countRequest(endpoint: paths.contains(request.uri.path) ? request.uri.path : "other", status: response.status.code)
+        metrics.countRequest(endpoint: Self.endpoint(of: request.uri.path, among: paths), status: response.status.code)
         return response
     }
 }

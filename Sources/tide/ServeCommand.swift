@@ -220,6 +220,12 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
                 ConversationLog(database: log, source: .serve, model: model, origin: endpoint)
             }
         }
+        // The Responses API's stored responses (a client's `store`, true unless it says) go in the
+        // log's database whatever --log says, so that a chain outlives a restart; in memory when
+        // logging is off altogether (tide logs off, TIDE_NO_LOG).
+        let stored = log ?? LogOptions.database(enabled: true)
+        defer { stored?.flush() }
+        if let stored { configuration.responses = ResponseLog(database: stored) }
         if let trace { configuration.hookTrace = { trace.trace(source: $0) } }
         var logger = Logger(label: "tide.serve")
         logger.logLevel = .info

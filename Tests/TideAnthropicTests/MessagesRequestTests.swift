@@ -97,6 +97,8 @@ import TideOpenAI
             (#"{"model": "m", "max_tokens": 1, "messages": [\#(user)], "metadata": {"user_id": 3}}"#, .reply, "metadata.user_id", "string"),
             (#"{"model": "m", "max_tokens": 1, "messages": [\#(user)], "stop_sequences": "x"}"#, .reply, "stop_sequences", "a list of strings"),
             (#"{"model": "m", "max_tokens": 1, "messages": [{"role": "user", "content": "hi", "name": "bob"}]}"#, .reply, "messages[0].name", "Extra inputs"),
+            (#"{"model": "m", "max_tokens": 1, "messages": [{"role": "user", "content": [{"type": "hologram"}]}]}"#, .reply,
+             "messages[0].content[0].type", "'hologram' is not a block"),
         ]
         for (body, purpose, field, words) in cases {
             do {
