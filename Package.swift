@@ -71,7 +71,7 @@ let package = Package(
         .target(name: "TideOpenAI", dependencies: ["TideCore", "TideFormat"]),
         .target(name: "TideAnthropic", dependencies: ["TideCore", "TideFormat", "TideOpenAI"]),
         .target(name: "TideRemote", dependencies: [
-            "TideCore", "TideFormat", "TideOpenAI", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            "TideCore", "TideFormat", "TideOpenAI", "TideAnthropic", .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),

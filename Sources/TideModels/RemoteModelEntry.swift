@@ -18,12 +18,14 @@ public struct RemoteModelEntry: Sendable, Hashable, Decodable {
     public var defaults: ModelDefaults
     /// Seconds the server may stay silent before a reply fails (default 120).
     public var timeout: Int?
+    /// The API the server is spoken to in (`api`: `chat`, `messages` or `responses`; default `chat`).
+    public var api = RemoteAPI.chat
 
     /// The timeouts accepted, in seconds: up to a day.
     public static let timeoutRange = 1...86_400
 
     enum CodingKeys: String, CodingKey {
-        case name, url, model, timeout
+        case name, url, model, timeout, api
         case apiKeyVariable = "api_key_env", contextLength = "context_length"
     }
 
@@ -44,6 +46,13 @@ public struct RemoteModelEntry: Sendable, Hashable, Decodable {
                 "context_length must be from 16 to \(ModelDescription.contextSizes.upperBound), not \(contextLength)")
         }
         defaults = try ModelDefaults(from: decoder)
+        if let name = try container.decodeIfPresent(String.self, forKey: .api) {
+            guard let api = RemoteAPI(rawValue: name) else {
+                throw DecodingError.dataCorruptedError(forKey: .api, in: container, debugDescription:
+                    "api must be " + RemoteAPI.allCases.map(\.rawValue).joined(separator: ", ") + ", not \(name)")
+            }
+            self.api = api
+        }
         timeout = try container.decodeIfPresent(Int.self, forKey: .timeout)
         if let timeout, !Self.timeoutRange.contains(timeout) {
             throw DecodingError.dataCorruptedError(forKey: .timeout, in: container, debugDescription:
@@ -53,6 +62,8 @@ public struct RemoteModelEntry: Sendable, Hashable, Decodable {
 
     /// The server, with the key from this entry's variable (or the usual ones).
     public var server: RemoteServer {
-        RemoteServer(url: url, apiKey: RemoteServer.environmentKey(apiKeyVariable))
+        var server = RemoteServer(url: url, apiKey: RemoteServer.environmentKey(apiKeyVariable))
+        server.api = api
+        return server
     }
 }

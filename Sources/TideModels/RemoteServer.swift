@@ -1,4 +1,5 @@
 import Foundation
+import TideCore
 
 /// An OpenAI-compatible server that runs models elsewhere (vLLM, llama-server, Ollama, TGI,
 /// `tide serve`), and the key that opens it.
@@ -7,6 +8,8 @@ public struct RemoteServer: Sendable, Hashable, CustomStringConvertible {
     public var url: URL
     /// Sent as a bearer token; never printed.
     public var apiKey: String?
+    /// The API the server is spoken to in (Chat Completions unless said).
+    public var api = RemoteAPI.chat
 
     /// A server at `url`, with the key from the environment when none is given.
     public init(url: URL, apiKey: String? = RemoteServer.environmentKey()) {

@@ -57,3 +57,17 @@ extension ParameterValue {
         }
     }
 }
+
+extension JSONValue {
+    /// A parameter's `value` as a request's body sends it.
+    public init(_ value: ParameterValue) {
+        self = switch value {
+        case .null: .null
+        case .flag(let flag): .bool(flag)
+        case .number(let number): .number(number)
+        case .text(let text): .string(text)
+        case .list(let items): .array(items.map(JSONValue.init))
+        case .map(let map): .object(JSONObject(map.sorted { $0.key < $1.key }.map { .init(key: $0.key, value: JSONValue($0.value)) }))
+        }
+    }
+}

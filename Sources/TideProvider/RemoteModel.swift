@@ -51,7 +51,7 @@ public struct RemoteModel: ChatModel, Hashable {
                                         requirement: "none for \(name) on \(server.url.absoluteString), whose server offers the tools and reads the calls")
         }
         return RemoteBackend(url: server.url, model: name, apiKey: server.apiKey, contextSize: contextSize, timeout: timeout,
-                             replicas: replicas.map(\.url))
+                             replicas: replicas.map(\.url), api: server.api)
     }
 
     /// `nil`: the server batches its own clients.

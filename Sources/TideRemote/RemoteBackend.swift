@@ -3,11 +3,13 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import TideCore
+import TideAnthropic
 import TideFormat
 import TideOpenAI
 
 /// A model behind an OpenAI-compatible server (llama-server, vLLM, Ollama, TGI, `tide serve`):
-/// each reply is one streamed `POST /v1/chat/completions`, read as server-sent events. Hooks run
+/// each reply is one streamed `POST /v1/chat/completions` (or, for a server spoken to in another
+/// API, `/v1/messages` or `/v1/responses`: ``RemoteAPI``), read as server-sent events. Hooks run
 /// here as for a local model, on every streamed piece; logits hooks cannot run, since the server
 /// samples. Tools are sent in OpenAI's form, and the calls the server returns are run here.
 ///
@@ -34,6 +36,8 @@ public final class RemoteBackend: ChatBackend {
     public let reasoningMarkers: ReasoningMarkers? = RemoteReplyDecoder.markers
     /// How long the server may take to answer, or stay silent mid-stream, before the reply fails.
     public let timeout: Duration
+    /// The API the server is spoken to in.
+    public let api: RemoteAPI
     let apiKey: String?
 
     /// The ``timeout`` unless one is given: two minutes.
@@ -46,9 +50,11 @@ public final class RemoteBackend: ChatBackend {
     ///   - timeout: how long the server may stay silent, before its answer or within it.
     ///   - replicas: more servers of the same model; replies are spread over them and `url`
     ///     (``ReplicaPool``).
+    ///   - api: the API the server is spoken to in (Chat Completions unless said).
     public init(url: URL, model: String, apiKey: String? = nil, contextSize: Int = 4096,
-                timeout: Duration = RemoteBackend.defaultTimeout, replicas: [URL] = []) {
+                timeout: Duration = RemoteBackend.defaultTimeout, replicas: [URL] = [], api: RemoteAPI = .chat) {
         self.url = url
+        self.api = api
         pool = ReplicaPool.shared(for: [url] + replicas)
         self.model = model
         self.apiKey = apiKey
@@ -88,24 +94,44 @@ public final class RemoteBackend: ChatBackend {
         -> sending any ReplyDecoder
     {
         guard !parameters.rawPrompt else { throw RemoteError.rawPrompt(model: model) }
-        var body = ChatCompletionRequest(model: model, messages: messages.map(ChatCompletionRequest.Message.init), stream: true)
-        body.setParameters(parameters)
-        let bytes = try Self.encode(body, parameters: parameters)
+        let bytes: [UInt8]
+        switch api {
+        case .chat:
+            var body = ChatCompletionRequest(model: model, messages: messages.map(ChatCompletionRequest.Message.init), stream: true)
+            body.setParameters(parameters)
+            bytes = try Self.encode(body, parameters: parameters)
+        case .messages:
+            do {
+                bytes = Array(try MessagesClient.body(model: model, messages: messages, parameters: parameters).text.utf8)
+            } catch {
+                throw InvalidParameterError(name: error.field, value: "given", requirement: error.message)
+            }
+        case .responses: bytes = Array(ResponsesClient.body(model: model, messages: messages, parameters: parameters).text.utf8)
+        }
         let promptTokens = try await promptTokenCount(for: messages, rawPrompt: false)
         // Taken last, once nothing can throw before the decoder gives the replica back.
         let (replica, server) = pool.acquire()
-        let completions = Self.endpoint("v1/chat/completions", at: server)
-        var request = HTTPClientRequest(url: completions)
+        let endpoint = Self.endpoint(api.path, at: server)
+        var request = HTTPClientRequest(url: endpoint)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "Accept", value: "text/event-stream")
-        if let apiKey { request.headers.add(name: "Authorization", value: "Bearer \(apiKey)") }
+        if let apiKey {
+            request.headers.add(name: "Authorization", value: "Bearer \(apiKey)")
+            // Anthropic's servers read the key from their own header.
+            if api == .messages { request.headers.add(name: "x-api-key", value: apiKey) }
+        }
+        if api == .messages { request.headers.add(name: "anthropic-version", value: "2023-06-01") }
         request.body = .bytes(ByteBuffer(bytes: bytes))
         let pool = pool
-        let decoder = RemoteReplyDecoder(url: completions, timeout: timeout, promptTokenCount: promptTokens) { error in
+        let decoder = RemoteReplyDecoder(url: endpoint, timeout: timeout, promptTokenCount: promptTokens) { error in
             pool.release(replica, failed: error.flatMap(Transience.of) != nil)
         }
-        try await decoder.start(request)
+        switch api {
+        case .chat: try await decoder.start(request, events: ChatChunkReader())
+        case .messages: try await decoder.start(request, events: MessagesEventReader())
+        case .responses: try await decoder.start(request, events: ResponsesEventReader())
+        }
         return decoder
     }
 

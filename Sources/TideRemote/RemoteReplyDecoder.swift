@@ -37,8 +37,8 @@ final class RemoteReplyDecoder: ReplyDecoder {
     }
 
     /// Sends the request and waits for the response head: a refused connection or an error
-    /// status is thrown here, before any text.
-    func start(_ request: HTTPClientRequest) async throws {
+    /// status is thrown here, before any text. `events` reads the events of the API asked.
+    func start(_ request: HTTPClientRequest, events: some StreamedReplyReader) async throws {
         let response: HTTPClientResponse
         do {
             response = try await send(request)
@@ -55,7 +55,7 @@ final class RemoteReplyDecoder: ReplyDecoder {
         let body = response.body
         let calls = self.calls
         reader = Task {
-            ended.tell(await RemoteReplyDecoder.pump(body, url: url, timeout: timeout, calls: calls, into: continuation))
+            ended.tell(await RemoteReplyDecoder.pump(body, url: url, timeout: timeout, calls: calls, reader: events, into: continuation))
         }
     }
 
@@ -118,9 +118,10 @@ final class RemoteReplyDecoder: ReplyDecoder {
     /// Reads the body into the pieces, ending them with the reply's end or its error; returns
     /// the error.
     private static func pump(_ body: HTTPClientResponse.Body, url: String, timeout: Duration, calls: StreamedToolCalls,
+                             reader: some StreamedReplyReader,
                              into continuation: AsyncThrowingStream<DecodedToken, any Error>.Continuation) async -> (any Error)? {
         do {
-            try await read(body, url: url, calls: calls, into: continuation)
+            try await read(body, url: url, calls: calls, reader: reader, into: continuation)
             return nil
         } catch {
             // Past the response head, a transport failure is the stream breaking off.
@@ -131,16 +132,17 @@ final class RemoteReplyDecoder: ReplyDecoder {
         }
     }
 
-    /// Parses the body's events into pieces. The reply ends at `[DONE]`, or at the end of the
-    /// body after a finish reason; the body is read to its end either way, so the connection
-    /// goes back to the pool clean.
-    private static func read(_ body: HTTPClientResponse.Body, url: String, calls: StreamedToolCalls,
+    /// Parses the body's events into pieces with `reader` (the API's). The reply ends at the
+    /// event that says so (`[DONE]`, a finish reason, `message_stop`, `response.completed`); the
+    /// body is read to its end either way, so the connection goes back to the pool clean.
+    private static func read(_ body: HTTPClientResponse.Body, url: String, calls: StreamedToolCalls, reader: some StreamedReplyReader,
                              into continuation: AsyncThrowingStream<DecodedToken, any Error>.Continuation) async throws {
+        var reader = reader
         var parser = ServerSentEventParser()
-        let decoder = JSONDecoder()
         var finished = false
-        // A server that gives the reasoning apart (`reasoning_content`) has it put back between
-        // the tags, where the reply loop takes it apart again as it does a local model's.
+        // A server that gives the reasoning apart (`reasoning_content`, a thinking block) has it
+        // put back between the tags, where the reply loop takes it apart again as it does a
+        // local model's.
         var reasoning = false
         func yield(_ text: String) { continuation.yield(.token(id: nil, bytes: Array(text.utf8))) }
         for try await chunk in body {
@@ -151,31 +153,29 @@ final class RemoteReplyDecoder: ReplyDecoder {
                 throw RemoteError.malformed(url: url, detail: error.description)
             }
             for event in events where !finished {
-                if event.data == ServerSentEvent.doneMarker {
-                    finished = true
-                    break
-                }
-                // Every piece is a chunk; only what is not one is tried as an error report.
-                let data = Data(event.data.utf8)
-                guard let parsed = try? decoder.decode(StreamedChunk.self, from: data) else {
-                    if let error = try? decoder.decode(APIErrorBody.self, from: data) {
-                        throw RemoteError.server(url: url, message: error.error.message)
+                let pieces: [StreamedPiece]
+                do {
+                    pieces = try reader.read(event)
+                } catch {
+                    switch error {
+                    case .server(let message): throw RemoteError.server(url: url, message: message)
+                    case .malformed(let detail): throw RemoteError.malformed(url: url, detail: detail)
                     }
-                    throw RemoteError.malformed(url: url, detail: "not a chat-completion chunk: \(event.data.prefix(120))")
                 }
-                guard let choice = parsed.choices.first else { continue }
-                if let thought = choice.delta?.reasoningContent, !thought.isEmpty {
-                    if !reasoning { yield(Self.markers.open) }
-                    reasoning = true
-                    yield(thought)
+                for piece in pieces where !finished {
+                    switch piece {
+                    case .reasoning(let thought):
+                        if !reasoning { yield(Self.markers.open) }
+                        reasoning = true
+                        yield(thought)
+                    case .text(let content):
+                        if reasoning { yield(Self.markers.close) }
+                        reasoning = false
+                        yield(content)
+                    case .toolCall(let call): calls.add([call])
+                    case .finished: finished = true
+                    }
                 }
-                if let content = choice.delta?.content, !content.isEmpty {
-                    if reasoning { yield(Self.markers.close) }
-                    reasoning = false
-                    yield(content)
-                }
-                if let pieces = choice.delta?.toolCalls { calls.add(pieces) }
-                if choice.finishReason != nil { finished = true }
             }
         }
         guard finished else { throw RemoteError.dropped(url: url) }
@@ -226,30 +226,4 @@ final class RemoteReplyDecoder: ReplyDecoder {
         }
         return RemoteError.unreachable(url: url, reason: "\(error)")
     }
-}
-
-/// What the reader needs of a streamed chunk: the first choice's new text, tool-call pieces and finish reason.
-/// Servers differ in the rest of the envelope (`id`, `created`, `model`, `usage`), which is not
-/// read, so that one that leaves a field out still streams.
-private struct StreamedChunk: Decodable {
-    struct Choice: Decodable {
-        struct Delta: Decodable {
-            var content: String?
-            var toolCalls: [WireToolCallDelta]?
-            /// A thinking model's reasoning, as llama-server, vLLM and DeepSeek's API stream it.
-            var reasoningContent: String?
-
-            enum CodingKeys: String, CodingKey { case content, toolCalls = "tool_calls", reasoningContent = "reasoning_content" }
-        }
-
-        var delta: Delta?
-        var finishReason: String?
-
-        enum CodingKeys: String, CodingKey {
-            case delta
-            case finishReason = "finish_reason"
-        }
-    }
-
-    var choices: [Choice]
 }

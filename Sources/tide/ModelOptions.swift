@@ -30,6 +30,12 @@ struct ModelOptions: ParsableArguments {
     /// The first `--remote`, if any.
     var remote: String? { remotes.first }
 
+    @Option(name: .customLong("remote-api"), help: ArgumentHelp(
+        "The API --remote's server is spoken to in: chat (Chat Completions, every OpenAI-compatible server), messages "
+            + "(Anthropic's Messages API) or responses (OpenAI's Responses API). Default: chat.",
+        valueName: "api"))
+    var remoteAPI: String?
+
     @Option(name: .customLong("remote-timeout"), parsing: .unconditional, help: ArgumentHelp(
         "Seconds a model's server may stay silent (before its answer or within it) before the reply fails (default: 120).",
         valueName: "seconds"))
@@ -58,8 +64,21 @@ struct ModelOptions: ParsableArguments {
             help: "Layers offloaded to a GPU, on a llama.cpp built with one (-1: all; 0: none; default: as many as its free memory holds, else the model's preset's).")
     var gpuLayers: Int?
 
+    /// `--remote-api`, checked; `nil` when it is not given.
+    var checkedRemoteAPI: RemoteAPI? {
+        get throws {
+            guard let remoteAPI else { return nil }
+            guard let api = RemoteAPI(rawValue: remoteAPI) else {
+                throw ValidationError("unknown --remote-api '\(remoteAPI)'; choose " + RemoteAPI.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            return api
+        }
+    }
+
     func validate() throws {
         let contextRange = ModelDescription.contextSizes
+        _ = try checkedRemoteAPI
+        if remoteAPI != nil, remote == nil { throw ValidationError("--remote-api needs --remote: it says how that server is spoken to") }
         if let contextSize, !contextRange.contains(contextSize) {
             throw ValidationError("--ctx-size must be from \(contextRange.lowerBound) to \(contextRange.upperBound), not \(contextSize)")
         }
@@ -102,9 +121,15 @@ struct ModelOptions: ParsableArguments {
         setup.remoteTimeout = remoteTimeout.map { .seconds($0) }
         setup.toolFormat = try toolFormat.map(ToolCallFormat.init(naming:))
         guard let remote else { return setup }
-        let server = try RemoteServer(parsing: remote)
+        var server = try RemoteServer(parsing: remote)
+        let api = try checkedRemoteAPI ?? .chat
+        server.api = api
         setup.server = server
-        setup.replicas = try remotes.dropFirst().map { try RemoteServer(parsing: $0) }
+        setup.replicas = try remotes.dropFirst().map { text in
+            var replica = try RemoteServer(parsing: text)
+            replica.api = api
+            return replica
+        }
         if model == nil {
             setup.model = try await server.onlyModel(timeout: setup.remoteTimeout, remedy: "choose one with --model")
         }

@@ -140,4 +140,32 @@ import TideOpenAI
         let whole = MessagesReply.message(id: "msg_1", model: "m", summary: summary).text
         #expect(whole.contains(#"{"type":"tool_use","id":"call_1","name":"t","input":{"x":1}}"#), "\(whole)")
     }
+
+    /// A client's body folds system messages into `system` and results into the next user
+    /// message; its reader takes a call's input in pieces, and an error event as the server's.
+    @Test func theClientsBodyAndReader() throws {
+        var parameters = GenerationParameters()
+        parameters.stop = ["END"]
+        let call = ToolCall(id: "a", name: "t", arguments: #"{"x":1}"#)
+        let body = try MessagesClient.body(model: "m", messages: [ChatMessage(.system, "S"), ChatMessage(.user, "Q"),
+                                                                  ChatMessage(.assistant, "", toolCalls: [call]),
+                                                                  ChatMessage(.tool, "R", toolCallID: "a"), ChatMessage(.user, "More")],
+                                           parameters: parameters).text
+        #expect(body.contains(#""system":"S""#) && body.contains(#""stop_sequences":["END"]"#), "\(body)")
+        #expect(body.contains(#"{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"t","input":{"x":1}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"R"},{"type":"text","text":"More"}]}"#),
+                "\(body)")
+        parameters.format = .json
+        #expect(throws: RequestFieldError.self) { try MessagesClient.body(model: "m", messages: [], parameters: parameters) }
+        var reader = MessagesEventReader()
+        func read(_ data: String) throws -> [StreamedPiece] { try reader.read(ServerSentEvent(name: "x", data: data)) }
+        #expect(try read(#"{"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "a", "name": "t", "input": {}}}"#)
+                    == [.toolCall(WireToolCallDelta(index: 0, id: "a", type: "function", function: .init(name: "t", arguments: "")))])
+        #expect(try read(#"{"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "{\"x\""}}"#)
+                    == [.toolCall(WireToolCallDelta(index: 0, function: .init(arguments: #"{"x""#)))])
+        #expect(try read(#"{"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "Hm"}}"#) == [.reasoning("Hm")])
+        #expect(try read(#"{"type": "message_stop"}"#) == [.finished])
+        #expect(throws: StreamedError.server("Overloaded")) {
+            try read(#"{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}"#)
+        }
+    }
 }

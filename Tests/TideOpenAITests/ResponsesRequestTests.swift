@@ -113,4 +113,32 @@ import TideOpenAI
         let added = events.filter { $0.name == "response.output_item.added" }.compactMap { field($0.data, "item").flatMap { field($0, "id") } }
         #expect(items.compactMap { field($0, "id") } == added, "each item keeps its id")
     }
+
+    /// A client's reader takes a call whose arguments come whole with its item's end, as well as
+    /// in pieces; a failed response is the server's error.
+    @Test func theClientsReaderTakesCallsWholeOrInPiecesAndFailuresAsErrors() throws {
+        var reader = ResponsesEventReader()
+        func read(_ data: String) throws -> [StreamedPiece] { try reader.read(ServerSentEvent(name: "message", data: data)) }
+        #expect(try read(#"{"type": "response.created", "response": {}}"#) == [])
+        #expect(try read(#"{"type": "response.reasoning_summary_text.delta", "delta": "Hm"}"#) == [.reasoning("Hm")])
+        #expect(try read(#"{"type": "response.output_text.delta", "delta": "Hi"}"#) == [.text("Hi")])
+        #expect(try read(#"{"type": "response.output_item.added", "item": {"type": "function_call", "id": "fc_1", "call_id": "c1", "name": "f", "arguments": ""}}"#)
+                    == [.toolCall(WireToolCallDelta(index: 0, id: "c1", type: "function", function: .init(name: "f", arguments: "")))])
+        #expect(try read(#"{"type": "response.output_item.done", "item": {"type": "function_call", "id": "fc_1", "call_id": "c1", "name": "f", "arguments": "{}"}}"#)
+                    == [.toolCall(WireToolCallDelta(index: 0, function: .init(arguments: "{}")))])
+        #expect(try read(#"{"type": "response.completed", "response": {}}"#) == [.finished])
+        #expect(throws: StreamedError.server("out of memory")) {
+            try read(#"{"type": "response.failed", "response": {"error": {"code": "server_error", "message": "out of memory"}}}"#)
+        }
+        #expect(throws: StreamedError.self) { try read("[DONE]") }
+        // The body a client sends: the conversation as items, nothing stored.
+        var parameters = GenerationParameters()
+        parameters.maxTokens = 9
+        let call = ToolCall(id: "c1", name: "f", arguments: "{}")
+        let body = ResponsesClient.body(model: "m", messages: [ChatMessage(.system, "S"), ChatMessage(.user, "Q"),
+                                                               ChatMessage(.assistant, "", toolCalls: [call]),
+                                                               ChatMessage(.tool, "R", toolCallID: "c1")], parameters: parameters).text
+        #expect(body.contains(#""input":[{"role":"system","content":"S"},{"role":"user","content":"Q"},{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"R"}]"#), "\(body)")
+        #expect(body.contains(#""store":false"#) && body.contains(#""max_output_tokens":9"#) && !body.contains("max_tokens"), "\(body)")
+    }
 }
