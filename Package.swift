@@ -87,7 +87,7 @@ let package = Package(
         .target(name: "TideLog", dependencies: ["TideCore", "TideFiles", "TideFormat", "TideScript", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "TideBench", dependencies: ["TideCore", "TideFormat", "TideLlama", "TideLog", "TideProvider", "TideRemote", "TideRunner", "TideScript", "CLlama"]),
         // The fuzz targets (scripts/fuzz.sh); built plainly, they replay inputs.
-        .executableTarget(name: "TideFuzz", dependencies: ["TideCore", "TideFormat", "TideLua", "TideOpenAI", "TideRegex", "TideScript"]),
+        .executableTarget(name: "TideFuzz", dependencies: ["TideAnthropic", "TideCore", "TideFormat", "TideLua", "TideOpenAI", "TideRegex", "TideScript"]),
         .executableTarget(
             name: "tide",
             dependencies: [

@@ -1,4 +1,5 @@
 import Foundation
+import TideAnthropic
 import TideCore
 import TideFormat
 import TideLua
@@ -61,6 +62,11 @@ enum FuzzTarget: String, CaseIterable, Sendable {
             if let body = try? JSONValue(parsing: text) {
                 _ = try? ReplyFormat.requested(in: body)
                 _ = try? ToolOffer.requested(in: body)
+                // The Messages and Responses APIs' bodies, read into a chat completion's.
+                for purpose in [MessagesRequest.Purpose.reply, .count] {
+                    _ = try? MessagesRequest(parsing: body, for: purpose).chat.parameters(over: GenerationParameters())
+                }
+                _ = try? ResponsesRequest(parsing: body).chat.parameters(over: GenerationParameters())
             }
         case .plugin:
             _ = try? LuaPlugin(source: text, path: "fuzz.lua", limits: Self.pluginLimits)
