@@ -67,9 +67,14 @@ public struct MessagesStream: Sendable {
 
     let id: String
     let model: String
-    /// The open block's kind (`text`, `thinking`) and the number of blocks started.
+    /// The open block's kind (`text`, `thinking`, `tool_use`) and the number of blocks started.
     private var open: String?
     private var blocks = 0
+    /// The calls streamed as they were written, by their number in the reply: whole (their block
+    /// closed) or not.
+    private var streamedCalls: [Int: Bool] = [:]
+    /// Whether a call could not be streamed as written: the rest come whole with the end.
+    private var callsWhole = false
 
     /// The stream of message `id` of `model`.
     public init(id: String, model: String) {
@@ -110,11 +115,46 @@ public struct MessagesStream: Sendable {
         case text, thinking
     }
 
-    /// The events that end the message `summary` ends: the open block closed, a block a call
-    /// (its input as one `input_json_delta`), the stop reason and the usage.
+    /// The events for what a call's text, as the model writes it, made known
+    /// (TideFormat's `ToolCallStream`): a `tool_use` block started once the call's name is
+    /// whole (with a fresh id), its input as `input_json_delta` pieces as they come, the block
+    /// closed when the input is whole. A call whose input cannot be streamed gets it whole at
+    /// the end, and so do the calls after it.
+    public mutating func call(_ event: ToolCallStream.Event) -> [Event] {
+        guard !callsWhole else { return [] }
+        switch event {
+        case .started(let index, let name):
+            var events = close()
+            events.append(("content_block_start", .fields([
+                "type": .string("content_block_start"), "index": .number(Double(blocks)),
+                "content_block": .fields(["type": .string("tool_use"), "id": .string(ToolCall.freshID("toolu")), "name": .string(name),
+                                          "input": .fields([:])]),
+            ])))
+            open = "tool_use"
+            streamedCalls[index] = false
+            return events
+        case .arguments(let index, let text) where streamedCalls[index] == false:
+            return [delta(.fields(["type": .string("input_json_delta"), "partial_json": .string(text)]))]
+        case .ended(let index) where streamedCalls[index] == false:
+            streamedCalls[index] = true
+            return close()
+        case .skipped:
+            callsWhole = true
+            return []
+        default: return []
+        }
+    }
+
+    /// The events that end the message `summary` ends: the open block closed (a call's whole
+    /// input first, when it could not be streamed), a block each call not streamed yet (its input
+    /// as one `input_json_delta`), the stop reason and the usage.
     public mutating func finish(_ summary: ReplySummary) -> [Event] {
-        var events = close()
-        for call in summary.toolCalls {
+        var events: [Event] = []
+        for (index, call) in summary.toolCalls.enumerated() where streamedCalls[index] == false {
+            events.append(delta(.fields(["type": .string("input_json_delta"), "partial_json": .string(MessagesReply.input(of: call).text)])))
+        }
+        events += close()
+        for (index, call) in summary.toolCalls.enumerated() where streamedCalls[index] == nil {
             events.append(("content_block_start", .fields([
                 "type": .string("content_block_start"), "index": .number(Double(blocks)),
                 "content_block": .fields(["type": .string("tool_use"), "id": .string(call.id), "name": .string(call.name),

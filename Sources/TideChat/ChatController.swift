@@ -177,7 +177,7 @@ public final class ChatController {
                     case .rewound(let taken) where tracing != nil:
                         output(.trace("⟲ \(taken.hook) took back \(HookCall.excerpt(taken.text, end: true)) "
                             + "(\(taken.tokens) token\(taken.tokens == 1 ? "" : "s")): its should_stop asked for a rewind"))
-                    case .toolCall, .logprobs, .promptLogprobs, .rewound: break
+                    case .toolCall, .toolCallText, .logprobs, .promptLogprobs, .rewound: break
                     case .toolResult(let result): output(.notice(ToolReport.line(result)))
                     case .finished(let summary):
                         lastSummary = summary

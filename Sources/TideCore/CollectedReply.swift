@@ -34,6 +34,7 @@ extension AsyncThrowingStream where Element == ReplyEvent {
             case .hookFailure(let failure): reply.failures.append(failure)
             case .rewound(let taken): reply.rewinds.append(taken)
             case .logprobs, .promptLogprobs: break  // the summary has them all
+            case .toolCallText: break  // the calls come whole
             case .toolCall(let call): reply.toolCalls.append(call)
             case .toolResult(let result): reply.toolResults.append(result)
             case .finished(let summary): reply.summary = summary

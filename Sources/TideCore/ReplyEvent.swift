@@ -19,6 +19,11 @@ public enum ReplyEvent: Sendable {
     /// A plugin's `should_stop` took the end of the reply back (``Rewind``), before that text
     /// was shown; the reply goes on from there.
     case rewound(TakenBack)
+    /// More of the reply's tool calls as the model writes them, from the format's marker on (they
+    /// are never shown as text): for a server that streams a call's input while it is generated
+    /// (TideFormat's `ToolCallStream` reads them). The calls themselves come whole, in the summary
+    /// or as ``toolCall(_:)``.
+    case toolCallText(String)
     /// The model called a tool. A round's calls come first, then their results (``toolResult(_:)``)
     /// in the same order; then the model goes on.
     case toolCall(ToolCall)

@@ -248,7 +248,9 @@ struct ReplyLoop {
             tokenLogprobs.append(reasoning?.isActive == true ? nil : scored)
         }
         if capture.isCapturing {
-            capture.append(text.characters(bytes))
+            let piece = text.characters(bytes)
+            capture.append(piece)
+            if !piece.isEmpty { emit(.toolCallText(piece)) }
             count(id)
             return .next(finishing: false)
         }
@@ -282,6 +284,7 @@ struct ReplyLoop {
                 return .end(backend.endOfGenerationStrings.contains(stop) ? .endOfGeneration : .stopString(stop), finishing: false)
             }
             capture.begin(following: match.following)
+            emit(.toolCallText(stop + match.following))
             return .next(finishing: false)
         }
         // The last token's text goes out whole, what was held back for a stop string with it.
@@ -331,7 +334,9 @@ struct ReplyLoop {
     /// (or kept as the calls, when they began).
     private mutating func end(_ reason: StopReason) throws -> StopReason {
         guard !capture.isCapturing else {
-            capture.append(text.finishCharacters())
+            let piece = text.finishCharacters()
+            capture.append(piece)
+            if !piece.isEmpty { emit(.toolCallText(piece)) }
             return reason
         }
         var ending = text.finishCharacters()

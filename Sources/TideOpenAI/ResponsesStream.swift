@@ -18,6 +18,14 @@ public struct ResponsesStream: Sendable {
     private var output: [JSONValue] = []
     /// The open item: its kind, id and text so far.
     private var open: (kind: Kind, id: String, text: String)?
+    /// The call being streamed as it is written: its number in the reply, its item, its name and
+    /// arguments so far.
+    private var openCall: (index: Int, id: String, callID: String, name: String, arguments: String)?
+    /// The ids of the calls streamed as they were written, by their number in the reply (the
+    /// stored conversation must name them as the client saw them).
+    public private(set) var streamedCallIDs: [Int: String] = [:]
+    /// Whether a call could not be streamed as written: the rest come whole with the end.
+    private var callsWhole = false
 
     /// The kinds of text an item holds.
     public enum Kind: Sendable {
@@ -49,12 +57,66 @@ public struct ResponsesStream: Sendable {
         return events
     }
 
-    /// The events that end the response `summary` ends: the open item done, an item a call
-    /// (its arguments as one delta), then the whole response.
+    /// The events for what a call's text, as the model writes it, made known
+    /// (TideFormat's `ToolCallStream`): a `function_call` item added once the call's name is
+    /// whole (with fresh ids), its arguments as `response.function_call_arguments.delta` pieces
+    /// as they come, the item done when they are whole. A call whose arguments cannot be streamed
+    /// gets them whole at the end, and so do the calls after it.
+    public mutating func call(_ piece: ToolCallStream.Event) -> [Event] {
+        guard !callsWhole else { return [] }
+        switch piece {
+        case .started(let index, let name):
+            var events = close()
+            let id = ToolCall.freshID("fc"), callID = ToolCall.freshID("call")
+            openCall = (index, id, callID, name, "")
+            streamedCallIDs[index] = callID
+            let call = ToolCall(id: callID, name: name, arguments: "")
+            events.append(event("response.output_item.added", ["output_index": self.index, "item": reply.functionCallItem(id: id, call: call,
+                                                                                                                   status: "in_progress")]))
+            return events
+        case .arguments(let index, let text) where openCall?.index == index:
+            openCall?.arguments += text
+            return [event("response.function_call_arguments.delta", ["item_id": .string(openCall!.id), "output_index": self.index,
+                                                                     "delta": .string(text)])]
+        case .ended(let index) where openCall?.index == index:
+            return closeCall(arguments: nil)
+        case .skipped:
+            callsWhole = true
+            return []
+        default: return []
+        }
+    }
+
+    /// Ends the call being streamed, with its `arguments` when they could not be streamed.
+    private mutating func closeCall(arguments whole: String?) -> [Event] {
+        guard let call = openCall else { return [] }
+        openCall = nil
+        var events: [Event] = []
+        if let whole {
+            events.append(event("response.function_call_arguments.delta", ["item_id": .string(call.id), "output_index": self.index,
+                                                                           "delta": .string(whole)]))
+        }
+        let arguments = whole ?? call.arguments
+        events.append(event("response.function_call_arguments.done", ["item_id": .string(call.id), "output_index": self.index,
+                                                                      "arguments": .string(arguments)]))
+        let item = reply.functionCallItem(id: call.id, call: ToolCall(id: call.callID, name: call.name, arguments: arguments),
+                                          status: "completed")
+        events.append(event("response.output_item.done", ["output_index": self.index, "item": item]))
+        output.append(item)
+        return events
+    }
+
+    /// The events that end the response `summary` ends: the open item done (a call's whole
+    /// arguments first, when they could not be streamed), an item each call not streamed yet (its
+    /// arguments as one delta), then the whole response.
     public mutating func finish(_ summary: ReplySummary) -> [Event] {
         let (status, incomplete) = ResponsesReply.status(summary)
-        var events = close(status: status)
-        for call in summary.toolCalls {
+        var events = openCall.map { open in
+            closeCall(arguments: summary.toolCalls.indices.contains(open.index) && open.arguments.isEmpty
+                          ? summary.toolCalls[open.index].arguments : nil)
+        } ?? []
+        events += close(status: status)
+        for (number, call) in summary.toolCalls.enumerated() where streamedCallIDs[number] == nil {
             let id = ToolCall.freshID("fc")
             events.append(event("response.output_item.added", ["output_index": index,
                                                                "item": reply.functionCallItem(id: id, call: call, status: "in_progress")]))
@@ -110,7 +172,7 @@ public struct ResponsesStream: Sendable {
 
     /// Closes the open item, and lists it: a message with `status` (`incomplete` when a limit cut it).
     private mutating func close(status: String = "completed") -> [Event] {
-        guard let (kind, id, text) = open else { return [] }
+        guard let (kind, id, text) = open else { return closeCall(arguments: nil) }
         open = nil
         let item: JSONValue
         var events: [Event] = []

@@ -114,6 +114,7 @@ struct Replay {
                 case .hookFailure(let failure): failures.append("\(failure)")
                 case .logprobs, .promptLogprobs: break  // the summary has them all
                 case .rewound: break  // taken back before it was shown; the statistics count it
+                case .toolCallText: break  // the calls come whole
                 // A round's calls come first, then their results; its text is what was shown before them.
                 case .toolCall(let call):
                     if rounds.last.map({ !$0.results.isEmpty }) ?? true {

@@ -16,6 +16,10 @@ final class CompletionRun: @unchecked Sendable {
     private let logger: Logger
     /// When the pool lent the request its sequences.
     let sequenceLent: ContinuousClock.Instant
+    /// Whether the calls the model writes go to the client as they are written: the request
+    /// brings its own tools (the server's own would run here), and no plugin reviews calls
+    /// (`on_tool_call` must see a call whole, and may refuse it, before the client sees it).
+    let streamsCalls: Bool
 
     /// Waits for a sequence for each of the request's choices (all at once), starts their replies
     /// and waits for each one's first event, so that a prompt that does not fit is an error before
@@ -98,6 +102,7 @@ final class CompletionRun: @unchecked Sendable {
                  logger: Logger) {
         self.pool = pool
         sequenceLent = lent
+        streamsCalls = !job.parameters.tools.isEmpty && !hooks.contains { $0.points.contains(.toolCall) }
         self.backend = backend
         self.logger = logger
         session = ChatSession(backend: backend, systemPrompt: nil, parameters: parameters, hooks: hooks, toolProviders: toolProviders,

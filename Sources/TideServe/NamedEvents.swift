@@ -12,6 +12,8 @@ import TideOpenAI
 protocol NamedEventStream: Sendable {
     mutating func start() -> [(name: String, data: JSONValue)]
     mutating func add(_ text: String, reasoning: Bool) -> [(name: String, data: JSONValue)]
+    /// The events for what a call's text, as the model writes it, made known.
+    mutating func call(_ piece: ToolCallStream.Event) -> [(name: String, data: JSONValue)]
     mutating func finish(_ summary: ReplySummary) -> [(name: String, data: JSONValue)]
     /// The event that ends a stream cut partway: by the server's stop, or by `message`.
     mutating func failure(_ message: String, shuttingDown: Bool) -> (name: String, data: JSONValue)
@@ -36,18 +38,22 @@ extension ResponsesStream: NamedEventStream {
 /// Writes one reply as a stream of named events.
 enum NamedEvents {
     /// Streams `run`'s reply `id` through `stream`: its text and reasoning as they come, then its
-    /// end. `finished` is given the summary as it comes (to count it), `ended` the stream once it
-    /// has made its last events (to keep the response as sent). A call the model wrote that
+    /// end. The calls of the client's tools come as the model writes them (``TideFormat/ToolCallStream``)
+    /// when the run allows it (``CompletionRun/streamsCalls``); else whole, with the end. `finished` is given the summary as it comes (to count it),
+    /// `ended` the stream once it has made its last events (to keep the response as sent). A call the model wrote that
     /// cannot be read, a failure partway, or a reply cut because the server stops (`shutdown`) is
     /// sent as the stream's failure event; a client gone (a write fails) stops the reply.
     static func stream<Stream: NamedEventStream>(_ run: CompletionRun, through stream: inout Stream, into writer: inout any ResponseBodyWriter,
                                                  id: String, logger: Logger, shutdown: ShutdownCut, finished: (ReplySummary) -> Void,
                                                  ended: (ReplySummary, Stream) -> Void = { _, _ in }) async
     {
+        var calls: ToolCallStream? = run.streamsCalls ? ToolCallStream() : nil
         do {
             try await send(stream.start(), to: &writer)
             while let event = try await run.next() {
                 switch event {
+                case .toolCallText(let text) where calls != nil:
+                    for piece in calls!.read(text) { try await send(stream.call(piece), to: &writer) }
                 case .text(let text): try await send(stream.add(text, reasoning: false), to: &writer)
                 case .reasoning(let text): try await send(stream.add(text, reasoning: true), to: &writer)
                 case .finished(let summary) where summary.stopReason == .cancelled && shutdown.happened:

@@ -61,6 +61,7 @@ struct ReplyWriter: Sendable {
                 case .reasoning: break  // a text completion has no place for it
                 case .hookFailure: break  // never returned: the run logs them
                 case .rewound: break  // taken back before it was sent
+                case .toolCallText: break  // Chat Completions streams a call whole, once the policy has seen it
                 // The server's own tools (its plugins') run on the server: the client sees the answer.
                 // Calls of the client's tools end the reply (its summary has them).
                 case .toolCall, .toolResult: break

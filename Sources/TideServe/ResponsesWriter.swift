@@ -30,7 +30,10 @@ struct ResponsesWriter: Sendable {
         await NamedEvents.stream(run, through: &stream, into: &writer, id: reply.id, logger: logger, shutdown: shutdown) { summary in
             record(summary, of: run, logger: logger)
         } ended: { summary, stream in
-            keep(stream.response(of: summary), summary: summary)
+            // The calls streamed as they were written are named as the client saw them.
+            var named = summary
+            for (index, id) in stream.streamedCallIDs where named.toolCalls.indices.contains(index) { named.toolCalls[index].id = id }
+            keep(stream.response(of: summary), summary: named)
         }
     }
 

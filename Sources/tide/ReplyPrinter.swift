@@ -42,7 +42,7 @@ struct ReplyPrinter {
                     Terminal.warn(TextStyle.standardError.dim(text), newline: false)
                     reasoningLineOpen = !text.hasSuffix("\n")
                 case .hookFailure(let failure): outcome.failures.append("\(failure) (the plugin is now disabled)")
-                case .toolCall, .logprobs, .promptLogprobs, .rewound: break
+                case .toolCall, .toolCallText, .logprobs, .promptLogprobs, .rewound: break
                 case .toolResult(let result): Terminal.warn(ToolReport.line(result))
                 case .finished(let finished): outcome.summary = finished
                 }

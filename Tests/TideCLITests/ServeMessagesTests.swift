@@ -80,6 +80,7 @@ extension CommandLineTests {
                         for b in called.content if b.type == "tool_use"]})
                 with client.messages.stream(model="m", max_tokens=80, messages=question, tools=[weather, clock],
                         tool_choice={"type": "any", "disable_parallel_tool_use": True}) as stream:
+                    pieces = [event.partial_json for event in stream if event.type == "input_json"]
                     streamed = stream.get_final_message()
                 use = [b for b in called.content if b.type == "tool_use"][0]
                 history = question + [{"role": "assistant", "content": called.content},
@@ -95,12 +96,12 @@ extension CommandLineTests {
                     \"\"\"
                     ran.append(city)
                     return "18 C and windy"
-                runner = client.beta.messages.tool_runner(model="m", max_tokens=60, tools=[get_weather], tool_choice={"type": "any"},
-                    messages=question)
+                runner = client.beta.messages.tool_runner(model="m", max_tokens=60, tools=[get_weather],
+                    tool_choice={"type": "any", "disable_parallel_tool_use": True}, messages=question)
                 replies = [message for message in runner]
                 print(json.dumps({"calls": calls,
                     "streamed": {"stop": streamed.stop_reason, "uses": [{"name": b.name, "input": b.input} for b in streamed.content
-                        if b.type == "tool_use"]},
+                        if b.type == "tool_use"], "pieces": len(pieces), "joined": json.loads("".join(pieces))},
                     "answer": {"text": answer.content[0].text, "stop": answer.stop_reason},
                     "runner": {"ran": len(ran), "stops": [m.stop_reason for m in replies], "last": replies[-1].content[-1].text}}))
                 """, program: SetupCache.agentsPython) as? [String: Any])
@@ -118,6 +119,11 @@ extension CommandLineTests {
             }
             let streamed = try #require(result["streamed"] as? [String: Any])
             #expect(streamed["stop"] as? String == "tool_use" && (streamed["uses"] as? [Any])?.count == 1, "\(streamed)")
+            // The input came as it was generated, in pieces that join into the call's input.
+            #expect((streamed["pieces"] as? Int ?? 0) > 1, "\(streamed)")
+            let joined = streamed["joined"] as? [String: String] ?? [:]
+            #expect(Set(joined.keys) == ["city", "unit"] && joined == (streamed["uses"] as? [[String: Any]])?.first?["input"] as? [String: String],
+                    "\(streamed)")
             let answer = try #require(result["answer"] as? [String: String])
             #expect(answer == ["text": "The tool said: 22 C and sunny", "stop": "end_turn"])
             let runner = try #require(result["runner"] as? [String: Any])

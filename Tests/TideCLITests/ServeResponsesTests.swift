@@ -17,8 +17,8 @@ extension CommandLineTests {
         /// after its result `to_fahrenheit`, the one after that answers with both results; "Say
         /// that again" repeats the last answer.
         static let twoTools = """
-            -- Plays an agent's model: get_weather first, then to_fahrenheit, then an answer
-            -- quoting both results; "Say that again" repeats the last answer.
+            -- Plays an agent's model: get_weather first, then to_fahrenheit (one call a turn),
+            -- then an answer quoting both results; "Say that again" repeats the last answer.
             return {
               name = "two-tools",
               on_prompt = function(prompt)
@@ -33,6 +33,8 @@ extension CommandLineTests {
                     if messages[i].role == "assistant" and messages[i].content ~= "" then return "Again: " .. messages[i].content end
                   end
                 end
+                -- One call a turn, whatever the model would write: the turns are the test's.
+                prompt.params.parallel_tool_calls = false
                 if last.role == "user" then prompt.params.tool_choice = "get_weather" return end
                 if #results == 1 then prompt.params.tool_choice = "to_fahrenheit" return end
                 return "Paris: " .. table.concat(results, ", then ")
@@ -124,8 +126,15 @@ extension CommandLineTests {
                 with client.responses.stream(model="m", previous_response_id=called.id, tools=[weather], input=output) as stream:
                     streamed = list(stream)
                 final = streamed[-1].response
-                with client.responses.stream(model="m", input="Weather in Paris?", tools=[weather], tool_choice="required") as stream:
-                    streamed_call = [o.type for o in stream.get_final_response().output]
+                with client.responses.stream(model="m", input="Weather in Paris?", tools=[weather], tool_choice="required",
+                        parallel_tool_calls=False) as stream:
+                    argument_pieces = [e.delta for e in stream if e.type == "response.function_call_arguments.delta"]
+                    streamed_response = stream.get_final_response()
+                streamed_call = [o.type for o in streamed_response.output]
+                streamed_item = streamed_response.output[0]
+                # The streamed call is stored under the id the client saw: its result continues it.
+                continued = client.responses.create(model="m", previous_response_id=streamed_response.id, tools=[weather],
+                    input=[{"type": "function_call_output", "call_id": streamed_item.call_id, "output": "19 C"}])
                 got = client.responses.retrieve(answer.id)
                 client.responses.delete(answer.id)
                 errors = {}
@@ -152,6 +161,8 @@ extension CommandLineTests {
                                "ids": sorted({e.response.id for e in events if hasattr(e, "response")})},
                     "calls": calls, "answer": [answer.output_text, answer.status, answer.previous_response_id],
                     "streamed_answer": [final.output_text, streamed[-1].type], "streamed_call": streamed_call,
+                    "argument_pieces": len(argument_pieces), "joined": "".join(argument_pieces) == streamed_item.arguments,
+                    "continued": continued.output_text,
                     "got": got.output_text, "errors": errors}))
                 """, program: SetupCache.agentsPython) as? [String: Any])
             let whole = try #require(result["whole"] as? [Any])
@@ -174,6 +185,8 @@ extension CommandLineTests {
             #expect(answer.prefix(2) == ["The tool said: 22 C", "completed"] && answer.last?.hasPrefix("resp_") == true, "\(answer)")
             #expect(result["streamed_answer"] as? [String] == ["The tool said: 22 C", "response.completed"])
             #expect(result["streamed_call"] as? [String] == ["function_call"])
+            #expect((result["argument_pieces"] as? Int ?? 0) > 1 && result["joined"] as? Bool == true, "arguments as generated: \(result)")
+            #expect(result["continued"] as? String == "The tool said: 19 C", "\(result)")
             #expect(result["got"] as? String == "The tool said: 22 C")
             let errors = try #require(result["errors"] as? [String: [Any]])
             for (name, status, param, words) in [("gone", 404, "response_id", "not found"),

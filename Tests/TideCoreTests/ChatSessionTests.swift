@@ -293,7 +293,7 @@ import TideTestSupport
                 pieces += 1
                 if pieces == 3 { session.cancelReply() }
             case .finished(let finished): summary = finished
-            case .hookFailure, .rewound, .toolCall, .toolResult, .reasoning, .logprobs, .promptLogprobs: break
+            case .hookFailure, .rewound, .toolCall, .toolCallText, .toolResult, .reasoning, .logprobs, .promptLogprobs: break
             }
         }
         #expect(summary?.stopReason == .cancelled)

@@ -109,7 +109,7 @@ import TideTestSupport
                 text += piece
                 chat.cancelReply()
             case .finished(let finished): summary = finished
-            case .hookFailure, .rewound, .toolCall, .toolResult, .reasoning, .logprobs, .promptLogprobs: break
+            case .hookFailure, .rewound, .toolCall, .toolCallText, .toolResult, .reasoning, .logprobs, .promptLogprobs: break
             }
         }
         #expect(text == "Hello")
