@@ -37,11 +37,6 @@ public struct ResponsesReply: Sendable {
         case .named(let name): .fields(["type": .string("function"), "name": .string(name)])
         case let other: .string(other.description)
         }
-        let format: JSONValue = switch request.format {
-        case nil: .fields(["type": .string("text")])
-        case .json?: .fields(["type": .string("json_object")])
-        default: .fields(["type": .string("json_schema")])
-        }
         return .fields([
             "id": .string(id), "object": .string("response"), "created_at": .number(Double(created)), "status": .string(status),
             "error": .null, "incomplete_details": incomplete.map { .fields(["reason": .string($0)]) } ?? .null,
@@ -50,7 +45,7 @@ public struct ResponsesReply: Sendable {
             "parallel_tool_calls": .bool(request.tools?.parallel ?? true),
             "previous_response_id": request.previousResponseID.map(JSONValue.string) ?? .null,
             "reasoning": .fields(["effort": .null, "summary": request.summarisesReasoning ? .string("auto") : .null]),
-            "store": .bool(request.store), "temperature": .number(parameters.temperature), "text": .fields(["format": format]),
+            "store": .bool(request.store), "temperature": .number(parameters.temperature), "text": .fields(["format": request.textFormat]),
             "tool_choice": choice, "tools": .array(tools), "top_p": .number(parameters.topP), "truncation": .string("disabled"),
             "usage": usage, "metadata": request.metadata,
         ])

@@ -28,6 +28,8 @@ public struct ResponsesRequest: Sendable {
     public var summarisesReasoning = false
     /// `metadata`, given back with the response.
     public var metadata: JSONValue = .fields([:])
+    /// `text.format` as the request gave it, given back with the response (`{"type": "text"}` by default).
+    public var textFormat: JSONValue = .fields(["type": .string("text")])
 
     /// OpenAI's fields Tide reads itself; the others a request may hold are generation parameters.
     static let ownFields: Set<String> = [
@@ -106,6 +108,7 @@ public struct ResponsesRequest: Sendable {
         tools = try Self.tools(in: object)
         chat.offersTools = tools != nil
         format = try Self.format(in: object)
+        if case .object(let text)? = object["text"], let given = text["format"], given != .null { textFormat = given }
         previousResponseID = try Self.previousResponseID(in: body)
         store = try Self.flag(object["store"], field: "store") ?? true
         try Self.check(object)

@@ -135,6 +135,10 @@ extension CommandLineTests {
                 # The streamed call is stored under the id the client saw: its result continues it.
                 continued = client.responses.create(model="m", previous_response_id=streamed_response.id, tools=[weather],
                     input=[{"type": "function_call_output", "call_id": streamed_item.call_id, "output": "19 C"}])
+                shaped = client.responses.create(model="m", input="Name a city and its population.", max_output_tokens=80,
+                    text={"format": {"type": "json_schema", "name": "city", "strict": True, "schema": {"type": "object",
+                        "properties": {"name": {"type": "string", "maxLength": 20}, "population": {"type": "integer", "maximum": 99999999}},
+                        "required": ["name", "population"], "additionalProperties": False}}})
                 got = client.responses.retrieve(answer.id)
                 client.responses.delete(answer.id)
                 errors = {}
@@ -163,7 +167,7 @@ extension CommandLineTests {
                     "streamed_answer": [final.output_text, streamed[-1].type], "streamed_call": streamed_call,
                     "argument_pieces": len(argument_pieces), "joined": "".join(argument_pieces) == streamed_item.arguments,
                     "continued": continued.output_text,
-                    "got": got.output_text, "errors": errors}))
+                    "got": got.output_text, "shaped": [shaped.status, shaped.output_text, shaped.text.format.type], "errors": errors}))
                 """, program: SetupCache.agentsPython) as? [String: Any])
             let whole = try #require(result["whole"] as? [Any])
             #expect(whole.map { "\($0)" } == ["YesYesYes", "incomplete", "max_output_tokens", "3"], "\(whole)")
@@ -188,6 +192,11 @@ extension CommandLineTests {
             #expect((result["argument_pieces"] as? Int ?? 0) > 1 && result["joined"] as? Bool == true, "arguments as generated: \(result)")
             #expect(result["continued"] as? String == "The tool said: 19 C", "\(result)")
             #expect(result["got"] as? String == "The tool said: 22 C")
+            // text.format's schema holds the reply, whatever words the model picks.
+            let shaped = try #require(result["shaped"] as? [String])
+            #expect(shaped.first == "completed" && shaped.last == "json_schema", "\(shaped)")
+            let city = try #require(try JSONSerialization.jsonObject(with: Data(shaped[1].utf8)) as? [String: Any], "\(shaped)")
+            #expect(Set(city.keys) == ["name", "population"] && city["population"] is Int && (city["name"] as? String)?.count ?? 99 <= 20, "\(city)")
             let errors = try #require(result["errors"] as? [String: [Any]])
             for (name, status, param, words) in [("gone", 404, "response_id", "not found"),
                                                  ("unknown previous", 400, "previous_response_id", "resp_nope' not found"),
