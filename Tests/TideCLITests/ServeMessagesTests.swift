@@ -74,11 +74,11 @@ extension CommandLineTests {
                 question = [{"role": "user", "content": "Weather in Paris?"}]
                 calls = []
                 for seed in range(8):
-                    called = client.messages.create(model="m", max_tokens=80, messages=question, tools=[weather, clock],
+                    called = client.messages.create(model="m", max_tokens=400, messages=question, tools=[weather, clock],
                         tool_choice={"type": "tool", "name": "get_weather"}, extra_body={"seed": seed, "temperature": 1})
                     calls.append({"stop": called.stop_reason, "uses": [{"id": b.id, "name": b.name, "input": b.input}
                         for b in called.content if b.type == "tool_use"]})
-                with client.messages.stream(model="m", max_tokens=80, messages=question, tools=[weather, clock],
+                with client.messages.stream(model="m", max_tokens=400, messages=question, tools=[weather, clock],
                         tool_choice={"type": "any", "disable_parallel_tool_use": True}) as stream:
                     pieces = [event.partial_json for event in stream if event.type == "input_json"]
                     streamed = stream.get_final_message()
@@ -96,7 +96,7 @@ extension CommandLineTests {
                     \"\"\"
                     ran.append(city)
                     return "18 C and windy"
-                runner = client.beta.messages.tool_runner(model="m", max_tokens=60, tools=[get_weather],
+                runner = client.beta.messages.tool_runner(model="m", max_tokens=400, tools=[get_weather],
                     tool_choice={"type": "any", "disable_parallel_tool_use": True}, messages=question)
                 replies = [message for message in runner]
                 print(json.dumps({"calls": calls,
@@ -138,9 +138,9 @@ extension CommandLineTests {
             let server = try await TideServer(["--plugin", "tool-allow tools=get_time", "--plugin", "redact-emails",
                                                "--plugin", try Self.quoting(), "--trace-hooks"])
             let result = try #require(try server.python(Self.preamble + """
-                refused = client.messages.create(model="m", max_tokens=80, messages=[{"role": "user", "content": "Weather in Paris?"}],
+                refused = client.messages.create(model="m", max_tokens=400, messages=[{"role": "user", "content": "Weather in Paris?"}],
                     tools=[weather, clock], tool_choice={"type": "tool", "name": "get_weather"})
-                allowed = client.messages.create(model="m", max_tokens=80, messages=[{"role": "user", "content": "What time is it?"}],
+                allowed = client.messages.create(model="m", max_tokens=400, messages=[{"role": "user", "content": "What time is it?"}],
                     tools=[weather, clock], tool_choice={"type": "tool", "name": "get_time", "disable_parallel_tool_use": True})
                 use = [b for b in allowed.content if b.type == "tool_use"]
                 redacted = client.messages.create(model="m", max_tokens=40, tools=[weather, clock], messages=[

@@ -118,7 +118,7 @@ extension CommandLineTests {
                 calls = []
                 for seed in range(6):
                     called = client.responses.create(model="m", input="Weather in Paris?", tools=[weather], tool_choice="required",
-                        parallel_tool_calls=False, max_output_tokens=80, temperature=1, extra_body={"seed": seed})
+                        parallel_tool_calls=False, max_output_tokens=400, temperature=1, extra_body={"seed": seed})
                     calls.append([[o.name, json.loads(o.arguments)] for o in called.output if o.type == "function_call"])
                 call = [o for o in called.output if o.type == "function_call"][0]
                 output = [{"type": "function_call_output", "call_id": call.call_id, "output": "22 C"}]
@@ -135,7 +135,7 @@ extension CommandLineTests {
                 # The streamed call is stored under the id the client saw: its result continues it.
                 continued = client.responses.create(model="m", previous_response_id=streamed_response.id, tools=[weather],
                     input=[{"type": "function_call_output", "call_id": streamed_item.call_id, "output": "19 C"}])
-                shaped = client.responses.create(model="m", input="Name a city and its population.", max_output_tokens=80,
+                shaped = client.responses.create(model="m", input="Name a city and its population.", max_output_tokens=400,
                     text={"format": {"type": "json_schema", "name": "city", "strict": True, "schema": {"type": "object",
                         "properties": {"name": {"type": "string", "maxLength": 20}, "population": {"type": "integer", "maximum": 99999999}},
                         "required": ["name", "population"], "additionalProperties": False}}})
