@@ -13,6 +13,8 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
     var logitsHook: [LogitsHookBenchmark.Result] = []
     var plugins: [PluginCostBenchmark.Row] = []
     var cacheReuse: CacheReuseBenchmark.Result?
+    var kvCache: KVCacheBenchmark.Result?
+    var serveModels: ServeModelsBenchmark.Result?
     var chatTurns: ChatTurnsBenchmark.Result?
     var parallelReplay: ParallelReplayBenchmark.Result?
     var teacherForcing: TeacherForcingBenchmark.Result?
@@ -131,6 +133,22 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
                 + "\(cacheReuse.reusedTokens) of \(cacheReuse.historyTokens) tokens cached vs "
                 + "\(milliseconds(cacheReuse.fullSeconds)) from scratch → ratio \(fixed(cacheReuse.ratio, 3)) "
                 + "(budget ≤ 0.2)", cacheReuse.ratio <= 0.2))
+        }
+        if let serveModels {
+            lines.append(("serve, two models one at a time: resident memory \(mebibytes(serveModels.residentAfterFirst)) after the first "
+                + "load/unload cycle, \(mebibytes(serveModels.residentAfterLast)) after \(serveModels.cycles) (streams cut mid-reply): "
+                + "\(fixed(serveModels.growthPerCycle / 1024, 1)) KiB per cycle (budget: under 8 MiB in all); a request that loads its model "
+                + "\(milliseconds(serveModels.switchSeconds)), one that finds it loaded \(milliseconds(serveModels.loadedSeconds))",
+                          serveModels.residentAfterLast - serveModels.residentAfterFirst < 8 << 20))
+        }
+        if let kvCache {
+            for row in kvCache.rows {
+                lines.append(("KV cache \(row.type.rawValue): \(mebibytes(row.bytesPerSequence)) per sequence of \(kvCache.contextSize) tokens "
+                    + "(estimated \(mebibytes(row.estimatedBytesPerSequence))), \(row.sequencesInBudget) sequences of 4096 tokens in 1 GiB; "
+                    + "\(kvCache.sequences) sequences decoding after \(kvCache.historyTokens) prompt tokens: \(fixed(row.tokensPerSecond)) tok/s, "
+                    + "paired ratio to f16 \(fixed(row.ratioToF16, 3)); teacher forcing \(row.exactBatches ? "exact" : "within the tolerance")"
+                    + (row.type == .f16 ? "" : " (figures, no budget)"), true))
+            }
         }
         if let chat = chatTurns, let second = chat.turns.first(where: { $0.number == 2 }),
            let tenth = chat.turns.first(where: { $0.number == 10 }) {

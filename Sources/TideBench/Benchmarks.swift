@@ -52,8 +52,8 @@ public struct Benchmarks: Sendable {
     public var only: Set<String>?
 
     /// The benchmarks' names, in the order they run.
-    public static let names = ["decode", "draft", "serve-draft", "quantization", "logits-hook", "plugins", "rewind", "format", "format-budget", "tools", "parallel-replay", "teacher-forcing", "score-drift",
-                               "cache-reuse",
+    public static let names = ["decode", "draft", "serve-draft", "serve-models", "quantization", "logits-hook", "plugins", "rewind", "format", "format-budget", "tools", "parallel-replay", "teacher-forcing", "score-drift",
+                               "cache-reuse", "kv-cache",
                                "chat-turns", "log", "contention", "process"]
 
     private func wants(_ name: String) -> Bool { only?.contains(name) ?? true }
@@ -85,6 +85,12 @@ public struct Benchmarks: Sendable {
                 + "\(decodeTokens) tokens × \(draftRounds) rounds")
             report.serveDraft = try await ServeDraftBenchmark(executable: executable, model: model, tokens: decodeTokens,
                                                               rounds: draftRounds, threads: threads).run()
+        }
+        if let originalModel, wants("serve-models") {
+            log("a server of two models holding one at a time, each asked in turn with a stream cut after 3 tokens: "
+                + "its memory after 100 load/unload cycles, and what a switch costs")
+            report.serveModels = try await ServeModelsBenchmark(executable: executable, first: model, second: originalModel, cycles: 100,
+                                                                threads: threads).run()
         }
         if wants("quantization") {
             log("prompt evaluation, decoding and 8-sequence batches on the default model, the file it is made from and that "
@@ -145,6 +151,11 @@ public struct Benchmarks: Sendable {
         if wants("cache-reuse") {
             log("follow-up time to first token on a ~1000-token history, \(rounds) rounds")
             report.cacheReuse = try await CacheReuseBenchmark(model: model, rounds: rounds, threads: threads).run()
+        }
+        if wants("kv-cache") {
+            log("the KV cache as f16, q8_0 and q4_0: memory per sequence, sequences in 1 GiB, and \(KVCacheBenchmark.sequences) sequences "
+                + "decoding \(decodeTokens / 4) tokens at once after a ~1000-token history, \(min(rounds, 5)) rounds")
+            report.kvCache = try await KVCacheBenchmark(model: model, rounds: min(rounds, 5), tokens: decodeTokens / 4, threads: threads).run()
         }
         if wants("chat-turns") {
             log("time to first token of chat turns 1, 2 and 10, \(rounds) rounds")

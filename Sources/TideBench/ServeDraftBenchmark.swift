@@ -29,9 +29,9 @@ struct ServeDraftBenchmark {
     }
 
     func run() async throws -> [Figure] {
-        let plain = try await ServedModel(executable: executable, model: model, draft: .off, threads: threads)
+        let plain = try await server(drafting: .off)
         defer { plain.stop() }
-        let drafting = try await ServedModel(executable: executable, model: model, draft: .lookup, threads: threads)
+        let drafting = try await server(drafting: .lookup)
         defer { drafting.stop() }
         let prompt = DraftBenchmark.prompts[0].text
         var figures: [Figure] = []
@@ -41,10 +41,10 @@ struct ServeDraftBenchmark {
             for round in 0..<rounds {
                 var rates: [DraftMode: Double] = [:]
                 var texts: [DraftMode: [String]] = [:]
-                for server in round % 2 == 0 ? [plain, drafting] : [drafting, plain] {
+                for (draft, server) in round % 2 == 0 ? [(DraftMode.off, plain), (.lookup, drafting)] : [(.lookup, drafting), (.off, plain)] {
                     let (replies, rate) = try await ask(server, prompt, clients: clients)
-                    rates[server.draft] = rate
-                    texts[server.draft] = replies
+                    rates[draft] = rate
+                    texts[draft] = replies
                 }
                 differs = differs || texts[.off] != texts[.lookup]
                 plainRates.append(rates[.off] ?? 0)
@@ -57,9 +57,16 @@ struct ServeDraftBenchmark {
         return figures
     }
 
+    /// A server of four sequences drafting as `draft` says.
+    private func server(drafting draft: DraftMode) async throws -> ServeProcess {
+        try await ServeProcess(executable: executable, arguments: ["--model", model.path, "--parallel", "4", "--draft", draft.rawValue,
+                                                                   "--ctx-size", "2048"] + (threads.map { ["--threads", "\($0)"] } ?? []),
+                               portOffset: draft == .off ? 0 : 3)
+    }
+
     /// `clients` greedy replies to `prompt` at once: their texts, and the tokens after each one's
     /// first per second of the round.
-    private func ask(_ server: ServedModel, _ prompt: String, clients: Int) async throws -> ([String], Double) {
+    private func ask(_ server: ServeProcess, _ prompt: String, clients: Int) async throws -> ([String], Double) {
         var greedy = GenerationParameters()
         greedy.temperature = 0
         greedy.maxTokens = tokens
@@ -80,50 +87,5 @@ struct ServeDraftBenchmark {
         let seconds = (ContinuousClock.now - start).seconds
         let generated = replies.reduce(0) { $0 + max(0, ($1.summary?.statistics.generatedTokens ?? 0) - 1) }
         return (replies.map(\.text), seconds > 0 ? Double(generated) / seconds : 0)
-    }
-}
-
-/// A `tide serve` of `model` with four sequences, on a free loopback port, for a benchmark.
-private final class ServedModel: @unchecked Sendable {
-    // Immutable once started; the process is only ended, once.
-    let draft: DraftMode
-    let url: URL
-    private let process: Process
-
-    init(executable: String, model: LlamaModel, draft: DraftMode, threads: Int?) async throws {
-        self.draft = draft
-        // Ports from a base of this process's own; one taken by another program is skipped.
-        for offset in 0..<20 {
-            let port = 20_000 + Int(getpid() % 20_000) + offset * 7 + (draft == .off ? 0 : 3)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = ["serve", "--model", model.path, "--port", "\(port)", "--parallel", "4", "--draft", draft.rawValue,
-                                 "--ctx-size", "2048"] + (threads.map { ["--threads", "\($0)"] } ?? [])
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let url = URL(string: "http://127.0.0.1:\(port)")!
-            let deadline = ContinuousClock.now + .seconds(60)
-            while process.isRunning, ContinuousClock.now < deadline {
-                if (try? await RemoteBackend.modelNames(at: url, timeout: .seconds(2))) != nil {
-                    self.url = url
-                    self.process = process
-                    return
-                }
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            if process.isRunning {
-                process.terminate()
-                process.waitUntilExit()
-                throw BenchmarkError("`tide serve` did not answer on port \(port) within 60 s")
-            }
-        }
-        throw BenchmarkError("`tide serve` could not listen on any of 20 loopback ports")
-    }
-
-    /// Ends the server (SIGTERM) and waits for it.
-    func stop() {
-        process.terminate()
-        process.waitUntilExit()
     }
 }

@@ -21,38 +21,45 @@ struct BatchFacts: Codable, Sendable, Hashable {
 extension LlamaModel {
     /// Whether llama.cpp gives each token of a batch (of up to ``TeacherForcer/chunkSize``) bit
     /// for bit the scores it gives that token decoded alone, on `threads` threads: what teacher
-    /// forcing needs to reproduce generating exactly (``batchFacts(threads:flashAttention:)``).
+    /// forcing needs to reproduce generating exactly (``batchFacts(threads:kernel:)``).
     ///
     /// It holds for SmolLM2's Q4_1 and Q8_0 weights with flash attention. It does not for Gemma 3's
     /// Q4_K_M: llama.cpp repacks K-quant weights and multiplies a batch of them with other
     /// kernels than one token, so its recorded replies are checked within the tolerance, and its
-    /// drafts accepted within it. `flashAttention: false` probes a context without it.
-    public func scoresBatchesExactly(threads: Int, flashAttention: Bool = true) -> Bool {
-        batchFacts(threads: threads, flashAttention: flashAttention).exact
+    /// drafts accepted within it. `kernel` says how the context computes attention (by default with
+    /// flash attention, over an f16 cache).
+    ///
+    /// A quantized KV cache never counts as exact: the probe's short context scores its batches
+    /// exactly, but deeper in a conversation they part from single tokens (replaying
+    /// `Conversations/` recorded with a q8_0 cache under one, 10 of 26 replies were confirmed only
+    /// within the tolerance: docs/conversations.md).
+    public func scoresBatchesExactly(threads: Int, kernel: AttentionKernel = AttentionKernel()) -> Bool {
+        guard !kernel.keyCache.isQuantized, !kernel.valueCache.isQuantized else { return false }
+        return batchFacts(threads: threads, kernel: kernel).exact
     }
 
     /// Whether a context on `threads` threads scores a batch's tokens bit for bit as alone on
     /// `machine`: never where it simulates a batch drift.
-    func scoresBatchesExactly(threads: Int, flashAttention: Bool, machine: SimulatedMachine) -> Bool {
-        machine.batchDrift == nil && scoresBatchesExactly(threads: threads, flashAttention: flashAttention)
+    func scoresBatchesExactly(threads: Int, kernel: AttentionKernel, machine: SimulatedMachine) -> Bool {
+        machine.batchDrift == nil && scoresBatchesExactly(threads: threads, kernel: kernel)
     }
 
     /// What checking a draft costs on `threads` threads, in single decodes (``CheckCosts``): as
     /// `machine` gives them, or measured.
-    func draftCheckCosts(threads: Int, flashAttention: Bool, machine: SimulatedMachine) -> CheckCosts {
+    func draftCheckCosts(threads: Int, kernel: AttentionKernel, machine: SimulatedMachine) -> CheckCosts {
         machine.checkCosts
-            ?? CheckCosts(chunks: BatchFacts.chunkSizes, costs: batchFacts(threads: threads, flashAttention: flashAttention).checkCosts)
+            ?? CheckCosts(chunks: BatchFacts.chunkSizes, costs: batchFacts(threads: threads, kernel: kernel).checkCosts)
     }
 
     /// What llama.cpp's batches do on `threads` threads: probed once per thread count and kernel,
     /// on a small context of its own (about 55 decodes of a 135M model: a third of a second on
     /// two cores), and kept across processes (``BatchFactsRecord``).
-    func batchFacts(threads: Int, flashAttention: Bool) -> BatchFacts {
-        let key = flashAttention ? threads : -threads
+    func batchFacts(threads: Int, kernel: AttentionKernel) -> BatchFacts {
+        let key = "\(threads) \(kernel)"
         if let known = probedBatches.withLock({ $0[key] }) { return known }
-        let record = BatchFactsRecord(model: self, threads: threads, flashAttention: flashAttention)
+        let record = BatchFactsRecord(model: self, threads: threads, kernel: kernel)
         let facts = record.read() ?? {
-            guard let found = probeBatches(threads: threads, flashAttention: flashAttention) else {
+            guard let found = probeBatches(threads: threads, kernel: kernel) else {
                 return BatchFacts(exact: false, sameOnOneThread: false, checkCosts: BatchFacts.chunkSizes.map(Double.init))
             }
             record.write(found)
@@ -67,9 +74,11 @@ extension LlamaModel {
     /// split them), and compares every score; decodes the text one token at a time on one thread
     /// too, and compares; then times chunks of ``BatchFacts/chunkSizes`` after the first token
     /// (the faster of two) against the median single decode. `nil` if a decode fails.
-    private func probeBatches(threads: Int, flashAttention: Bool) -> BatchFacts? {
+    private func probeBatches(threads: Int, kernel: AttentionKernel) -> BatchFacts? {
         var options = LlamaContextOptions(contextSize: 256, threads: threads)
-        options.flashAttention = flashAttention
+        options.flashAttention = kernel.flashAttention
+        options.keyCacheType = kernel.keyCache
+        options.valueCacheType = kernel.valueCache
         let parameters = options.contextParameters(contextSize: 256, sequences: 1)
         guard let context = llama_init_from_model(pointer, parameters),
               let tokens = try? tokenize("The tide comes in twice a day, as the moon pulls the sea; sailors have always known it."),
@@ -131,12 +140,12 @@ extension LlamaModel {
 }
 
 extension LlamaModel {
-    /// Why a context of this model on `threads` threads (with flash attention or not) cannot check
+    /// Why a context of this model on `threads` threads (with attention computed by `kernel`) cannot check
     /// a recorded reply by teacher forcing under `tolerance`, or `nil` when it can: batches that
     /// are not bit-exact need a tolerance above 0.
-    func teacherForcingUnavailable(threads: Int, flashAttention: Bool, machine: SimulatedMachine, tolerance: Double) -> String? {
+    func teacherForcingUnavailable(threads: Int, kernel: AttentionKernel, machine: SimulatedMachine, tolerance: Double) -> String? {
         if !canDropCachedTokens { return "this model's cache cannot take back tokens" }
-        if tolerance == 0, !scoresBatchesExactly(threads: threads, flashAttention: flashAttention, machine: machine) {
+        if tolerance == 0, !scoresBatchesExactly(threads: threads, kernel: kernel, machine: machine) {
             return "llama.cpp scores a batch of this model's tokens differently from each token alone, "
                 + "and the tolerance is 0 (exact)"
         }

@@ -2,7 +2,7 @@ import CLlama
 import Foundation
 import TideFiles
 
-/// What ``LlamaModel/batchFacts(threads:flashAttention:)`` found, kept across processes
+/// What ``LlamaModel/batchFacts(threads:kernel:)`` found, kept across processes
 /// in `$XDG_CACHE_HOME/tide/batch-facts.json`, so that a command that drafts a reply, or decides
 /// its thread count (``ThreadShare``), does not pay the probe (16 one-token decodes on every
 /// thread and 16 on one, and a batch: about a third of a second for the bundled model on two
@@ -18,8 +18,8 @@ struct BatchFactsRecord {
     /// The file of findings.
     let file: URL
 
-    init(model: LlamaModel, threads: Int, flashAttention: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) {
-        key = [Self.identity(of: model.path), "threads \(threads)", flashAttention ? "flash attention" : "no flash attention",
+    init(model: LlamaModel, threads: Int, kernel: AttentionKernel, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        key = [Self.identity(of: model.path), "threads \(threads)", kernel.description,
                Self.libraryIdentity].joined(separator: " | ")
         let cache = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")

@@ -8,7 +8,7 @@ import TideCore
 /// exactly as it would have after decoding each token alone, for as long as the model chooses
 /// the drafted token. At the first it does not, the rest of the draft leaves the cache (the same
 /// rollback a rewind uses). The reply is therefore the one decoding without a draft gives, when
-/// llama.cpp scores a token of a batch as it scores it alone (``LlamaModel/scoresBatchesExactly(threads:flashAttention:)``).
+/// llama.cpp scores a token of a batch as it scores it alone (``LlamaModel/scoresBatchesExactly(threads:kernel:)``).
 /// Where it does not, a drafted token is accepted when the sampler chooses it within the reply's
 /// tolerance (``Tolerance``), so that a near-tie the batch orders otherwise does not end the draft.
 struct Drafter {

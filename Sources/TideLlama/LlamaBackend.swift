@@ -35,7 +35,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
     /// Not for recurrent or hybrid models, whose caches cannot drop their last tokens.
     public var supportsRewind: Bool { model.canDropCachedTokens }
     public func teacherForcingUnavailable(tolerance: Double) -> String? {
-        model.teacherForcingUnavailable(threads: engine.threads, flashAttention: engine.flashAttention, machine: engine.machine,
+        model.teacherForcingUnavailable(threads: engine.threads, kernel: engine.kernel, machine: engine.machine,
                                         tolerance: tolerance)
     }
     public var vocabulary: (any Vocabulary)? { model }
@@ -225,7 +225,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
         let drafter = forcer == nil && parameters.draft != .off && model.canDropCachedTokens
             ? Drafter(prompt: prompt, always: parameters.draft == .always, costsAreGiven: engine.machine.checkCosts != nil,
                       costs: { [engine] in
-                          engine.model.draftCheckCosts(threads: engine.threads, flashAttention: engine.flashAttention,
+                          engine.model.draftCheckCosts(threads: engine.threads, kernel: engine.kernel,
                                                        machine: engine.machine)
                       }) : nil
         return LlamaReplyDecoder(backend: self, sampler: sampler.value, prompt: prompt, reused: reused, forcer: forcer, drafter: drafter)

@@ -38,8 +38,8 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     private let threadShare: Mutex<ThreadShare>
     /// The CPU threads the context decodes on; freed after it.
     private let threadPool: CPUThreadPool?
-    /// Whether the context uses flash attention (``LlamaContextOptions/flashAttention``).
-    let flashAttention: Bool
+    /// How the context computes attention (``LlamaContextOptions/kernel``).
+    let kernel: AttentionKernel
     /// Whether long prompts are read a paced piece a step beside the replies in progress
     /// (``LlamaContextOptions/chunkedPrefill``).
     let chunkedPrefill: Bool
@@ -47,10 +47,10 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     let machine: SimulatedMachine
 
     /// Whether llama.cpp scores this context's batches exactly as single tokens
-    /// (``LlamaModel/scoresBatchesExactly(threads:flashAttention:)``): then a sequence's replies are
+    /// (``LlamaModel/scoresBatchesExactly(threads:kernel:)``): then a sequence's replies are
     /// those of decoding it alone, bit for bit.
     public var scoresBatchesExactly: Bool {
-        model.scoresBatchesExactly(threads: threads, flashAttention: flashAttention, machine: machine)
+        model.scoresBatchesExactly(threads: threads, kernel: kernel, machine: machine)
     }
     let context: OpaquePointer
     /// Where prompts are rendered and tokenized and sampler chains made: neither on the engine's
@@ -84,7 +84,7 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
         threads = options.resolvedThreads
         threadShare = Mutex(options.threadShare(for: model))
         threadPool = CPUThreadPool(threads: threads)
-        flashAttention = options.flashAttention
+        kernel = options.kernel
         chunkedPrefill = options.chunkedPrefill
         machine = options.machine
         // Each sequence gets its own part of the cache. A unified cache decoded no faster here
@@ -101,7 +101,10 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
         contextSizePerSequence = Int(llama_n_ctx_seq(context))
         batch = TokenBatch(capacity: Int(parameters.n_batch))
         freeSequences = (0..<Int32(sequences)).reversed()
-        let thread = Thread { [self] in run() }
+        // Weakly: the engine keeps its thread, and a thread keeps its closure after it ends, so a
+        // strong capture would keep every engine ever made (its context and its model's weights)
+        // alive; while it runs, `run()` holds the engine.
+        let thread = Thread { [weak self] in self?.run() }
         thread.name = "tide-batch"
         self.thread = thread
         thread.start()

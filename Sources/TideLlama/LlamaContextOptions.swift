@@ -25,6 +25,12 @@ public struct LlamaContextOptions: Sendable, Hashable {
     /// pieces may round otherwise than a sequential replay's batches, so `tide run --parallel`,
     /// which promises that replay's replies, leaves it off.
     public var chunkedPrefill = false
+    /// How the KV cache stores keys (`--cache-type-k`): f16 unless asked otherwise.
+    public var keyCacheType = KVCacheType.f16
+    /// How the KV cache stores values (`--cache-type-v`): f16 unless asked otherwise. A quantized
+    /// type needs flash attention, which ``contextParameters(contextSize:sequences:)`` then
+    /// turns on whatever ``flashAttention`` says.
+    public var valueCacheType = KVCacheType.f16
 
     /// Options with every default: on this machine, unless `machine` simulates another.
     public init(contextSize: Int? = nil, threads: Int? = nil, batchSize: Int = 512, machine: SimulatedMachine = SimulatedMachine()) {
@@ -56,7 +62,7 @@ public struct LlamaContextOptions: Sendable, Hashable {
             throw .contextFailed(contextSize: size, detail: "\(sequences) sequences of \(size) tokens are more than llama.cpp can address")
         }
         // llama.cpp would allocate the cache and the kernel end the process when it is touched.
-        let cache = model.kvCacheBytes(contextSize: size * sequences)
+        let cache = model.kvCacheBytes(contextSize: size * sequences, key: keyCacheType, value: valueCacheType)
         let memory = Int64(clamping: ProcessInfo.processInfo.physicalMemory)
         guard cache < memory else {
             throw .contextFailed(contextSize: size * sequences, detail: "its cache would take \(cache >> 20) MiB, "
@@ -77,11 +83,22 @@ public struct LlamaContextOptions: Sendable, Hashable {
         parameters.n_batch = UInt32(max(resolvedBatchSize(contextSize: contextSize), sequences))
         parameters.n_ubatch = parameters.n_batch
         parameters.n_seq_max = UInt32(sequences)
-        parameters.flash_attn_type = flashAttention ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED
+        parameters.flash_attn_type = usesFlashAttention ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED
+        parameters.type_k = keyCacheType.ggmlType
+        parameters.type_v = valueCacheType.ggmlType
         parameters.n_threads = Int32(resolvedThreads)
         parameters.n_threads_batch = Int32(resolvedThreads)
         parameters.no_perf = true
         return parameters
+    }
+
+    /// Whether contexts use flash attention: as ``flashAttention`` says, and always with a
+    /// quantized value cache, which llama.cpp stores only for flash attention.
+    var usesFlashAttention: Bool { flashAttention || valueCacheType.isQuantized }
+
+    /// How these options' contexts compute attention.
+    public var kernel: AttentionKernel {
+        AttentionKernel(flashAttention: usesFlashAttention, keyCache: keyCacheType, valueCache: valueCacheType)
     }
 
     /// The most prompt tokens per `llama_decode` call in a context of `contextSize` tokens.
@@ -99,8 +116,8 @@ public struct LlamaContextOptions: Sendable, Hashable {
     func threadShare(for model: LlamaModel) -> ThreadShare {
         let most = resolvedThreads
         let asked = threads != nil
-        return ThreadShare(most: most) { [flashAttention] in
-            !asked && model.batchFacts(threads: most, flashAttention: flashAttention).sameOnOneThread
+        return ThreadShare(most: most) { [kernel] in
+            !asked && model.batchFacts(threads: most, kernel: kernel).sameOnOneThread
         }
     }
 }

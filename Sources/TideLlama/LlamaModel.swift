@@ -50,9 +50,9 @@ public final class LlamaModel: @unchecked Sendable {
         }
         return single ? markers : nil
     }
-    /// What llama.cpp's batches do (``BatchFacts``), by thread count (negative without flash
-    /// attention), once probed.
-    let probedBatches = Mutex<[Int: BatchFacts]>([:])
+
+    /// What llama.cpp's batches do (``BatchFacts``), by thread count and attention kernel, once probed.
+    let probedBatches = Mutex<[String: BatchFacts]>([:])
     /// The DRY samplers of recent settings, copied for the replies that ask for them again.
     let drySamplers = DRYSamplerCache()
     /// Where the model runs: the CPU, or how many of its layers a GPU holds.
@@ -148,6 +148,12 @@ public final class LlamaModel: @unchecked Sendable {
 
     /// The shape of the model in the file at `path`, read with its vocabulary but not its weights.
     static func shape(ofFile path: String) throws(LlamaError) -> ModelShape {
+        try shapeAndTrainedLength(ofFile: path).shape
+    }
+
+    /// The shape of the model in the file at `path` and the context it was trained on (`0` when
+    /// the file does not say), read with its vocabulary but not its weights.
+    static func shapeAndTrainedLength(ofFile path: String) throws(LlamaError) -> (shape: ModelShape, trainedLength: Int) {
         var parameters = llama_model_default_params()
         parameters.vocab_only = true
         LlamaRuntime.clearErrors()
@@ -155,10 +161,12 @@ public final class LlamaModel: @unchecked Sendable {
             throw .loadFailed(path: path, detail: LlamaRuntime.errors())
         }
         defer { llama_model_free(model) }
-        guard let shape = ModelShape(metadata: { metadataValue(model, $0) }) else {
+        func metadata(_ key: String) -> String? { metadataValue(model, key) }
+        guard let shape = ModelShape(metadata: metadata) else {
             throw .loadFailed(path: path, detail: "its metadata does not say how many layers the model has (no block_count)")
         }
-        return shape
+        let trained = metadata("general.architecture").flatMap { metadata("\($0).context_length") }.flatMap { Int($0) } ?? 0
+        return (shape, trained)
     }
 
     /// The shape of this model, from llama.cpp's hyperparameters.
@@ -231,7 +239,9 @@ public final class LlamaModel: @unchecked Sendable {
     public var canDropCachedTokens: Bool { !llama_model_is_recurrent(pointer) && !llama_model_is_hybrid(pointer) }
 
     /// Bytes the KV cache takes for `contextSize` tokens (f16 keys and values in every layer).
-    public func kvCacheBytes(contextSize: Int) -> Int64 { shape.kvCacheBytes(contextSize: contextSize) }
+    public func kvCacheBytes(contextSize: Int, key: KVCacheType = .f16, value: KVCacheType = .f16) -> Int64 {
+        shape.kvCacheBytes(contextSize: contextSize, key: key, value: value)
+    }
 
     /// Whether `token` is a valid id in this vocabulary.
     public func isValidToken(_ token: Int32) -> Bool { token >= 0 && Int(token) < facts.vocabularySize }

@@ -1,4 +1,5 @@
 import CLlama
+import TideCore
 
 /// What the offload plan needs of a model before its weights load: its layers (those
 /// `n_gpu_layers` counts: the blocks and the output layer) and the width of a token's keys and
@@ -9,9 +10,11 @@ struct ModelShape: Equatable {
     /// Keys or values of one token in one block, in elements.
     var keyValueWidth: Int64
 
-    /// Bytes the KV cache takes for `contextSize` tokens (f16 keys and values in every block).
-    func kvCacheBytes(contextSize: Int) -> Int64 {
-        Int64(contextSize) * Int64(layers - 1) * keyValueWidth * 2 * 2
+    /// Bytes the KV cache takes for `contextSize` tokens, its keys and values stored as `key`
+    /// and `value` in every block.
+    func kvCacheBytes(contextSize: Int, key: KVCacheType = .f16, value: KVCacheType = .f16) -> Int64 {
+        let elements = Double(Int64(contextSize) * Int64(layers - 1) * keyValueWidth)
+        return Int64((elements * (key.bytesPerElement + value.bytesPerElement)).rounded(.up))
     }
 
     /// The shape of a loaded model, from llama.cpp's hyperparameters.
@@ -23,7 +26,7 @@ struct ModelShape: Equatable {
 
     /// The shape from the file's metadata, as a vocabulary-only load leaves it (llama.cpp loads
     /// no hyperparameters then, and asking for them aborts): `{architecture}.block_count`,
-    /// `.embedding_length`, `.attention.head_count` and `.attention.head_count_kv` (the heads
+    /// `.embedding_length`, `.attention.head_count`, `.attention.key_length` and `.attention.head_count_kv` (the heads
     /// when a file gives no count of its own, or one per layer, which the metadata strings leave out).
     /// `nil` when the file does not say how many blocks it has.
     init?(metadata: (String) -> String?) {
@@ -34,6 +37,8 @@ struct ModelShape: Equatable {
         let width = number("embedding_length") ?? 0
         let heads = max(1, number("attention.head_count") ?? 1)
         layers = blocks + 1
-        keyValueWidth = width / heads * (number("attention.head_count_kv") ?? heads)
+        // A head's width is the file's key_length where it gives one (Gemma 3's heads are wider
+        // than the embedding split among them).
+        keyValueWidth = (number("attention.key_length") ?? width / heads) * (number("attention.head_count_kv") ?? heads)
     }
 }

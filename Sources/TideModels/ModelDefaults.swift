@@ -27,16 +27,23 @@ public struct ModelDefaults: Sendable, Hashable {
     /// How the model calls tools when `--tool-format` is not given; `nil` for the format its chat
     /// template tells.
     public var toolFormat: ToolCallFormat?
+    /// How the KV cache stores keys when `--cache-type-k` is not given; `nil` for f16.
+    public var keyCacheType: KVCacheType?
+    /// How the KV cache stores values when `--cache-type-v` is not given; `nil` for f16.
+    public var valueCacheType: KVCacheType?
 
     /// Defaults; none by default.
     public init(systemPrompt: String? = nil, parameters: [ParameterSetting] = [], plugins: [String] = [], mcp: [String] = [],
-                gpuLayers: Int? = nil, toolFormat: ToolCallFormat? = nil) {
+                gpuLayers: Int? = nil, toolFormat: ToolCallFormat? = nil, keyCacheType: KVCacheType? = nil,
+                valueCacheType: KVCacheType? = nil) {
         self.systemPrompt = systemPrompt
         self.parameters = parameters
         self.plugins = plugins
         self.mcp = mcp
         self.gpuLayers = gpuLayers
         self.toolFormat = toolFormat
+        self.keyCacheType = keyCacheType
+        self.valueCacheType = valueCacheType
     }
 
     /// `preset`'s defaults over these: its system prompt if it has one, its value of each
@@ -47,7 +54,8 @@ public struct ModelDefaults: Sendable, Hashable {
         return ModelDefaults(systemPrompt: preset.systemPrompt ?? systemPrompt,
                              parameters: Self.ordered(parameters.filter { !set.contains($0.name) } + preset.parameters),
                              plugins: plugins + preset.plugins, mcp: mcp + preset.mcp.filter { !mcp.contains($0) },
-                             gpuLayers: preset.gpuLayers ?? gpuLayers, toolFormat: preset.toolFormat ?? toolFormat)
+                             gpuLayers: preset.gpuLayers ?? gpuLayers, toolFormat: preset.toolFormat ?? toolFormat,
+                             keyCacheType: preset.keyCacheType ?? keyCacheType, valueCacheType: preset.valueCacheType ?? valueCacheType)
     }
 
     /// `parameters` in the order of ``ParameterSetting/names``.
@@ -66,9 +74,11 @@ public struct ModelDefaults: Sendable, Hashable {
 extension ModelDefaults: Codable {
     enum CodingKeys: String, CodingKey {
         case systemPrompt = "system_prompt", parameters, plugins, mcp, gpuLayers = "gpu_layers", toolFormat = "tool_format"
+        case keyCacheType = "cache_type_k", valueCacheType = "cache_type_v"
     }
 
-    /// Reads the `system_prompt`, `parameters`, `plugins`, `mcp`, `gpu_layers` and `tool_format` fields of a registry entry. Values
+    /// Reads the `system_prompt`, `parameters`, `plugins`, `mcp`, `gpu_layers`, `tool_format`,
+    /// `cache_type_k` and `cache_type_v` fields of a registry entry. Values
     /// are typed as in JSON: numbers, whole numbers, a number or `"random"` for `seed`, a string
     /// or a list of strings for `stop`; they are checked as `--temperature` and the others are.
     public init(from decoder: any Decoder) throws {
@@ -93,6 +103,8 @@ extension ModelDefaults: Codable {
         } catch let error as InvalidParameterError {
             throw DecodingError.dataCorruptedError(forKey: .toolFormat, in: container, debugDescription: error.description)
         }
+        keyCacheType = try Self.cacheType(in: container, forKey: .keyCacheType)
+        valueCacheType = try Self.cacheType(in: container, forKey: .valueCacheType)
         let values = try container.decodeIfPresent([String: ParameterValue].self, forKey: .parameters) ?? [:]
         parameters = []
         for (name, value) in values {
@@ -120,5 +132,17 @@ extension ModelDefaults: Codable {
         if !mcp.isEmpty { try container.encode(mcp, forKey: .mcp) }
         try container.encodeIfPresent(gpuLayers, forKey: .gpuLayers)
         try container.encodeIfPresent(toolFormat, forKey: .toolFormat)
+        try container.encodeIfPresent(keyCacheType, forKey: .keyCacheType)
+        try container.encodeIfPresent(valueCacheType, forKey: .valueCacheType)
+    }
+
+    /// A cache type field, checked: one of llama.cpp's names.
+    private static func cacheType(in container: KeyedDecodingContainer<CodingKeys>, forKey key: CodingKeys) throws -> KVCacheType? {
+        guard let name = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
+        guard let type = KVCacheType(naming: name) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: container,
+                                                   debugDescription: "\(key.rawValue) '\(name)' is not a cache type; choose " + KVCacheType.names)
+        }
+        return type
     }
 }

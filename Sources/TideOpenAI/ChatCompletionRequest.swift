@@ -144,7 +144,7 @@ public struct ChatCompletionRequest: Codable, Sendable, Hashable {
             guard try refused.decodeNil(forKey: key) else { throw RequestFieldError(field: key.stringValue, message: key.refusal) }
         }
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        model = try container.decode(String.self, forKey: .model)
+        model = try container.decodeIfPresent(String.self, forKey: .model) ?? ""
         self.messages = messages
         stream = try container.decodeIfPresent(Bool.self, forKey: .stream)
         streamOptions = try container.decodeIfPresent(StreamOptions.self, forKey: .streamOptions)

@@ -34,10 +34,19 @@ public struct LocalModel: ChatModel {
 
     /// A llama.cpp context with the template and end strings of the registry entry.
     public func makeBackend(_ setup: ModelSetup) throws -> any ChatBackend {
-        var options = setup.contextOptions
-        options.machine = machine
+        let options = contextOptions(for: setup)
         return try LlamaBackend(model: weights, options: options, template: template(for: setup),
                          endOfGenerationStrings: entry?.endOfGenerationStrings ?? [], toolFormat: toolFormat(for: setup))
+    }
+
+    /// `setup`'s context options on this model's machine, its cache types the setup's, else the
+    /// defaults' (a preset's), else f16.
+    func contextOptions(for setup: ModelSetup) -> LlamaContextOptions {
+        var options = setup.contextOptions
+        options.machine = machine
+        options.keyCacheType = setup.keyCacheType ?? defaults.keyCacheType ?? .f16
+        options.valueCacheType = setup.valueCacheType ?? defaults.valueCacheType ?? .f16
+        return options
     }
 
     /// `setup`'s tool format, else the defaults' (a preset's); `nil` for the template's own.
@@ -46,8 +55,7 @@ public struct LocalModel: ChatModel {
     /// One llama.cpp context whose sequences hold `contextSize` tokens each (default: `setup`'s,
     /// else min(4096, the model's)), never more than the model was trained on.
     public func makeBatch(_ setup: ModelSetup, sequences: Int, contextSize: Int?) throws -> (any BackendBatch)? {
-        var options = setup.contextOptions
-        options.machine = machine
+        var options = contextOptions(for: setup)
         let trained = weights.facts.trainedContextLength
         options.contextSize = (contextSize ?? setup.contextSize).map { trained > 0 ? min($0, trained) : $0 }
         return LocalBatch(engine: try LlamaBatchEngine(model: weights, sequences: sequences, options: options),

@@ -1,4 +1,5 @@
 import Synchronization
+import TideCore
 import TideLlama
 import TideModels
 
@@ -31,38 +32,70 @@ public final class ModelCache: ModelProvider {
     /// first use. Scripts replayed side by side ask at the same time; the lock is held while a
     /// model loads, so each file is read once.
     public func model(for setup: ModelSetup, progress: @escaping @Sendable (Double) -> Void) throws -> any ChatModel {
+        let local: LocalSource
+        switch try source(for: setup) {
+        case .remote(let model): return model
+        case .local(let source): local = source
+        }
+        let key = LoadKey(path: local.resolved.path, gpuLayers: local.gpuLayers)
+        let weights = try loaded.withLock { loaded throws -> LlamaModel in
+            if let weights = loaded[key] { return weights }
+            let weights = try LlamaModel.load(path: local.resolved.path, gpuLayers: local.gpuLayers, contextSize: setup.contextSize ?? 4096,
+                                              progress: progress)
+            loaded[key] = weights
+            return weights
+        }
+        if let pooling = weights.facts.pooling { throw NotAChatModel(name: setup.model, pooling: pooling) }
+        return LocalModel(weights: weights, entry: local.resolved.entry, name: local.defaults == nil ? nil : setup.model,
+                          defaults: local.defaults, machine: machine)
+    }
+
+    /// The memory the model `setup` names would take loaded for `sequences` sequences, estimated
+    /// from its file without loading it (``ModelFootprint``); `nil` for a model on a server.
+    public func footprint(for setup: ModelSetup, sequences: Int) throws -> ModelFootprint? {
+        guard case .local(let local) = try source(for: setup) else { return nil }
+        let defaults = local.defaults ?? local.resolved.entry?.defaults
+        return try ModelFootprint(ofFile: local.resolved.path, contextSize: setup.contextSize, sequences: sequences,
+                                  key: setup.keyCacheType ?? defaults?.keyCacheType ?? .f16,
+                                  value: setup.valueCacheType ?? defaults?.valueCacheType ?? .f16)
+    }
+
+    /// A local model's file, with a preset's defaults and the GPU layers asked for.
+    private struct LocalSource {
+        var resolved: ResolvedModel
+        var defaults: ModelDefaults?
+        var gpuLayers: Int?
+    }
+
+    private enum Source {
+        case remote(any ChatModel)
+        case local(LocalSource)
+    }
+
+    /// Where the model `setup` names comes from: a server, a remote registry entry, or a file (a
+    /// preset's: the model it starts from, with its defaults over that model's).
+    private func source(for setup: ModelSetup) throws -> Source {
         if let server = setup.server {
             var model = RemoteModel(server: server, name: setup.model, contextSize: setup.contextSize, timeout: setup.remoteTimeout)
             model.replicas = setup.replicas
-            return model
+            return .remote(model)
         }
         var base = setup.model
         var defaults: ModelDefaults?
         if ModelRegistry.entry(named: base) == nil, !ModelStore.isPath(base) {
-            // A preset runs the model it starts from, with its defaults over that model's.
             let user = try userModels()
             if let outermost = try user.presets(from: base).last {
                 base = outermost.from
                 defaults = try user.defaults(for: setup.model)
             }
             if let entry = user.remote(named: base) {
-                return RemoteModel(entry: entry, setup: setup, defaults: defaults)
+                return .remote(RemoteModel(entry: entry, setup: setup, defaults: defaults))
             }
         }
         try ModelRequantizer.makeIfMissing(base, in: store)
         let resolved = try store.resolve(base)
-        let gpuLayers = setup.gpuLayers ?? defaults?.gpuLayers ?? resolved.entry?.defaults.gpuLayers
-        let key = LoadKey(path: resolved.path, gpuLayers: gpuLayers)
-        let weights = try loaded.withLock { loaded throws -> LlamaModel in
-            if let weights = loaded[key] { return weights }
-            let weights = try LlamaModel.load(path: resolved.path, gpuLayers: gpuLayers, contextSize: setup.contextSize ?? 4096,
-                                              progress: progress)
-            loaded[key] = weights
-            return weights
-        }
-        if let pooling = weights.facts.pooling { throw NotAChatModel(name: setup.model, pooling: pooling) }
-        return LocalModel(weights: weights, entry: resolved.entry, name: defaults == nil ? nil : setup.model, defaults: defaults,
-                          machine: machine)
+        return .local(LocalSource(resolved: resolved, defaults: defaults,
+                                  gpuLayers: setup.gpuLayers ?? defaults?.gpuLayers ?? resolved.entry?.defaults.gpuLayers))
     }
 }
 

@@ -4,8 +4,8 @@ import TideLlama
 import TideModels
 
 /// Which model to run and how to open a context on it: what `--model`, `--remote`,
-/// `--remote-timeout`, `--template`, `--ctx-size`, `--threads`, `--batch-size` and
-/// `--gpu-layers` and `--tool-format` say (and a script's `@model`, `@template`, `@ctx-size`,
+/// `--remote-timeout`, `--template`, `--ctx-size`, `--threads`, `--batch-size`,
+/// `--gpu-layers`, `--tool-format`, `--cache-type-k` and `--cache-type-v` say (and a script's `@model`, `@template`, `@ctx-size`,
 /// `@tool-format`).
 public struct ModelSetup: Sendable, Hashable {
     /// A registry name or a path to a `.gguf` file; with ``server``, the model's name there.
@@ -36,6 +36,10 @@ public struct ModelSetup: Sendable, Hashable {
     /// Whether long prompts are read a paced piece a step beside the replies in progress
     /// (``LlamaContextOptions/chunkedPrefill``): `tide serve`'s.
     public var chunkedPrefill = false
+    /// How the KV cache stores keys (`--cache-type-k`): `nil` for the preset's, else f16.
+    public var keyCacheType: KVCacheType?
+    /// How the KV cache stores values (`--cache-type-v`): `nil` for the preset's, else f16.
+    public var valueCacheType: KVCacheType?
 
     /// A setup; the defaults are those of `tide generate`.
     public init(model: String = ModelRegistry.defaultModelID, server: RemoteServer? = nil, template: String? = nil,

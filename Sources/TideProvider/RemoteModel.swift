@@ -44,11 +44,18 @@ public struct RemoteModel: ChatModel, Hashable {
 
     /// A backend sending each reply to the server.
     /// A backend on the server. A tool format (a preset's, `--tool-format`) is refused: the server
-    /// offers the tools and reads the calls itself.
+    /// offers the tools and reads the calls itself; so are cache types: the server keeps its cache.
     public func makeBackend(_ setup: ModelSetup) throws -> any ChatBackend {
         if let format = setup.toolFormat ?? defaults.toolFormat {
             throw InvalidParameterError(name: "tool-format", value: format.rawValue,
                                         requirement: "none for \(name) on \(server.url.absoluteString), whose server offers the tools and reads the calls")
+        }
+        for (option, type) in [("cache-type-k", setup.keyCacheType ?? defaults.keyCacheType),
+                               ("cache-type-v", setup.valueCacheType ?? defaults.valueCacheType)] {
+            if let type {
+                throw InvalidParameterError(name: option, value: type.rawValue,
+                                            requirement: "none for \(name) on \(server.url.absoluteString), whose server keeps its own cache")
+            }
         }
         return RemoteBackend(url: server.url, model: name, apiKey: server.apiKey, contextSize: contextSize, timeout: timeout,
                              replicas: replicas.map(\.url), api: server.api)

@@ -59,10 +59,19 @@ struct Judge {
 
     /// The setup of the judge `target` names — a model or preset name, a `.gguf` path, or a
     /// server's base URL (`http://…`: the server's only model) — with `base`'s context options.
+    /// When `base` runs on a server (`--remote`) that lists a model of the name, the judge is
+    /// that model of the same server.
     static func setup(naming target: String, over base: ModelSetup) async throws -> ModelSetup {
         var setup = base
         setup.template = nil
         setup.toolFormat = nil
+        if let server = base.server, !target.contains("://"),
+           let name = try await server.modelNames(timeout: base.remoteTimeout).first(where: { $0.lowercased() == target.lowercased() })
+        {
+            setup.model = name
+            setup.replicas = []
+            return setup
+        }
         guard target.contains("://") else {
             setup.model = target
             setup.server = nil

@@ -26,12 +26,11 @@ import TideOpenAI
 /// try await server.run(host: "127.0.0.1", port: 8080)
 /// ```
 public final class ChatServer: Sendable {
+    /// The server's own settings (its key, limits, log); each served model's requests run with
+    /// that model's (``ServedModel/configuration``).
     let configuration: ServeConfiguration
-    let pool: SequencePool
-    /// The served model's tokenizer and template (``ModelTokenizer``); `nil` for a batch without one.
-    let tokenizer: (any ModelTokenizer)?
-    /// The most tokens one request's conversation may hold.
-    let contextSize: Int
+    /// The served models, loaded on demand.
+    let roster: ModelRoster
     /// What the server has done, when it keeps metrics (`--metrics`).
     let metrics: ServerMetrics?
     let logger: Logger
@@ -39,14 +38,62 @@ public final class ChatServer: Sendable {
     /// The connections waiting for their request, which a full server sheds and a stop closes.
     let unanswered = UnansweredConnections()
 
-    /// A server on every sequence of `batch`.
+    /// A server of one model, loaded already: every sequence of `batch`.
     public init(batch: any BackendBatch, configuration: ServeConfiguration, logger: Logger = Logger(label: "tide.serve")) throws {
         self.configuration = configuration
         self.logger = logger
-        pool = try SequencePool(batch: batch, promptStates: configuration.promptStates)
-        tokenizer = batch.tokenizer
-        contextSize = batch.contextSizePerSequence
+        roster = try ModelRoster(loaded: ServedModel(configuration: configuration, sequences: batch.sequenceCapacity) { ModelLoad(batch: batch) },
+                                 batch: batch, strict: configuration.strictModel)
         metrics = configuration.metrics ? ServerMetrics() : nil
+    }
+
+    /// A server of `models`, each loaded on its first request within `limits`; a request that
+    /// names no model gets `defaultModel` (the only model, when there is one). `configuration`
+    /// holds the server's own settings.
+    public init(models: [ServedModel], limits: LoadingLimits = LoadingLimits(), defaultModel: String? = nil,
+                configuration: ServeConfiguration, logger: Logger = Logger(label: "tide.serve")) {
+        self.configuration = configuration
+        self.logger = logger
+        roster = ModelRoster(models: models, limits: limits, defaultModel: defaultModel, strict: configuration.strictModel,
+                             note: { [logger] in logger.info("\($0)") })
+        metrics = configuration.metrics ? ServerMetrics() : nil
+    }
+
+    /// Loads the default model now (a server of one model, which should not start on a model
+    /// that cannot load), and tells how it came up: the tokens each sequence holds, and where it runs.
+    public func preload() async throws -> (contextSize: Int, placement: String?) {
+        let lease = try await lease(named: nil)
+        return (lease.model.contextSize, lease.configuration.placement)
+    }
+
+    /// Unloads every model: call once the server has stopped.
+    public func shutdown() async {
+        await roster.shutdown()
+    }
+
+    /// The served model a request's `json` body names (its `model`; the default one when it names
+    /// none), leased for the request and loaded first if need be.
+    func lease(for json: JSONValue) async throws(APIError) -> ModelLease {
+        var name: String?
+        if case .object(let object) = json, let model = object["model"] {
+            switch model {
+            case .string(let text): name = text
+            case .null: name = nil
+            default: throw .invalid("model must be a string naming a served model (GET /v1/models lists them)", param: "model")
+            }
+        }
+        return try await lease(named: name)
+    }
+
+    /// The served model `name` names, leased for a request and loaded first if need be.
+    func lease(named name: String?) async throws(APIError) -> ModelLease {
+        do {
+            return try await roster.lease(name)
+        } catch let error as APIError {
+            throw error
+        } catch {
+            throw .unexpected(error)
+        }
     }
 
     /// Listens on `host`:`port` until the process is told to stop (SIGTERM or SIGINT): it then
@@ -78,7 +125,7 @@ public final class ChatServer: Sendable {
         let limits = configuration.serverLimits
         let endpoints: [(method: HTTPRequest.Method, path: String, respond: @Sendable (Request) async throws -> Response)] = [
             (.get, "/health", { _ in try await self.health() }),
-            (.get, "/v1/models", { _ in try Response.json(self.models) }),
+            (.get, "/v1/models", { _ in try await self.models() }),
             (.post, "/v1/chat/completions", { request in try await self.complete(request, at: .chat) }),
             (.post, "/v1/completions", { request in try await self.complete(request, at: .text) }),
             (.post, "/v1/messages", { request in try await self.messages(request) }),
@@ -90,7 +137,7 @@ public final class ChatServer: Sendable {
             (.post, "/tokenize", { request in try await self.tokenize(request) }),
             (.post, "/detokenize", { request in try await self.detokenize(request) }),
             (.post, "/apply-template", { request in try await self.applyTemplate(request) }),
-            (.get, "/tokenizer_info", { _ in try self.tokenizerInfo() }),
+            (.get, "/tokenizer_info", { request in try await self.tokenizerInfo(request) }),
             (.get, "/metrics", { _ in try await self.metricsText() }),
         ]
         let router = Router(context: BasicRequestContext.self)
@@ -116,8 +163,16 @@ public final class ChatServer: Sendable {
         .nanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
-    var models: ModelList {
-        ModelList(data: [ModelList.Model(id: configuration.modelName, created: started, ownedBy: "tide")])
+    /// `GET /v1/models`: the served models, whether each is loaded, and the embedding model.
+    func models() async throws -> Response {
+        var list = await roster.listing(created: started)
+        if configuration.embedder != nil, let name = configuration.embeddingModelName {
+            var model = ModelList.Model(id: name, created: started, ownedBy: "tide")
+            model.purpose = "embedding"
+            model.loaded = true
+            list.append(model)
+        }
+        return try Response.json(ModelList(data: list))
     }
 
     /// `GET /metrics`: the metrics in Prometheus' text format; a 501 that says how to keep them
@@ -127,33 +182,42 @@ public final class ChatServer: Sendable {
             throw APIError(status: 501, message: "this server keeps no metrics: start tide serve with --metrics", type: "not_implemented_error")
         }
         return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(string: await metrics.text(pool: pool, contextSize: contextSize))))
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: await metrics.text(models: await roster.loadedModels))))
     }
 
     func health() async throws -> Response {
         struct Health: Encodable {
             var status = "ok"
-            var sequences: Int
-            var busy: Int
-            var waiting: Int
+            var sequences = 0
+            var busy = 0
+            var waiting = 0
+            var loaded: [String] = []
             var runsOn: String?
 
             enum CodingKeys: String, CodingKey {
-                case status, sequences, busy, waiting, runsOn = "runs_on"
+                case status, sequences, busy, waiting, loaded, runsOn = "runs_on"
             }
         }
-        return try Response.json(Health(sequences: pool.capacity, busy: await pool.busy, waiting: await pool.waiting,
-                                        runsOn: configuration.placement))
+        // The loaded models' sequences together; where the first of them runs.
+        var health = Health()
+        for model in await roster.loadedModels {
+            health.sequences += model.pool.capacity
+            health.busy += await model.pool.busy
+            health.waiting += await model.pool.waiting
+            health.loaded.append(model.configuration.modelName)
+            health.runsOn = health.runsOn ?? model.configuration.placement
+        }
+        return try Response.json(health)
     }
 
     /// Answers one completion request to `endpoint`.
     func complete(_ request: Request, at endpoint: CompletionEndpoint) async throws -> Response {
         let arrived = ContinuousClock.now
         var request = request
-        var job = try await readJob(from: &request, at: endpoint)
+        var (job, lease) = try await readJob(from: &request, at: endpoint)
         job.arrived = arrived
-        let reply = ReplyWriter(model: configuration.modelName, job: job, metrics: metrics)
-        return try await answer(job, id: reply.id, body: request.body) { runs in
+        let reply = ReplyWriter(model: lease.name, job: job, metrics: metrics)
+        return try await answer(job, on: lease, id: reply.id, body: request.body) { runs in
             try Response.json(try await reply.collect(runs, logger: self.logger))
         } streaming: { [logger] runs, writer, shutdown in
             await reply.stream(runs, into: &writer, logger: logger, shutdown: shutdown)
@@ -161,9 +225,9 @@ public final class ChatServer: Sendable {
     }
 
     /// Starts the replies, one a choice; a prompt that does not fit is the client's error, in the engine's words.
-    func start(_ job: CompletionJob, id: String) async throws -> [CompletionRun] {
+    func start(_ job: CompletionJob, on lease: ModelLease, id: String) async throws -> [CompletionRun] {
         do {
-            return try await CompletionRun.start(job, id: id, configuration: configuration, pool: pool, logger: logger)
+            return try await CompletionRun.start(job, id: id, lease: lease, logger: logger)
         } catch let error as ContextOverflowError {
             throw APIError.invalid(error.description, param: job.endpoint.inputField, code: "context_length_exceeded")
         } catch let error as ToolsUnavailable {
@@ -179,8 +243,8 @@ public final class ChatServer: Sendable {
     }
 
     /// The body read as a request to `endpoint`, with the reply format it asks for, over the
-    /// server's defaults.
-    func readJob(from request: inout Request, at endpoint: CompletionEndpoint) async throws(APIError) -> CompletionJob {
+    /// defaults of the served model it names, and the lease on that model.
+    func readJob(from request: inout Request, at endpoint: CompletionEndpoint) async throws(APIError) -> (job: CompletionJob, lease: ModelLease) {
         // Foundation's decoder keeps no key order, and a schema's property order matters: the
         // fields of a format and of tools are read from the body as parsed in order.
         let what = endpoint == .chat ? "a chat-completion request" : "a completion request"
@@ -190,32 +254,41 @@ public final class ChatServer: Sendable {
         switch endpoint {
         case .chat:
             let (decoded, ordered) = try await readRequest(ChatCompletionRequest.self, from: &request, what: what)
+            let lease = try await lease(for: ordered)
             do {
-                return try CompletionJob(decoded, format: format(decoded, ordered),
-                                         tools: decoded.offersTools ? ToolOffer.requested(in: ordered) : nil,
-                                         configuration: configuration, sequences: pool.capacity)
+                return (try CompletionJob(decoded, format: format(decoded, ordered),
+                                          tools: decoded.offersTools ? ToolOffer.requested(in: ordered) : nil,
+                                          configuration: lease.configuration, sequences: lease.pool.capacity), lease)
             } catch {
                 throw .request(error, context: "The body is not \(what)")
             }
         case .text:
             let (decoded, ordered) = try await readRequest(TextCompletionRequest.self, from: &request, what: what)
+            let lease = try await lease(for: ordered)
             do {
-                return try CompletionJob(decoded, format: format(decoded.chat, ordered), configuration: configuration,
-                                         sequences: pool.capacity)
+                return (try CompletionJob(decoded, format: format(decoded.chat, ordered), configuration: lease.configuration,
+                                          sequences: lease.pool.capacity), lease)
             } catch {
                 throw .request(error, context: "The body is not \(what)")
             }
         case .messages:
             let (_, ordered) = try await readBody(of: &request)
+            let read: MessagesRequest
             do {
-                let read = try MessagesRequest(parsing: ordered, for: .reply)
-                return try CompletionJob(read.chat, format: nil, tools: read.tools, configuration: configuration, sequences: pool.capacity,
-                                         endpoint: .messages)
+                read = try MessagesRequest(parsing: ordered, for: .reply)
+            } catch {
+                throw .request(error, context: "The body is not a Messages API request")
+            }
+            let lease = try await lease(named: read.chat.model)
+            do {
+                return (try CompletionJob(read.chat, format: nil, tools: read.tools, configuration: lease.configuration,
+                                          sequences: lease.pool.capacity, endpoint: .messages), lease)
             } catch {
                 throw .request(error, context: "The body is not a Messages API request")
             }
         case .responses:
-            return try await readResponsesRequest(from: &request).job
+            let read = try await readResponsesRequest(from: &request)
+            return (read.job, read.lease)
         }
     }
 

@@ -73,10 +73,6 @@ struct CompletionJob: Sendable {
          sequences: Int, endpoint: CompletionEndpoint = .chat) throws(APIError)
     {
         self.endpoint = endpoint
-        guard !configuration.strictModel || request.model.lowercased() == configuration.modelName.lowercased() else {
-            throw APIError(status: 404, message: "The model '\(request.model)' does not exist; this server runs '\(configuration.modelName)'",
-                           code: "model_not_found", param: "model")
-        }
         try Self.checkSize(of: request.messages, within: configuration.serverLimits, endpoint: endpoint)
         if let n = request.n { choices = try Self.checkChoices(n, sequences: sequences) }
         var messages: [ChatMessage] = []

@@ -7,7 +7,8 @@ import TideCore
 /// the reply has ended, however it ends.
 final class CompletionRun: @unchecked Sendable {
     // Used by one request's task at a time: started, then read to its end.
-    private let pool: SequencePool
+    /// The hold on the model, given back after the sequence.
+    private let lease: ModelLease
     private let backend: any ChatBackend
     private let session: ChatSession
     private var iterator: AsyncThrowingStream<ReplyEvent, any Error>.AsyncIterator
@@ -29,14 +30,13 @@ final class CompletionRun: @unchecked Sendable {
     /// its scores. Each samples with a seed of its own: the request's plus the choice's index (a
     /// random one per choice when the request gives none). `id` is the completion's, which names
     /// the replies in the trace of hook calls.
-    static func start(_ job: CompletionJob, id: String, configuration: ServeConfiguration, pool: SequencePool, logger: Logger)
-        async throws -> [CompletionRun]
-    {
+    static func start(_ job: CompletionJob, id: String, lease: ModelLease, logger: Logger) async throws -> [CompletionRun] {
+        let pool = lease.pool
         let backends = try await pool.acquire(job.choices, for: job.messages)
         let lent = ContinuousClock.now
         let first: CompletionRun
         do {
-            first = try await start(job, id: id, choice: 0, on: backends[0], lent: lent, configuration: configuration, pool: pool, logger: logger)
+            first = try await start(job, id: id, choice: 0, on: backends[0], lent: lent, lease: lease, logger: logger)
         } catch {
             for backend in backends.dropFirst() { await pool.release(backend, holding: []) }
             throw error
@@ -48,8 +48,8 @@ final class CompletionRun: @unchecked Sendable {
                     // A choice that fails to start has returned its sequence.
                     await backend.copyCache(of: backends[0])
                     do {
-                        return (index, .success(try await start(job, id: id, choice: index, on: backend, lent: lent, configuration: configuration,
-                                                                pool: pool, logger: logger)))
+                        return (index, .success(try await start(job, id: id, choice: index, on: backend, lent: lent, lease: lease,
+                                                                logger: logger)))
                     } catch {
                         return (index, .failure(error))
                     }
@@ -68,16 +68,17 @@ final class CompletionRun: @unchecked Sendable {
         return runs
     }
 
-    /// Starts choice number `choice` of `job` on `backend`, lent by `pool`, and waits for its first
-    /// event; on failure, the sequence has gone back to the pool.
+    /// Starts choice number `choice` of `job` on `backend`, lent by the pool of `lease`'s model,
+    /// and waits for its first event; on failure, the sequence has gone back to the pool.
     private static func start(_ job: CompletionJob, id: String, choice: Int, on backend: any ChatBackend, lent: ContinuousClock.Instant,
-                              configuration: ServeConfiguration, pool: SequencePool, logger: Logger) async throws -> CompletionRun
+                              lease: ModelLease, logger: Logger) async throws -> CompletionRun
     {
+        let configuration = lease.configuration
         let hooks: [any ChatHook]
         do {
             hooks = try configuration.hooks.hooks(log: { logger.info("plugin: \($0)") })
         } catch {
-            await pool.release(backend, holding: [])
+            await lease.pool.release(backend, holding: [])
             throw error
         }
         var parameters = job.parameters
@@ -86,7 +87,7 @@ final class CompletionRun: @unchecked Sendable {
                                 hookErrorPolicy: configuration.hookErrorPolicy,
                                 recorder: configuration.recorder?(job.endpoint.path),
                                 trace: configuration.hookTrace?(job.choices > 1 ? "\(id) choice \(choice)" : id),
-                                pool: pool, lent: lent, logger: logger)
+                                lease: lease, lent: lent, logger: logger)
         do {
             run.first = try await run.iterator.next()
         } catch {
@@ -98,9 +99,9 @@ final class CompletionRun: @unchecked Sendable {
 
     private init(_ job: CompletionJob, parameters: GenerationParameters, backend: any ChatBackend, hooks: [any ChatHook],
                  toolProviders: [any ToolProvider], hookErrorPolicy: HookErrorPolicy,
-                 recorder: (any ExchangeRecorder)?, trace: (any HookTrace)?, pool: SequencePool, lent: ContinuousClock.Instant,
+                 recorder: (any ExchangeRecorder)?, trace: (any HookTrace)?, lease: ModelLease, lent: ContinuousClock.Instant,
                  logger: Logger) {
-        self.pool = pool
+        self.lease = lease
         sequenceLent = lent
         streamsCalls = !job.parameters.tools.isEmpty && !hooks.contains { $0.points.contains(.toolCall) }
         self.backend = backend
@@ -142,16 +143,16 @@ final class CompletionRun: @unchecked Sendable {
         }
         guard !alreadyReturned else { return }
         await session.waitForReply()
-        await pool.release(backend, holding: session.history)
+        await lease.pool.release(backend, holding: session.history)
     }
 
     /// A run dropped without ``finish()`` (its response was never written) still returns its sequence.
     deinit {
         guard !returned.withLock({ $0 }) else { return }
         session.cancelReply()
-        Task { [session, pool, backend] in
+        Task { [session, lease, backend] in
             await session.waitForReply()
-            await pool.release(backend, holding: session.history)
+            await lease.pool.release(backend, holding: session.history)
         }
     }
 }

@@ -18,7 +18,7 @@ extension ChatServer {
         var request = request
         let body = try await readRequest(EmbeddingRequest.self, from: &request, what: "an embeddings request").body
         let name = configuration.embeddingModelName ?? configuration.modelName
-        if configuration.strictModel, let model = body.model, model.lowercased() != name.lowercased() {
+        if configuration.strictModel || roster.names.count > 1, let model = body.model, model.lowercased() != name.lowercased() {
             throw APIError(status: 404, message: "The model '\(model)' does not exist; this server embeds with '\(name)'",
                            code: "model_not_found", param: "model")
         }

@@ -10,10 +10,10 @@ extension ChatServer {
     func messages(_ request: Request) async throws -> Response {
         let arrived = ContinuousClock.now
         var request = request
-        var job = try await readJob(from: &request, at: .messages)
+        var (job, lease) = try await readJob(from: &request, at: .messages)
         job.arrived = arrived
-        let writer = MessagesWriter(model: configuration.modelName, job: job, metrics: metrics)
-        return try await answer(job, id: writer.id, body: request.body) { runs in
+        let writer = MessagesWriter(model: lease.name, job: job, metrics: metrics)
+        return try await answer(job, on: lease, id: writer.id, body: request.body) { runs in
             try await writer.whole(runs[0], logger: self.logger)
         } streaming: { [logger] runs, body, shutdown in
             await writer.stream(runs[0], into: &body, logger: logger, shutdown: shutdown)
@@ -25,17 +25,23 @@ extension ChatServer {
     /// plugins' `on_prompt` hooks (`{"input_tokens": N}`).
     func countTokens(_ request: Request) async throws(APIError) -> Response {
         var request = request
-        guard let tokenizer else {
+        let (_, ordered) = try await readBody(of: &request)
+        let read: MessagesRequest
+        do {
+            read = try MessagesRequest(parsing: ordered, for: .count)
+        } catch {
+            throw .request(error, context: "The body is not a count_tokens request")
+        }
+        let lease = try await lease(named: read.chat.model)
+        guard let tokenizer = lease.model.tokenizer else {
             throw APIError(status: 501, message: "this server's model has no tokenizer to count with", type: "not_implemented_error")
         }
-        let (_, ordered) = try await readBody(of: &request)
         do {
-            let read = try MessagesRequest(parsing: ordered, for: .count)
             var chat = read.chat
             // A conversation is counted as it stands: it need not end with a message to answer.
             chat.messages.append(.init(role: "user", content: ""))
-            let job = try CompletionJob(chat, format: nil, tools: read.tools, configuration: configuration, sequences: pool.capacity,
-                                        endpoint: .messages)
+            let job = try CompletionJob(chat, format: nil, tools: read.tools, configuration: lease.configuration,
+                                        sequences: lease.pool.capacity, endpoint: .messages)
             let offered = job.parameters.offersTools ? job.parameters.tools : []
             let prompt = try tokenizer.prompt(for: Array(job.messages.dropLast()), offering: offered)
             let count = try tokenizer.tokens(of: prompt, addSpecial: true, parseSpecial: true).count

@@ -8,13 +8,13 @@ extension ChatServer {
     /// response from the finished runs, `streaming` writes their events as they come. Either way
     /// a client that leaves stops the replies at once, which frees their sequences; a stream waits
     /// for the sequences and the first events first, so that an error still gets its status.
-    func answer(_ job: CompletionJob, id: String, body: RequestBody,
+    func answer(_ job: CompletionJob, on lease: ModelLease, id: String, body: RequestBody,
                 whole: @escaping @Sendable ([CompletionRun]) async throws -> Response,
                 streaming: @escaping @Sendable ([CompletionRun], inout any ResponseBodyWriter, ShutdownCut) async -> Void)
         async throws -> Response
     {
-        guard job.stream else { return await answerWhole(job, id: id, body: body, whole: whole) }
-        let runs = try await start(job, id: id)
+        guard job.stream else { return await answerWhole(job, on: lease, id: id, body: body, whole: whole) }
+        let runs = try await start(job, on: lease, id: id)
         // Watching for the client to leave uses up the connection (here and for whole replies):
         // say so, so that clients do not send their next request on it.
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache", .connection: "close"]
@@ -43,12 +43,12 @@ extension ChatServer {
 
     /// Answers a request for whole replies. A client that leaves, while its request waits for
     /// sequences or while the replies are made, stops them at once.
-    private func answerWhole(_ job: CompletionJob, id: String, body: RequestBody,
+    private func answerWhole(_ job: CompletionJob, on lease: ModelLease, id: String, body: RequestBody,
                              whole: @escaping @Sendable ([CompletionRun]) async throws -> Response) async -> Response
     {
         do {
             var response = try await body.consumeWithCancellationOnInboundClose { _ in
-                let runs = try await self.start(job, id: id)
+                let runs = try await self.start(job, on: lease, id: id)
                 do {
                     let response = try await whole(runs)
                     for run in runs { await run.finish() }

@@ -12,12 +12,12 @@ extension ChatServer {
     func responses(_ request: Request) async throws -> Response {
         let arrived = ContinuousClock.now
         var request = request
-        var (read, job) = try await readResponsesRequest(from: &request)
+        var (read, job, lease) = try await readResponsesRequest(from: &request)
         job.arrived = arrived
-        let writer = ResponsesWriter(reply: ResponsesReply(created: Int(Date.now.timeIntervalSince1970), model: configuration.modelName,
+        let writer = ResponsesWriter(reply: ResponsesReply(created: Int(Date.now.timeIntervalSince1970), model: lease.name,
                                                            request: read, parameters: job.parameters),
                                      job: job, metrics: metrics, store: read.store ? configuration.responses : nil)
-        return try await answer(job, id: writer.reply.id, body: request.body) { runs in
+        return try await answer(job, on: lease, id: writer.reply.id, body: request.body) { runs in
             try await writer.whole(runs[0], logger: self.logger)
         } streaming: { [logger] runs, body, shutdown in
             await writer.stream(runs[0], into: &body, logger: logger, shutdown: shutdown)
@@ -25,9 +25,12 @@ extension ChatServer {
     }
 
     /// The body read as a Responses API request, after the stored conversation it continues,
-    /// and the job it asks for.
-    func readResponsesRequest(from request: inout Request) async throws(APIError) -> (read: ResponsesRequest, job: CompletionJob) {
+    /// the job it asks for, and the lease on the model it names.
+    func readResponsesRequest(from request: inout Request) async throws(APIError)
+        -> (read: ResponsesRequest, job: CompletionJob, lease: ModelLease)
+    {
         let (_, ordered) = try await readBody(of: &request)
+        let lease = try await lease(for: ordered)
         do {
             var earlier: [ChatMessage] = []
             if let previous = try ResponsesRequest.previousResponseID(in: ordered) {
@@ -38,9 +41,9 @@ extension ChatServer {
                 earlier = stored.conversation
             }
             let read = try ResponsesRequest(parsing: ordered, after: earlier)
-            let job = try CompletionJob(read.chat, format: read.format, tools: read.tools, configuration: configuration,
-                                        sequences: pool.capacity, endpoint: .responses)
-            return (read, job)
+            let job = try CompletionJob(read.chat, format: read.format, tools: read.tools, configuration: lease.configuration,
+                                        sequences: lease.pool.capacity, endpoint: .responses)
+            return (read, job, lease)
         } catch {
             throw .request(error, context: "The body is not a Responses API request")
         }

@@ -76,14 +76,22 @@ final class ServerMetrics: Sendable {
         clientToolCalls.increment(by: Int64(summary.toolCalls.count))
     }
 
-    /// The metrics in Prometheus' text format, the gauges read from `pool` now.
-    func text(pool: SequencePool, contextSize: Int) async -> String {
-        let held = await pool.cachedTokens
-        waiting.set(Int64(await pool.waiting))
-        busy.set(Int64(await pool.busy))
-        sequences.set(Int64(pool.capacity))
+    /// The metrics in Prometheus' text format, the gauges read now from the sequences of the
+    /// loaded `models`, together.
+    func text(models: [LoadedModel]) async -> String {
+        var held = 0, waiting = 0, busy = 0, capacity = 0, room = 0
+        for model in models {
+            held += await model.pool.cachedTokens
+            waiting += await model.pool.waiting
+            busy += await model.pool.busy
+            capacity += model.pool.capacity
+            room += model.pool.capacity * model.contextSize
+        }
+        self.waiting.set(Int64(waiting))
+        self.busy.set(Int64(busy))
+        sequences.set(Int64(capacity))
         cacheTokens.set(Int64(held))
-        cacheUsage.set(Double(held) / Double(max(1, pool.capacity * contextSize)))
+        cacheUsage.set(Double(held) / Double(max(1, room)))
         return registry.emitToString()
     }
 }

@@ -60,7 +60,7 @@ extension ChatServer {
         struct Pieces: Encodable {
             var tokens: [Piece]
         }
-        return try await answer(request, as: Body.self) { body, tokenizer, _ in
+        return try await answer(request, as: Body.self) { body, _, tokenizer, _ in
             let limit = configuration.serverLimits.maximumCharacters
             let characters = body.content.unicodeScalars.count
             guard characters <= limit else {
@@ -96,7 +96,7 @@ extension ChatServer {
             var content: String
             var prompt: String
         }
-        return try await answer(request, as: Body.self) { body, tokenizer, _ in
+        return try await answer(request, as: Body.self) { body, _, tokenizer, _ in
             let limit = configuration.serverLimits.maximumCharacters
             guard body.tokens.count <= limit else {
                 throw APIError.invalid("tokens holds \(body.tokens.count) tokens, over this server's limit of \(limit); send fewer "
@@ -125,10 +125,10 @@ extension ChatServer {
         struct Prompt: Encodable {
             var prompt: String
         }
-        return try await answer(request, as: Body.self) { body, tokenizer, json in
+        return try await answer(request, as: Body.self) { body, lease, tokenizer, json in
             let tools = try ToolOffer.requested(in: json)
-            let job = try CompletionJob(ChatCompletionRequest(model: configuration.modelName, messages: body.messages), format: nil,
-                                        tools: tools, configuration: configuration, sequences: pool.capacity)
+            let job = try CompletionJob(ChatCompletionRequest(model: lease.name, messages: body.messages), format: nil,
+                                        tools: tools, configuration: lease.configuration, sequences: lease.pool.capacity)
             let offered = job.parameters.offersTools ? job.parameters.tools : []
             return try Response.json(Prompt(prompt: try tokenizer.prompt(for: job.messages, offering: offered)))
         }
@@ -136,7 +136,7 @@ extension ChatServer {
 
     /// `GET /tokenizer_info`: the texts of the model's BOS and EOS tokens, and the context a
     /// request may fill.
-    func tokenizerInfo() throws -> Response {
+    func tokenizerInfo(_ request: Request) async throws -> Response {
         struct Info: Encodable {
             var bosToken: String?
             var eosToken: String?
@@ -144,27 +144,32 @@ extension ChatServer {
 
             enum CodingKeys: String, CodingKey { case bosToken = "bos_token", eosToken = "eos_token", modelMaxLength = "model_max_length" }
         }
-        let tokenizer = try servedTokenizer()
-        return try Response.json(Info(bosToken: tokenizer.beginningText, eosToken: tokenizer.endText, modelMaxLength: contextSize))
+        let lease = try await lease(named: request.uri.queryParameters["model"].map(String.init))
+        let tokenizer = try tokenizer(of: lease)
+        return try Response.json(Info(bosToken: tokenizer.beginningText, eosToken: tokenizer.endText, modelMaxLength: lease.model.contextSize))
     }
 
-    /// Reads `request`'s body as `Body` and answers with `respond`, given the body's JSON too;
-    /// every failure is an ``APIError``.
+    /// Reads `request`'s body as `Body` and answers with `respond`, given the served model it
+    /// names (its `model`, else the default one), that model's tokenizer, and the body's JSON
+    /// too; every failure is an ``APIError``.
     private func answer<Body: Decodable>(_ request: Request, as type: Body.Type,
-                                          _ respond: (Body, any ModelTokenizer, JSONValue) throws -> Response) async throws(APIError) -> Response {
+                                          _ respond: (Body, ModelLease, any ModelTokenizer, JSONValue) throws -> Response)
+        async throws(APIError) -> Response
+    {
         var request = request
-        let tokenizer = try servedTokenizer()
         let (body, json) = try await readRequest(Body.self, from: &request, what: "a \(request.uri.path) request")
+        let lease = try await lease(for: json)
+        let tokenizer = try tokenizer(of: lease)
         do {
-            return try respond(body, tokenizer, json)
+            return try respond(body, lease, tokenizer, json)
         } catch {
             throw .request(error, context: nil)
         }
     }
 
-    /// The served model's tokenizer, or a 501 for a server without one.
-    private func servedTokenizer() throws(APIError) -> any ModelTokenizer {
-        guard let tokenizer else {
+    /// The leased model's tokenizer, or a 501 for a model without one.
+    private func tokenizer(of lease: ModelLease) throws(APIError) -> any ModelTokenizer {
+        guard let tokenizer = lease.model.tokenizer else {
             throw APIError(status: 501, message: "this server's model has no tokenizer to show", type: "not_implemented_error")
         }
         return tokenizer

@@ -64,6 +64,8 @@ struct ModelOptions: ParsableArguments {
             help: "Layers offloaded to a GPU, on a llama.cpp built with one (-1: all; 0: none; default: as many as its free memory holds, else the model's preset's).")
     var gpuLayers: Int?
 
+    @OptionGroup var cacheTypes: KVCacheOptions
+
     /// `--remote-api`, checked; `nil` when it is not given.
     var checkedRemoteAPI: RemoteAPI? {
         get throws {
@@ -106,6 +108,9 @@ struct ModelOptions: ParsableArguments {
             if Set(remotes).count < remotes.count { throw ValidationError("--remote names a server twice: give each replica once") }
             if template != nil { throw ValidationError("--template does not apply to --remote: the server renders its prompts") }
             if toolFormat != nil { throw ValidationError("--tool-format does not apply to --remote: the server offers the tools and reads the calls") }
+            if cacheTypes.isGiven {
+                throw ValidationError("--cache-type-k and --cache-type-v do not apply to --remote: the server keeps its own cache")
+            }
         }
     }
 
@@ -114,12 +119,10 @@ struct ModelOptions: ParsableArguments {
     /// it runs; it must run exactly one.
     func setup(defaultModel: String? = nil) async throws -> ModelSetup {
         guard models.count <= 1 else {
-            throw ValidationError("--model is given \(models.count) times: only tide run takes several models (each a target of the run)")
+            throw ValidationError("--model is given \(models.count) times: only tide run and tide serve take several models")
         }
-        var setup = ModelSetup(model: model ?? defaultModel ?? ModelRegistry.defaultModelID, template: template, contextSize: contextSize,
-                               threads: checkedThreads, batchSize: batchSize ?? ModelSetup().batchSize, gpuLayers: gpuLayers)
+        var setup = localSetup(model ?? defaultModel ?? ModelRegistry.defaultModelID)
         setup.remoteTimeout = remoteTimeout.map { .seconds($0) }
-        setup.toolFormat = try toolFormat.map(ToolCallFormat.init(naming:))
         guard let remote else { return setup }
         var server = try RemoteServer(parsing: remote)
         let api = try checkedRemoteAPI ?? .chat
@@ -138,6 +141,17 @@ struct ModelOptions: ParsableArguments {
 }
 
 extension ModelOptions {
+    /// The setup of the local model `name` with these options' template, context, threads,
+    /// batch size, GPU layers and tool format (`tide serve` makes one a model it serves).
+    func localSetup(_ name: String) -> ModelSetup {
+        var setup = ModelSetup(model: name, template: template, contextSize: contextSize, threads: checkedThreads,
+                               batchSize: batchSize ?? ModelSetup().batchSize, gpuLayers: gpuLayers)
+        setup.toolFormat = toolFormat.flatMap { try? ToolCallFormat(naming: $0) }
+        setup.keyCacheType = try? cacheTypes.keyType
+        setup.valueCacheType = try? cacheTypes.valueType
+        return setup
+    }
+
     /// These options, each one not given taken from `base`: a `--target`'s over the run's.
     func over(_ base: ModelOptions) -> ModelOptions {
         var options = self
@@ -150,6 +164,8 @@ extension ModelOptions {
         options.threads = threads ?? base.threads
         options.batchSize = batchSize ?? base.batchSize
         options.gpuLayers = gpuLayers ?? base.gpuLayers
+        options.cacheTypes.key = cacheTypes.key ?? base.cacheTypes.key
+        options.cacheTypes.value = cacheTypes.value ?? base.cacheTypes.value
         return options
     }
 

@@ -157,6 +157,8 @@ struct ModelsCommand: AsyncParsableCommand {
                     + " (default: as its chat template tells).", valueName: "name"))
         var toolFormat: String?
 
+        @OptionGroup var cacheTypes: KVCacheOptions
+
         @Flag(help: "Replace an entry of the same name.")
         var replace = false
 
@@ -180,7 +182,8 @@ struct ModelsCommand: AsyncParsableCommand {
             let path = ModelStore.isPath(from) ? URL(fileURLWithPath: from).standardizedFileURL.path : from
             let preset = PresetEntry(name: name, from: path,
                                      defaults: ModelDefaults(systemPrompt: system, parameters: try sampling.settings, plugins: plugins,
-                                                             mcp: mcp, gpuLayers: gpuLayers, toolFormat: format))
+                                                             mcp: mcp, gpuLayers: gpuLayers, toolFormat: format,
+                                                             keyCacheType: try cacheTypes.keyType, valueCacheType: try cacheTypes.valueType))
             try UserModels.save(preset, replacing: replace, in: UserModels.standardFile)
             print("created \(name) in \(UserModels.standardFile.path); chat with it: tide chat --model \(name)")
         }

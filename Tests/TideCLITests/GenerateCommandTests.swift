@@ -57,7 +57,9 @@ extension CommandLineTests {
             (["--model", "llama-9000"], "unknown model 'llama-9000'"),
             (["--model", "/nonexistent/x.gguf"], "no model file at /nonexistent/x.gguf"),
             (["--model", "/etc/hostname"], "is not a usable GGUF model"),
-            (["--model", "gemma-3-270m", "--model", "/etc/hostname"], "--model is given 2 times: only tide run takes several models"),
+            (["--model", "gemma-3-270m", "--model", "/etc/hostname"], "--model is given 2 times: only tide run and tide serve take several models"),
+            (["--cache-type-k", "q9"], "unknown --cache-type-k 'q9'; choose f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1"),
+            (["--remote", "127.0.0.1:9", "--cache-type-v", "q8_0"], "--cache-type-k and --cache-type-v do not apply to --remote"),
         ])
         func badInputGetsAClearMessageAndAFailingStatus(arguments: [String], message: String) throws {
             let result = try TideProcess.run(["generate"] + arguments + ["hello"])

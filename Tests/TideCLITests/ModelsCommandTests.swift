@@ -125,6 +125,14 @@ extension CommandLineTests {
             let unknown = try tide(["generate", "--tool-format", "xml", "Hi"])
             #expect(unknown.status != 0 && unknown.stderr.contains("unknown --tool-format 'xml'; choose one of hermes, llama3, phi4-mini"),
                     "\(unknown.stderr)")
+            // Cache types: kept by the preset, shown, used when it generates (the words made certain), refused when unknown.
+            #expect(try tide(["models", "create", "small-cache", "--from", "smollm2-135m-instruct", "--cache-type-k", "q8_0",
+                              "--cache-type-v", "Q8_0"]).status == 0)
+            #expect(try tide(["models", "show", "small-cache"]).stdout.contains("kv cache:      k q8_0, v q8_0\n"))
+            let quantized = try tide(["generate", "--model", "small-cache", "--logit-bias", "Yes=100", "--max-tokens", "3", "Hi"])
+            #expect(quantized.status == 0 && quantized.stdout.hasPrefix("YesYesYes"), "\(quantized.stdout)\(quantized.stderr)")
+            let badType = try tide(["models", "create", "x", "--from", "terse", "--cache-type-v", "q3"])
+            #expect(badType.status != 0 && badType.stderr.contains("unknown --cache-type-v 'q3'"), "\(badType.stderr)")
             let remote = try tide(["generate", "--remote", "http://127.0.0.1:9", "--model", "m", "--tool-format", "hermes", "Hi"])
             #expect(remote.status != 0 && remote.stderr.contains("--tool-format does not apply to --remote"), "\(remote.stderr)")
 

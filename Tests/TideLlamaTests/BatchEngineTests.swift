@@ -271,15 +271,17 @@ extension RealModelTests {
     @Test func aFindingIsKeptForItsOwnKeyOnly() throws {
         let cache = try TestModel.scratchDirectory()
         let environment = ["XDG_CACHE_HOME": cache.path]
-        let record = BatchFactsRecord(model: TestModel.shared, threads: 2, flashAttention: true, environment: environment)
+        let record = BatchFactsRecord(model: TestModel.shared, threads: 2, kernel: AttentionKernel(), environment: environment)
         let facts = BatchFacts(exact: true, sameOnOneThread: true, checkCosts: [1.5, 2.5, 3.5, 5.5])
         #expect(record.read() == nil, "nothing is known in a new cache")
         record.write(facts)
         #expect(record.read() == facts)
-        #expect(BatchFactsRecord(model: TestModel.shared, threads: 2, flashAttention: true, environment: environment).read() == facts,
+        #expect(BatchFactsRecord(model: TestModel.shared, threads: 2, kernel: AttentionKernel(), environment: environment).read() == facts,
                 "another process finds it")
-        #expect(BatchFactsRecord(model: TestModel.shared, threads: 1, flashAttention: true, environment: environment).read() == nil)
-        #expect(BatchFactsRecord(model: TestModel.shared, threads: 2, flashAttention: false, environment: environment).read() == nil)
+        #expect(BatchFactsRecord(model: TestModel.shared, threads: 1, kernel: AttentionKernel(), environment: environment).read() == nil)
+        #expect(BatchFactsRecord(model: TestModel.shared, threads: 2, kernel: AttentionKernel(flashAttention: false), environment: environment).read() == nil)
+        #expect(BatchFactsRecord(model: TestModel.shared, threads: 2, kernel: AttentionKernel(keyCache: .q8_0, valueCache: .q8_0),
+                                 environment: environment).read() == nil, "a quantized cache is a kernel of its own")
         #expect(record.key.contains(TestModel.shared.path) && record.key.contains("libllama"), "\(record.key)")
         try Data("not json".utf8).write(to: record.file)
         #expect(record.read() == nil, "a damaged file is ignored: the probe runs again")
@@ -290,10 +292,10 @@ extension RealModelTests {
     /// The probe measures what a check costs here, for each chunk size (how much is this machine's
     /// business: a loaded machine measures anything); a simulated machine's costs replace it.
     @Test func theProbeMeasuresWhatAChunkCostsUnlessTheyAreGiven() {
-        let costs = TestModel.shared.draftCheckCosts(threads: 2, flashAttention: true, machine: SimulatedMachine())
+        let costs = TestModel.shared.draftCheckCosts(threads: 2, kernel: AttentionKernel(), machine: SimulatedMachine())
         #expect(costs.chunks == BatchFacts.chunkSizes)
         #expect(costs.costs.count == BatchFacts.chunkSizes.count && costs.costs.allSatisfy { $0.isFinite && $0 > 0 }, "\(costs.costs)")
-        let given = TestModel.shared.draftCheckCosts(threads: 2, flashAttention: true, machine: SimulatedMachine(checkCosts: .dear))
+        let given = TestModel.shared.draftCheckCosts(threads: 2, kernel: AttentionKernel(), machine: SimulatedMachine(checkCosts: .dear))
         #expect(given == .dear)
     }
 }
@@ -312,4 +314,31 @@ private final class EventLog: Sendable {
 
     /// Every event so far, in order.
     var text: String { events.withLock { String($0) } }
+}
+
+/// The KV cache's types (`--cache-type-k`, `--cache-type-v`): a quantized cache takes the
+/// memory its type says, decodes, and is a kernel of its own for the batch probe.
+@Suite struct KVCacheTypeTests {
+    @Test func aQuantizedCacheDecodesInTheMemoryItsTypeSays() async throws {
+        var options = LlamaContextOptions(contextSize: 512)
+        options.keyCacheType = .q8_0
+        options.valueCacheType = .q4_0
+        options.flashAttention = false
+        // A quantized value cache needs flash attention: it is on whatever the option says.
+        #expect(options.kernel == AttentionKernel(flashAttention: true, keyCache: .q8_0, valueCache: .q4_0))
+        let engine = try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: options)
+        defer { engine.shutdown() }
+        var parameters = GenerationParameters()
+        parameters.maxTokens = 8
+        parameters.logitBias = [LogitBias(.text("Yes"), 100)]
+        let session = ChatSession(backend: try engine.makeBackend(), parameters: parameters)
+        let reply = try await session.reply(to: "Say yes.").collect()
+        #expect(reply.text == String(repeating: "Yes", count: 8), "\(reply.text)")
+        // The estimate follows the types: q8_0 keys (34 bytes a block of 32) and q4_0 values (18) against f16 (64 each).
+        let f16 = TestModel.shared.kvCacheBytes(contextSize: 1024)
+        let mixed = TestModel.shared.kvCacheBytes(contextSize: 1024, key: .q8_0, value: .q4_0)
+        #expect(mixed * 128 == f16 * 52, "\(mixed) of \(f16)")
+        let footprint = try ModelFootprint(ofFile: TestModel.shared.path, contextSize: 1024, sequences: 2, key: .q8_0, value: .q4_0)
+        #expect(footprint.cacheBytes == mixed * 2 && footprint.contextSize == 1024)
+    }
 }

@@ -25,7 +25,7 @@ extension RealModelTests {
             #expect(!one.isEmpty && !all.isEmpty)
             // Whether this CPU's kernels split their sums by thread is the CPU's business; the
             // probe says, and the thread count follows the load only where it says they do not.
-            if TestModel.shared.batchFacts(threads: cores, flashAttention: true).sameOnOneThread {
+            if TestModel.shared.batchFacts(threads: cores, kernel: AttentionKernel()).sameOnOneThread {
                 #expect(one == all)
             }
         }

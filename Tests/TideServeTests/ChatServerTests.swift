@@ -85,7 +85,7 @@ import TideTestSupport
         try await withServer(configure: { $0.strictModel = true }) { client in
             let response = try await client.execute(uri: "/v1/chat/completions", method: .post, body: other)
             #expect(response.status == .notFound)
-            #expect(try Self.errorMessage(response) == "The model 'gpt-4o' does not exist; this server runs 'scripted'")
+            #expect(try Self.errorMessage(response) == "The model 'gpt-4o' does not exist; this server serves 'scripted'")
         }
     }
 
