@@ -167,6 +167,23 @@ extension CommandLineTests {
             #expect(Self.loads(of: "small", in: server) == 2)
         }
 
+        /// SIGTERM while a model loads: the load ends, the request is answered within the grace
+        /// (or told why not), and the server exits cleanly.
+        @Test func aStopDuringALoadExitsCleanly() async throws {
+            let server = try await TideServer(["--model", Self.q8, "--model", Self.gemma])
+            let url = server.url
+            let request = Task { (try? await Self.ask(at: url, Self.gemma))?.status }
+            let deadline = ContinuousClock.now + .seconds(60)
+            while !server.log(tail: 100_000).contains("] loading \(Self.gemma)"), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let took = server.terminate(waitingAtMost: .seconds(60))
+            #expect(took != nil, "the server ended")
+            #expect(server.ending?.status == 0 && server.ending?.signalled == false, "\(String(describing: server.ending))")
+            #expect(server.log(tail: 2_000).contains("tide serve: stopped"), "\(server.log(tail: 2_000))")
+            _ = await request.value
+        }
+
         @Test func aMatrixAndItsJudgeRunThroughOneServerEachModelWithItsPresetsPlugins() async throws {
             // The judge is a preset whose plugin decides from what it is shown; the server applies
             // it to that model's requests only.
