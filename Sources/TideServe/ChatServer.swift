@@ -74,15 +74,17 @@ public final class ChatServer: Sendable {
     /// The served model a request's `json` body names (its `model`; the default one when it names
     /// none), leased for the request and loaded first if need be.
     func lease(for json: JSONValue) async throws(APIError) -> ModelLease {
-        var name: String?
-        if case .object(let object) = json, let model = object["model"] {
-            switch model {
-            case .string(let text): name = text
-            case .null: name = nil
-            default: throw .invalid("model must be a string naming a served model (GET /v1/models lists them)", param: "model")
-            }
+        try await lease(named: try Self.modelName(in: json))
+    }
+
+    /// The `model` a request's `json` body names; `nil` when it names none.
+    static func modelName(in json: JSONValue) throws(APIError) -> String? {
+        guard case .object(let object) = json, let model = object["model"] else { return nil }
+        switch model {
+        case .string(let text): return text
+        case .null: return nil
+        default: throw .invalid("model must be a string naming a served model (GET /v1/models lists them)", param: "model")
         }
-        return try await lease(named: name)
     }
 
     /// The served model `name` names, leased for a request and loaded first if need be.
@@ -210,11 +212,23 @@ public final class ChatServer: Sendable {
         return try Response.json(health)
     }
 
-    /// Answers one completion request to `endpoint`.
+    /// Answers one completion request to `endpoint`. A streamed one whose model must load first
+    /// gets its response at once, opening with a comment that says so (`: loading NAME`, which
+    /// clients skip), and any error after that as an error event.
     func complete(_ request: Request, at endpoint: CompletionEndpoint) async throws -> Response {
         let arrived = ContinuousClock.now
         var request = request
-        var (job, lease) = try await readJob(from: &request, at: endpoint)
+        let body = try await readBody(of: &request)
+        if let name = try await modelToLoad(forStreamed: body.json) {
+            return streamAfterLoading(name, body: request.body) { [self] in
+                var (job, lease) = try await readJob(body, at: endpoint)
+                job.arrived = arrived
+                let reply = ReplyWriter(model: lease.name, job: job, metrics: metrics)
+                let runs = try await start(job, on: lease, id: reply.id)
+                return (runs, { [logger] runs, writer, shutdown in await reply.stream(runs, into: &writer, logger: logger, shutdown: shutdown) })
+            }
+        }
+        var (job, lease) = try await readJob(body, at: endpoint)
         job.arrived = arrived
         let reply = ReplyWriter(model: lease.name, job: job, metrics: metrics)
         return try await answer(job, on: lease, id: reply.id, body: request.body) { runs in
@@ -242,9 +256,24 @@ public final class ChatServer: Sendable {
         }
     }
 
+    /// The name of the served model a streamed request's `json` body names, when that model is
+    /// not in memory; `nil` for a request that is not streamed or whose model is loaded.
+    private func modelToLoad(forStreamed json: JSONValue) async throws(APIError) -> String? {
+        guard case .object(let object) = json, object["stream"] == .bool(true) else { return nil }
+        let index = try roster.index(of: try Self.modelName(in: json))
+        return await roster.isLoaded(index) ? nil : roster.names[index]
+    }
+
     /// The body read as a request to `endpoint`, with the reply format it asks for, over the
     /// defaults of the served model it names, and the lease on that model.
     func readJob(from request: inout Request, at endpoint: CompletionEndpoint) async throws(APIError) -> (job: CompletionJob, lease: ModelLease) {
+        try await readJob(try await readBody(of: &request), at: endpoint)
+    }
+
+    /// `body` read as a request to `endpoint`, as ``readJob(from:at:)`` reads it.
+    func readJob(_ body: (data: Data, json: JSONValue), at endpoint: CompletionEndpoint) async throws(APIError)
+        -> (job: CompletionJob, lease: ModelLease)
+    {
         // Foundation's decoder keeps no key order, and a schema's property order matters: the
         // fields of a format and of tools are read from the body as parsed in order.
         let what = endpoint == .chat ? "a chat-completion request" : "a completion request"
@@ -253,7 +282,7 @@ public final class ChatServer: Sendable {
         }
         switch endpoint {
         case .chat:
-            let (decoded, ordered) = try await readRequest(ChatCompletionRequest.self, from: &request, what: what)
+            let (decoded, ordered) = (try decode(ChatCompletionRequest.self, from: body.data, what: what), body.json)
             let lease = try await lease(for: ordered)
             do {
                 return (try CompletionJob(decoded, format: format(decoded, ordered),
@@ -263,7 +292,7 @@ public final class ChatServer: Sendable {
                 throw .request(error, context: "The body is not \(what)")
             }
         case .text:
-            let (decoded, ordered) = try await readRequest(TextCompletionRequest.self, from: &request, what: what)
+            let (decoded, ordered) = (try decode(TextCompletionRequest.self, from: body.data, what: what), body.json)
             let lease = try await lease(for: ordered)
             do {
                 return (try CompletionJob(decoded, format: format(decoded.chat, ordered), configuration: lease.configuration,
@@ -272,7 +301,7 @@ public final class ChatServer: Sendable {
                 throw .request(error, context: "The body is not \(what)")
             }
         case .messages:
-            let (_, ordered) = try await readBody(of: &request)
+            let ordered = body.json
             let read: MessagesRequest
             do {
                 read = try MessagesRequest(parsing: ordered, for: .reply)
@@ -287,7 +316,7 @@ public final class ChatServer: Sendable {
                 throw .request(error, context: "The body is not a Messages API request")
             }
         case .responses:
-            let read = try await readResponsesRequest(from: &request)
+            let read = try await readResponsesRequest(body.json)
             return (read.job, read.lease)
         }
     }

@@ -115,6 +115,9 @@ actor ModelRoster {
         }
     }
 
+    /// Whether the model at `index` is in memory.
+    func isLoaded(_ index: Int) -> Bool { entries[index].loaded != nil }
+
     /// How many models are loaded with no request holding them.
     var idleCount: Int { entries.count { $0.loaded != nil && $0.inFlight == 0 } }
 

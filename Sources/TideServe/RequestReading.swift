@@ -24,8 +24,13 @@ extension ChatServer {
     func readRequest<Body: Decodable>(_ type: Body.Type, from request: inout Request,
                                       what: String) async throws(APIError) -> (body: Body, json: JSONValue) {
         let (data, json) = try await readBody(of: &request)
+        return (try decode(Body.self, from: data, what: what), json)
+    }
+
+    /// `data` decoded as `Body`; `what` names the request in errors.
+    func decode<Body: Decodable>(_ type: Body.Type, from data: Data, what: String) throws(APIError) -> Body {
         do {
-            return (try JSONDecoder().decode(Body.self, from: data), json)
+            return try JSONDecoder().decode(Body.self, from: data)
         } catch {
             throw .request(error, context: "The body is not \(what)")
         }

@@ -12,7 +12,7 @@ extension ChatServer {
     func responses(_ request: Request) async throws -> Response {
         let arrived = ContinuousClock.now
         var request = request
-        var (read, job, lease) = try await readResponsesRequest(from: &request)
+        var (read, job, lease) = try await readResponsesRequest(try await readBody(of: &request).json)
         job.arrived = arrived
         let writer = ResponsesWriter(reply: ResponsesReply(created: Int(Date.now.timeIntervalSince1970), model: lease.name,
                                                            request: read, parameters: job.parameters),
@@ -26,10 +26,9 @@ extension ChatServer {
 
     /// The body read as a Responses API request, after the stored conversation it continues,
     /// the job it asks for, and the lease on the model it names.
-    func readResponsesRequest(from request: inout Request) async throws(APIError)
+    func readResponsesRequest(_ ordered: JSONValue) async throws(APIError)
         -> (read: ResponsesRequest, job: CompletionJob, lease: ModelLease)
     {
-        let (_, ordered) = try await readBody(of: &request)
         let lease = try await lease(for: ordered)
         do {
             var earlier: [ChatMessage] = []

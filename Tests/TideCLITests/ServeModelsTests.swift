@@ -167,6 +167,36 @@ extension CommandLineTests {
             #expect(Self.loads(of: "small", in: server) == 2)
         }
 
+        /// A streamed request to a model not yet loaded opens with a comment saying so, which
+        /// clients skip; an error found after it (a field the model's defaults refuse) comes as an
+        /// error event, the status already sent. The official client reads such a stream as any.
+        @Test func aStreamSaysItsModelLoadsFirst() async throws {
+            let server = try await TideServer(["--model", Self.q8, "--model", Self.q4, "--max-loaded", "1"])
+            func stream(_ model: String, extra: String = "") async throws -> (status: Int, text: String) {
+                let body = #"{"model": "\#(model)", "stream": true, "max_tokens": 3\#(extra), "messages": [{"role": "user", "content": "Hi"}]}"#
+                let (status, _, _, data) = try await server.sendRaw("POST", "v1/chat/completions", body: Data(body.utf8))
+                return (status, String(decoding: data, as: UTF8.self))
+            }
+            let first = try await stream(Self.q4)
+            #expect(first.status == 200 && first.text.hasPrefix(": loading \(Self.q4): the first request to it loads it\n\ndata: "), "\(first.text)")
+            #expect(first.text.hasSuffix("data: [DONE]\n\n"), "\(first.text)")
+            let loaded = try await stream(Self.q4)
+            #expect(loaded.text.hasPrefix("data: "), "a loaded model's stream opens with its first chunk: \(loaded.text)")
+            let refused = try await stream(Self.q8, extra: #", "top_p": 7"#)
+            #expect(refused.status == 200 && refused.text.hasPrefix(": loading \(Self.q8)"), "\(refused.text)")
+            #expect(refused.text.contains(#"data: {"error":"#) && refused.text.contains("top_p"), "\(refused.text)")
+            let unknown = try await stream("gpt-4o")
+            #expect(unknown.status == 404, "a name not served is refused before anything is sent")
+            let result = try #require(try server.python("""
+                import json, sys, openai
+                client = openai.OpenAI(base_url=sys.argv[1], api_key="unused", max_retries=0)
+                chunks = list(client.chat.completions.create(model="\(Self.q8)", max_tokens=3, stream=True,
+                    messages=[{"role": "user", "content": "Hi"}]))
+                print(json.dumps({"model": chunks[0].model, "finish": chunks[-1].choices[0].finish_reason}))
+                """) as? [String: Any])
+            #expect(result["model"] as? String == Self.q8 && result["finish"] as? String == "length", "\(result)")
+        }
+
         /// SIGTERM while a model loads: the load ends, the request is answered within the grace
         /// (or told why not), and the server exits cleanly.
         @Test func aStopDuringALoadExitsCleanly() async throws {

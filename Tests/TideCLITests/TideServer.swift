@@ -56,6 +56,15 @@ final class TideServer {
     func send(_ method: String, _ path: String, body: Data? = nil, key: String? = nil)
         async throws -> (status: Int, json: [String: Any], headers: [AnyHashable: Any])
     {
+        let (status, json, headers, _) = try await sendRaw(method, path, body: body, key: key)
+        return (status, json, headers)
+    }
+
+    /// `method path` with `body` as it is: the status, the JSON answer (empty when it is none),
+    /// the headers and the body's bytes.
+    func sendRaw(_ method: String, _ path: String, body: Data? = nil, key: String? = nil)
+        async throws -> (status: Int, json: [String: Any], headers: [AnyHashable: Any], data: Data)
+    {
         var request = URLRequest(url: url.appendingPathComponent(path))
         request.httpMethod = method
         request.httpBody = body
@@ -64,7 +73,7 @@ final class TideServer {
         let (data, response) = try await URLSession.shared.data(for: request)
         let http = response as? HTTPURLResponse
         return (http?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:],
-                http?.allHeaderFields ?? [:])
+                http?.allHeaderFields ?? [:], data)
     }
 
     /// Runs `script` with the Python that has the `openai` client (installed by scripts/setup.sh);
