@@ -336,17 +336,17 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
                 servedModels.append(served(recipe.setup, configuration: configuration, cache: sharedCache, promptStore: promptStore))
                 described.append(Self.describe(plugins: recipe.plugins, servers: servers))
             }
+            if let sharedCache, let only = servedModels.first {
+                base.embedder = try Embedders.own(of: try ProgressBarModels(cache: sharedCache).model(for: modelOptions.localSetup(models[0].model)))
+                base.embeddingModelName = only.name
+            }
+            if let embeddingModel {
+                base.embedder = try Embedders.local(embeddingModel, note: { Terminal.warn($0) })
+                base.embeddingModelName = Self.clientName(of: embeddingModel)
+            }
         } catch {
             for servers in mcpStarted.values { await servers.close() }
             throw error
-        }
-        if let sharedCache, let only = servedModels.first {
-            base.embedder = try Embedders.own(of: try ProgressBarModels(cache: sharedCache).model(for: modelOptions.localSetup(models[0].model)))
-            base.embeddingModelName = only.name
-        }
-        if let embeddingModel {
-            base.embedder = try Embedders.local(embeddingModel, note: { Terminal.warn($0) })
-            base.embeddingModelName = Self.clientName(of: embeddingModel)
         }
         var logger = Logger(label: "tide.serve")
         logger.logLevel = .info
@@ -366,7 +366,8 @@ struct ServeCommand: AsyncParsableCommand, TakesGenerationParameters {
                     + (loaded.placement.map { " · runs on \($0)" } ?? "")
             } catch {
                 await closeAll()
-                throw error
+                // Said as the command's error, not as the HTTP error a request would get.
+                throw (error as? APIError).map { CommandFailure($0.body.error.message) } ?? error
             }
         } else {
             banner += "\(servedModels.count) models on http://\(host):\(port)/v1, each loaded on its first request · \(parallel) sequences each"
