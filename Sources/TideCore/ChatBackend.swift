@@ -14,6 +14,9 @@ public protocol ChatBackend: AnyObject, Sendable {
     var supportsLogits: Bool { get }
     /// Whether its decoders can take back tokens (``ReplyDecoder/rewind(to:)``).
     var supportsRewind: Bool { get }
+    /// Why it cannot hold a conversation longer than its context by shifting its cache
+    /// (``ContextOverflowPolicy/shift``), or `nil` when it can.
+    var contextShiftUnavailable: String? { get }
     /// Where replies should run, for backends whose decoding blocks a thread; `nil` for the
     /// default (the cooperative pool).
     var taskExecutor: (any TaskExecutor)? { get }
@@ -75,6 +78,7 @@ extension ChatBackend {
     public var reasoningMarkers: ReasoningMarkers? { nil }
     public var offersToolsItself: Bool { false }
     public var supportsRewind: Bool { false }
+    public var contextShiftUnavailable: String? { "the model generates on its server, whose cache Tide does not hold" }
     public func promptFingerprint(for messages: [ChatMessage], rawPrompt: Bool) async throws -> [UInt8] {
         messages.fingerprint + [rawPrompt ? 1 : 0]
     }
@@ -209,6 +213,30 @@ public enum ContextOverflowPolicy: String, Sendable, Hashable, CaseIterable {
     /// Drop the oldest user/assistant exchanges (never the system prompt or the new message)
     /// until the prompt and a quarter of the context (or `maxTokens`, if smaller) fit.
     case dropOldest = "drop-oldest"
+    /// Keep the whole conversation and let the backend hold its end: the system prompt's tokens,
+    /// then the latest ones, the oldest after the system prompt dropped from the cache and the
+    /// rest shifted into their place, with no re-evaluation — between turns, and within a reply
+    /// that reaches the context's end (llama.cpp's context shift). A local model's, where its
+    /// cache can shift (``ChatBackend/supportsContextShift``).
+    case shift
+}
+
+/// `--context-overflow shift` asked of a backend that cannot shift its context.
+public struct ContextShiftUnsupported: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The model asked.
+    public let model: String
+    /// Why it cannot.
+    public let reason: String
+
+    /// The error for `model`, which cannot shift because of `reason`.
+    public init(model: String, reason: String) {
+        self.model = model
+        self.reason = reason
+    }
+
+    public var description: String {
+        "\(model) cannot shift its context (\(reason)): use --context-overflow drop-oldest, or a larger context"
+    }
 }
 
 /// A hook that needs what the model's backend cannot give: a logits hook, or one that takes back

@@ -302,8 +302,9 @@ public final class ChatSession: Sendable {
                 ran.append(try await toolBox.run(call, round: round + 1, policy: chain, approval: approval))
             }
             round += 1
-            // What stays in the context beside the results: older exchanges can make room when dropped.
-            let kept = (overflowPolicy == .dropOldest ? history.filter { $0.role == .system } : history) + turn
+            // What stays in the context beside the results: older exchanges can make room when
+            // dropped, or shifted out.
+            let kept = (overflowPolicy == .fail ? history : history.filter { $0.role == .system }) + turn
             let fitted = try await ToolBox.fitting(ran, after: kept, parameters: Self.parameters(ofRound: round, parameters), backend: backend)
             let reviewed = try toolBox.reviewed(fitted, round: round, limit: parameters.maxToolResult, policy: chain)
             for failure in chain.takeFailures() { emit(.hookFailure(failure)) }

@@ -4,10 +4,18 @@ extension ContextOverflowPolicy {
     /// The last message (the new one) and system messages are never dropped. Dropping keeps as
     /// much of the conversation as fits, found by bisection over how many of the oldest
     /// exchanges go: a few token counts, however long the conversation (counting once per
-    /// dropped exchange was quadratic in its length).
+    /// dropped exchange was quadratic in its length). Shifting keeps every message: the backend
+    /// holds the conversation's end (``GenerationParameters/shiftsContext``), or this refuses
+    /// a backend that cannot.
     func fit(_ messages: [ChatMessage], parameters: GenerationParameters, backend: any ChatBackend)
         async throws -> [ChatMessage]
     {
+        if self == .shift {
+            if let reason = backend.contextShiftUnavailable {
+                throw ContextShiftUnsupported(model: backend.modelDescription.name, reason: reason)
+            }
+            return messages
+        }
         let reserve = self == .fail ? 1 : Self.answerReserve(parameters: parameters, contextSize: backend.contextSize)
         func needed(_ messages: [ChatMessage]) async throws -> Int {
             try await backend.promptTokenCount(for: messages, rawPrompt: parameters.rawPrompt) + reserve
@@ -46,7 +54,7 @@ extension ContextOverflowPolicy {
     /// one, with the replies that follow it.
     /// The tokens kept free for the answer when the context is made to fit: `max-tokens`, at
     /// most a quarter of the context.
-    static func answerReserve(parameters: GenerationParameters, contextSize: Int) -> Int {
+    public static func answerReserve(parameters: GenerationParameters, contextSize: Int) -> Int {
         min(parameters.maxTokens, max(1, contextSize / 4))
     }
 

@@ -72,6 +72,9 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
     /// Whether the prompt's tokens are scored too (``ReplySummary/promptLogprobs``), each with
     /// ``logprobs`` alternatives: what `echo` with `logprobs` asks of `/v1/completions`.
     public var scoresPrompt = false
+    /// Whether a prompt or reply that outgrows the context is held by shifting the backend's
+    /// cache (``ContextOverflowPolicy/shift``): set by the reply loop from its session's policy.
+    public var shiftsContext = false
     /// Whether the backend drafts tokens from the context and checks them in one decode
     /// (``DraftMode/lookup``), which changes how fast a reply comes, not what it says, where the
     /// backend's batches score exactly as single tokens; where they do not, a drafted token is

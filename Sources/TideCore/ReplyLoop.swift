@@ -75,7 +75,8 @@ struct ReplyLoop {
             if cache != nil { statistics.determined = true }
             return try finish(.answeredByHook(name: name), format: nil)
         }
-        let parameters = prompt.parameters
+        var parameters = prompt.parameters
+        parameters.shiftsContext = overflowPolicy == .shift
         try parameters.validate()
         try ToolsUnavailable.check(parameters, on: backend)
         if parameters.logprobs != nil || parameters.scoresPrompt, !backend.supportsLogits { throw LogprobsUnsupported() }

@@ -203,23 +203,30 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
         // (DRY reads the whole vocabulary for each sequence breaker, a text's bias is tokenized, a
         // format's grammar compiled) — is made off the engine's thread, which would otherwise
         // hold up every other sequence's next step meanwhile.
-        let (prompt, sampler) = try await onPromptThread { [self] in
+        let (whole, kept, sampler) = try await onPromptThread { [self] in
             let prompt = try countedTokens ?? promptTokens(for: messages, rawPrompt: parameters.rawPrompt)
             guard !prompt.isEmpty else { throw LlamaError.emptyPrompt }
             try Task.checkCancellation()
-            return (prompt, PreparedSampler(try ReplySampler(parameters, model: model, toolCalls: reader,
-                                                             checkingSampledTokenFirst: !constrainsEveryToken,
-                                                             steeringBudget: steersFormatBudget)))
+            let kept = parameters.shiftsContext ? try keptTokenCount(of: prompt, messages: messages, rawPrompt: parameters.rawPrompt) : 0
+            return (prompt, kept, PreparedSampler(try ReplySampler(parameters, model: model, toolCalls: reader,
+                                                                   checkingSampledTokenFirst: !constrainsEveryToken,
+                                                                   steeringBudget: steersFormatBudget)))
         }
+        // Under a context shift, the prompt is the window of the conversation that fits with
+        // room for the answer.
+        let window = try parameters.shiftsContext ? contextWindow(promptLength: whole.count, kept: kept, parameters: parameters) : nil
+        let prompt = window?.tokens(of: whole) ?? whole
         guard prompt.count < contextSize else {
             throw ContextOverflowError(promptTokens: prompt.count + 1, contextSize: contextSize)
         }
-        // The shared prefix is counted now; the cache is trimmed on the engine's thread, which
-        // alone touches the context.
-        let reused = try cache.withLock { state throws(ChatSessionError) -> Int in
+        // The shared prefix is counted now; the cache is shifted and trimmed on the engine's
+        // thread, which alone touches the context.
+        let (reused, shift) = try cache.withLock { state throws(ChatSessionError) -> (Int, CacheShift?) in
             guard !state.busy else { throw .busy }
             state.busy = true
-            return min(zip(state.kept.tokens, prompt).prefix { $0 == $1 }.count, prompt.count - 1)
+            let shift = window.flatMap { CacheShift(to: $0, from: state.kept.window) }
+            let held = shift?.tokens(after: state.kept.tokens) ?? state.kept.tokens
+            return (min(zip(held, prompt).prefix { $0 == $1 }.count, prompt.count - 1), shift)
         }
         sampler.value.chain.accept(prompt: prompt, model: model)
         let drafter = forcer == nil && parameters.draft != .off && model.canDropCachedTokens
@@ -228,7 +235,37 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
                           engine.model.draftCheckCosts(threads: engine.threads, kernel: engine.kernel,
                                                        machine: engine.machine)
                       }) : nil
-        return LlamaReplyDecoder(backend: self, sampler: sampler.value, prompt: prompt, reused: reused, forcer: forcer, drafter: drafter)
+        return LlamaReplyDecoder(backend: self, sampler: sampler.value, prompt: prompt, reused: reused, forcer: forcer, drafter: drafter,
+                                 window: window, shift: shift)
+    }
+
+    /// Why the context cannot shift here, or `nil` when it can.
+    public var contextShiftUnavailable: String? {
+        if !model.canDropCachedTokens { return "its cache cannot drop tokens (a recurrent or hybrid model)" }
+        if !engine.canShift { return "llama.cpp cannot move its cache's positions" }
+        return nil
+    }
+
+    /// The window of a prompt of `promptLength` tokens whose first `kept` stay, with room for the
+    /// answer (``ContextOverflowPolicy/answerReserve(parameters:contextSize:)``).
+    private func contextWindow(promptLength: Int, kept: Int, parameters: GenerationParameters) throws(ContextOverflowError)
+        -> ContextWindow
+    {
+        let reserve = ContextOverflowPolicy.answerReserve(parameters: parameters, contextSize: contextSize)
+        guard let window = ContextWindow(length: promptLength, kept: kept, room: contextSize - reserve) else {
+            throw ContextOverflowError(promptTokens: kept + 1 + reserve, contextSize: contextSize)
+        }
+        return window
+    }
+
+    /// How many of `prompt`'s first tokens a context shift keeps: those of the system prompt
+    /// (where the prompt of the leading system messages alone leaves it), else the BOS token.
+    private func keptTokenCount(of prompt: [Int32], messages: [ChatMessage], rawPrompt: Bool) throws(LlamaError) -> Int {
+        let system = Array(messages.prefix { $0.role == .system })
+        let bos = llama_vocab_get_add_bos(model.vocab) && prompt.first == llama_vocab_bos(model.vocab) ? 1 : 0
+        guard !rawPrompt, !system.isEmpty, system.count < messages.count else { return bos }
+        let alone = try promptTokens(for: system)
+        return max(bos, min(zip(alone, prompt).prefix { $0 == $1 }.count, prompt.count - 1))
     }
 
     /// The prompt's tokens, rendered and tokenized on the engine's prompt thread (``onPromptThread(_:)``).

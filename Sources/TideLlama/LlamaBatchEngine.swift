@@ -45,6 +45,9 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
     let chunkedPrefill: Bool
     /// The machine simulated (``LlamaContextOptions/machine``).
     let machine: SimulatedMachine
+    /// Whether the context's cache can move its tokens' positions, for a context shift (not a
+    /// recurrent model's, nor one whose positions are not plain, as M-RoPE's).
+    let canShift: Bool
 
     /// Whether llama.cpp scores this context's batches exactly as single tokens
     /// (``LlamaModel/scoresBatchesExactly(threads:kernel:)``): then a sequence's replies are
@@ -97,6 +100,7 @@ public final class LlamaBatchEngine: TaskExecutor, @unchecked Sendable {
         threadPool?.attach(to: context)
         self.model = model
         self.context = context
+        canShift = llama_memory_can_shift(llama_get_memory(context))
         sequenceCapacity = sequences
         contextSizePerSequence = Int(llama_n_ctx_seq(context))
         batch = TokenBatch(capacity: Int(parameters.n_batch))

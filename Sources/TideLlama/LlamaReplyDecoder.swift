@@ -20,6 +20,11 @@ import TideCore
 ///
 /// At the first token the model does not choose, the tokens evaluated after it leave the cache
 /// before the next decode (the same cut a rewind makes).
+///
+/// Under a context shift (``ContextWindow``), the prompt is the window of the conversation that
+/// fits, the cache shifted to start it in the first step; a reply that reaches the context's end
+/// drops a step of the oldest tokens after the kept ones (the prompt's, then its own), the rest
+/// shifted into their place, and goes on.
 final class LlamaReplyDecoder: ReplyDecoder {
     private let backend: LlamaBackend
     private let sampler: ReplySampler
@@ -41,11 +46,23 @@ final class LlamaReplyDecoder: ReplyDecoder {
     /// How many of the prompt's tokens ``scorePrompt(top:)`` put in the cache (all but the last).
     private var scoredPromptLength: Int?
     let promptTokenCount: Int
+    /// The window of the conversation the prompt is, under a context shift; `nil` otherwise.
+    private var window: ContextWindow?
+    /// The shift the next step makes first: the prompt's (to start its window), or one within
+    /// the reply.
+    private var shift: CacheShift?
+    /// Tokens (the prompt's, then the reply's) that shifts within the reply dropped from the cache.
+    private var shiftedOut = 0
+    /// The cache position of the reply's first token, were it still held: after the prompt, less
+    /// what shifts within the reply dropped.
+    private var replyStart: Int { promptTokenCount - shiftedOut }
     /// The prompt's tokens found in the cache: counted when the reply starts, and lowered on the
     /// engine's thread if the cache cannot keep them (it then starts over).
     private(set) var reusedPromptTokenCount: Int
 
-    init(backend: LlamaBackend, sampler: ReplySampler, prompt: [Int32], reused: Int, forcer: TeacherForcer?, drafter: Drafter?) {
+    init(backend: LlamaBackend, sampler: ReplySampler, prompt: [Int32], reused: Int, forcer: TeacherForcer?, drafter: Drafter?,
+         window: ContextWindow? = nil, shift: CacheShift? = nil)
+    {
         self.backend = backend
         self.sampler = sampler
         self.prompt = prompt
@@ -54,6 +71,8 @@ final class LlamaReplyDecoder: ReplyDecoder {
         chunk = ChunkScores(vocabularySize: backend.model.facts.vocabularySize)
         promptTokenCount = prompt.count
         reusedPromptTokenCount = reused
+        self.window = window
+        self.shift = shift
     }
 
     var teacherForcing: TeacherForcing? { forcer?.outcome }
@@ -85,14 +104,32 @@ final class LlamaReplyDecoder: ReplyDecoder {
             return keep(step)
         }
         guard let pending else { return .endOfGeneration }
-        let position = cut ?? backend.cache.withLock { $0.kept.tokens.count }
-        guard position < backend.contextSize else { return .contextFull }
+        var position = cut ?? backend.cache.withLock { $0.kept.tokens.count }
+        if position >= backend.contextSize {
+            guard let shift = shiftWithinReply(at: position) else { return .contextFull }
+            position -= shift.count
+        }
         // Drafts only while no other sequence decodes beside it (``LlamaBatchEngine/isShared``),
-        // unless it drafts whatever a check costs.
-        let limit = backend.engine.isShared && drafter?.always != true ? 0 : min(backend.contextSize - position, backend.engine.sharedBudget, TeacherForcer.chunkSize) - 1
+        // unless it drafts whatever a check costs; not in a step that shifts the cache first.
+        let drafts = (!backend.engine.isShared || drafter?.always == true) && shift == nil
+        let limit = drafts ? min(backend.contextSize - position, backend.engine.sharedBudget, TeacherForcer.chunkSize) - 1 : 0
         let draft = drafter?.nextDraft(after: pending, limit: limit) ?? []
         let step = try await decode([pending] + draft, at: position, outputs: draft.count + 1, adjustingLogits: adjustingLogits)
         return draft.isEmpty ? keep(step) : checked(step)
+    }
+
+    /// The shift that makes room for the reply's next token, the cache being full at `position`:
+    /// a step of the oldest tokens after the kept ones (the prompt's, then the reply's), made
+    /// before the next decode. `nil` without a context shift, or while checking a recording.
+    private func shiftWithinReply(at position: Int) -> CacheShift? {
+        guard let window, forcer == nil else { return nil }
+        let count = min(window.step, position - window.kept)
+        guard count > 0 else { return nil }
+        let shift = CacheShift(dropping: count, of: window)
+        self.window = shift.result
+        self.shift = shift
+        shiftedOut += count
+        return shift
     }
 
     /// Reads the prompt from its start, but for its last token (which the first step decodes), a
@@ -182,7 +219,7 @@ final class LlamaReplyDecoder: ReplyDecoder {
         if !drafter!.check(id) {
             // The cache keeps the token before the draft and those accepted: every position's
             // before this one.
-            cut = promptTokenCount + sampled - 1
+            cut = replyStart + sampled - 1
             pending = id
         }
         return step
@@ -196,11 +233,11 @@ final class LlamaReplyDecoder: ReplyDecoder {
         if forcer?.isForcing == true {
             if forcer!.check(step, nearTie: sampler.tolerance.nearTie) {
                 // The model spelled the recording with other tokens: those evaluated leave the cache.
-                if let respelled = forcer!.takeCut() { cut = promptTokenCount + respelled }
+                if let respelled = forcer!.takeCut() { cut = replyStart + respelled }
                 pending = nil
                 return step
             }
-            cut = promptTokenCount + forcer!.divergence!
+            cut = replyStart + forcer!.divergence!
         }
         if case .token(let id, _) = step { pending = id } else { pending = nil }
         return step
@@ -220,7 +257,10 @@ final class LlamaReplyDecoder: ReplyDecoder {
         let inPlace = readsChunksInPlace
         let adjust = UncheckedSendable(adjustingLogits)
         let cut = trimming ? nil : self.cut
+        let shift = self.shift
+        let window = self.window
         self.cut = nil
+        self.shift = nil
         let graphChoice = graphChoice(outputs: outputs, adjustingLogits: adjustingLogits)
         // A draft's check is sized by what a step with one costs against a step without: its
         // decode, the steps it waited through, and the copy of its scores.
@@ -229,21 +269,32 @@ final class LlamaReplyDecoder: ReplyDecoder {
             let request = StepRequest(
                 sequence: backend.sequence, tokens: tokens, position: position, outputs: outputs, graphChoice: graphChoice,
                 preparation: trimming ? { context, request in
-                    // Drop what the cache holds past the shared prefix; if the cache cannot drop
-                    // a tail, it starts over and the whole prompt is evaluated.
+                    // Shift the window the cache holds to start the prompt's, then drop what it
+                    // holds past the shared prefix; if the cache cannot drop a tail, it starts
+                    // over and the whole prompt is evaluated.
                     let kept = backend.cache.withLock { state in
-                        let reused = state.kept.reuseCommonPrefix(of: prompt, in: context)
-                        guard let store = backend.promptStates else { return reused }
-                        return PromptStates.restore(prompt, reused: reused, into: &state.kept, store: store, in: context)
+                        if let shift { _ = state.kept.shift(shift, in: context) }
+                        var reused = state.kept.reuseCommonPrefix(of: prompt, in: context)
+                        if let store = backend.promptStates {
+                            reused = PromptStates.restore(prompt, reused: reused, into: &state.kept, store: store, in: context)
+                        }
+                        state.kept.window = window?.shifts == true ? window : nil
+                        return reused
                     }
                     if kept != position {
                         request.restart(with: prompt[kept...], at: kept)
                         self.reusedPromptTokenCount = kept
                     }
-                } : cut.map { cut in { context, _ in
-                    // Tokens taken back (a rewind, a divergence, a refused draft) leave the cache.
-                    _ = backend.cache.withLock { $0.kept.truncate(to: cut, in: context) }
-                } },
+                } : cut == nil && shift == nil ? nil : { context, request in
+                    // Tokens taken back (a rewind, a divergence, a refused draft) leave the cache;
+                    // then a shift within the reply makes room. What a shift could not keep is
+                    // evaluated again before the step's tokens.
+                    let lost = backend.cache.withLock { state in
+                        if let cut { _ = state.kept.truncate(to: cut, in: context) }
+                        return shift.map { state.kept.shift($0, in: context) } ?? []
+                    }
+                    if !lost.isEmpty { request.restart(with: ArraySlice(lost + tokens), at: position - lost.count) }
+                },
                 onAdvance: { chunk in backend.cache.withLock { $0.kept.tokens += chunk } },
                 onFailure: { context, start in _ = backend.cache.withLock { $0.kept.truncate(to: start, in: context) } },
                 finish: { context, index, seconds in
@@ -306,12 +357,15 @@ final class LlamaReplyDecoder: ReplyDecoder {
     func keepRewindPoints() throws { sampler.rewinds.keep() }
 
     func rewind(to position: Int) throws {
-        guard sampler.rewinds.rewind(to: position) else { throw LlamaError.rewindFailed(position: position) }
+        // A position a shift dropped from the cache cannot be taken back to.
+        guard replyStart + position >= window.map(\.kept) ?? 0, sampler.rewinds.rewind(to: position) else {
+            throw LlamaError.rewindFailed(position: position)
+        }
         forcer?.rewind(to: position)
         drafter?.rewind(toContextLength: promptTokenCount + position)
         pending = nil
         sampled = position
-        cut = promptTokenCount + position
+        cut = replyStart + position
     }
 
     func forgetRewindPoints(before position: Int) throws { sampler.rewinds.forget(before: position) }
@@ -322,9 +376,9 @@ final class LlamaReplyDecoder: ReplyDecoder {
         // are forgotten, and leave the cache when the next prompt is prepared.
         var length = cut
         if let forcer, forcer.isForcing {
-            length = promptTokenCount + forcer.generatedCacheLength
+            length = replyStart + forcer.generatedCacheLength
         } else if drafter != nil {
-            length = min(length ?? .max, promptTokenCount + max(sampled - 1, 0))
+            length = min(length ?? .max, replyStart + max(sampled - 1, 0))
         }
         if let length { backend.cache.withLock { $0.kept.tokens.removeSubrange(min(length, $0.kept.tokens.count)...) } }
         backend.endReply()

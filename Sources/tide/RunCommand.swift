@@ -45,7 +45,7 @@ struct RunCommand: AsyncParsableCommand, TakesGenerationParameters {
     @Flag(help: "Ask the judge again for recorded replies that teacher forcing confirms, instead of taking the verdicts their transcript records.")
     var rejudge = false
 
-    @Option(name: .customLong("context-overflow"), help: "When a conversation outgrows the context: fail or drop-oldest.")
+    @Option(name: .customLong("context-overflow"), help: "When a conversation outgrows the context: fail, drop-oldest or shift (see tide chat --help).")
     var overflow: ContextOverflowPolicy = .fail
 
     @Option(help: ArgumentHelp("Write each script's transcript (a replayable script) into this folder.", valueName: "dir"))

@@ -7,7 +7,7 @@ struct SessionOptions: ParsableArguments {
     var system: String?
 
     @Option(name: .customLong("context-overflow"),
-            help: "When the conversation outgrows the context: fail, or drop-oldest turns.")
+            help: "When the conversation outgrows the context: fail, drop-oldest turns, or shift (a local model keeps the system prompt and the latest tokens in its cache, the rest shifted, no re-evaluation).")
     var overflow: ContextOverflowPolicy = .fail
 }
 

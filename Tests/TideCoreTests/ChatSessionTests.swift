@@ -277,6 +277,17 @@ import TideTestSupport
         #expect(backend.receivedPrompts.last?.map(\.content) == ["sys", "second", "reply", "third one"])
         #expect(session.history.count == 7)
     }
+
+    @Test func shiftIsRefusedByABackendThatHoldsNoCacheAndLosesNothing() async throws {
+        let backend = ScriptedBackend(["ok"], contextSize: 40)
+        let session = ChatSession(backend: backend, systemPrompt: "sys", overflowPolicy: .shift)
+        await #expect {
+            _ = try await session.reply(to: "hello").collect()
+        } throws: { error in
+            "\(error)".contains("cannot shift its context") && "\(error)".contains("--context-overflow drop-oldest")
+        }
+        #expect(session.history.count == 1 && backend.receivedPrompts.isEmpty)
+    }
 }
 
 @Suite struct CancelReplyTests {

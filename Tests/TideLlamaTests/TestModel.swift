@@ -17,7 +17,8 @@ enum TestModel {
     }()
 
     /// A fresh context and session, greedy unless told otherwise.
-    static func session(contextSize: Int = 2048, system: String? = "You are a helpful assistant.",
+    static func session(contextSize: Int = 2048, system: String? = "You are a helpful assistant.", hooks: [any ChatHook] = [],
+                        overflow: ContextOverflowPolicy = .fail,
                         configure: (inout GenerationParameters) -> Void = { _ in }) throws -> (ChatSession, LlamaBackend)
     {
         let backend = try LlamaBackend(model: shared, options: LlamaContextOptions(contextSize: contextSize, machine: .underTest))
@@ -25,7 +26,8 @@ enum TestModel {
         parameters.temperature = 0
         parameters.maxTokens = 64
         configure(&parameters)
-        return (ChatSession(backend: backend, systemPrompt: system, parameters: parameters), backend)
+        return (ChatSession(backend: backend, systemPrompt: system, parameters: parameters, hooks: hooks, overflowPolicy: overflow),
+                backend)
     }
 
     /// A scratch directory for files a test writes.
