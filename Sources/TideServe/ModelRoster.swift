@@ -41,6 +41,9 @@ actor ModelRoster {
         var footprint: ModelFootprint?
         /// When it was loaded last; an idle-unload timer set before then does nothing.
         var loads = 0
+        /// The timer that unloads it once idle for `--idle-unload`: one per model, started again
+        /// each time its last request ends, stopped when a request takes it.
+        var idleTimer: Task<Void, Never>?
     }
 
     private var entries: [Entry]
@@ -105,6 +108,8 @@ actor ModelRoster {
     func lease(_ name: String?) async throws -> ModelLease {
         let index = try index(of: name)
         entries[index].inFlight += 1
+        entries[index].idleTimer?.cancel()
+        entries[index].idleTimer = nil
         do {
             let model = try await loaded(index)
             entries[index].lastUsed = .now
@@ -152,8 +157,9 @@ actor ModelRoster {
         wakeRoomWaiters()
         if let idle = limits.idleUnload, entries[index].loaded != nil {
             let loads = entries[index].loads
-            Task {
-                try? await Task.sleep(for: idle)
+            entries[index].idleTimer?.cancel()
+            entries[index].idleTimer = Task {
+                guard (try? await Task.sleep(for: idle)) != nil else { return }
                 await self.unloadIfIdle(index, loads: loads, for: idle)
             }
         }
@@ -251,6 +257,8 @@ actor ModelRoster {
     }
 
     private func unload(_ index: Int) {
+        entries[index].idleTimer?.cancel()
+        entries[index].idleTimer = nil
         guard let model = entries[index].loaded else { return }
         entries[index].loaded = nil
         model.batch.shutdown()
