@@ -6,10 +6,12 @@ import TideCore
 /// the normaliser.
 ///
 /// The normaliser takes one vector pass for the best score and one that sums the exponentials of
-/// the scores within ``reach`` of it, 16 at a time, skipping a block whose scores are all further
-/// below: each of those adds less than e⁻⁴⁰ of the best's share, so that a whole vocabulary of
-/// them moves a log-probability by less than 1e-12. (Most of a vocabulary lies far below the best,
-/// so an exponential of every score would be work spent on nothing.)
+/// the scores within ``reach`` of it, 16 at a time by a vector exponential (``exponential(_:)``),
+/// skipping a block whose scores are all further below: each of those adds less than e⁻⁴⁰ of the
+/// best's share, so that a whole vocabulary of them moves a log-probability by less than 1e-12.
+/// The sum is kept in single precision over a run of at most 64 blocks and in double across
+/// them: a log-probability is exact to a few millionths, where llama.cpp's own scores agree with
+/// another build's to about a thousandth.
 struct LogSoftmax {
     /// log Σ exp(score), over every token.
     let normaliser: Double
@@ -19,22 +21,60 @@ struct LogSoftmax {
     /// The distribution of the `count` scores at `scores`, with its `top` likeliest tokens.
     init(_ scores: UnsafePointer<Float>, count: Int, top: Int) {
         let best = TopScores.best(of: scores, count: count).logit
-        let floor = best - Self.reach
+        normaliser = Double(best) + log(Self.exponentialSum(scores, count: count, best: best))
+        self.top = TopScores.best(top, of: scores, count: count)
+    }
+
+    /// Σ exp(score − best) over the `count` scores at `scores`, blocks beyond ``reach`` skipped.
+    static func exponentialSum(_ scores: UnsafePointer<Float>, count: Int, best: Float) -> Double {
         let lanes = SIMD16<Float>.scalarCount
+        let floor = SIMD16<Float>(repeating: best - reach)
+        let top = SIMD16<Float>(repeating: best)
         var sum = 0.0
+        var run = SIMD16<Float>()
+        var blocks = 0
         var index = 0
         while index + lanes <= count {
-            if any(UnsafeRawPointer(scores + index).loadUnaligned(as: SIMD16<Float>.self) .> SIMD16(repeating: floor)) {
-                for lane in index..<index + lanes { sum += Double(expf(scores[lane] - best)) }
+            let block = UnsafeRawPointer(scores + index).loadUnaligned(as: SIMD16<Float>.self)
+            if any(block .> floor) {
+                run += exponential(block - top)
+                blocks += 1
+                if blocks == 64 {
+                    sum += Double(run.sum())
+                    (run, blocks) = (SIMD16(), 0)
+                }
             }
             index += lanes
         }
+        sum += Double(run.sum())
         while index < count {
             sum += Double(expf(scores[index] - best))
             index += 1
         }
-        normaliser = Double(best) + log(sum)
-        self.top = TopScores.best(top, of: scores, count: count)
+        return sum
+    }
+
+    /// eˣ in each lane, for x ≤ 0: 2ⁿ·eʳ, n the nearest integer to x·log₂e, r = x − n·ln 2 (ln 2
+    /// in two parts, so that r is exact), eʳ by its Taylor polynomial of degree 7 (relative error
+    /// below 1e-7 for |r| ≤ ln 2 / 2). A lane below −87 (a banned token's −∞) gives e⁻⁸⁷, about
+    /// 1.6e-38, rather than 0.
+    static func exponential(_ x: SIMD16<Float>) -> SIMD16<Float> {
+        let x = x.replacing(with: -87, where: x .< -87)
+        // Adding 1.5·2²³ rounds to an integer in the low bits of the sum's representation.
+        let magic: Float = 12_582_912
+        let shifted = x * 1.442_695_04 + magic
+        let n = shifted - magic
+        let r = x - n * 0.693_359_375 + n * 2.121_944_4e-4
+        var p = SIMD16<Float>(repeating: 1.0 / 5040)
+        p = p * r + 1.0 / 720
+        p = p * r + 1.0 / 120
+        p = p * r + 1.0 / 24
+        p = p * r + 1.0 / 6
+        p = p * r + 0.5
+        p = p * r + 1
+        p = p * r + 1
+        let exponent = unsafeBitCast(shifted, to: SIMD16<Int32>.self) &- unsafeBitCast(magic, to: Int32.self) &+ 127
+        return p * unsafeBitCast(exponent &<< 23, to: SIMD16<Float>.self)
     }
 
     /// How far below the best score a block of scores must lie to be left out of the normaliser.

@@ -1,6 +1,6 @@
 /// The best scores of a vocabulary, by one pass of partial selection: a sorted buffer of at most
 /// `k` entries that a token enters only if it beats the current worst (ties keep the lower id
-/// first, as an argmax does).
+/// first, as an argmax does), a block of 16 scores none of which beats it passed over at once.
 public enum TopScores {
     /// The `k` best of the `count` scores at `scores`, best first.
     public static func best(_ k: Int, of scores: UnsafePointer<Float>, count: Int) -> [(id: Int32, logit: Float)] {
@@ -8,12 +8,22 @@ public enum TopScores {
         guard k > 0 else { return [] }
         var best: [(id: Int32, logit: Float)] = []
         best.reserveCapacity(k + 1)
-        for index in 0..<count {
-            let logit = scores[index]
-            if best.count == k, logit <= best[k - 1].logit { continue }
-            let position = best.firstIndex { $0.logit < logit } ?? best.count
-            best.insert((Int32(index), logit), at: position)
-            if best.count > k { best.removeLast() }
+        let lanes = SIMD16<Float>.scalarCount
+        var index = 0
+        while index < count {
+            let end = min(index + lanes, count)
+            if best.count == k, end - index == lanes, !any(load(scores, index) .> SIMD16(repeating: best[k - 1].logit)) {
+                index = end
+                continue
+            }
+            for token in index..<end {
+                let logit = scores[token]
+                if best.count == k, logit <= best[k - 1].logit { continue }
+                let position = best.firstIndex { $0.logit < logit } ?? best.count
+                best.insert((Int32(token), logit), at: position)
+                if best.count > k { best.removeLast() }
+            }
+            index = end
         }
         return best
     }
