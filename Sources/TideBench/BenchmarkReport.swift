@@ -16,6 +16,7 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
     var kvCache: KVCacheBenchmark.Result?
     var serveModels: ServeModelsBenchmark.Result?
     var chatTurns: ChatTurnsBenchmark.Result?
+    var contextShift: ContextShiftBenchmark.Result?
     var parallelReplay: ParallelReplayBenchmark.Result?
     var teacherForcing: TeacherForcingBenchmark.Result?
     var scoreDrift: ScoreDriftBenchmark.Result?
@@ -67,10 +68,17 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
                 + "check; replies \(figure.differs ? "DIFFERING" : "identical")", figure.ratio >= budget && !figure.differs))
         }
         for figure in serveDraft {
-            lines.append(("drafting through tide serve (4 sequences), \(figure.clients) client\(figure.clients == 1 ? "" : "s") "
-                + "repeating a text: \(fixed(figure.plainTokensPerSecond)) → \(fixed(figure.draftedTokensPerSecond)) tok/s in all, "
-                + "paired ratio \(fixed(figure.ratio, 3)) (budget ≥ 0.98: never slower); replies "
-                + "\(figure.differs ? "DIFFERING" : "identical")", figure.ratio >= 0.98 && !figure.differs))
+            let replies = "replies " + (figure.differs ? "DIFFERING" : "identical")
+            if let commandLine = figure.commandLineRatio, let share = figure.ofCommandLine {
+                lines.append(("drafting through tide serve (4 sequences), 1 client repeating a text held by a grammar: "
+                    + "\(fixed(figure.plainTokensPerSecond)) → \(fixed(figure.draftedTokensPerSecond)) tok/s decoding, paired ratio "
+                    + "\(fixed(figure.ratio, 3)) (budget ≥ 1.3); the command line on the same reply \(fixed(commandLine, 3)) → "
+                    + "\(fixed(share, 3)) of it (budget ≥ 0.95); \(replies)", figure.ratio >= 1.3 && share >= 0.95 && !figure.differs))
+            } else {
+                lines.append(("drafting through tide serve (4 sequences), \(figure.clients) clients repeating a text held by a grammar: "
+                    + "\(fixed(figure.plainTokensPerSecond)) → \(fixed(figure.draftedTokensPerSecond)) tok/s in all, paired ratio "
+                    + "\(fixed(figure.ratio, 3)) (budget ≥ 0.98: never slower); \(replies)", figure.ratio >= 0.98 && !figure.differs))
+            }
         }
         if let decode = quantization?.engineDecode {
             lines.append(("engine decode, default model vs the file it is made from (no drafting): \(fixed(decode.defaultRate)) vs "
@@ -160,6 +168,14 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
                 + "\(fixed(chat.ratio(2), 3)), turn 10 / turn 1 \(fixed(chat.ratio(10), 3)) (budget: turn 10 costs no more "
                 + "over llama.cpp's own cost of its new tokens than turn 2 does, within 15 %)",
                 tenth.overBare <= 1.15 * second.overBare))
+        }
+        if let shift = contextShift {
+            lines.append(("a conversation of \(shift.conversationTokens) tokens on a \(ContextShiftBenchmark.contextSize)-token context "
+                + "(first outgrown at turn \(shift.firstOverflowTurn + 1)), --context-overflow shift: a turn just after "
+                + "\(milliseconds(shift.earlySeconds)), one of the last \(milliseconds(shift.lateSeconds)) → ratio \(fixed(shift.flatness, 3)) "
+                + "(budget ≤ 1.25: flat); a last turn evaluates \(shift.shiftLateEvaluated) prompt tokens (drop-oldest: "
+                + "\(shift.dropLateEvaluated), \(milliseconds(shift.lateDropSeconds)) → shift / drop-oldest \(fixed(shift.overDropping, 3)))",
+                shift.flatness <= 1.25))
         }
         if let replay = parallelReplay {
             lines.append(("eight 3-turn scripts (\(replay.generatedTokens) tokens): one after another "

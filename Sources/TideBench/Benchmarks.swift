@@ -54,7 +54,7 @@ public struct Benchmarks: Sendable {
     /// The benchmarks' names, in the order they run.
     public static let names = ["decode", "draft", "serve-draft", "serve-models", "quantization", "logits-hook", "plugins", "rewind", "format", "format-budget", "tools", "parallel-replay", "teacher-forcing", "score-drift",
                                "cache-reuse", "kv-cache",
-                               "chat-turns", "log", "contention", "process"]
+                               "chat-turns", "context-shift", "log", "contention", "process"]
 
     private func wants(_ name: String) -> Bool { only?.contains(name) ?? true }
 
@@ -81,8 +81,8 @@ public struct Benchmarks: Sendable {
         }
         if wants("serve-draft") {
             let draftRounds = min(rounds, 5)
-            log("drafting through `tide serve --parallel 4`, --draft off vs lookup: 1 and 4 clients repeating a text, "
-                + "\(decodeTokens) tokens × \(draftRounds) rounds")
+            log("drafting through `tide serve --parallel 4`, --draft off vs lookup: 1 and 4 clients repeating a text held by a grammar, "
+                + "and the command line on the same reply, \(decodeTokens) tokens × \(draftRounds) rounds")
             report.serveDraft = try await ServeDraftBenchmark(executable: executable, model: model, tokens: decodeTokens,
                                                               rounds: draftRounds, threads: threads).run()
         }
@@ -160,6 +160,11 @@ public struct Benchmarks: Sendable {
         if wants("chat-turns") {
             log("time to first token of chat turns 1, 2 and 10, \(rounds) rounds")
             report.chatTurns = try await ChatTurnsBenchmark(model: model, rounds: rounds, threads: threads).run()
+        }
+        if wants("context-shift") {
+            log("a \(ContextShiftBenchmark.turns)-turn conversation on a \(ContextShiftBenchmark.contextSize)-token context, "
+                + "--context-overflow shift vs drop-oldest, \(min(rounds, 3)) rounds")
+            report.contextShift = try await ContextShiftBenchmark(model: model, rounds: min(rounds, 3), threads: threads).run()
         }
         if wants("log") {
             log("replies logged vs not (and a second unlogged side as a control), \(decodeTokens) tokens × \(rounds * 2) rounds; "

@@ -6,12 +6,12 @@ import TideCore
 /// the normaliser.
 ///
 /// The normaliser takes one vector pass for the best score and one that sums the exponentials of
-/// the scores within ``reach`` of it, 16 at a time by a vector exponential (``exponential(_:)``),
-/// skipping a block whose scores are all further below: each of those adds less than e⁻⁴⁰ of the
+/// the scores, 16 at a time by a vector exponential (``exponential(_:)``), skipping a run of 256
+/// whose scores all lie further than ``reach`` below it: each of those adds less than e⁻⁴⁰ of the
 /// best's share, so that a whole vocabulary of them moves a log-probability by less than 1e-12.
-/// The sum is kept in single precision over a run of at most 64 blocks and in double across
-/// them: a log-probability is exact to a few millionths, where llama.cpp's own scores agree with
-/// another build's to about a thousandth.
+/// The sum is kept in single precision within a run and in double across runs: a
+/// log-probability is exact to a few millionths, where llama.cpp's own scores agree with another
+/// build's to about a thousandth.
 struct LogSoftmax {
     /// log Σ exp(score), over every token.
     let normaliser: Double
@@ -25,32 +25,27 @@ struct LogSoftmax {
         self.top = TopScores.best(top, of: scores, count: count)
     }
 
-    /// Σ exp(score − best) over the `count` scores at `scores`, blocks beyond ``reach`` skipped.
+    /// Σ exp(score − best) over the `count` scores at `scores`, a run of 256 whose maximum lies
+    /// beyond ``reach`` skipped (found by ``TopScores/maximum(_:from:to:)``, which stays in vector
+    /// registers where a comparison's `any` would not).
     static func exponentialSum(_ scores: UnsafePointer<Float>, count: Int, best: Float) -> Double {
         let lanes = SIMD16<Float>.scalarCount
-        let floor = SIMD16<Float>(repeating: best - reach)
         let top = SIMD16<Float>(repeating: best)
         var sum = 0.0
-        var run = SIMD16<Float>()
-        var blocks = 0
-        var index = 0
-        while index + lanes <= count {
-            let block = UnsafeRawPointer(scores + index).loadUnaligned(as: SIMD16<Float>.self)
-            if any(block .> floor) {
-                run += exponential(block - top)
-                blocks += 1
-                if blocks == 64 {
-                    sum += Double(run.sum())
-                    (run, blocks) = (SIMD16(), 0)
+        var start = 0
+        while start + lanes <= count {
+            let end = min(start + 256, count / lanes * lanes)
+            if TopScores.maximum(scores, from: start, to: end) > best - reach {
+                // At most 16 blocks: single precision holds the run's sum to a few parts in 10⁷.
+                var run = SIMD16<Float>()
+                for index in stride(from: start, to: end, by: lanes) {
+                    run += exponential(UnsafeRawPointer(scores + index).loadUnaligned(as: SIMD16<Float>.self) - top)
                 }
+                sum += Double(run.sum())
             }
-            index += lanes
+            start = end
         }
-        sum += Double(run.sum())
-        while index < count {
-            sum += Double(expf(scores[index] - best))
-            index += 1
-        }
+        for index in start..<count { sum += Double(expf(scores[index] - best)) }
         return sum
     }
 
@@ -73,7 +68,7 @@ struct LogSoftmax {
         p = p * r + 0.5
         p = p * r + 1
         p = p * r + 1
-        let exponent = unsafeBitCast(shifted, to: SIMD16<Int32>.self) &- unsafeBitCast(magic, to: Int32.self) &+ 127
+        let exponent = unsafeBitCast(shifted, to: SIMD16<Int32>.self) &- Int32(bitPattern: magic.bitPattern) &+ 127
         return p * unsafeBitCast(exponent &<< 23, to: SIMD16<Float>.self)
     }
 
