@@ -73,7 +73,8 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
                 lines.append(("drafting through tide serve (4 sequences), 1 client repeating a text held by a grammar: "
                     + "\(fixed(figure.plainTokensPerSecond)) → \(fixed(figure.draftedTokensPerSecond)) tok/s decoding, paired ratio "
                     + "\(fixed(figure.ratio, 3)) (budget ≥ 1.3); the command line on the same reply \(fixed(commandLine, 3)) → "
-                    + "\(fixed(share, 3)) of it (budget ≥ 0.95); \(replies)", figure.ratio >= 1.3 && share >= 0.95 && !figure.differs))
+                    + "\(fixed(share, 3)) of it (budget ≥ 0.95; drafting, the command line decodes at "
+                    + "\(fixed(figure.commandLineTokensPerSecond ?? 0)) tok/s); \(replies)", figure.ratio >= 1.3 && share >= 0.95 && !figure.differs))
             } else {
                 lines.append(("drafting through tide serve (4 sequences), \(figure.clients) clients repeating a text held by a grammar: "
                     + "\(fixed(figure.plainTokensPerSecond)) → \(fixed(figure.draftedTokensPerSecond)) tok/s in all, paired ratio "

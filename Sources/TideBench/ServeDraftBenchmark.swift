@@ -29,8 +29,10 @@ struct ServeDraftBenchmark {
         var draftedTokensPerSecond: Double
         /// The median of the paired ratios drafted / plain.
         var ratio: Double
-        /// The command line's ratio on the same reply, in the same rounds (one client's figure only).
+        /// The command line's ratio on the same reply, in the same rounds, and its drafted decode
+        /// rate (one client's figure only).
         var commandLineRatio: Double?
+        var commandLineTokensPerSecond: Double?
         /// Whether the two servers gave different text in any round.
         var differs: Bool
 
@@ -57,7 +59,8 @@ struct ServeDraftBenchmark {
         let commandLine = try LlamaBackend(model: model, options: LlamaContextOptions(contextSize: 2048, threads: threads))
         var figures: [Figure] = []
         for clients in Self.clientCounts {
-            var plainRates: [Double] = [], draftedRates: [Double] = [], ratios: [Double] = [], commandLineRatios: [Double] = []
+            var plainRates: [Double] = [], draftedRates: [Double] = [], ratios: [Double] = []
+            var commandLineRatios: [Double] = [], commandLineRates: [Double] = []
             var differs = false
             for round in 0..<rounds {
                 var rates: [DraftMode: Double] = [:]
@@ -77,11 +80,13 @@ struct ServeDraftBenchmark {
                         local[draft] = try await reply(on: commandLine, format: format, draft: draft).summary?.statistics.tokensPerSecond ?? 0
                     }
                     commandLineRatios.append((local[.lookup] ?? 0) / max(local[.off] ?? 1, 1e-9))
+                    commandLineRates.append(local[.lookup] ?? 0)
                 }
             }
             figures.append(Figure(clients: clients, plainTokensPerSecond: median(plainRates),
                                   draftedTokensPerSecond: median(draftedRates), ratio: median(ratios),
-                                  commandLineRatio: clients == 1 ? median(commandLineRatios) : nil, differs: differs))
+                                  commandLineRatio: clients == 1 ? median(commandLineRatios) : nil,
+                                  commandLineTokensPerSecond: clients == 1 ? median(commandLineRates) : nil, differs: differs))
         }
         return figures
     }
