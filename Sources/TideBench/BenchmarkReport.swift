@@ -49,7 +49,7 @@ public struct BenchmarkReport: Sendable, CustomStringConvertible {
                 + "\(fixed(decode.candidatesRatio, 3)), replies \(decode.candidatesRepliesAgree ? "identical" : "DIFFERENT") "
                 + "(goal: identical, not lower; ≥ 0.98, the machine's noise)", decode.candidatesRatio >= 0.98 && decode.candidatesRepliesAgree))
             lines.append(("decode with each token's log-probability and the 5 likeliest (logprobs 5) vs without: "
-                + "\(fixed(decode.logprobsTokensPerSecond)) vs \(fixed(decode.engineTokensPerSecond)) tok/s → paired ratio "
+                + "\(fixed(decode.logprobsTokensPerSecond)) vs \(fixed(decode.logprobsBaseTokensPerSecond)) tok/s, back to back → paired ratio "
                 + "\(fixed(decode.logprobsRatio, 3)) (goal ≥ 0.95; against the engine copying the scores, as any reply that reads them: "
                 + "\(fixed(decode.logprobsTokensPerSecond / max(decode.copiedTokensPerSecond, 1e-9), 3)))", decode.logprobsRatio >= 0.95))
             if let ratio = decode.pluginRatio, let rate = decode.pluginTokensPerSecond,

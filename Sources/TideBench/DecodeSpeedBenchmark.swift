@@ -5,7 +5,8 @@ import TideLlama
 /// the same context, thread, prompt and greedy sampler, alternating the two every round; and the
 /// engine with every token's scores copied and sampled by Tide, against the engine choosing the
 /// token in llama.cpp's graph (the default for such a reply where the scores are on a GPU); and the engine giving each token's
-/// log-probability with the 5 likeliest (`logprobs` 5), against the engine by default; and the
+/// log-probability with the 5 likeliest (`logprobs` 5), against the engine by default run beside it
+/// (back to back, the order alternating); and the
 /// default model's own sampling (temperature 0.2, repeat penalty 1.1, seeded) choosing among the
 /// few best scores llama.cpp's graph keeps, against the same with the scores copied.
 struct DecodeSpeedBenchmark {
@@ -30,6 +31,8 @@ struct DecodeSpeedBenchmark {
         var choosesInGraphByDefault: Bool
         /// The engine giving each token's log-probability with the 5 likeliest.
         var logprobsTokensPerSecond: Double
+        /// The default's rate in the runs beside them.
+        var logprobsBaseTokensPerSecond: Double
         /// The median over rounds of that speed / the engine's by default.
         var logprobsRatio: Double
         /// Tokens llama.cpp chose in its graph, in all.
@@ -71,7 +74,7 @@ struct DecodeSpeedBenchmark {
         var engineRates: [Double] = []
         var copiedRates: [Double] = []
         var inGraphRates: [Double] = []
-        var logprobsRates: [Double] = []
+        var logprobsRates: [Double] = [], logprobsBaseRates: [Double] = []
         var pluginRates: [Double] = []
         var hookCallCosts: [Double] = []
         var candidatesRates: [Double] = []
@@ -99,7 +102,7 @@ struct DecodeSpeedBenchmark {
             await Task(executorPreference: backend.taskExecutor) { bare.run(prompt: prompt, maxTokens: count) }.value
         }
         _ = await onDecodeThread(16)  // warm caches and threads before measuring
-        for _ in 0..<rounds {
+        for round in 0..<rounds {
             bareRates.append(await onDecodeThread(tokens).tokensPerSecond)
             let statistics = try await engineRun(hooks: [])
             counted = statistics.generatedTokens
@@ -109,7 +112,11 @@ struct DecodeSpeedBenchmark {
             backend.graphChoices = .never
             copiedRates.append(try await engineRun(hooks: []).tokensPerSecond ?? 0)
             backend.graphChoices = .whereTheyPay
-            logprobsRates.append(try await engineRun(hooks: [], logprobs: 5).tokensPerSecond ?? 0)
+            // Log-probabilities against the default, back to back, the order alternating.
+            for asks in round % 2 == 0 ? [true, false] : [false, true] {
+                let rate = try await engineRun(hooks: [], logprobs: asks ? 5 : nil).tokensPerSecond ?? 0
+                if asks { logprobsRates.append(rate) } else { logprobsBaseRates.append(rate) }
+            }
             sampled.seed = UInt32(candidatesRates.count + 1)
             let amongCandidates = try await engineReply(hooks: [], parameters: sampled)
             backend.graphChoices = .never
@@ -131,13 +138,14 @@ struct DecodeSpeedBenchmark {
         // back cancels most of the drift, and the median ignores the rounds a burst disturbed.
         let ratios = zip(engineRates, bareRates).map { $1 > 0 ? $0 / $1 : 0 }
         let backendRatios = zip(inGraphRates, copiedRates).map { $1 > 0 ? $0 / $1 : 0 }
-        let logprobsRatios = zip(logprobsRates, engineRates).map { $1 > 0 ? $0 / $1 : 0 }
+        let logprobsRatios = zip(logprobsRates, logprobsBaseRates).map { $1 > 0 ? $0 / $1 : 0 }
         let candidatesRatios = zip(candidatesRates, candidatesCopiedRates).map { $1 > 0 ? $0 / $1 : 0 }
         let pluginRatios = zip(pluginRates, bareRates).map { $1 > 0 ? $0 / $1 : 0 }
         return Result(bareTokensPerSecond: median(bareRates), engineTokensPerSecond: median(engineRates),
                       copiedTokensPerSecond: median(copiedRates), inGraphTokensPerSecond: median(inGraphRates),
                       backendRatio: median(backendRatios), choosesInGraphByDefault: model.placement.scoresOnGPU,
-                      logprobsTokensPerSecond: median(logprobsRates), logprobsRatio: median(logprobsRatios),
+                      logprobsTokensPerSecond: median(logprobsRates), logprobsBaseTokensPerSecond: median(logprobsBaseRates),
+                      logprobsRatio: median(logprobsRatios),
                       chosenOnBackend: backend.engine.tokensChosenOnBackend,
                       candidatesTokensPerSecond: median(candidatesRates), candidatesCopiedTokensPerSecond: median(candidatesCopiedRates),
                       candidatesRatio: median(candidatesRatios), chosenAmongCandidates: backend.engine.tokensChosenAmongGraphCandidates,
