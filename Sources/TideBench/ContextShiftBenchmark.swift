@@ -1,4 +1,5 @@
 import TideCore
+import TideFormat
 import TideLlama
 
 /// The time per turn of a conversation fourteen times longer than its context, as `tide chat
@@ -65,7 +66,7 @@ struct ContextShiftBenchmark {
                 var parameters = GenerationParameters()
                 parameters.temperature = 0
                 parameters.maxTokens = 8
-                parameters.format = ReplyFormat(kind: .grammar, definition: #"root ::= "ok""#, grammar: #"root ::= "ok""#)
+                parameters.format = .exactly("ok")
                 let session = ChatSession(backend: backend, systemPrompt: "You are a helpful assistant. Answer every note with ok.",
                                           parameters: parameters, overflowPolicy: policy)
                 var counts: [Int] = []

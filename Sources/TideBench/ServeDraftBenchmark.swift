@@ -42,20 +42,14 @@ struct ServeDraftBenchmark {
 
     /// The copy: repeat the passage, held by a grammar to exactly its text.
     static let prompt = DraftBenchmark.prompts[0].text
-    static var format: ReplyFormat {
-        get throws {
-            let literal = DraftBenchmark.passage.replacingOccurrences(of: "\\", with: "\\\\")
-                .replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n")
-            return try ReplyFormat.grammar("root ::= \"" + literal + "\"")
-        }
-    }
+    static let format = ReplyFormat.exactly(DraftBenchmark.passage)
 
     func run() async throws -> [Figure] {
         let plain = try await server(drafting: .off)
         defer { plain.stop() }
         let drafting = try await server(drafting: .lookup)
         defer { drafting.stop() }
-        let format = try Self.format
+        let format = Self.format
         let commandLine = try LlamaBackend(model: model, options: LlamaContextOptions(contextSize: 2048, threads: threads))
         var figures: [Figure] = []
         for clients in Self.clientCounts {

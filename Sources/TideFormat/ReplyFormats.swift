@@ -42,6 +42,13 @@ extension ReplyFormat {
         }
     }
 
+    /// A grammar that allows exactly `text` (every character escaped as GBNF needs): a reply
+    /// made certain, whatever the model's scores.
+    public static func exactly(_ text: String) -> ReplyFormat {
+        let definition = "root ::= " + GBNF.literal(text)
+        return ReplyFormat(kind: .grammar, definition: definition, grammar: definition)
+    }
+
     /// A schema or grammar read from `path` (relative paths from `folder`, or the working
     /// directory); ``file`` keeps `path` as given. (``Kind/json`` needs no file.)
     public static func reading(_ kind: Kind, file path: String, from folder: URL? = nil) throws(ReplyFormatError) -> ReplyFormat {

@@ -20,7 +20,7 @@ struct LogSoftmax {
 
     /// The distribution of the `count` scores at `scores`, with its `top` likeliest tokens.
     init(_ scores: UnsafePointer<Float>, count: Int, top: Int) {
-        let best = TopScores.best(of: scores, count: count).logit
+        let best = TopScores.maximum(scores, from: 0, to: count)
         normaliser = Double(best) + log(Self.exponentialSum(scores, count: count, best: best))
         self.top = TopScores.best(top, of: scores, count: count)
     }

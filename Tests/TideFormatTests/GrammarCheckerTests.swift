@@ -1,5 +1,6 @@
 import Testing
 import TideFormat
+import TideCore
 
 @Suite("GBNF checker")
 struct GrammarCheckerTests {
@@ -110,5 +111,16 @@ struct GrammarCheckerTests {
         for text in ["[]", "1", #""x""#, "{", #"{"a":}"#, "{} {}", "null"] {
             #expect(try !GrammarRecognizer.accepts(grammar, text))
         }
+    }
+
+    @Test func exactlyAllowsItsTextAloneWhateverItHolds() throws {
+        let text = "He said \"ok\" \\ then\nleft, é ✓ [a-z] ::= #"
+        let format = ReplyFormat.exactly(text)
+        let grammar = try Grammar(gbnf: format.definition)
+        #expect(try GrammarRecognizer.accepts(grammar, text))
+        for other in [String(text.dropLast()), text + " ", text.replacingOccurrences(of: "é", with: "e")] {
+            #expect(try !GrammarRecognizer.accepts(grammar, other))
+        }
+        #expect(format.kind == .grammar && format.grammar == format.definition)
     }
 }

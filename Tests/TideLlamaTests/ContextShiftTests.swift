@@ -1,5 +1,6 @@
 import Testing
 import TideCore
+import TideFormat
 @testable import TideLlama
 import TideTestSupport
 
@@ -48,7 +49,7 @@ extension RealModelTests {
         }
 
         /// A reply the grammar makes certain: "ok".
-        static let ok = ReplyFormat(kind: .grammar, definition: #"root ::= "ok""#, grammar: #"root ::= "ok""#)
+        static let ok = ReplyFormat.exactly("ok")
 
         @Test func aConversationTenTimesTheContextKeepsAnsweringWithoutReadingItAgain() async throws {
             let system = "You are a helpful assistant. Answer every note with ok."
@@ -85,7 +86,7 @@ extension RealModelTests {
 
         @Test func aReplyPastTheContextsEndShiftsAndGoesOn() async throws {
             // Letters and spaces, never an end: the reply runs to max-tokens, whatever its words.
-            let letters = ReplyFormat(kind: .grammar, definition: "root ::= [a-z ]+", grammar: "root ::= [a-z ]+")
+            let letters = try ReplyFormat.grammar("root ::= [a-z ]+")
             func reply(_ policy: ContextOverflowPolicy) async throws -> (CollectedReply, LlamaBackend) {
                 let (session, backend) = try TestModel.session(contextSize: 256, hooks: [NoEnd()], overflow: policy) {
                     $0.maxTokens = 300
