@@ -107,7 +107,7 @@ let package = Package(
         .testTarget(name: "TideRegexTests", dependencies: ["TideRegex", "TideTestSupport"]),
         .testTarget(name: "TideFormatTests", dependencies: ["TideFormat", "TideCore", "TideRegex"], exclude: ["Fixtures"]),
         .testTarget(name: "TideScriptTests", dependencies: ["TideCore", "TideScript", "TideTestSupport"]),
-        .testTarget(name: "TideRunnerTests", dependencies: ["TideRunner", "TideCore", "TideScript", "TideLua", "TideMCP", "TideModels", "TideProvider", "TideTestSupport"]),
+        .testTarget(name: "TideRunnerTests", dependencies: ["TideRunner", "TideCore", "TideScript", "TideLua", "TideMCP", "TideModels", "TideProvider", "TideTestSupport", "TideLlama"]),
         .testTarget(name: "TideModelsTests", dependencies: ["TideCore", "TideModels", "TideTestSupport", .product(name: "Crypto", package: "swift-crypto")],
                     exclude: ["Fixtures"]),
         .testTarget(name: "TideChatTests",

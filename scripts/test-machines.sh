@@ -8,9 +8,10 @@
 #   scripts/test-machines.sh 'noise=5 costs=dear'  one machine of your own (or several arguments)
 #   TEST_FILTER=DraftingTests scripts/test-machines.sh    a part of the suite on each
 #
-# The default machines: two noise seeds (scores moved by up to 0.25 logits, the drift measured
-# between two CPUs' builds), one with checks as cheap as on a GPU and one with checks as dear as
-# decoding each token alone. Each run's
+# The default machines: three noise seeds (scores moved by up to 0.25 logits, the drift measured
+# between two CPUs' builds), one with checks as cheap as on a GPU, one with checks as dear as
+# decoding each token alone, and one whose batches drift from single tokens as a GPU's do
+# (docs/speed.md, "Where batches drift"). Each run's
 # log is kept in ${XDG_CACHE_HOME:-~/.cache}/tide/machines; the last lines give each run's count
 # and time. Not part of CI: each suite takes as long as `make test`'s tests (about 10 minutes on
 # two cores).
@@ -21,7 +22,7 @@ log() { printf '\033[1mtest-machines:\033[0m %s\n' "$*" >&2; }
 
 machines=("$@")
 if [ ${#machines[@]} -eq 0 ]; then
-    machines=('noise=1 costs=cheap' 'noise=2 costs=dear')
+    machines=('noise=1 costs=cheap' 'noise=2 costs=dear' 'noise=3 costs=dear batch-drift=0.3')
 fi
 
 bash scripts/setup.sh

@@ -47,7 +47,8 @@ struct ServeDraftBenchmark {
     func run() async throws -> [Figure] {
         let plain = try await server(drafting: .off)
         defer { plain.stop() }
-        let drafting = try await server(drafting: .lookup)
+        let drafted = DraftBenchmark.mode(for: model, threads: threads)
+        let drafting = try await server(drafting: drafted)
         defer { drafting.stop() }
         let format = Self.format
         let commandLine = try LlamaBackend(model: model, options: LlamaContextOptions(contextSize: 2048, threads: threads))
@@ -59,22 +60,22 @@ struct ServeDraftBenchmark {
             for round in 0..<rounds {
                 var rates: [DraftMode: Double] = [:]
                 var texts: [DraftMode: [String]] = [:]
-                for (draft, server) in round % 2 == 0 ? [(DraftMode.off, plain), (.lookup, drafting)] : [(.lookup, drafting), (.off, plain)] {
+                for (draft, server) in round % 2 == 0 ? [(DraftMode.off, plain), (drafted, drafting)] : [(drafted, drafting), (.off, plain)] {
                     let (replies, rate) = try await ask(server, format: format, clients: clients)
                     rates[draft] = rate
                     texts[draft] = replies
                 }
-                differs = differs || texts[.off] != texts[.lookup]
+                differs = differs || texts[.off] != texts[drafted]
                 plainRates.append(rates[.off] ?? 0)
-                draftedRates.append(rates[.lookup] ?? 0)
-                ratios.append((rates[.lookup] ?? 0) / max(rates[.off] ?? 1, 1e-9))
+                draftedRates.append(rates[drafted] ?? 0)
+                ratios.append((rates[drafted] ?? 0) / max(rates[.off] ?? 1, 1e-9))
                 if clients == 1 {
                     var local: [DraftMode: Double] = [:]
-                    for draft in round % 2 == 0 ? [DraftMode.off, .lookup] : [.lookup, .off] {
+                    for draft in round % 2 == 0 ? [DraftMode.off, drafted] : [drafted, .off] {
                         local[draft] = try await reply(on: commandLine, format: format, draft: draft).summary?.statistics.tokensPerSecond ?? 0
                     }
-                    commandLineRatios.append((local[.lookup] ?? 0) / max(local[.off] ?? 1, 1e-9))
-                    commandLineRates.append(local[.lookup] ?? 0)
+                    commandLineRatios.append((local[drafted] ?? 0) / max(local[.off] ?? 1, 1e-9))
+                    commandLineRates.append(local[drafted] ?? 0)
                 }
             }
             figures.append(Figure(clients: clients, plainTokensPerSecond: median(plainRates),

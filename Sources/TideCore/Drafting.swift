@@ -26,11 +26,12 @@ public enum DraftMode: String, Sendable, Hashable, Codable, CaseIterable {
     /// Decode one token at a time.
     case off
     /// Draft from the context by prompt lookup (`PromptLookup` in TideLlama) where a check pays
-    /// (`DraftPolicy`); the reply is the same where the backend's batches are exact (see
-    /// ``GenerationParameters/draft``).
+    /// (`DraftPolicy`) and the backend's batches are exact, so the reply is the same as without
+    /// (see ``GenerationParameters/draft``).
     case lookup
     /// Draft by prompt lookup whenever the context holds a draft, as long as the lookup allows,
-    /// whatever a check costs: for a machine whose checks cost next to nothing (a GPU), and for
-    /// tests that must draft on any machine.
+    /// whatever a check costs, and where batches are not exact: for a machine whose checks cost
+    /// next to nothing (a GPU), and for tests that must draft on any machine. Where batches are
+    /// not exact, the reply may differ from one decoded without drafts at a near-tie.
     case always
 }

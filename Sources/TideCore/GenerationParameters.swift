@@ -76,13 +76,13 @@ public struct GenerationParameters: Sendable, Hashable, Codable {
     /// cache (``ContextOverflowPolicy/shift``): set by the reply loop from its session's policy.
     public var shiftsContext = false
     /// Whether the backend drafts tokens from the context and checks them in one decode
-    /// (``DraftMode/lookup``), which changes how fast a reply comes, not what it says, where the
-    /// backend's batches score exactly as single tokens; where they do not, a drafted token is
-    /// accepted within ``tolerance``, so a reply may differ at a near-tie.
+    /// (``DraftMode/lookup``), which changes how fast a reply comes, not what it says: `lookup`
+    /// drafts only where the backend's batches score exactly as single tokens. ``DraftMode/always``
+    /// drafts where they do not too (a GPU), each drafted position's token the sampler's choice
+    /// from the batch's scores, so such a reply may differ at a near-tie the batch reorders.
     public var draft = DraftMode.lookup
     /// How far, in logits, a recorded token's score may fall behind the sampler's choice and the
-    /// token still be confirmed by teacher forcing (``Tolerance``); 0 is the exact rule. On a
-    /// backend whose batched decodes are not bit-exact, drafted tokens are checked with it too.
+    /// token still be confirmed by teacher forcing (``Tolerance``); 0 is the exact rule.
     public var tolerance = Tolerance.standard
 
     /// The tools offered to the model (``ToolDefinition``); empty for none.

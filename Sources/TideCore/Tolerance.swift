@@ -1,5 +1,5 @@
 /// How far a recorded token's score may fall behind the model's own choice and still be confirmed
-/// by teacher forcing (and, on a backend whose batches are not bit-exact, a drafted token accepted).
+/// by teacher forcing.
 ///
 /// Two builds of llama.cpp (AVX2 and AVX-512 kernels, a CPU and a GPU), or a batched decode and a
 /// decode of one token, give a position scores that differ in their last bits; where the two best

@@ -9,8 +9,10 @@ import TideCore
 /// the drafted token. At the first it does not, the rest of the draft leaves the cache (the same
 /// rollback a rewind uses). The reply is therefore the one decoding without a draft gives, when
 /// llama.cpp scores a token of a batch as it scores it alone (``LlamaModel/scoresBatchesExactly(threads:kernel:)``).
-/// Where it does not, a drafted token is accepted when the sampler chooses it within the reply's
-/// tolerance (``Tolerance``), so that a near-tie the batch orders otherwise does not end the draft.
+/// Where it does not (a GPU), ``DraftMode/lookup`` does not draft, and ``DraftMode/always`` takes
+/// each drafted position's token as the sampler chooses it from the batch's scores: the reply
+/// differs from one decoded a token at a time only where the batch's drift reorders a near-tie,
+/// and the same from one run to the next, its drafts being sized by the context alone.
 struct Drafter {
     private var lookup: PromptLookup
     private var policy: DraftPolicy
@@ -35,15 +37,21 @@ struct Drafter {
     private let costsAreGiven: Bool
     /// Whether it drafts whenever there is a draft, whatever a check costs (``DraftMode/always``).
     let always: Bool
+    /// Whether the backend's batches score exactly as single tokens: asked once, with the first
+    /// draft found, since it may probe the model. ``DraftMode/lookup`` drafts only where they do.
+    private let batchesAreExact: () -> Bool
+    /// Whether drafting found this reply's backend unfit for ``DraftMode/lookup``.
+    private var stopped = false
 
-    /// Drafting for a reply to `prompt`, `always` (``DraftMode/always``) or where a check pays;
-    /// `costs` gives what checks cost on this machine, called once, when there is a first draft
-    /// to size.
-    init(prompt: [Int32], always: Bool, costsAreGiven: Bool, costs: @escaping () -> CheckCosts) {
+    /// Drafting for a reply to `prompt`, `always` (``DraftMode/always``) or where a check pays
+    /// and batches are exact; `costs` gives what checks cost on this machine, and `exact` whether
+    /// its batches score as single tokens, each called once, when there is a first draft to size.
+    init(prompt: [Int32], always: Bool, costsAreGiven: Bool, exact: @escaping () -> Bool, costs: @escaping () -> CheckCosts) {
         lookup = PromptLookup(prompt: prompt)
         policy = always ? .always : DraftPolicy()
         self.always = always
         self.costsAreGiven = costsAreGiven
+        batchesAreExact = exact
         measureCosts = costs
     }
 
@@ -52,9 +60,12 @@ struct Drafter {
     mutating func nextDraft(after token: Int32, limit: Int) -> [Int32] {
         lookup.append(token)
         tokens += 1
-        let most = min(policy.nextLength(), limit)
+        let most = stopped ? 0 : min(policy.nextLength(), limit)
         let found = most > 0 ? Array(lookup.draft(limit: most, minimumMatch: policy.matchLength)) : []
-        if found.isEmpty {
+        if !found.isEmpty, costs == nil, !always, !batchesAreExact() {
+            stopped = true
+        }
+        if found.isEmpty || stopped {
             draft = []
         } else {
             let costs = self.costs ?? measureCosts()
@@ -75,9 +86,6 @@ struct Drafter {
             singleSeconds = singleSeconds.map { 0.8 * $0 + 0.2 * seconds } ?? seconds
         }
     }
-
-    /// The drafted token the next position is checked against; `nil` past the draft.
-    var expectedToken: Int32? { isChecking && index < draft.count ? draft[index] : nil }
 
     /// Records the token sampled from entry ``index``'s scores (`nil` for anything but a token).
     /// Returns `true` when it is the drafted one, whose scores are the next entry's; otherwise

@@ -231,6 +231,7 @@ public final class LlamaBackend: ChatBackend, @unchecked Sendable {
         sampler.value.chain.accept(prompt: prompt, model: model)
         let drafter = forcer == nil && parameters.draft != .off && model.canDropCachedTokens
             ? Drafter(prompt: prompt, always: parameters.draft == .always, costsAreGiven: engine.machine.checkCosts != nil,
+                      exact: { [engine] in engine.scoresBatchesExactly },
                       costs: { [engine] in
                           engine.model.draftCheckCosts(threads: engine.threads, kernel: engine.kernel,
                                                        machine: engine.machine)

@@ -195,14 +195,10 @@ final class LlamaReplyDecoder: ReplyDecoder {
         return keep(try await decode(recorded, at: position, outputs: recorded.count, adjustingLogits: adjustingLogits))
     }
 
-    /// The choice at the next position of a draft being checked, from the scores of the draft's
-    /// entry before it. Where llama.cpp scores a batch otherwise than a token alone, the drafted
-    /// token is the model's choice when the sampler chooses it within the tolerance.
+    /// The choice at the next position of a draft being checked: the sampler's, from the scores
+    /// of the draft's entry before it (``Drafter``).
     private func draftedToken(adjustingLogits: ((any LogitsView) throws -> Void)?) throws -> DecodedToken {
-        if !backend.engine.scoresBatchesExactly {
-            sampler.tolerance.expectation = drafter!.expectedToken.map { ToleranceChoice.Expectation(token: $0, tolerance: sampler.plan.tolerance) }
-        }
-        return try chunk.step(drafter!.index, sampler: sampler, model: model, adjustingLogits: adjustingLogits)
+        try chunk.step(drafter!.index, sampler: sampler, model: model, adjustingLogits: adjustingLogits)
     }
 
     /// Checks a step of a draft: while the model chooses the drafted tokens they are already in
@@ -319,11 +315,6 @@ final class LlamaReplyDecoder: ReplyDecoder {
                     self.chunk.keep(context, last: index, count: outputs, inPlace: inPlace)
                     if timesStep { self.drafter?.timed(seconds + (ContinuousClock.now - copying).seconds) }
                     let first = self.forcer?.isForcing == true ? self.forcer!.indexInChunk : 0
-                    if self.forcer == nil, !backend.engine.scoresBatchesExactly {
-                        sampler.tolerance.expectation = self.drafter!.expectedToken.map {
-                            ToleranceChoice.Expectation(token: $0, tolerance: sampler.plan.tolerance)
-                        }
-                    }
                     return try self.chunk.step(first, sampler: sampler, model: model, adjustingLogits: adjust.value)
                 },
                 resume: { continuation.resume(with: $0) })

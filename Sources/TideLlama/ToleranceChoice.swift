@@ -1,10 +1,9 @@
 import TideCore
 
-/// The per-step policy of teacher forcing's tolerance (and of the check of a drafted token): the
-/// expected token is chosen when the sampler chooses it with its score raised by at most the
+/// The per-step policy of teacher forcing's tolerance: the expected token is chosen when the sampler chooses it with its score raised by at most the
 /// tolerance (``Tolerance``).
 final class ToleranceChoice: StepPolicy {
-    /// What teacher forcing (or the check of a drafted token) expects at the next step: a token,
+    /// What teacher forcing expects at the next step: a token,
     /// or the model's end (`nil`), and how far behind the sampler's choice it may be. A choice that
     /// spells the `upcoming` bytes otherwise (teacher forcing's recording, as text) is expected too.
     struct Expectation {

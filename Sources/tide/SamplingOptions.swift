@@ -19,7 +19,7 @@ struct SamplingOptions: ParsableArguments {
                                                           valueName: "name"))
     var tools: [String] = []
 
-    @Option(help: "Draft tokens from the conversation and check them in one decode where a check pays on this machine (lookup), whenever the conversation holds a draft (always), or decode one at a time (off); the reply is the same, alone or on a sequence of a batch (tide serve, run --parallel) (default: lookup).")
+    @Option(help: "Draft tokens from the conversation and check them in one decode where a check pays on this machine and batches are exact (lookup), whenever the conversation holds a draft (always), or decode one at a time (off); the reply is the same, alone or on a sequence of a batch (tide serve, run --parallel), but for always where batches drift (a GPU), whose reply may part at a near-tie (default: lookup).")
     var draft: DraftMode?
 
     /// The parameters given, in the order of ``TideCore/ParameterSetting/names`` (`--max-rewinds`

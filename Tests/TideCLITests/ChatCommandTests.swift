@@ -143,7 +143,10 @@ extension CommandLineTests {
 
         /// `/tools` lists and chooses the tools; `--approve-tools` asks before each call (here the
         /// piped input's next line answers); `/save` writes the turns' calls and results, and
-        /// `tide run` replays them, confirmed by teacher forcing.
+        /// `tide run` replays them: the first reply, whose tool ran, confirmed by teacher forcing.
+        /// Replaying runs the tools again (docs/conversations.md), so the declined call of the
+        /// second gets the tool's own result, and its reply is the model's answer to that,
+        /// confirmed or generated again as the model's words lead.
         @Test func toolsAreListedChosenApprovedAndSaved() throws {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("tide-tools-\(UUID().uuidString).tide")
             let result = try TideProcess.run(["chat", "--no-log", "--temperature", "0", "--max-tokens", "60", "--plugin", "calculator",
@@ -166,7 +169,9 @@ extension CommandLineTests {
             #expect(saved.components(separatedBy: " rounds=1\n").count == 3, "\(saved)")
             let replay = try TideProcess.run(["run", "--no-log", file.path])
             #expect(replay.status == 0, "\(replay.stdout)\n\(replay.stderr)")
-            #expect(replay.stdout.contains("recorded replies: 2 confirmed by teacher forcing"), "\(replay.stdout)")
+            let verdicts = replay.stdout.split(separator: "\n").filter { $0.contains(": reply ") }
+            #expect(verdicts.count == 2, "\(replay.stdout)")
+            #expect(verdicts.first?.contains(": reply confirmed by teacher forcing") == true, "\(replay.stdout)")
         }
 
         @Test func stylesOnlyOnATerminal() throws {

@@ -7,8 +7,10 @@ import TideTestSupport
 
 extension RealModelTests {
     /// Prompt-lookup drafting: replies that copy their prompt draft and check tokens in batches,
-    /// and every reply — its text, its tokens, what hooks see, where it stops, what the cache
-    /// holds for the next turn — is the one decoding a token at a time gives.
+    /// and, where batches are exact, every reply — its text, its tokens, what hooks see, where it
+    /// stops, what the cache holds for the next turn — is the one decoding a token at a time
+    /// gives. Where they drift (``TestModel/batchesAreExact``), `always` still drafts, and each
+    /// reply is the same from one run to the next and confirmed by teacher forcing.
     @Suite struct DraftingTests {
         static let passage = """
             The lighthouse stood on a rocky point at the edge of the harbour. Every evening the keeper climbed the \
@@ -77,7 +79,7 @@ extension RealModelTests {
 
         func converse(_ draft: DraftMode, temperature: Double = 0, seed: UInt32? = nil, repeatPenalty: Double = 1,
                       stop: [String] = [], maxTokens: Int = 300, hooked: Bool = false, banning: Bool = false,
-                      placement: Placement = .alone) async throws -> Conversation
+                      placement: Placement = .alone, forcing recorded: [String]? = nil) async throws -> Conversation
         {
             let engine = placement == .inBatch
                 ? try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: LlamaContextOptions(contextSize: 4096, machine: .underTest)) : nil
@@ -95,9 +97,9 @@ extension RealModelTests {
             let session = ChatSession(backend: backend, systemPrompt: "You are a helpful assistant.", parameters: parameters,
                                       hooks: (hooked ? [recorder] : []) + (banning ? [Banner()] : []))
             var replies: [CollectedReply] = []
-            for turn in Self.turns {
+            for (index, turn) in Self.turns.enumerated() {
                 async let other = neighbour?.reply(to: DraftingTests.turns[1]).collect()
-                replies.append(try await session.reply(to: turn).collect())
+                replies.append(try await session.reply(to: turn, forcing: recorded?[index]).collect())
                 _ = try await other
             }
             return Conversation(replies: replies, seen: recorder.seen.withLock { $0 }, cachedTokens: backend.cachedTokenCount)
@@ -112,9 +114,12 @@ extension RealModelTests {
             return parameters
         }
 
-        /// Runs the conversation both ways: the replies agree in every respect, and the drafting
-        /// one did check drafts (the copying turns accept most of theirs).
-        /// The plain one runs alone; the drafting one where `placement` says.
+        /// Runs the conversation both ways: where batches are exact, the replies agree in every
+        /// respect; and the drafting one did check drafts (the copying turns accept most of theirs).
+        /// The plain one runs alone; the drafting one where `placement` says. Where batches drift,
+        /// a drafted reply may part from the plain one at a near-tie the drift reorders: the
+        /// drafting conversation, run again, is the same in every respect (its drafts are sized by
+        /// the context, not by the machine's load), and a greedy one is confirmed by teacher forcing.
         func expectSame(temperature: Double = 0, seed: UInt32? = nil, repeatPenalty: Double = 1, stop: [String] = [],
                         hooked: Bool = false, banning: Bool = false, placement: Placement = .alone) async throws -> Conversation
         {
@@ -123,18 +128,38 @@ extension RealModelTests {
             // Drafting whenever there is a draft, so that it happens whatever checks cost here.
             let drafted = try await converse(.always, temperature: temperature, seed: seed, repeatPenalty: repeatPenalty,
                                              stop: stop, hooked: hooked, banning: banning, placement: placement)
-            for (one, other) in zip(plain.replies, drafted.replies) {
+            #expect(plain.replies.allSatisfy { $0.summary?.statistics.drafting == nil })
+            let drafting = drafted.replies.compactMap { $0.summary?.statistics.drafting }
+            #expect(drafting.reduce(0) { $0 + $1.accepted } > 0, "the copying turns check drafts")
+            let expected: Conversation
+            if TestModel.batchesAreExact {
+                expected = plain
+            } else {
+                expected = try await converse(.always, temperature: temperature, seed: seed, repeatPenalty: repeatPenalty,
+                                              stop: stop, hooked: hooked, banning: banning, placement: placement)
+                if temperature == 0 {
+                    let forced = try await converse(.off, repeatPenalty: repeatPenalty, stop: stop, hooked: hooked, banning: banning,
+                                                    forcing: drafted.replies.map(\.text))
+                    for (reply, replay) in zip(drafted.replies, forced.replies) {
+                        #expect(replay.text == reply.text)
+                        // A reply a stop string ended is recorded without the stop: forcing reaches
+                        // the recording's end before the model's, and generates the stop again.
+                        if !stop.isEmpty, case .regenerated? = replay.summary?.teacherForcing { continue }
+                        if case .confirmed? = replay.summary?.teacherForcing {} else {
+                            Issue.record("a drafted reply not confirmed: \(String(describing: replay.summary?.teacherForcing))")
+                        }
+                    }
+                }
+            }
+            for (one, other) in zip(expected.replies, drafted.replies) {
                 #expect(other.text == one.text)
                 #expect(other.summary?.stopReason == one.summary?.stopReason)
                 #expect(other.summary?.statistics.generatedTokens == one.summary?.statistics.generatedTokens)
                 #expect(other.summary?.statistics.reusedPromptTokens == one.summary?.statistics.reusedPromptTokens)
                 #expect(other.summary?.statistics.rewinds == one.summary?.statistics.rewinds)
-                #expect(one.summary?.statistics.drafting == nil)
             }
-            #expect(drafted.seen == plain.seen)
-            #expect(drafted.cachedTokens == plain.cachedTokens)
-            let drafting = drafted.replies.compactMap { $0.summary?.statistics.drafting }
-            #expect(drafting.reduce(0) { $0 + $1.accepted } > 0, "the copying turns check drafts")
+            #expect(drafted.seen == expected.seen)
+            #expect(drafted.cachedTokens == expected.cachedTokens)
             return drafted
         }
 
@@ -163,28 +188,31 @@ extension RealModelTests {
 
         @Test func stopStringsEndDraftedRepliesAlike() async throws {
             // A word from the middle of the first reply, whichever words this machine's model
-            // picks: a reply that reaches it stops there, drafted or not.
-            let free = try await converse(.off, maxTokens: 120)
+            // picks: a reply that reaches it stops there, drafted or not. Where batches drift, the
+            // drafted reply's word (the plain one may part from it before).
+            let free = try await converse(TestModel.batchesAreExact ? .off : .always, maxTokens: 120)
             let words = free.replies[0].text.split(whereSeparator: { !$0.isLetter }).filter { $0.count >= 5 }
             let word = String(try #require(words.dropFirst(words.count / 2).first, "\(free.replies[0].text)"))
             let drafted = try await expectSame(stop: [word, "7."])
             #expect(drafted.replies[0].summary?.stopReason == .stopString(word))
         }
 
-        /// `lookup` drafts where a check pays, by what checks cost on the machine: with costs given
-        /// as dear as single decodes it never drafts; with cheap ones, and with `always` whatever
-        /// they cost, it does. The reply copies the passage by a grammar, so the words, and the
-        /// drafts the prompt offers, are the same on any machine.
+        /// `lookup` drafts where a check pays, by what checks cost on the machine, and batches are
+        /// exact: with costs given as dear as single decodes it never drafts; with cheap ones it
+        /// does, where batches are exact, and never where they drift; `always` does whatever checks
+        /// cost, and wherever batches drift. The reply copies the passage by a grammar, so the
+        /// words, and the drafts the prompt offers, are the same on any machine.
         @Test(arguments: Placement.allCases) func lookupDraftsWhereChecksPayAndAlwaysWhateverTheyCost(placement: Placement) async throws {
-            func drafting(_ mode: DraftMode, costs: CheckCosts) async throws -> DraftStatistics? {
+            func drafting(_ mode: DraftMode, costs: CheckCosts, drift: BatchDrift? = nil) async throws -> DraftStatistics? {
                 var options = LlamaContextOptions(contextSize: 1024, machine: .underTest)
                 options.machine.checkCosts = costs
+                if let drift { options.machine.batchDrift = drift }
                 let engine = placement == .inBatch ? try LlamaBatchEngine(model: TestModel.shared, sequences: 2, options: options) : nil
                 defer { engine?.shutdown() }
                 var parameters = GenerationParameters()
                 parameters.temperature = 0
                 parameters.draft = mode
-                parameters.format = try ReplyFormat.grammar("root ::= \"" + Self.passage + "\"")
+                parameters.format = ReplyFormat.exactly(Self.passage)
                 let session = ChatSession(backend: try engine?.makeBackend() ?? LlamaBackend(model: TestModel.shared, options: options),
                                           systemPrompt: "You are a helpful assistant.", parameters: parameters)
                 // A neighbour holds the batch's other sequence, idle: `lookup` drafts while no other
@@ -196,8 +224,44 @@ extension RealModelTests {
                 return reply.summary?.statistics.drafting
             }
             #expect(try await drafting(.lookup, costs: .dear) == nil)
-            #expect((try await drafting(.lookup, costs: .cheap)?.accepted ?? 0) > 20)
+            let cheap = try await drafting(.lookup, costs: .cheap)
+            if TestModel.batchesAreExact { #expect((cheap?.accepted ?? 0) > 20) } else { #expect(cheap == nil) }
             #expect((try await drafting(.always, costs: .dear)?.accepted ?? 0) > 20)
+            let drift = BatchDrift(amount: 0.3)
+            #expect(try await drafting(.lookup, costs: .cheap, drift: drift) == nil)
+            #expect((try await drafting(.always, costs: .dear, drift: drift)?.accepted ?? 0) > 20)
+        }
+
+        /// Where batches drift, `always` drafts, each drafted position's token the sampler's
+        /// choice from the batch's scores: a free greedy reply is the same whatever checks cost
+        /// (its drafts are sized by the context alone, not by the machine's load or timings), and
+        /// teacher forcing confirms it there within the tolerance.
+        @Test func alwaysWhereBatchesDriftGivesOneReplyWhateverChecksCost() async throws {
+            func reply(costs: CheckCosts, forcing recorded: String? = nil) async throws -> CollectedReply {
+                var options = LlamaContextOptions(contextSize: 2048, machine: .underTest)
+                options.machine.checkCosts = costs
+                options.machine.batchDrift = BatchDrift(amount: 0.3)
+                var parameters = GenerationParameters()
+                parameters.temperature = 0
+                parameters.maxTokens = 200
+                parameters.draft = recorded == nil ? .always : .off
+                let session = ChatSession(backend: try LlamaBackend(model: TestModel.shared, options: options),
+                                          systemPrompt: "You are a helpful assistant.", parameters: parameters, hooks: [EndBan()])
+                return try await session.reply(to: Self.turns[0], forcing: recorded).collect()
+            }
+            let cheap = try await reply(costs: .cheap)
+            let dear = try await reply(costs: .dear)
+            #expect(dear.text == cheap.text)
+            #expect(dear.summary?.statistics.drafting == cheap.summary?.statistics.drafting)
+            #expect((cheap.summary?.statistics.drafting?.accepted ?? 0) > 0, "the copying turn drafts")
+            let forced = try await reply(costs: .dear, forcing: cheap.text)
+            #expect(forced.text == cheap.text)
+            guard case .confirmed(let tokens, let nearTies)? = forced.summary?.teacherForcing else {
+                Issue.record("not confirmed: \(String(describing: forced.summary?.teacherForcing))")
+                return
+            }
+            #expect(tokens == forced.summary?.statistics.generatedTokens)
+            #expect(Double(nearTies.largestMargin) <= Tolerance.standard)
         }
 
         @Test func replyCheckedByTeacherForcingDoesNotDraft() async throws {

@@ -7,7 +7,8 @@ import TideTestSupport
 
 extension RealModelTests {
     /// Recorded replies checked by teacher forcing: the same replies as generating, token for
-    /// token, on one context and on the sequences of a batch.
+    /// token, on one context and on the sequences of a batch, where batches are exact; within
+    /// the tolerance where they drift (``TestModel/batchesAreExact``).
     @Suite struct TeacherForcingTests {
         static let turns = ["Write a detailed essay about the history of the Roman Empire.",
                             "Now summarise that in three sentences.", "Thank you. What is one more interesting fact about it?"]
@@ -20,10 +21,11 @@ extension RealModelTests {
             return parameters
         }
 
-        /// Greedy parameters with the exact rule (a tolerance of 0).
-        func exact(maxTokens: Int = 200) -> GenerationParameters {
+        /// Greedy parameters with the strictest rule the machine allows: the exact one (a tolerance
+        /// of 0) where batches are exact, the default tolerance where they drift.
+        func strictest(maxTokens: Int = 200) -> GenerationParameters {
             var parameters = parameters(maxTokens: maxTokens)
-            parameters.tolerance = 0
+            parameters.tolerance = TestModel.batchesAreExact ? 0 : Tolerance.standard
             return parameters
         }
 
@@ -43,16 +45,30 @@ extension RealModelTests {
 
         /// Generates the conversation, then replays it forced to its own replies on a fresh
         /// context: every reply is confirmed whole, and text, stop reason and length are the same.
+        /// Where batches drift, a greedy reply is confirmed within the tolerance (near-ties
+        /// counted); a seeded draw from the drifted scores may land on another token than the
+        /// recording's, and the reply is then generated again from there.
         func expectConfirmed(_ makeBackend: () throws -> any ChatBackend, _ parameters: GenerationParameters) async throws {
             let generated = try await converse(try makeBackend(), parameters)
             let forced = try await converse(try makeBackend(), parameters, recorded: generated.map(\.text))
             for (original, replay) in zip(generated, forced) {
                 let summary = try #require(replay.summary)
+                #expect(original.summary?.teacherForcing == nil)
+                if !TestModel.batchesAreExact, parameters.temperature > 0, case .regenerated(let from)? = summary.teacherForcing {
+                    #expect(from < original.summary?.statistics.generatedTokens ?? 0)
+                    continue
+                }
                 #expect(replay.text == original.text)
                 #expect(summary.stopReason == original.summary?.stopReason)
                 #expect(summary.statistics.generatedTokens == original.summary?.statistics.generatedTokens)
-                #expect(summary.teacherForcing == .confirmed(tokens: summary.statistics.generatedTokens))
-                #expect(original.summary?.teacherForcing == nil)
+                if TestModel.batchesAreExact {
+                    #expect(summary.teacherForcing == .confirmed(tokens: summary.statistics.generatedTokens))
+                } else if case .confirmed(let tokens, let nearTies)? = summary.teacherForcing {
+                    #expect(tokens == summary.statistics.generatedTokens)
+                    #expect(Double(nearTies.largestMargin) <= parameters.tolerance)
+                } else {
+                    Issue.record("not confirmed: \(String(describing: summary.teacherForcing))")
+                }
             }
             // Long enough to cross several chunks, and the 256 cached tokens past which llama.cpp
             // would otherwise split a one-token decode's attention (docs/conversations.md).
@@ -85,8 +101,8 @@ extension RealModelTests {
                 try LlamaBatchEngine(model: TestModel.shared, sequences: 1, options: LlamaContextOptions(contextSize: 1024, machine: .underTest)).makeBackend(),
             ]
             for backend in backends {
-                // The exact rule: these tests are about where a recording stops holding.
-                let session = { ChatSession(backend: backend, systemPrompt: "You are a helpful assistant.", parameters: self.exact()) }
+                // The strictest rule: these tests are about where a recording stops holding.
+                let session = { ChatSession(backend: backend, systemPrompt: "You are a helpful assistant.", parameters: self.strictest()) }
                 let original = try await session().reply(to: question).collect().text
                 let tokens = try TestModel.shared.tokenize(original)
                 try #require(tokens.count > 3, "\(original)")
@@ -95,7 +111,11 @@ extension RealModelTests {
                 let editAt = zip(tokens, try TestModel.shared.tokenize(edited)).prefix { $0 == $1 }.count
                 #expect(editAt == 3)
                 let reply = try await session().reply(to: question, forcing: edited).collect()
-                #expect(reply.text == original)
+                // Where batches drift, the token after the edit is the batch's choice, which may
+                // part from the plain reply's at a near-tie.
+                if TestModel.batchesAreExact { #expect(reply.text == original) }
+                #expect(reply.text.hasPrefix(TestModel.shared.detokenize(Array(tokens.prefix(3)))))
+                #expect(!reply.text.contains("Zanzibar"))
                 #expect(reply.summary?.teacherForcing == .regenerated(from: editAt))
             }
         }
@@ -105,7 +125,7 @@ extension RealModelTests {
         @Test func aReplyEndingElsewhereIsTheModels() async throws {
             func session() throws -> ChatSession {
                 ChatSession(backend: try LlamaBackend(model: TestModel.shared, options: LlamaContextOptions(contextSize: 1024, machine: .underTest)),
-                            systemPrompt: "You are a helpful assistant.", parameters: exact())
+                            systemPrompt: "You are a helpful assistant.", parameters: strictest())
             }
             let (plain, forced) = (try session(), try session())
             let first = try await plain.reply(to: "What is the capital of France?").collect().text
@@ -151,9 +171,13 @@ extension RealModelTests {
         /// counted as a near-tie with its margin, and the positions after it are confirmed as well
         /// (the sampler's state is that of having chosen it); by more, the reply is generated from
         /// there. Greedy, and with a seeded draw, whose random numbers must stay in step.
+        /// Where batches drift, the drift makes near-ties of its own (a margin up to twice its
+        /// amount) and a seeded draw may part from the recording anywhere: greedy only, the
+        /// made near-tie among the drift's, and the one beyond the tolerance made wider.
         @Test func aRecordedTokenWithinTheToleranceIsANearTie() async throws {
             let question = "Write a detailed essay about the history of the Roman Empire."
-            for (temperature, seed) in [(0.0, nil), (0.9, 7)] as [(Double, UInt32?)] {
+            let exact = TestModel.batchesAreExact
+            for (temperature, seed) in (exact ? [(0.0, nil), (0.9, 7)] : [(0.0, nil)]) as [(Double, UInt32?)] {
                 func session(_ hooks: [any ChatHook], tolerance: Double) throws -> ChatSession {
                     var parameters = parameters(temperature: temperature, seed: seed, maxTokens: 40)
                     parameters.tolerance = tolerance
@@ -173,7 +197,9 @@ extension RealModelTests {
                     Issue.record("\(temperature): \(String(describing: within.summary?.teacherForcing))")
                     continue
                 }
-                if seed == nil {
+                if !exact {
+                    #expect(nearTies.count >= 1 && nearTies.largestMargin >= 0.3 - 0.01 && nearTies.largestMargin <= 1, "\(nearTies)")
+                } else if seed == nil {
                     #expect(nearTies.count == 1)
                     #expect(abs(nearTies.largestMargin - 0.3) < 0.01, "\(nearTies)")
                 } else {
@@ -183,17 +209,24 @@ extension RealModelTests {
 
                 // Greedy decoding never picks a token that trails by more than the tolerance.
                 guard seed == nil else { continue }
-                let beyond = try await session([EndBan(), demote(1.5)], tolerance: 1).reply(to: question, forcing: original.text).collect()
+                let beyond = try await session([EndBan(), demote(exact ? 1.5 : 3)], tolerance: 1).reply(to: question, forcing: original.text)
+                    .collect()
                 #expect(beyond.summary?.teacherForcing == .regenerated(from: 20))
                 let strict = try await session([EndBan(), demote(0.3)], tolerance: 0.2).reply(to: question, forcing: original.text).collect()
-                #expect(strict.summary?.teacherForcing == .regenerated(from: 20))
+                if exact {
+                    #expect(strict.summary?.teacherForcing == .regenerated(from: 20))
+                } else if case .regenerated(let from)? = strict.summary?.teacherForcing {
+                    #expect(from <= 20)
+                } else {
+                    Issue.record("\(String(describing: strict.summary?.teacherForcing))")
+                }
             }
         }
 
         /// A recording is text: where the model spells it with other tokens than the tokenizer
         /// does (here a grammar holds the text and " Paris" is banned, so the model spells it in
         /// pieces), the recording still holds, and the reply is confirmed whole, on one context
-        /// and on a batch's sequence, with the exact rule.
+        /// and on a batch's sequence, with the strictest rule the machine allows.
         @Test func aRecordingTheModelSpellsOtherwiseIsConfirmed() async throws {
             let text = "The capital of France is Paris."
             let format = try ReplyFormat.grammar("root ::= \"\(text)\"")
@@ -207,7 +240,7 @@ extension RealModelTests {
             ]
             for makeBackend in backends {
                 func session() throws -> ChatSession {
-                    var parameters = exact(maxTokens: 32)
+                    var parameters = strictest(maxTokens: 32)
                     parameters.format = format
                     return ChatSession(backend: try makeBackend(), systemPrompt: "You are a helpful assistant.", parameters: parameters,
                                        hooks: [BanHook(token: paris)])
@@ -218,7 +251,14 @@ extension RealModelTests {
                 #expect(tokens > (try TestModel.shared.tokenize(text)).count, "the model spelled Paris in pieces")
                 let forced = try await session().reply(to: "What is the capital of France?", forcing: text).collect()
                 #expect(forced.text == text)
-                #expect(forced.summary?.teacherForcing == .confirmed(tokens: tokens))
+                if TestModel.batchesAreExact {
+                    #expect(forced.summary?.teacherForcing == .confirmed(tokens: tokens))
+                } else if case .confirmed(let count, _)? = forced.summary?.teacherForcing {
+                    // The batch's drift may choose another of the spellings.
+                    #expect(count == forced.summary?.statistics.generatedTokens)
+                } else {
+                    Issue.record("not confirmed: \(String(describing: forced.summary?.teacherForcing))")
+                }
             }
         }
 
@@ -289,11 +329,12 @@ extension RealModelTests {
         }
 
         /// The probe that decides whether a model's recorded replies can be forced: exact for the
-        /// bundled model with flash attention; a machine whose batches drift is not (whether this
-        /// CPU's kernels without flash attention drift, and how far, is the CPU's business).
+        /// bundled model with flash attention on a CPU (a GPU's batches drift: docs/speed.md); a
+        /// machine whose batches drift is not (whether this CPU's kernels without flash attention
+        /// drift, and how far, is the CPU's business).
         @Test func theProbeTellsExactBatchesFromInexactOnes() throws {
             let threads = LlamaContextOptions.coreCount
-            #expect(TestModel.shared.scoresBatchesExactly(threads: threads))
+            if GPUDevice.first == nil { #expect(TestModel.shared.scoresBatchesExactly(threads: threads)) }
             var options = LlamaContextOptions(contextSize: 256, machine: .underTest)
             options.machine.batchDrift = BatchDrift(amount: 0.1)
             let drifting = try LlamaBackend(model: TestModel.shared, options: options)

@@ -16,6 +16,10 @@ enum TestModel {
         }
     }()
 
+    /// Whether the bundled model's batches score bit for bit as single tokens on the machine under
+    /// test (``SimulatedMachine/batchesAreExact(for:)``).
+    static let batchesAreExact = SimulatedMachine.batchesAreExact(for: shared)
+
     /// A fresh context and session, greedy unless told otherwise.
     static func session(contextSize: Int = 2048, system: String? = "You are a helpful assistant.", hooks: [any ChatHook] = [],
                         overflow: ContextOverflowPolicy = .fail,

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TideCore
+import TideLlama
 import TideLua
 import TideProvider
 import TideRunner
@@ -9,7 +10,8 @@ import TideTestSupport
 
 /// `tide run` on recorded transcripts: checking the recorded replies by teacher forcing gives
 /// the verdicts and transcripts that generating them again gives, with every example's plugins
-/// (stops, filters, biases, rewinds), on the real model.
+/// (stops, filters, biases, rewinds), on the real model. Where batches drift, a confirmed reply
+/// may be spelled in other tokens than generating spells it (``SimulatedMachine/bundledModelBatchesAreExact``).
 @Suite(.serialized) struct TeacherForcedRunTests {
     static let models = ModelCache(machine: .underTest)
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -27,6 +29,15 @@ import TideTestSupport
         result.replies.flatMap { reply in reply.expectations.map { "\($0.text): \($0.passed)" } }
     }
 
+    /// A transcript as printed; where batches drift, without the counts of its replies' tokens:
+    /// the batch's choice between two spellings of the same text may differ from a single
+    /// token's, and teacher forcing confirms the text.
+    func comparable(_ transcript: ConversationScript?) -> String? {
+        guard let printed = transcript?.printed() else { return nil }
+        if SimulatedMachine.bundledModelBatchesAreExact { return printed }
+        return printed.replacingOccurrences(of: " tokens=[0-9]+", with: "", options: .regularExpression)
+    }
+
     @Test func everyExampleGivesTheSameVerdictsAndTranscriptsBothWays() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tide-forced-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -42,7 +53,7 @@ import TideTestSupport
             let forced = await runner().run(file: transcript)
             let regenerated = await runner(regenerate: true).run(file: transcript)
             #expect(forced.failure == nil && regenerated.failure == nil, "\(file)")
-            #expect(forced.transcript?.printed() == regenerated.transcript?.printed(), "\(file)")
+            #expect(comparable(forced.transcript) == comparable(regenerated.transcript), "\(file)")
             #expect(verdicts(forced) == verdicts(regenerated), "\(file)")
             #expect(forced.replies.flatMap { $0.expectations.map(\.passed) } == recording.replies.flatMap { $0.expectations.map(\.passed) },
                     "\(file)")
