@@ -12,7 +12,7 @@ import TideCore
 /// Where it does not (a GPU), ``DraftMode/lookup`` does not draft, and ``DraftMode/always`` takes
 /// each drafted position's token as the sampler chooses it from the batch's scores: the reply
 /// differs from one decoded a token at a time only where the batch's drift reorders a near-tie,
-/// and the same from one run to the next, its drafts being sized by the context alone.
+/// and is the same from one run to the next, its drafts being sized by the context alone.
 struct Drafter {
     private var lookup: PromptLookup
     private var policy: DraftPolicy
