@@ -253,7 +253,8 @@ extension RealModelTests {
             let dear = try await reply(costs: .dear)
             #expect(dear.text == cheap.text)
             #expect(dear.summary?.statistics.drafting == cheap.summary?.statistics.drafting)
-            #expect((cheap.summary?.statistics.drafting?.accepted ?? 0) > 0, "the copying turn drafts")
+            // The path under test: drafts were checked (whichever words the model copies).
+            #expect((cheap.summary?.statistics.drafting?.verifications ?? 0) > 0, "the copying turn drafts")
             let forced = try await reply(costs: .dear, forcing: cheap.text)
             #expect(forced.text == cheap.text)
             guard case .confirmed(let tokens, let nearTies)? = forced.summary?.teacherForcing else {
